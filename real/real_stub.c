@@ -1,0 +1,41 @@
+/*
+ * real_stub.c - the real backend in builds without CUDA.
+ *
+ * Every entry point fails with the same clear message, so `hdsim --real`,
+ * `calibrate` and `doctor` say what is missing instead of pretending.
+ */
+#include "backend.h"
+#include "real.h"
+
+static const char no_cuda[] =
+	"this build of hdsim has no GPU support: it was configured without the CUDA "
+	"toolkit (install it and run ./configure --with-cuda, or ./quickstart)";
+
+static int
+stub_available(struct hd_err *e)
+{
+	hd_err_set(e, HD_EXIT_FAIL, "", "%s", no_cuda);
+	return -1;
+}
+
+static int
+stub_run(const struct hd_scenario *sc, const struct hd_run_opts *o,
+	 const struct hd_sink *sink, struct hd_err *e)
+{
+	(void)sc;
+	(void)o;
+	(void)sink;
+	return stub_available(e);
+}
+
+const struct hd_backend_ops hd_real_backend = {
+	.name = "cuda",
+	.available = stub_available,
+	.run = stub_run,
+};
+
+const char *
+hd_real_build_info(void)
+{
+	return "GPU support: none (built without CUDA)";
+}

@@ -1,0 +1,41 @@
+/*
+ * backend.h - the one interface both backends implement.
+ *
+ * A backend runs a scenario and writes its trace to a sink.  The simulator
+ * (sim_backend) is always present; the CUDA backend exists only in builds
+ * configured with CUDA, and otherwise a stub says so.  Callers pick one
+ * through this table and never test for CUDA themselves.
+ */
+#ifndef HD_BACKEND_H
+#define HD_BACKEND_H
+
+#include "ir.h"
+#include "profile.h"
+#include "trace.h"
+#include "util.h"
+
+struct hd_run_opts {
+	const struct hd_profile *profile;  /* the model's hardware (sim) */
+	int warmup, repeats;                /* real backend */
+	volatile int *stop;                 /* set asynchronously to stop between ops; may be NULL */
+};
+
+struct hd_backend_ops {
+	const char *name;                   /* "sim", "cuda" */
+	/* Can this backend run here?  0, or -1 with e saying why not. */
+	int (*available)(struct hd_err *e);
+	/* Run sc; spans go to sink.  0, or -1 with e set; on error the sink may
+	 * hold a prefix of the trace, which the caller discards. */
+	int (*run)(const struct hd_scenario *sc, const struct hd_run_opts *o,
+		   const struct hd_sink *sink, struct hd_err *e);
+};
+
+extern const struct hd_backend_ops hd_sim_backend;
+extern const struct hd_backend_ops hd_real_backend;   /* stub without CUDA */
+
+/* Convenience: run on `b` into a fresh sorted trace.  NULL with e set on error. */
+struct hd_trace *hd_backend_trace(const struct hd_backend_ops *b,
+				  const struct hd_scenario *sc,
+				  const struct hd_run_opts *o, struct hd_err *e);
+
+#endif

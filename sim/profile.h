@@ -1,0 +1,104 @@
+/*
+ * profile.h - a hardware description the model runs on.
+ *
+ * Built-in profiles come from public datasheets and the figures in the
+ * reference material (each key in a profile file may carry a `# source`
+ * comment); calibrated profiles come from `hdsim calibrate` on a real
+ * machine.  Both are the same text format (doc/profile-format.md) and the
+ * same struct.  Rates are bytes/s or FLOP/s, times picoseconds.
+ */
+#ifndef HD_PROFILE_H
+#define HD_PROFILE_H
+
+#include <stdint.h>
+
+#include "units.h"
+#include "util.h"
+
+enum hd_topo {
+	HD_TOPO_SINGLE,     /* one GPU */
+	HD_TOPO_NVSWITCH,   /* every GPU of a node reaches every other through NVSwitch */
+	HD_TOPO_NVLINK_PAIRS, /* GPUs joined in pairs by NVLink, pairs by PCIe */
+	HD_TOPO_PCIE,       /* peer traffic through the PCIe root complex */
+	HD_TOPO__COUNT
+};
+
+struct hd_profile {
+	char name[64];          /* "h100-sxm" */
+	char description[160];  /* "NVIDIA H100 SXM5 80GB, PCIe Gen5 x16 host link" */
+	char origin[32];        /* "built-in", "calibrated", or the file it came from */
+
+	/* Host <-> device: PCIe. */
+	int pcie_gen, pcie_lanes;
+	double h2d_bw;          /* achievable pinned DMA rate, bytes/s */
+	double d2h_bw;
+	double bidir_bw;        /* both directions at once, total (host-side cap) */
+	hd_time copy_latency;   /* per transfer: DMA set-up until the first byte moves */
+	int copy_engines;       /* asyncEngineCount */
+
+	/* Host memory and pageable staging. */
+	double host_memcpy_bw;  /* CPU memcpy rate into / out of the staging buffer */
+	uint64_t staging_chunk; /* bytes per staging chunk */
+	int staging_buffers;    /* pinned staging buffers used in turn */
+	double pin_bw;          /* cudaMallocHost / cudaHostRegister: bytes pinned per second */
+	hd_time pin_base;       /* fixed cost of one pinned allocation */
+	hd_time malloc_cost;    /* cudaMalloc of device memory */
+	hd_time free_cost;      /* cudaFree (before its implicit device sync) */
+
+	/* Host API costs (CPU time spent inside the call). */
+	hd_time api_launch;     /* kernel launch */
+	hd_time api_memcpy;     /* cudaMemcpy / cudaMemcpyAsync submit */
+	hd_time api_event;      /* cudaEventRecord, cudaEventQuery */
+	hd_time api_wait;       /* cudaStreamWaitEvent */
+	hd_time api_sync;       /* a sync call that finds nothing to wait for */
+	hd_time sync_wake;      /* from the GPU finishing to the blocked host running again */
+	int stream_queue;       /* ops a stream holds before a launch blocks the host */
+
+	/* GPU. */
+	char gpu_name[64];
+	int sms;
+	double hbm_bw;          /* device memory bandwidth, bytes/s (read + write traffic) */
+	double flops;           /* peak FP32 FMA rate, FLOP/s */
+	hd_time launch_latency; /* from submit to the kernel starting on an idle GPU */
+	hd_time kernel_overhead;/* fixed cost per kernel on the GPU */
+	int max_kernels;        /* concurrent kernels the GPU will run */
+	double d2d_bw;          /* device-local copy, counted once, bytes/s */
+
+	/* Unified memory. */
+	uint64_t um_page;       /* migration granule for demand faults */
+	hd_time um_fault;       /* cost per fault group on the GPU */
+	double um_fault_bw;     /* bytes/s while migrating on demand */
+	double um_prefetch_bw;  /* bytes/s for cudaMemPrefetchAsync */
+
+	/* Between GPUs and nodes (used by rank scenarios). */
+	enum hd_topo topo;
+	int gpus_per_node;
+	int nvlinks;            /* links per GPU */
+	double nvlink_bw;       /* per link, per direction, bytes/s */
+	hd_time nvlink_latency;
+	double p2p_pcie_bw;     /* peer traffic without NVLink, bytes/s */
+	double nic_bw;          /* per node, per direction, bytes/s */
+	hd_time net_latency;
+};
+
+/* The built-in profiles, in display order; the first is the default. */
+int hd_profile_builtin_count(void);
+const struct hd_profile *hd_profile_builtin(int i);
+const char *hd_profile_builtin_text(int i);     /* its profile-file text */
+
+/*
+ * Resolve NAME|FILE as `--profile` does: a built-in name, else a path to a
+ * profile file.  NULL or "" gives the default.  Fills *out; returns 0, or -1
+ * with e set (status HD_EXIT_INPUT) naming the file:line:col or the name and
+ * listing the built-in names.
+ */
+int hd_profile_resolve(const char *name_or_path, struct hd_profile *out,
+		       struct hd_err *e);
+/* Parse profile text; `origin` names it in messages.  Unset keys keep the
+ * values already in *out (so a file may start from `base NAME`). */
+int hd_profile_parse(const char *text, const char *origin,
+		     struct hd_profile *out, struct hd_err *e);
+/* Write a profile as profile-file text that hd_profile_parse reads back equal. */
+char *hd_profile_format(const struct hd_profile *p);
+
+#endif

@@ -1,0 +1,66 @@
+/*
+ * units.h - the quantities hdsim deals in, and their text forms.
+ *
+ * Time is an integer count of picoseconds (hd_time): fine enough for a
+ * 16-byte copy on NVLink, wide enough (int64) for 106 days.  Sizes are bytes
+ * in uint64_t.  Rates are double bytes (or FLOP) per second.  Text always
+ * uses 10^9 for GB/s and 2^30 for GiB, the convention of nvbandwidth and
+ * nccl-tests.
+ */
+#ifndef HD_UNITS_H
+#define HD_UNITS_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+typedef int64_t hd_time;            /* picoseconds */
+
+#define HD_PS ((hd_time)1)
+#define HD_NS ((hd_time)1000)
+#define HD_US ((hd_time)1000000)
+#define HD_MS ((hd_time)1000000000)
+#define HD_S  ((hd_time)1000000000000)
+#define HD_TIME_MAX INT64_MAX
+
+/* What a number with a unit suffix means. */
+enum hd_dim {
+	HD_DIM_NONE,    /* a plain number: counts, factors */
+	HD_DIM_BYTES,   /* B KB MB GB TB (10^3) KiB MiB GiB TiB (2^10) */
+	HD_DIM_TIME,    /* ps ns us µs ms s */
+	HD_DIM_RATE,    /* B/s KB/s MB/s GB/s TB/s KiB/s ... GiB/s */
+	HD_DIM_FLOP,    /* FLOP KFLOP MFLOP GFLOP TFLOP PFLOP */
+	HD_DIM_FLOPS,   /* FLOP/s ... TFLOP/s, and "TFLOPS" */
+	HD_DIM_PERCENT, /* % */
+};
+
+/*
+ * Look up a unit suffix such as "MiB", "us", "GB/s".  On success stores the
+ * dimension and the factor that turns the number into base units (bytes,
+ * picoseconds, bytes/s, FLOP, FLOP/s, fraction) and returns 1; returns 0 for
+ * an unknown suffix.  The empty suffix is HD_DIM_NONE with factor 1.
+ */
+int hd_unit_lookup(const char *suffix, size_t len, enum hd_dim *dim,
+		   double *factor);
+/* The name of a dimension, for messages: "a size", "a time" ... */
+const char *hd_dim_name(enum hd_dim dim);
+
+/*
+ * Parse a whole string "256MiB", "1.5 ms", "55GB/s", "3".  Returns 1 and sets
+ * *dim and *value (base units) or returns 0 when the text is not a number
+ * with a known unit.
+ */
+int hd_quantity_parse(const char *s, enum hd_dim *dim, double *value);
+
+/* Text forms for output.  All write into buf (size n) and return buf. */
+char *hd_fmt_time(char *buf, size_t n, hd_time t);     /* "1.234 ms" */
+char *hd_fmt_bytes(char *buf, size_t n, uint64_t b);   /* "256 MiB", "1.5 KiB", "17 B" */
+char *hd_fmt_rate(char *buf, size_t n, double bps);    /* "52.3 GB/s" */
+char *hd_fmt_flops(char *buf, size_t n, double f);     /* "67 TFLOP/s" */
+
+/* Seconds <-> picoseconds, rounding to nearest. */
+hd_time hd_time_from_s(double s);
+double hd_time_to_s(hd_time t);
+/* Time to move `bytes` at `rate` bytes/s, rounded up to a whole picosecond. */
+hd_time hd_time_for_bytes(double bytes, double rate);
+
+#endif

@@ -1,0 +1,117 @@
+/*
+ * check_units.c - unit parsing and formatting, and the error convention.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "units.h"
+#include "util.h"
+
+START_TEST(parse_sizes)
+{
+	enum hd_dim d;
+	double v;
+
+	ck_assert(hd_quantity_parse("64MiB", &d, &v));
+	ck_assert_int_eq(d, HD_DIM_BYTES);
+	ck_assert(v == 67108864.0);
+	ck_assert(hd_quantity_parse("1.5 GB", &d, &v));
+	ck_assert(v == 1.5e9);
+	ck_assert(hd_quantity_parse("4KiB", &d, &v) && v == 4096.0);
+	ck_assert(!hd_quantity_parse("64 MiBs", &d, &v));
+	ck_assert(!hd_quantity_parse("fast", &d, &v));
+}
+END_TEST
+
+START_TEST(parse_other_dims)
+{
+	enum hd_dim d;
+	double v;
+
+	ck_assert(hd_quantity_parse("2ms", &d, &v) && d == HD_DIM_TIME && v == 2e9);
+	ck_assert(hd_quantity_parse("5 \xc2\xb5s", &d, &v) && d == HD_DIM_TIME && v == 5e6);
+	ck_assert(hd_quantity_parse("55 GB/s", &d, &v) && d == HD_DIM_RATE && v == 55e9);
+	ck_assert(hd_quantity_parse("2TFLOP", &d, &v) && d == HD_DIM_FLOP && v == 2e12);
+	ck_assert(hd_quantity_parse("67 TFLOP/s", &d, &v) && d == HD_DIM_FLOPS && v == 67e12);
+	ck_assert(hd_quantity_parse("20%", &d, &v) && d == HD_DIM_PERCENT && v == 0.2);
+	ck_assert(hd_quantity_parse("3", &d, &v) && d == HD_DIM_NONE && v == 3);
+}
+END_TEST
+
+START_TEST(format)
+{
+	char b[32];
+
+	ck_assert_str_eq(hd_fmt_time(b, sizeof b, 1342177280), "1.34 ms");
+	ck_assert_str_eq(hd_fmt_time(b, sizeof b, 2 * HD_US), "2.00 us");
+	ck_assert_str_eq(hd_fmt_time(b, sizeof b, 0), "0 s");
+	ck_assert_str_eq(hd_fmt_time(b, sizeof b, 17), "17 ps");
+	ck_assert_str_eq(hd_fmt_bytes(b, sizeof b, 64u << 20), "64 MiB");
+	ck_assert_str_eq(hd_fmt_bytes(b, sizeof b, 1536), "1.50 KiB");
+	ck_assert_str_eq(hd_fmt_bytes(b, sizeof b, 17), "17 B");
+	ck_assert_str_eq(hd_fmt_rate(b, sizeof b, 52.34e9), "52.3 GB/s");
+}
+END_TEST
+
+START_TEST(time_for_bytes_exact)
+{
+	/* 64 MiB at 50 GB/s: 67108864 / 5e10 s = 1342177280 ps exactly. */
+	ck_assert_int_eq(hd_time_for_bytes(67108864.0, 50e9), 1342177280);
+	/* Rounds up to a whole picosecond: 1 B at 3 B/s = 333333333333.33 ps. */
+	ck_assert_int_eq(hd_time_for_bytes(1, 3), 333333333334);
+	ck_assert_int_eq(hd_time_for_bytes(0, 3), 0);
+	ck_assert_int_eq(hd_time_for_bytes(1, 0), HD_TIME_MAX);
+}
+END_TEST
+
+START_TEST(err_format)
+{
+	struct hd_err e = { 0 };
+	char *out = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&out, &n);
+
+	hd_err_set(&e, HD_EXIT_INPUT, "a.hds:3:7", "expected %s", "a size");
+	snprintf(e.context, sizeof e.context, "copy h -> d 5x\n      ^");
+	hd_err_print(&e, f);
+	fclose(f);
+	ck_assert_str_eq(out, "a.hds:3:7: error: expected a size\ncopy h -> d 5x\n      ^\n");
+	ck_assert_int_eq(e.status, 2);
+	free(out);
+}
+END_TEST
+
+START_TEST(buf_json)
+{
+	struct hd_buf b;
+
+	hd_buf_init(&b);
+	hd_buf_json_str(&b, "a\"b\\c\n\x01");
+	ck_assert_str_eq(b.s, "\"a\\\"b\\\\c\\n\\u0001\"");
+	hd_buf_free(&b);
+	hd_buf_free(&b);
+}
+END_TEST
+
+static Suite *
+units_suite(void)
+{
+	Suite *s = suite_create("units");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, parse_sizes);
+	tcase_add_test(tc, parse_other_dims);
+	tcase_add_test(tc, format);
+	tcase_add_test(tc, time_for_bytes_exact);
+	tcase_add_test(tc, err_format);
+	tcase_add_test(tc, buf_json);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return hd_test_run(units_suite());
+}
