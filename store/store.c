@@ -1,0 +1,708 @@
+/*
+ * store.c - runs, spans and claim results in SQLite (see store.h).
+ *
+ * Every SQLite call goes through a few wrappers that turn a failure into an
+ * hd_err naming the call and carrying SQLite's own message.  Schema changes
+ * are a table of migrations: migrations[i] takes user_version i to i + 1, and
+ * runs inside the same transaction that bumps the version, so a database is
+ * always at one whole version.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "store.h"
+
+struct hd_store {
+	sqlite3 *db;
+	char *path;
+	enum hd_store_mode mode;
+};
+
+/* migrations[i] brings a database from user_version i to i + 1. */
+static const char *const migrations[] = {
+	/* 0 -> 1: the first schema. */
+	"CREATE TABLE machines ("
+	"  id INTEGER PRIMARY KEY,"
+	"  hostname TEXT, gpu_name TEXT, gpu_uuid TEXT, pci_bus_id TEXT,"
+	"  driver TEXT, cuda_runtime TEXT, nccl TEXT, gpu_count INTEGER,"
+	"  facts TEXT,"
+	"  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),"
+	"  UNIQUE (hostname, gpu_uuid, driver, cuda_runtime, nccl, facts));"
+	"CREATE TABLE profiles ("
+	"  id INTEGER PRIMARY KEY,"
+	"  name TEXT NOT NULL,"
+	"  text TEXT NOT NULL,"
+	"  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),"
+	"  UNIQUE (name, text));"
+	"CREATE TABLE runs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  lesson TEXT NOT NULL, scenario TEXT NOT NULL,"
+	"  params TEXT NOT NULL DEFAULT '{}',"
+	"  backend TEXT NOT NULL CHECK (backend IN ('sim', 'cuda')),"
+	"  source TEXT NOT NULL CHECK (source IN ('predicted', 'measured')),"
+	"  profile_id INTEGER REFERENCES profiles(id),"
+	"  machine_id INTEGER REFERENCES machines(id),"
+	"  pair_run INTEGER REFERENCES runs(id) ON DELETE SET NULL,"
+	"  version TEXT NOT NULL,"
+	"  status TEXT NOT NULL CHECK (status IN ('ok', 'failed', 'interrupted')),"
+	"  makespan_ps INTEGER NOT NULL,"
+	"  warmup INTEGER NOT NULL DEFAULT 0, repeats INTEGER NOT NULL DEFAULT 1,"
+	"  timer TEXT, note TEXT,"
+	"  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));"
+	"CREATE INDEX runs_lesson ON runs (lesson, scenario);"
+	"CREATE TABLE lanes ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  idx INTEGER NOT NULL, kind TEXT NOT NULL, rank INTEGER NOT NULL,"
+	"  stream INTEGER NOT NULL, name TEXT NOT NULL,"
+	"  PRIMARY KEY (run_id, idx));"
+	"CREATE TABLE spans ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  seq INTEGER NOT NULL,"
+	"  lane INTEGER NOT NULL, op INTEGER NOT NULL, iter INTEGER NOT NULL,"
+	"  kind TEXT NOT NULL, why TEXT,"
+	"  start_ps INTEGER NOT NULL, end_ps INTEGER NOT NULL, spread_ps INTEGER,"
+	"  device INTEGER NOT NULL, stream INTEGER, bytes INTEGER NOT NULL,"
+	"  copy_kind TEXT, label TEXT,"
+	"  PRIMARY KEY (run_id, seq),"
+	"  FOREIGN KEY (run_id, lane) REFERENCES lanes(run_id, idx));"
+	"CREATE INDEX spans_op ON spans (run_id, op, iter);"
+	"CREATE TABLE claim_results ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  idx INTEGER NOT NULL, text TEXT NOT NULL, expr TEXT NOT NULL,"
+	"  outcome TEXT NOT NULL CHECK (outcome IN ('holds', 'fails', 'unchecked')),"
+	"  lhs REAL, rhs REAL, detail TEXT,"
+	"  PRIMARY KEY (run_id, idx));",
+};
+
+/* Turn the last SQLite failure into e, naming the call. */
+static void
+fail(struct hd_store *s, struct hd_err *e, const char *call)
+{
+	const char *where = s && s->path ? s->path : "database";
+
+	hd_err_set(e, HD_EXIT_INPUT, where, "%s failed: %s", call,
+		   s && s->db ? sqlite3_errmsg(s->db) : "out of memory");
+}
+
+static int
+exec(struct hd_store *s, const char *sql, const char *what, struct hd_err *e)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		hd_err_set(e, HD_EXIT_INPUT, s->path, "sqlite3_exec(%s) failed: %s", what,
+			   msg ? msg : sqlite3_errmsg(s->db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Run a one-row, one-integer query. */
+static int
+query_int(struct hd_store *s, const char *sql, int64_t *out, struct hd_err *e)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		fail(s, e, sql);
+		return -1;
+	}
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		fail(s, e, sql);
+		sqlite3_finalize(st);
+		return -1;
+	}
+	*out = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+char *
+hd_store_default_path(void)
+{
+	const char *xdg = getenv("XDG_DATA_HOME");
+	const char *home = getenv("HOME");
+
+	if (xdg != NULL && xdg[0] == '/')
+		return hd_xasprintf("%s/hdsim/hdsim.db", xdg);
+	return hd_xasprintf("%s/.local/share/hdsim/hdsim.db", home && *home ? home : ".");
+}
+
+/* mkdir -p of the folder that will hold path. */
+static int
+make_parent(const char *path, struct hd_err *e)
+{
+	char *dir = hd_xstrdup(path), *p;
+
+	for (p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+			hd_err_set(e, HD_EXIT_INPUT, path, "cannot create folder %s: %s", dir,
+				   strerror(errno));
+			free(dir);
+			return -1;
+		}
+		*p = '/';
+	}
+	free(dir);
+	return 0;
+}
+
+/* Bring the schema to HD_STORE_SCHEMA, or refuse a file that is not ours. */
+static int
+migrate(struct hd_store *s, struct hd_err *e)
+{
+	int64_t app, version, tables;
+	char sql[96];
+
+	if (query_int(s, "PRAGMA application_id", &app, e) != 0 ||
+	    query_int(s, "PRAGMA user_version", &version, e) != 0 ||
+	    query_int(s, "SELECT count(*) FROM sqlite_master", &tables, e) != 0)
+		return -1;
+	if (app != HD_STORE_APP_ID && !(app == 0 && version == 0 && tables == 0)) {
+		hd_err_set(e, HD_EXIT_INPUT, s->path,
+			   "this SQLite file is not an hdsim database (application_id %lld); "
+			   "it was left untouched", (long long)app);
+		return -1;
+	}
+	if (version > HD_STORE_SCHEMA) {
+		hd_err_set(e, HD_EXIT_INPUT, s->path,
+			   "the database has schema version %lld, newer than this hdsim "
+			   "understands (%d); use a newer hdsim", (long long)version,
+			   HD_STORE_SCHEMA);
+		return -1;
+	}
+	if (version == HD_STORE_SCHEMA)
+		return 0;
+	if (s->mode == HD_STORE_RO) {
+		hd_err_set(e, HD_EXIT_INPUT, s->path,
+			   "the database has schema version %lld and needs upgrading to %d, "
+			   "which a read-only open cannot do", (long long)version, HD_STORE_SCHEMA);
+		return -1;
+	}
+	if (exec(s, "BEGIN IMMEDIATE", "BEGIN", e) != 0)
+		return -1;
+	for (; version < HD_STORE_SCHEMA; version++) {
+		snprintf(sql, sizeof sql, "migration %lld to %lld", (long long)version,
+			 (long long)version + 1);
+		if (exec(s, migrations[version], sql, e) != 0)
+			goto rollback;
+	}
+	snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d",
+		 HD_STORE_APP_ID, HD_STORE_SCHEMA);
+	if (exec(s, sql, "set schema version", e) != 0 ||
+	    exec(s, "COMMIT", "COMMIT", e) != 0)
+		goto rollback;
+	return 0;
+rollback:
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
+struct hd_store *
+hd_store_open(const char *path, enum hd_store_mode mode, struct hd_err *e)
+{
+	struct hd_store *s = hd_xcalloc(1, sizeof *s);
+	struct stat st;
+	int flags;
+
+	s->mode = mode;
+	s->path = path ? hd_xstrdup(path) : hd_store_default_path();
+	if (stat(s->path, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			hd_err_set(e, HD_EXIT_INPUT, s->path, "is a folder, not a database file");
+			goto fail;
+		}
+		/* The mode bits too: root may write anything, but a file made
+		 * read-only on purpose is not ours to change. */
+		if (mode == HD_STORE_RW &&
+		    (access(s->path, W_OK) != 0 || (st.st_mode & 0222) == 0)) {
+			hd_err_set(e, HD_EXIT_INPUT, s->path,
+				   "the database file is read-only; nothing was stored");
+			goto fail;
+		}
+	} else if (mode == HD_STORE_RO) {
+		hd_err_set(e, HD_EXIT_INPUT, s->path, "no such database: %s", strerror(errno));
+		goto fail;
+	} else if (path == NULL && make_parent(s->path, e) != 0) {
+		goto fail;
+	}
+
+	flags = mode == HD_STORE_RO ? SQLITE_OPEN_READONLY
+				    : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	if (sqlite3_open_v2(s->path, &s->db, flags, NULL) != SQLITE_OK) {
+		fail(s, e, "sqlite3_open_v2");
+		goto fail;
+	}
+	sqlite3_busy_timeout(s->db, 10000);
+	sqlite3_extended_result_codes(s->db, 1);
+	/* Read the header before writing anything: a foreign file stays as it was. */
+	if (migrate(s, e) != 0)
+		goto fail;
+	if (exec(s, "PRAGMA foreign_keys = ON", "PRAGMA foreign_keys", e) != 0)
+		goto fail;
+	if (mode == HD_STORE_RW &&
+	    (exec(s, "PRAGMA journal_mode = WAL", "PRAGMA journal_mode", e) != 0 ||
+	     exec(s, "PRAGMA synchronous = NORMAL", "PRAGMA synchronous", e) != 0))
+		goto fail;
+	return s;
+fail:
+	hd_store_close(s);
+	return NULL;
+}
+
+void
+hd_store_close(struct hd_store *s)
+{
+	if (s == NULL)
+		return;
+	sqlite3_close(s->db);
+	free(s->path);
+	free(s);
+}
+
+const char *
+hd_store_path(const struct hd_store *s)
+{
+	return s->path;
+}
+
+int
+hd_store_schema_version(struct hd_store *s)
+{
+	int64_t v = -1;
+
+	if (query_int(s, "PRAGMA user_version", &v, NULL) != 0)
+		return -1;
+	return (int)v;
+}
+
+/* Bind text or NULL. */
+static int
+bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+	return v ? sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, i);
+}
+
+/* Run a prepared statement to completion (no rows expected). */
+static int
+step_done(struct hd_store *s, sqlite3_stmt *st, const char *what, struct hd_err *e)
+{
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		fail(s, e, what);
+		return -1;
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return 0;
+}
+
+/*
+ * Insert-or-find a row keyed by its UNIQUE columns; returns its id or -1.
+ * The insert binds vals[0..nins), the select vals[0..nsel).
+ */
+static int64_t
+upsert_id(struct hd_store *s, const char *insert, const char *select,
+	  const char *const *vals, int nins, int nsel, struct hd_err *e)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t id = -1;
+	int i, rc;
+
+	if (sqlite3_prepare_v2(s->db, insert, -1, &st, NULL) != SQLITE_OK) {
+		fail(s, e, insert);
+		return -1;
+	}
+	for (i = 0; i < nins; i++)
+		bind_text(st, i + 1, vals[i]);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		fail(s, e, insert);
+		return -1;
+	}
+	if (sqlite3_prepare_v2(s->db, select, -1, &st, NULL) != SQLITE_OK) {
+		fail(s, e, select);
+		return -1;
+	}
+	for (i = 0; i < nsel; i++)
+		bind_text(st, i + 1, vals[i]);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	else
+		fail(s, e, select);
+	sqlite3_finalize(st);
+	return id;
+}
+
+static const char *
+outcome_name(int outcome)
+{
+	return outcome > 0 ? "holds" : outcome == 0 ? "fails" : "unchecked";
+}
+
+static int
+insert_spans(struct hd_store *s, int64_t run, const struct hd_store_run *r,
+	     const struct hd_trace *t, struct hd_err *e)
+{
+	sqlite3_stmt *lane = NULL, *span = NULL;
+	size_t i;
+	int rc = -1;
+
+	if (sqlite3_prepare_v2(s->db,
+	    "INSERT INTO lanes (run_id, idx, kind, rank, stream, name) VALUES (?,?,?,?,?,?)",
+	    -1, &lane, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(s->db,
+	    "INSERT INTO spans (run_id, seq, lane, op, iter, kind, why, start_ps, end_ps,"
+	    " spread_ps, device, stream, bytes, copy_kind, label)"
+	    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &span, NULL) != SQLITE_OK) {
+		fail(s, e, "sqlite3_prepare_v2(INSERT INTO lanes/spans)");
+		goto out;
+	}
+	for (i = 0; i < (size_t)t->nlanes; i++) {
+		const struct hd_lane *l = &t->lanes[i];
+
+		sqlite3_bind_int64(lane, 1, run);
+		sqlite3_bind_int(lane, 2, (int)i);
+		sqlite3_bind_int(lane, 3, l->kind);
+		sqlite3_bind_int(lane, 4, l->rank);
+		sqlite3_bind_int(lane, 5, l->index);
+		bind_text(lane, 6, l->name);
+		if (step_done(s, lane, "INSERT INTO lanes", e) != 0)
+			goto out;
+	}
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_span *sp = &t->spans[i];
+		const struct hd_lane *l;
+
+		if (sp->lane < 0 || sp->lane >= t->nlanes) {
+			hd_err_set(e, HD_EXIT_FAIL, s->path,
+				   "span %zu is on lane %d, which the trace does not have",
+				   i, sp->lane);
+			goto out;
+		}
+		l = &t->lanes[sp->lane];
+
+		sqlite3_bind_int64(span, 1, run);
+		sqlite3_bind_int64(span, 2, (int64_t)i);
+		sqlite3_bind_int(span, 3, sp->lane);
+		sqlite3_bind_int(span, 4, sp->op);
+		sqlite3_bind_int64(span, 5, sp->iter);
+		bind_text(span, 6, hd_span_kind_name(sp->kind));
+		bind_text(span, 7, sp->why != HD_WHY_NONE ? hd_why_name(sp->why) : NULL);
+		sqlite3_bind_int64(span, 8, sp->start);
+		sqlite3_bind_int64(span, 9, sp->end);
+		if (r->spread != NULL)
+			sqlite3_bind_int64(span, 10, r->spread[i]);
+		sqlite3_bind_int(span, 11, l->rank);
+		if (l->kind == HD_LANE_STREAM)
+			sqlite3_bind_int(span, 12, l->index);
+		sqlite3_bind_int64(span, 13, (int64_t)sp->bytes);
+		bind_text(span, 14, l->kind == HD_LANE_CE_H2D ? "HtoD" :
+				    l->kind == HD_LANE_CE_D2H ? "DtoH" :
+				    l->kind == HD_LANE_CE_D2D ? "DtoD" : NULL);
+		bind_text(span, 15, sp->label >= 0 && sp->label < t->nstrings ?
+				    t->strings[sp->label] : NULL);
+		if (step_done(s, span, "INSERT INTO spans", e) != 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(lane);
+	sqlite3_finalize(span);
+	return rc;
+}
+
+static int
+insert_claims(struct hd_store *s, int64_t run, const struct hd_store_claim *c, int n,
+	      struct hd_err *e)
+{
+	sqlite3_stmt *st = NULL;
+	int i, rc = -1;
+
+	if (n == 0)
+		return 0;
+	if (sqlite3_prepare_v2(s->db,
+	    "INSERT INTO claim_results (run_id, idx, text, expr, outcome, lhs, rhs, detail)"
+	    " VALUES (?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK) {
+		fail(s, e, "sqlite3_prepare_v2(INSERT INTO claim_results)");
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		sqlite3_bind_int64(st, 1, run);
+		sqlite3_bind_int(st, 2, c[i].index);
+		bind_text(st, 3, c[i].text ? c[i].text : "");
+		bind_text(st, 4, c[i].expr ? c[i].expr : "");
+		bind_text(st, 5, outcome_name(c[i].outcome));
+		sqlite3_bind_double(st, 6, c[i].lhs);
+		sqlite3_bind_double(st, 7, c[i].rhs);
+		bind_text(st, 8, c[i].detail);
+		if (step_done(s, st, "INSERT INTO claim_results", e) != 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int
+hd_store_run_insert(struct hd_store *s, const struct hd_store_run *r,
+		    const struct hd_trace *t, const struct hd_store_claim *claims,
+		    int nclaims, int64_t *run_id, struct hd_err *e)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t profile = 0, machine = 0, run;
+
+	if (s->mode == HD_STORE_RO) {
+		hd_err_set(e, HD_EXIT_INPUT, s->path, "the database was opened read-only");
+		return -1;
+	}
+	if (exec(s, "BEGIN IMMEDIATE", "BEGIN IMMEDIATE", e) != 0)
+		return -1;
+	if (r->profile_name != NULL) {
+		const char *v[] = { r->profile_name, r->profile_text ? r->profile_text : "" };
+
+		profile = upsert_id(s,
+		    "INSERT OR IGNORE INTO profiles (name, text) VALUES (?, ?)",
+		    "SELECT id FROM profiles WHERE name = ? AND text = ?", v, 2, 2, e);
+		if (profile < 0)
+			goto rollback;
+	}
+	if (r->machine != NULL) {
+		const struct hd_store_machine *m = r->machine;
+		char count[16];
+		const char *v[] = { m->hostname, m->gpu_uuid, m->driver, m->cuda_runtime,
+				    m->nccl, m->facts_json, m->gpu_name, m->pci_bus_id, count };
+
+		snprintf(count, sizeof count, "%d", m->gpu_count);
+
+		machine = upsert_id(s,
+		    "INSERT OR IGNORE INTO machines (hostname, gpu_uuid, driver, cuda_runtime,"
+		    " nccl, facts, gpu_name, pci_bus_id, gpu_count) VALUES (?,?,?,?,?,?,?,?,?)",
+		    "SELECT id FROM machines WHERE hostname IS ? AND gpu_uuid IS ? AND driver IS ?"
+		    " AND cuda_runtime IS ? AND nccl IS ? AND facts IS ?", v, 9, 6, e);
+		if (machine < 0)
+			goto rollback;
+	}
+	if (sqlite3_prepare_v2(s->db,
+	    "INSERT INTO runs (lesson, scenario, params, backend, source, profile_id, machine_id,"
+	    " pair_run, version, status, makespan_ps, warmup, repeats, timer, note)"
+	    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK) {
+		fail(s, e, "sqlite3_prepare_v2(INSERT INTO runs)");
+		goto rollback;
+	}
+	bind_text(st, 1, r->lesson);
+	bind_text(st, 2, r->scenario);
+	bind_text(st, 3, r->params_json ? r->params_json : "{}");
+	bind_text(st, 4, r->backend);
+	bind_text(st, 5, r->source);
+	if (profile > 0)
+		sqlite3_bind_int64(st, 6, profile);
+	if (machine > 0)
+		sqlite3_bind_int64(st, 7, machine);
+	if (r->pair_run > 0)
+		sqlite3_bind_int64(st, 8, r->pair_run);
+	bind_text(st, 9, PACKAGE_VERSION);
+	bind_text(st, 10, r->status ? r->status : "ok");
+	sqlite3_bind_int64(st, 11, t->makespan);
+	sqlite3_bind_int(st, 12, r->warmup);
+	sqlite3_bind_int(st, 13, r->repeats);
+	bind_text(st, 14, r->timer);
+	bind_text(st, 15, r->note);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		fail(s, e, "INSERT INTO runs");
+		goto rollback;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	run = sqlite3_last_insert_rowid(s->db);
+	if (insert_spans(s, run, r, t, e) != 0 ||
+	    insert_claims(s, run, claims, nclaims, e) != 0)
+		goto rollback;
+	if (exec(s, "COMMIT", "COMMIT", e) != 0)
+		goto rollback;
+	if (run_id != NULL)
+		*run_id = run;
+	return 0;
+rollback:
+	sqlite3_finalize(st);
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
+struct hd_trace *
+hd_store_run_trace(struct hd_store *s, int64_t run_id, struct hd_err *e)
+{
+	struct hd_trace *t = hd_trace_new();
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT makespan_ps FROM runs WHERE id = ?", -1, &st,
+			       NULL) != SQLITE_OK) {
+		fail(s, e, "SELECT FROM runs");
+		goto fail;
+	}
+	sqlite3_bind_int64(st, 1, run_id);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		hd_err_set(e, HD_EXIT_INPUT, s->path, "no run %lld in this database",
+			   (long long)run_id);
+		goto fail;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(s->db,
+	    "SELECT kind, rank, stream, name FROM lanes WHERE run_id = ? ORDER BY idx",
+	    -1, &st, NULL) != SQLITE_OK) {
+		fail(s, e, "SELECT FROM lanes");
+		goto fail;
+	}
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		hd_trace_lane(t, (enum hd_lane_kind)sqlite3_column_int(st, 0),
+			      sqlite3_column_int(st, 1), sqlite3_column_int(st, 2),
+			      (const char *)sqlite3_column_text(st, 3));
+	if (rc != SQLITE_DONE) {
+		fail(s, e, "SELECT FROM lanes");
+		goto fail;
+	}
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(s->db,
+	    "SELECT lane, op, iter, kind, why, start_ps, end_ps, bytes, label"
+	    " FROM spans WHERE run_id = ? ORDER BY seq", -1, &st, NULL) != SQLITE_OK) {
+		fail(s, e, "SELECT FROM spans");
+		goto fail;
+	}
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct hd_span sp = { 0 };
+		const char *kind = (const char *)sqlite3_column_text(st, 3);
+		const char *why = (const char *)sqlite3_column_text(st, 4);
+		const char *label = (const char *)sqlite3_column_text(st, 8);
+		int k;
+
+		sp.lane = sqlite3_column_int(st, 0);
+		sp.op = sqlite3_column_int(st, 1);
+		sp.iter = (uint32_t)sqlite3_column_int64(st, 2);
+		for (k = 0; k < HD_SPAN__COUNT; k++)
+			if (kind && strcmp(kind, hd_span_kind_name((enum hd_span_kind)k)) == 0)
+				sp.kind = (enum hd_span_kind)k;
+		for (k = 0; k < HD_WHY__COUNT; k++)
+			if (why && strcmp(why, hd_why_name((enum hd_why)k)) == 0)
+				sp.why = (enum hd_why)k;
+		sp.start = sqlite3_column_int64(st, 5);
+		sp.end = sqlite3_column_int64(st, 6);
+		sp.bytes = (uint64_t)sqlite3_column_int64(st, 7);
+		sp.label = label ? hd_trace_string(t, label) : -1;
+		if (sp.lane < 0 || sp.lane >= t->nlanes) {
+			hd_err_set(e, HD_EXIT_INPUT, s->path,
+				   "run %lld has a span on lane %d, which it does not have",
+				   (long long)run_id, sp.lane);
+			goto fail;
+		}
+		hd_trace_add(t, &sp);
+	}
+	if (rc != SQLITE_DONE) {
+		fail(s, e, "SELECT FROM spans");
+		goto fail;
+	}
+	sqlite3_finalize(st);
+	return t;
+fail:
+	sqlite3_finalize(st);
+	hd_trace_free(t);
+	return NULL;
+}
+
+int
+hd_store_runs(struct hd_store *s, const char *lesson,
+	      int (*fn)(void *ctx, const struct hd_store_run_row *row), void *ctx,
+	      struct hd_err *e)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db,
+	    "SELECT r.id, r.lesson, r.scenario, r.backend, r.source, r.status,"
+	    " coalesce(p.name, ''), r.created, r.makespan_ps,"
+	    " (SELECT count(*) FROM spans WHERE run_id = r.id)"
+	    " FROM runs r LEFT JOIN profiles p ON p.id = r.profile_id"
+	    " WHERE ?1 IS NULL OR r.lesson = ?1 ORDER BY r.id DESC", -1, &st, NULL) != SQLITE_OK) {
+		fail(s, e, "SELECT FROM runs");
+		return -1;
+	}
+	bind_text(st, 1, lesson);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct hd_store_run_row row = { 0 };
+
+		row.id = sqlite3_column_int64(st, 0);
+#define COPY_COL(field, col) \
+		snprintf(row.field, sizeof row.field, "%s", \
+			 sqlite3_column_text(st, col) ? (const char *)sqlite3_column_text(st, col) : "")
+		COPY_COL(lesson, 1);
+		COPY_COL(scenario, 2);
+		COPY_COL(backend, 3);
+		COPY_COL(source, 4);
+		COPY_COL(status, 5);
+		COPY_COL(profile, 6);
+		COPY_COL(created, 7);
+#undef COPY_COL
+		row.makespan = sqlite3_column_int64(st, 8);
+		row.nspans = sqlite3_column_int64(st, 9);
+		if (fn(ctx, &row) != 0)
+			break;
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		fail(s, e, "SELECT FROM runs");
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int
+hd_store_check(struct hd_store *s, struct hd_err *e)
+{
+	sqlite3_stmt *st = NULL;
+	const char *ok;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, "PRAGMA integrity_check", -1, &st, NULL) != SQLITE_OK) {
+		fail(s, e, "PRAGMA integrity_check");
+		return -1;
+	}
+	rc = sqlite3_step(st);
+	ok = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+	if (ok == NULL || strcmp(ok, "ok") != 0) {
+		hd_err_set(e, HD_EXIT_INPUT, s->path, "integrity check failed: %s",
+			   ok ? ok : sqlite3_errmsg(s->db));
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(s->db, "PRAGMA foreign_key_check", -1, &st, NULL) != SQLITE_OK) {
+		fail(s, e, "PRAGMA foreign_key_check");
+		return -1;
+	}
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW) {
+		hd_err_set(e, HD_EXIT_INPUT, s->path, "foreign key check found dangling rows");
+		return -1;
+	}
+	return 0;
+}

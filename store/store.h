@@ -1,0 +1,109 @@
+/*
+ * store.h - the SQLite database of runs: predicted and measured, side by side.
+ *
+ * One file per user by default ($XDG_DATA_HOME/hdsim/hdsim.db, with
+ * ~/.local/share when XDG_DATA_HOME is unset), another with --db.  The schema
+ * is versioned with PRAGMA user_version and migrated forward on open; the
+ * file is marked as hdsim's with PRAGMA application_id, so a foreign SQLite
+ * file or a non-database is refused and left untouched.  WAL mode, foreign
+ * keys on, and one transaction per run: a run killed halfway leaves no rows.
+ */
+#ifndef HD_STORE_H
+#define HD_STORE_H
+
+#include <stdint.h>
+
+#include "trace.h"
+#include "util.h"
+
+#define HD_STORE_SCHEMA 1
+#define HD_STORE_APP_ID 0x68647369   /* "hdsi" */
+
+struct hd_store;    /* opaque */
+
+enum hd_store_mode {
+	HD_STORE_RW,        /* create if missing, migrate */
+	HD_STORE_RO,        /* must exist; never written */
+};
+
+/* The default database path (newly allocated). */
+char *hd_store_default_path(void);
+
+/*
+ * Open (and for RW, create and migrate) the database at path; NULL means the
+ * default path, whose folder is created if needed.  Returns NULL with e set
+ * (status HD_EXIT_INPUT, where = the path) for: not a database, another
+ * program's database, a schema newer than this hdsim, a read-only file opened
+ * RW, or any SQLite failure (its message and the failing call included).
+ */
+struct hd_store *hd_store_open(const char *path, enum hd_store_mode mode,
+			       struct hd_err *e);
+void hd_store_close(struct hd_store *s);            /* accepts NULL */
+const char *hd_store_path(const struct hd_store *s);
+int hd_store_schema_version(struct hd_store *s);
+
+/* The machine a measured run ran on (all strings may be NULL). */
+struct hd_store_machine {
+	const char *hostname, *gpu_name, *gpu_uuid, *pci_bus_id;
+	const char *driver, *cuda_runtime, *nccl;
+	int gpu_count;
+	const char *facts_json;     /* link matrix, NUMA, clocks ... as JSON */
+};
+
+/* One claim's outcome on a run. */
+struct hd_store_claim {
+	int index;
+	const char *text, *expr;
+	int outcome;                /* 1 holds, 0 does not, -1 not checked */
+	double lhs, rhs;
+	const char *detail;
+};
+
+/* What describes a run; the trace holds its spans. */
+struct hd_store_run {
+	const char *lesson, *scenario;
+	const char *params_json;    /* knob values, e.g. {"size": 268435456} */
+	const char *backend;        /* "sim" or "cuda" */
+	const char *source;         /* "predicted" or "measured" */
+	const char *profile_name;   /* may be NULL */
+	const char *profile_text;   /* profile file text, stored once per distinct text */
+	const struct hd_store_machine *machine;   /* NULL for simulated runs */
+	int64_t pair_run;           /* the run this one is compared with, or 0 */
+	const char *status;         /* "ok", "failed", "interrupted" */
+	int warmup, repeats;
+	const char *timer;          /* "model", "cuda-events", "host-clock" ... */
+	const char *note;
+	/* Per-span spread (e.g. IQR over repeats) in ps, parallel to the trace's
+	 * spans; NULL when there is none. */
+	const hd_time *spread;
+};
+
+/*
+ * Store a run, its lanes and spans and its claim results in one transaction.
+ * Returns 0 and the new run id, or -1 with e set and nothing stored.
+ */
+int hd_store_run_insert(struct hd_store *s, const struct hd_store_run *r,
+			const struct hd_trace *t, const struct hd_store_claim *claims,
+			int nclaims, int64_t *run_id, struct hd_err *e);
+
+/* Read a run's trace back (lanes, spans, labels) into a new trace. */
+struct hd_trace *hd_store_run_trace(struct hd_store *s, int64_t run_id,
+				    struct hd_err *e);
+
+/* Summary row of a run, for listings. */
+struct hd_store_run_row {
+	int64_t id;
+	char lesson[64], scenario[64], backend[8], source[12], status[16];
+	char profile[64], created[32];
+	hd_time makespan;
+	int64_t nspans;
+};
+/* Call fn for each run, newest first, optionally only those of one lesson. */
+int hd_store_runs(struct hd_store *s, const char *lesson,
+		  int (*fn)(void *ctx, const struct hd_store_run_row *row),
+		  void *ctx, struct hd_err *e);
+
+/* PRAGMA integrity_check and foreign_key_check: 0 if both are clean. */
+int hd_store_check(struct hd_store *s, struct hd_err *e);
+
+#endif
