@@ -98,7 +98,32 @@ int hd_profile_resolve(const char *name_or_path, struct hd_profile *out,
  * values already in *out (so a file may start from `base NAME`). */
 int hd_profile_parse(const char *text, const char *origin,
 		     struct hd_profile *out, struct hd_err *e);
-/* Write a profile as profile-file text that hd_profile_parse reads back equal. */
+/* Write a profile as profile-file text that hd_profile_parse reads back equal
+ * (every key; origin is not a key).  The caller frees the string. */
 char *hd_profile_format(const struct hd_profile *p);
+
+/* The built-in profile called `name`, or NULL. */
+const struct hd_profile *hd_profile_builtin_find(const char *name);
+/* 1 when every key of a and b is equal (origin is not compared). */
+int hd_profile_equal(const struct hd_profile *a, const struct hd_profile *b);
+/* "single", "nvswitch", "nvlink-pairs", "pcie". */
+const char *hd_topo_name(enum hd_topo t);
+
+/* The keys of the profile format, in file order: key i's name and help text
+ * (static strings); NULL when i is out of range. */
+int hd_profile_key_count(void);
+const char *hd_profile_key(int i, const char **help);
+
+/*
+ * Append the `hdsim profiles` table to out: one row per built-in with its
+ * name, GPU, PCIe link, H2D/D2H rates, memory bandwidth, FP32 rate, copy
+ * engines and launch cost, under two heading lines (name, unit), columns
+ * aligned, no trailing blanks.  To fit `width` the GPU column narrows, then
+ * goes, then columns go from the right; width <= 0 means no limit.
+ */
+void hd_profile_list(struct hd_buf *out, int width);
+/* Every key of p with its value and help text, grouped, for `hdsim profiles
+ * NAME`.  The caller frees the string. */
+char *hd_profile_describe(const struct hd_profile *p);
 
 #endif
