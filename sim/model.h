@@ -1,0 +1,48 @@
+/*
+ * model.h - the single-GPU model: one rank's host thread, its streams,
+ * copy engines, PCIe link and SMs, driven by the event engine.
+ *
+ * The model walks a scenario's op list as the host thread would, charges
+ * every CUDA call its host cost from the profile, and plays the GPU side
+ * (streams, legacy-stream ordering, events, kernels sharing the SMs, copies
+ * through copy engines and a fluid PCIe link, pageable staging, managed
+ * memory faults and prefetches) in simulated time.  Spans go to a sink as
+ * they end.  Same scenario and profile, same spans, bit for bit.
+ */
+#ifndef HD_MODEL_H
+#define HD_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir.h"
+#include "profile.h"
+#include "trace.h"
+#include "util.h"
+
+struct hd_model_stats {
+	uint64_t events;        /* engine events handled */
+	size_t peak_pending;    /* most engine events queued at once */
+	size_t peak_ops;        /* most GPU operations in flight at once */
+	uint64_t spans;         /* spans written to the sink */
+	uint64_t op_execs;      /* ops the host thread executed (loops multiplied out) */
+	hd_time makespan;       /* end of the last span */
+};
+
+/*
+ * Can this version of the model run sc?  0, or -1 with e set (status
+ * HD_EXIT_FAIL) for scenarios that need several ranks, and (status
+ * HD_EXIT_INPUT) for out-of-range indices in the IR.
+ */
+int hd_model_check(const struct hd_scenario *sc, struct hd_err *e);
+
+/*
+ * Run sc on profile p; spans go to sink.  stop may be NULL; when it becomes
+ * non-zero the run ends before the next op with an error.  st may be NULL.
+ * Returns 0, or -1 with e set (the sink may then hold part of the trace).
+ */
+int hd_model_run(const struct hd_scenario *sc, const struct hd_profile *p,
+		 const struct hd_sink *sink, volatile int *stop,
+		 struct hd_model_stats *st, struct hd_err *e);
+
+#endif

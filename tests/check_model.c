@@ -1,0 +1,1161 @@
+/*
+ * check_model.c - the event engine, fluid sharing, traces and the
+ * single-GPU model, on scenarios built by hand and a profile with round
+ * numbers so expected times can be worked out in comments.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "testutil.h"
+
+#include "backend.h"
+#include "engine.h"
+#include "flow.h"
+#include "ir.h"
+#include "model.h"
+#include "profile.h"
+#include "trace.h"
+#include "units.h"
+#include "util.h"
+
+#define MiB (1024ULL * 1024ULL)
+
+/* --- a profile with round numbers --------------------------------------------- */
+
+static struct hd_profile
+test_profile(void)
+{
+	struct hd_profile p;
+
+	memset(&p, 0, sizeof p);
+	strcpy(p.name, "test");
+	p.h2d_bw = 50e9;
+	p.d2h_bw = 50e9;
+	p.bidir_bw = 80e9;
+	p.copy_latency = 2 * HD_US;
+	p.copy_engines = 2;
+	p.host_memcpy_bw = 10e9;
+	p.staging_chunk = 4 * MiB;
+	p.staging_buffers = 2;
+	p.pin_bw = 10e9;
+	p.pin_base = 10 * HD_US;
+	p.malloc_cost = 5 * HD_US;
+	p.free_cost = 5 * HD_US;
+	p.api_launch = 5 * HD_US;
+	p.api_memcpy = 4 * HD_US;
+	p.api_event = 2 * HD_US;
+	p.api_wait = 2 * HD_US;
+	p.api_sync = 1 * HD_US;
+	p.sync_wake = 2 * HD_US;
+	p.stream_queue = 1024;
+	p.sms = 100;
+	p.hbm_bw = 2e12;
+	p.flops = 50e12;
+	p.launch_latency = 3 * HD_US;
+	p.kernel_overhead = 2 * HD_US;
+	p.max_kernels = 128;
+	p.d2d_bw = 1e12;
+	p.um_page = 2 * MiB;
+	p.um_fault = 20 * HD_US;
+	p.um_fault_bw = 10e9;
+	p.um_prefetch_bw = 40e9;
+	return p;
+}
+
+/* --- building scenarios by hand -------------------------------------------- */
+
+static struct hd_scenario *
+sc_new(const char *name)
+{
+	struct hd_scenario *sc = hd_xcalloc(1, sizeof *sc);
+
+	sc->name = hd_xstrdup(name);
+	sc->title = hd_xstrdup(name);
+	sc->nranks = 1;
+	sc->streams = hd_xcalloc(64, sizeof *sc->streams);
+	sc->streams[0].name = hd_xstrdup("default");
+	sc->streams[1].name = hd_xstrdup("per-thread");
+	sc->nstreams = 2;
+	sc->buffers = hd_xcalloc(64, sizeof *sc->buffers);
+	sc->events = hd_xcalloc(64, sizeof *sc->events);
+	sc->ops = hd_xcalloc(256, sizeof *sc->ops);
+	return sc;
+}
+
+static void
+sc_free(struct hd_scenario *sc)
+{
+	int i;
+
+	for (i = 0; i < sc->nstreams; i++)
+		free(sc->streams[i].name);
+	for (i = 0; i < sc->nbuffers; i++)
+		free(sc->buffers[i].name);
+	for (i = 0; i < sc->nevents; i++)
+		free(sc->events[i].name);
+	for (i = 0; i < sc->nops; i++)
+		free(sc->ops[i].label);
+	free(sc->streams);
+	free(sc->buffers);
+	free(sc->events);
+	free(sc->ops);
+	free(sc->name);
+	free(sc->title);
+	free(sc);
+}
+
+static int
+sc_stream(struct hd_scenario *sc, const char *name, unsigned flags)
+{
+	sc->streams[sc->nstreams].name = hd_xstrdup(name);
+	sc->streams[sc->nstreams].flags = flags;
+	return sc->nstreams++;
+}
+
+static int
+sc_buf(struct hd_scenario *sc, const char *name, enum hd_mem mem, uint64_t bytes)
+{
+	sc->buffers[sc->nbuffers].name = hd_xstrdup(name);
+	sc->buffers[sc->nbuffers].mem = mem;
+	sc->buffers[sc->nbuffers].bytes = bytes;
+	return sc->nbuffers++;
+}
+
+static int
+sc_event(struct hd_scenario *sc, const char *name)
+{
+	sc->events[sc->nevents].name = hd_xstrdup(name);
+	sc->events[sc->nevents].timing = true;
+	return sc->nevents++;
+}
+
+static struct hd_op *
+sc_op(struct hd_scenario *sc, enum hd_op_kind kind, int stream)
+{
+	struct hd_op *op = &sc->ops[sc->nops++];
+
+	memset(op, 0, sizeof *op);
+	op->kind = kind;
+	op->line = sc->nops;
+	op->stream = stream;
+	op->event = op->src = op->dst = op->peer = op->root = HD_NONE;
+	return op;
+}
+
+static struct hd_op *
+sc_copy(struct hd_scenario *sc, int stream, int src, int dst, bool async)
+{
+	struct hd_op *op = sc_op(sc, HD_OP_COPY, stream);
+
+	op->src = src;
+	op->dst = dst;
+	op->async = async;
+	op->bytes = sc->buffers[src].bytes;
+	op->copy = sc->buffers[src].mem == HD_MEM_DEVICE ?
+	    (sc->buffers[dst].mem == HD_MEM_DEVICE ? HD_COPY_D2D : HD_COPY_D2H) :
+	    (sc->buffers[dst].mem == HD_MEM_DEVICE ? HD_COPY_H2D : HD_COPY_H2H);
+	return op;
+}
+
+static struct hd_op *
+sc_spin(struct hd_scenario *sc, int stream, hd_time d, uint32_t grid)
+{
+	struct hd_op *op = sc_op(sc, HD_OP_KERNEL, stream);
+
+	op->kernel = HD_KERNEL_SPIN;
+	op->duration = d;
+	op->grid = grid;
+	return op;
+}
+
+/* --- running and looking at traces -------------------------------------------- */
+
+static struct hd_trace *
+run_p(const struct hd_scenario *sc, const struct hd_profile *p)
+{
+	struct hd_trace *t = hd_trace_new();
+	struct hd_sink sink = hd_trace_sink(t);
+	struct hd_err e;
+
+	memset(&e, 0, sizeof e);
+	if (hd_model_run(sc, p, &sink, NULL, NULL, &e) != 0)
+		ck_abort_msg("run failed: %s", e.msg);
+	hd_trace_sort(t);
+	return t;
+}
+
+static struct hd_trace *
+run(const struct hd_scenario *sc)
+{
+	struct hd_profile p = test_profile();
+
+	return run_p(sc, &p);
+}
+
+/* The first span of (op, iter) on a lane of kind lk with span kind k. */
+static const struct hd_span *
+span_of(const struct hd_trace *t, int op, uint32_t iter, enum hd_lane_kind lk,
+	enum hd_span_kind k)
+{
+	size_t i;
+
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_span *s = &t->spans[i];
+
+		if (s->op == op && s->iter == iter && s->kind == k &&
+		    t->lanes[s->lane].kind == lk)
+			return s;
+	}
+	return NULL;
+}
+
+static const struct hd_span *
+need(const struct hd_trace *t, int op, uint32_t iter, enum hd_lane_kind lk,
+     enum hd_span_kind k)
+{
+	const struct hd_span *s = span_of(t, op, iter, lk, k);
+
+	ck_assert_msg(s != NULL, "no span kind %d on lane kind %d for op %d iter %u",
+	    k, lk, op, iter);
+	return s;
+}
+
+static int
+count_kind(const struct hd_trace *t, enum hd_span_kind k)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < t->nspans; i++)
+		n += t->spans[i].kind == k;
+	return n;
+}
+
+/* --- engine and flows ----------------------------------------------------------- */
+
+START_TEST(engine_order)
+{
+	struct hd_engine *e = hd_engine_new();
+	struct hd_event_rec ev;
+	hd_time last = -1;
+	uint64_t lastseq = 0;
+	int i, n = 0;
+
+	/* times 0..9 scheduled backwards, with ties */
+	for (i = 9; i >= 0; i--) {
+		hd_engine_at(e, (hd_time)(i % 5), 1, (uint32_t)i, 0);
+	}
+	while (hd_engine_pop(e, &ev)) {
+		ck_assert(ev.t >= last);
+		if (ev.t == last)
+			ck_assert(ev.seq > lastseq);  /* ties in scheduling order */
+		last = ev.t;
+		lastseq = ev.seq;
+		ck_assert_int_eq(hd_engine_now(e), ev.t);
+		n++;
+	}
+	ck_assert_int_eq(n, 10);
+	ck_assert_uint_eq(hd_engine_events(e), 10);
+	ck_assert_uint_eq(hd_engine_peak(e), 10);
+	ck_assert_uint_eq(hd_engine_pending(e), 0);
+	hd_engine_free(e);
+}
+END_TEST
+
+START_TEST(flow_maxmin)
+{
+	struct hd_flownet *n = hd_flow_new();
+	int a = hd_flow_resource(n, 100.0), b = hd_flow_resource(n, 30.0);
+	int ra[1] = { a }, rab[2] = { a, b };
+	int f1, f2, f3;
+	uint64_t tag;
+
+	/* f1 on a alone, f2 on a and b, f3 on a with its own cap 10:
+	 * f3 is frozen at 10 first; b holds f2 to 30; f1 takes the other
+	 * 60 of a */
+	f1 = hd_flow_start(n, 0, 600, 0, ra, 1, 1);
+	f2 = hd_flow_start(n, 0, 600, 0, rab, 2, 2);
+	f3 = hd_flow_start(n, 0, 600, 10, ra, 1, 3);
+	ck_assert(hd_flow_rate(n, f3) == 10.0);
+	ck_assert(hd_flow_rate(n, f2) == 30.0);
+	ck_assert(hd_flow_rate(n, f1) == 60.0);
+	/* 600 B at 60 B/s: 10 s */
+	ck_assert_int_eq(hd_flow_next(n), 10 * HD_S);
+	ck_assert_int_eq(hd_flow_done(n, 10 * HD_S, &tag), 1);
+	ck_assert_uint_eq(tag, 1);
+	ck_assert_int_eq(hd_flow_done(n, 10 * HD_S, &tag), 0);
+	ck_assert_int_eq(hd_flow_active(n), 2);
+	/* f2 is still held by b: its other 300 B take 10 s more */
+	ck_assert(hd_flow_rate(n, f2) == 30.0);
+	ck_assert_int_eq(hd_flow_next(n), 20 * HD_S);
+	ck_assert_int_eq(hd_flow_done(n, 20 * HD_S, &tag), 1);
+	ck_assert_uint_eq(tag, 2);
+	ck_assert_int_eq(hd_flow_done(n, 20 * HD_S, &tag), 0);
+	/* alone now, f3 is still capped at 10: 400 B left, 40 s */
+	ck_assert(hd_flow_rate(n, f3) == 10.0);
+	ck_assert_int_eq(hd_flow_next(n), 60 * HD_S);
+	hd_flow_free(n);
+}
+END_TEST
+
+/* --- 1: one pinned copy, exactly ------------------------------------------------- */
+
+START_TEST(exact_pinned_copy)
+{
+	struct hd_scenario *sc = sc_new("exact");
+	int h = sc_buf(sc, "h", HD_MEM_PINNED, 64 * MiB);
+	int d = sc_buf(sc, "d", HD_MEM_DEVICE, 64 * MiB);
+	struct hd_trace *t;
+	const struct hd_span *s;
+
+	sc_copy(sc, 0, h, d, true);                 /* op 0 */
+	sc_op(sc, HD_OP_STREAM_SYNC, 0);            /* op 1 */
+	t = run(sc);
+	/*
+	 * op 0, cudaMemcpyAsync: API span [0, api_memcpy = 4 us].  The copy is
+	 * submitted at 4 us and the engine takes it at once: CE and stream
+	 * spans start at 4 us.  copy_latency 2 us, so bytes move from 6 us:
+	 * 67108864 B at 50e9 B/s = 1342177.28 ns = 1342177280 ps exactly (the
+	 * flow rounds up to a whole ps, ignoring < 0.001 ps of noise).
+	 * Wire span [6000000, 1348177280]; CE and stream [4000000, 1348177280].
+	 * op 1, cudaStreamSynchronize from 4 us: blocked until the copy ends,
+	 * then sync_wake 2 us: blocked and API spans [4000000, 1350177280].
+	 */
+	s = need(t, 0, 0, HD_LANE_API, HD_SPAN_API);
+	ck_assert_int_eq(s->start, 0);
+	ck_assert_int_eq(s->end, 4000000);
+	s = need(t, 0, 0, HD_LANE_CE_H2D, HD_SPAN_COPY);
+	ck_assert_int_eq(s->start, 4000000);
+	ck_assert_int_eq(s->end, 1348177280);
+	ck_assert_uint_eq(s->bytes, 64 * MiB);
+	s = need(t, 0, 0, HD_LANE_STREAM, HD_SPAN_COPY);
+	ck_assert_int_eq(s->start, 4000000);
+	ck_assert_int_eq(s->end, 1348177280);
+	ck_assert_uint_eq(s->bytes, 64 * MiB);
+	s = need(t, 0, 0, HD_LANE_PCIE_H2D, HD_SPAN_COPY);
+	ck_assert_int_eq(s->start, 6000000);
+	ck_assert_int_eq(s->end, 1348177280);
+	s = need(t, 1, 0, HD_LANE_API, HD_SPAN_BLOCKED);
+	ck_assert_int_eq(s->why, HD_WHY_STREAM_SYNC);
+	ck_assert_int_eq(s->start, 4000000);
+	ck_assert_int_eq(s->end, 1350177280);
+	s = need(t, 1, 0, HD_LANE_API, HD_SPAN_API);
+	ck_assert_int_eq(s->start, 4000000);
+	ck_assert_int_eq(s->end, 1350177280);
+	ck_assert_int_eq(t->makespan, 1350177280);
+	ck_assert_str_eq(t->lanes[0].name, "Host thread");
+	ck_assert_str_eq(t->lanes[1].name, "CUDA API");
+	ck_assert_str_eq(t->lanes[2].name, "Stream 0 (default)");
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
+/* --- 2: pinned beats pageable ------------------------------------------------------ */
+
+static hd_time
+copy_makespan(enum hd_mem host_mem, bool async)
+{
+	struct hd_scenario *sc = sc_new("copy");
+	int h = sc_buf(sc, "h", host_mem, 256 * MiB);
+	int d = sc_buf(sc, "d", HD_MEM_DEVICE, 256 * MiB);
+	struct hd_trace *t;
+	hd_time ms;
+
+	sc_copy(sc, 0, h, d, async);
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	t = run(sc);
+	ms = t->makespan;
+	if (host_mem == HD_MEM_PAGEABLE) {
+		/* staging shows on the host, the call is blocked as pageable */
+		ck_assert_int_eq(count_kind(t, HD_SPAN_STAGING), 64);
+		ck_assert(span_of(t, 0, 0, HD_LANE_API, HD_SPAN_BLOCKED) != NULL);
+		ck_assert_int_eq(need(t, 0, 0, HD_LANE_API,
+		    HD_SPAN_BLOCKED)->why, HD_WHY_PAGEABLE);
+	}
+	hd_trace_free(t);
+	sc_free(sc);
+	return ms;
+}
+
+START_TEST(pinned_beats_pageable)
+{
+	hd_time pinned = copy_makespan(HD_MEM_PINNED, false);
+	hd_time pageable = copy_makespan(HD_MEM_PAGEABLE, false);
+	hd_time pageable_async = copy_makespan(HD_MEM_PAGEABLE, true);
+
+	/* 256 MiB: pinned ~5.4 ms at 50 GB/s; pageable is bound by the 10 GB/s
+	 * CPU memcpy into staging, ~27 ms */
+	ck_assert_msg(pinned * 3 < pageable, "pinned %lld pageable %lld",
+	    (long long)pinned, (long long)pageable);
+	ck_assert_int_eq(pageable_async, pageable);
+}
+END_TEST
+
+/* --- 3: two streams overlap copies and kernels ------------------------------------ */
+
+static hd_time
+pipeline_makespan(int two)
+{
+	struct hd_scenario *sc = sc_new("pipe");
+	int s1 = sc_stream(sc, "s1", 0), s2 = sc_stream(sc, "s2", 0);
+	int h = sc_buf(sc, "h", HD_MEM_PINNED, 64 * MiB);
+	int d = sc_buf(sc, "d", HD_MEM_DEVICE, 64 * MiB);
+	struct hd_trace *t;
+	hd_time ms;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		int s = two && i == 1 ? s2 : s1;
+
+		sc_copy(sc, s, h, d, true);
+		sc_spin(sc, s, HD_MS, 0);
+	}
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	t = run(sc);
+	ms = t->makespan;
+	hd_trace_free(t);
+	sc_free(sc);
+	return ms;
+}
+
+START_TEST(two_streams_overlap)
+{
+	hd_time one = pipeline_makespan(0), two = pipeline_makespan(1);
+
+	/* one stream: copy, kernel, copy, kernel ~ 4.7 ms; two: the second
+	 * copy hides under the first kernel, ~3.7 ms */
+	ck_assert_msg(two + 900 * HD_US < one, "one %lld two %lld",
+	    (long long)one, (long long)two);
+}
+END_TEST
+
+/* --- 4: the legacy default stream ------------------------------------------------------ */
+
+static void
+legacy_case(unsigned flags, int expect_serial)
+{
+	struct hd_scenario *sc = sc_new("legacy");
+	int s = sc_stream(sc, "s", flags);
+	const struct hd_span *k1, *k2, *k3;
+	struct hd_trace *t;
+
+	sc_spin(sc, s, 100 * HD_US, 1);     /* op 0: k1 on s */
+	sc_spin(sc, 0, 100 * HD_US, 1);     /* op 1: k2 on the legacy stream */
+	sc_spin(sc, s, 100 * HD_US, 1);     /* op 2: k3 on s */
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	t = run(sc);
+	k1 = need(t, 0, 0, HD_LANE_COMPUTE, HD_SPAN_KERNEL);
+	k2 = need(t, 1, 0, HD_LANE_COMPUTE, HD_SPAN_KERNEL);
+	k3 = need(t, 2, 0, HD_LANE_COMPUTE, HD_SPAN_KERNEL);
+	if (expect_serial) {
+		ck_assert_int_ge(k2->start, k1->end);
+		ck_assert_int_ge(k3->start, k2->end);
+	} else {
+		/* k2 launched 5 us after k1 starts: it runs beside k1 */
+		ck_assert_int_lt(k2->start, k1->end);
+		ck_assert_int_lt(k3->start, k2->end);
+	}
+	hd_trace_free(t);
+	sc_free(sc);
+}
+
+START_TEST(legacy_stream)
+{
+	legacy_case(0, 1);
+	legacy_case(HD_STREAM_NONBLOCKING, 0);
+}
+END_TEST
+
+/* --- 5: events order work across streams ---------------------------------------------- */
+
+static void
+event_case(int with_wait, hd_time *a_end, hd_time *b_start)
+{
+	struct hd_scenario *sc = sc_new("event");
+	int s1 = sc_stream(sc, "s1", HD_STREAM_NONBLOCKING);
+	int s2 = sc_stream(sc, "s2", HD_STREAM_NONBLOCKING);
+	int e = sc_event(sc, "e");
+	struct hd_trace *t;
+	struct hd_op *op;
+
+	sc_spin(sc, s1, 500 * HD_US, 1);            /* op 0: A */
+	op = sc_op(sc, HD_OP_RECORD, s1);           /* op 1 */
+	op->event = e;
+	op = sc_op(sc, with_wait ? HD_OP_WAIT : HD_OP_EVENT_QUERY, s2);  /* op 2 */
+	op->event = e;
+	sc_spin(sc, s2, 10 * HD_US, 1);             /* op 3: B */
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	t = run(sc);
+	*a_end = need(t, 0, 0, HD_LANE_STREAM, HD_SPAN_KERNEL)->end;
+	*b_start = need(t, 3, 0, HD_LANE_STREAM, HD_SPAN_KERNEL)->start;
+	ck_assert(span_of(t, 1, 0, HD_LANE_STREAM, HD_SPAN_EVENT) != NULL);
+	if (with_wait)
+		ck_assert(span_of(t, 2, 0, HD_LANE_STREAM, HD_SPAN_WAIT) != NULL);
+	hd_trace_free(t);
+	sc_free(sc);
+}
+
+START_TEST(event_wait_orders)
+{
+	hd_time a_end, b_start;
+
+	event_case(1, &a_end, &b_start);
+	ck_assert_int_ge(b_start, a_end);
+	event_case(0, &a_end, &b_start);
+	ck_assert_int_lt(b_start, a_end);
+}
+END_TEST
+
+/* --- 6: the host blocks --------------------------------------------------------------- */
+
+/*
+ * A 1 ms kernel on blocking stream s, then `kind`, then host work.  The
+ * blocking op must show a blocked span with `why`, and the host work must
+ * start after the kernel ends plus sync_wake.
+ */
+static void
+block_case(enum hd_op_kind kind, enum hd_why why)
+{
+	struct hd_scenario *sc = sc_new("block");
+	int s = sc_stream(sc, "s", 0);
+	int e = sc_event(sc, "e");
+	int d = sc_buf(sc, "d", HD_MEM_DEVICE, 4 * MiB);
+	int h = sc_buf(sc, "h", HD_MEM_PINNED, 4 * MiB);
+	const struct hd_span *k, *b, *w;
+	struct hd_trace *t;
+	struct hd_op *op;
+	int bop;
+
+	sc_spin(sc, s, HD_MS, 0);                   /* op 0 */
+	op = sc_op(sc, HD_OP_RECORD, s);            /* op 1 */
+	op->event = e;
+	switch (kind) {
+	case HD_OP_COPY:
+		op = sc_copy(sc, 0, d, h, false);   /* legacy stream waits for s */
+		break;
+	case HD_OP_READ:
+		op = sc_op(sc, HD_OP_READ, 0);
+		op->src = d;
+		op->bytes = 4;
+		break;
+	default:
+		op = sc_op(sc, kind, s);
+		op->event = e;
+		break;
+	}
+	bop = sc->nops - 1;
+	op = sc_op(sc, HD_OP_HOST, 0);
+	op->duration = 10 * HD_US;
+	t = run(sc);
+	k = need(t, 0, 0, HD_LANE_STREAM, HD_SPAN_KERNEL);
+	b = need(t, bop, 0, HD_LANE_API, HD_SPAN_BLOCKED);
+	w = need(t, bop + 1, 0, HD_LANE_HOST, HD_SPAN_HOST);
+	ck_assert_int_eq(b->why, why);
+	ck_assert_int_ge(b->end, k->end + 2 * HD_US);
+	ck_assert_int_ge(w->start, k->end + 2 * HD_US);
+	ck_assert_int_ge(w->start, b->end);
+	if (kind == HD_OP_COPY) {
+		const struct hd_span *c = need(t, bop, 0, HD_LANE_STREAM, HD_SPAN_COPY);
+
+		ck_assert_int_ge(c->start, k->end);
+		ck_assert_int_ge(w->start, c->end + 2 * HD_US);
+	}
+	hd_trace_free(t);
+	sc_free(sc);
+}
+
+START_TEST(host_blocks)
+{
+	hd_time blocked[HD_WHY__COUNT];
+	struct hd_scenario *sc;
+	struct hd_trace *t;
+	int s;
+
+	block_case(HD_OP_STREAM_SYNC, HD_WHY_STREAM_SYNC);
+	block_case(HD_OP_EVENT_SYNC, HD_WHY_EVENT_SYNC);
+	block_case(HD_OP_DEVICE_SYNC, HD_WHY_DEVICE_SYNC);
+	block_case(HD_OP_COPY, HD_WHY_SYNC_COPY);
+	block_case(HD_OP_READ, HD_WHY_READ);
+
+	/* hd_trace_blocked adds the blocked time up by reason */
+	sc = sc_new("sum");
+	s = sc_stream(sc, "s", 0);
+	sc_spin(sc, s, HD_MS, 0);
+	sc_op(sc, HD_OP_STREAM_SYNC, s);
+	t = run(sc);
+	hd_trace_blocked(t, blocked);
+	/* launch 5 us; the kernel starts at 5 + 3 (launch latency) and ends at
+	 * 1008 us; the sync blocks from 5 us to 1008 + 2 (wake) us */
+	ck_assert_int_eq(blocked[HD_WHY_STREAM_SYNC], 1005 * HD_US);
+	ck_assert_int_eq(blocked[HD_WHY_DEVICE_SYNC], 0);
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
+/* --- 7: determinism -------------------------------------------------------------------- */
+
+static struct hd_scenario *
+mixed_scenario(uint64_t bytes)
+{
+	struct hd_scenario *sc = sc_new("mixed");
+	int s1 = sc_stream(sc, "s1", 0), s2 = sc_stream(sc, "s2", HD_STREAM_NONBLOCKING);
+	int hp = sc_buf(sc, "hp", HD_MEM_PINNED, bytes);
+	int hq = sc_buf(sc, "hq", HD_MEM_PAGEABLE, bytes);
+	int d = sc_buf(sc, "d", HD_MEM_DEVICE, bytes);
+	int m = sc_buf(sc, "m", HD_MEM_MANAGED, bytes);
+	int e = sc_event(sc, "e");
+	struct hd_op *op;
+
+	sc_op(sc, HD_OP_ALLOC, 0)->dst = hp;
+	op = sc_op(sc, HD_OP_REPEAT, 0);
+	op->count = 3;
+	op->body_len = 7;
+	sc_copy(sc, s1, hp, d, true);
+	sc_copy(sc, s2, hq, d, true);
+	op = sc_op(sc, HD_OP_KERNEL, s1);
+	op->kernel = HD_KERNEL_REDUCE;
+	op->src = m;
+	op = sc_op(sc, HD_OP_RECORD, s1);
+	op->event = e;
+	op = sc_op(sc, HD_OP_WAIT, s2);
+	op->event = e;
+	sc_copy(sc, s2, d, hp, true);
+	op = sc_op(sc, HD_OP_READ, 0);
+	op->src = d;
+	op->bytes = 4;
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	sc_op(sc, HD_OP_FREE, 0)->dst = hp;
+	return sc;
+}
+
+START_TEST(deterministic)
+{
+	struct hd_scenario *sc = mixed_scenario(32 * MiB);
+	struct hd_scenario *sc2 = mixed_scenario(32 * MiB + 4096);
+	struct hd_trace *a = run(sc), *b = run(sc), *c = run(sc2);
+
+	ck_assert_uint_gt(a->nspans, 50);
+	ck_assert_int_eq(hd_trace_cmp(a, b), 0);
+	ck_assert_uint_eq(hd_trace_digest(a), hd_trace_digest(b));
+	/* and the digest does see a change */
+	ck_assert_int_ne(hd_trace_cmp(a, c), 0);
+	ck_assert_uint_ne(hd_trace_digest(a), hd_trace_digest(c));
+	/* the loop ran its body three times */
+	ck_assert_uint_eq(hd_trace_op_time(a, 2).execs, 3);
+	ck_assert_uint_eq(hd_trace_op_time(a, 2).bytes, 3 * 32 * MiB);
+	hd_trace_free(a);
+	hd_trace_free(b);
+	hd_trace_free(c);
+	sc_free(sc);
+	sc_free(sc2);
+}
+END_TEST
+
+/* --- 8: sharing the link ---------------------------------------------------------------- */
+
+START_TEST(same_direction_fifo)
+{
+	struct hd_scenario *sc = sc_new("fifo");
+	int s1 = sc_stream(sc, "s1", 0), s2 = sc_stream(sc, "s2", 0);
+	int h = sc_buf(sc, "h", HD_MEM_PINNED, 64 * MiB);
+	int d = sc_buf(sc, "d", HD_MEM_DEVICE, 64 * MiB);
+	const struct hd_span *a, *b;
+	struct hd_trace *t;
+
+	sc_copy(sc, s1, h, d, true);
+	sc_copy(sc, s2, h, d, true);
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	t = run(sc);
+	/* one HtoD engine: the second copy waits for the first */
+	a = need(t, 0, 0, HD_LANE_CE_H2D, HD_SPAN_COPY);
+	b = need(t, 1, 0, HD_LANE_CE_H2D, HD_SPAN_COPY);
+	ck_assert_int_ge(b->start, a->end);
+	ck_assert_int_eq(b->end - b->start, a->end - a->start);
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
+START_TEST(bidirectional_shares)
+{
+	struct hd_scenario *sc = sc_new("bidir");
+	int s1 = sc_stream(sc, "s1", 0), s2 = sc_stream(sc, "s2", 0);
+	int h = sc_buf(sc, "h", HD_MEM_PINNED, 64 * MiB);
+	int d = sc_buf(sc, "d", HD_MEM_DEVICE, 64 * MiB);
+	const struct hd_span *up, *down;
+	struct hd_trace *t;
+	double total;
+
+	sc_copy(sc, s1, h, d, true);                /* op 0: HtoD */
+	sc_copy(sc, s2, d, h, true);                /* op 1: DtoH */
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	t = run(sc);
+	up = need(t, 0, 0, HD_LANE_PCIE_H2D, HD_SPAN_COPY);
+	down = need(t, 1, 0, HD_LANE_PCIE_D2H, HD_SPAN_COPY);
+	/*
+	 * HtoD on the wire from 6 us alone at 50 GB/s: 200000 B by 10 us,
+	 * when DtoH (submitted at 8 us) starts; both then share the 80 GB/s
+	 * host side at 40 GB/s each.  HtoD's other 66908864 B take
+	 * 1672721600 ps: it ends at 1682721600.  DtoH has moved as much by
+	 * then, and its last 200000 B at 50 GB/s take 4 us: 1686721600.
+	 */
+	ck_assert_int_eq(up->start, 6000000);
+	ck_assert_int_eq(up->end, 1682721600);
+	ck_assert_int_eq(down->start, 10000000);
+	ck_assert_int_eq(down->end, 1686721600);
+	/* each slower than alone (1342177280 ps), together under bidir_bw */
+	ck_assert_int_gt(up->end - up->start, 1342177280);
+	ck_assert_int_gt(down->end - down->start, 1342177280);
+	total = 2.0 * 64 * MiB / ((double)(down->end - up->start) / 1e12);
+	ck_assert(total <= 80e9);
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
+START_TEST(one_engine_serialises)
+{
+	struct hd_scenario *sc = sc_new("one-ce");
+	int s1 = sc_stream(sc, "s1", 0), s2 = sc_stream(sc, "s2", 0);
+	int h = sc_buf(sc, "h", HD_MEM_PINNED, 64 * MiB);
+	int d = sc_buf(sc, "d", HD_MEM_DEVICE, 64 * MiB);
+	struct hd_profile p = test_profile();
+	const struct hd_span *up, *down;
+	struct hd_trace *t;
+
+	p.copy_engines = 1;
+	sc_copy(sc, s1, h, d, true);
+	sc_copy(sc, s2, d, h, true);
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	t = run_p(sc, &p);
+	up = need(t, 0, 0, HD_LANE_CE_H2D, HD_SPAN_COPY);
+	down = need(t, 1, 0, HD_LANE_CE_D2H, HD_SPAN_COPY);
+	ck_assert_int_ge(down->start, up->end);
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
+/* --- 9: queue and SM limits ---------------------------------------------------------------- */
+
+START_TEST(queue_full_blocks)
+{
+	struct hd_scenario *sc = sc_new("queue");
+	int s = sc_stream(sc, "s", 0);
+	struct hd_profile p = test_profile();
+	const struct hd_span *b, *k0;
+	struct hd_trace *t;
+	struct hd_op *op;
+
+	p.stream_queue = 2;
+	op = sc_op(sc, HD_OP_REPEAT, 0);
+	op->count = 5;
+	op->body_len = 1;
+	sc_spin(sc, s, HD_MS, 0);                   /* op 1 */
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	t = run_p(sc, &p);
+	/* the first two launches go through; the third waits for the first
+	 * kernel to finish */
+	ck_assert(span_of(t, 1, 1, HD_LANE_API, HD_SPAN_BLOCKED) == NULL);
+	b = need(t, 1, 2, HD_LANE_API, HD_SPAN_BLOCKED);
+	k0 = need(t, 1, 0, HD_LANE_STREAM, HD_SPAN_KERNEL);
+	ck_assert_int_eq(b->why, HD_WHY_QUEUE_FULL);
+	ck_assert_int_eq(b->end, k0->end + p.sync_wake);
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
+static int
+kernels_overlap(uint32_t grid)
+{
+	struct hd_scenario *sc = sc_new("sms");
+	int s1 = sc_stream(sc, "s1", 0), s2 = sc_stream(sc, "s2", 0);
+	const struct hd_span *a, *b;
+	struct hd_trace *t;
+	int r;
+
+	sc_spin(sc, s1, HD_MS, grid);
+	sc_spin(sc, s2, HD_MS, grid);
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	t = run(sc);
+	a = need(t, 0, 0, HD_LANE_COMPUTE, HD_SPAN_KERNEL);
+	b = need(t, 1, 0, HD_LANE_COMPUTE, HD_SPAN_KERNEL);
+	r = b->start < a->end && a->start < b->end;
+	hd_trace_free(t);
+	sc_free(sc);
+	return r;
+}
+
+START_TEST(kernel_concurrency)
+{
+	ck_assert_int_eq(kernels_overlap(0), 0);    /* each fills the GPU */
+	ck_assert_int_eq(kernels_overlap(1), 1);
+	ck_assert_int_eq(kernels_overlap(60), 0);   /* 120 SMs > 100 */
+	ck_assert_int_eq(kernels_overlap(50), 1);
+}
+END_TEST
+
+/* --- 10: managed memory ---------------------------------------------------------------- */
+
+static void
+managed_case(int prefetch, hd_time *kernel, hd_time *makespan, int *faults)
+{
+	struct hd_scenario *sc = sc_new("um");
+	int s = sc_stream(sc, "s", 0);
+	int m = sc_buf(sc, "m", HD_MEM_MANAGED, 64 * MiB);
+	const struct hd_span *k;
+	struct hd_trace *t;
+	struct hd_op *op;
+
+	if (prefetch) {
+		op = sc_op(sc, HD_OP_PREFETCH, s);
+		op->dst = m;
+		op->to_device = true;
+	} else
+		sc_op(sc, HD_OP_EVENT_QUERY, 0)->event = sc_event(sc, "e");
+	op = sc_op(sc, HD_OP_KERNEL, s);            /* op 1 */
+	op->kernel = HD_KERNEL_REDUCE;
+	op->src = m;
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	t = run(sc);
+	k = need(t, 1, 0, HD_LANE_STREAM, HD_SPAN_KERNEL);
+	*kernel = k->end - k->start;
+	*makespan = t->makespan;
+	*faults = count_kind(t, HD_SPAN_FAULT);
+	hd_trace_free(t);
+	sc_free(sc);
+}
+
+START_TEST(managed_faults)
+{
+	hd_time k_fault, k_pre, ms_fault, ms_pre;
+	int f_fault, f_pre;
+
+	managed_case(0, &k_fault, &ms_fault, &f_fault);
+	managed_case(1, &k_pre, &ms_pre, &f_pre);
+	/*
+	 * Faulting: 32 groups of 2 MiB at 20 us = 640 us, then 64 MiB at
+	 * 10 GB/s = 6710.88640 us, then the reduce: 2 us + 64 MiB / 2 TB/s.
+	 */
+	ck_assert_int_eq(k_fault, 640 * HD_US + 6710886400LL + 2 * HD_US +
+	    hd_time_for_bytes(64.0 * MiB, 2e12));
+	ck_assert_int_eq(k_pre, 2 * HD_US + hd_time_for_bytes(64.0 * MiB, 2e12));
+	ck_assert_int_eq(f_fault, 2);   /* compute lane and PCIe lane */
+	ck_assert_int_eq(f_pre, 0);
+	ck_assert_int_lt(ms_pre, ms_fault);
+}
+END_TEST
+
+/* --- 11: a million iterations --------------------------------------------------------- */
+
+struct counter {
+	uint64_t spans;
+	hd_time last;
+};
+
+static int
+count_lane(void *ctx, enum hd_lane_kind kind, int rank, int index, const char *name)
+{
+	(void)ctx; (void)rank; (void)name;
+	return (int)kind * 1000 + index;
+}
+
+static int
+count_string(void *ctx, const char *s)
+{
+	(void)ctx;
+	return (int)strlen(s);
+}
+
+static void
+count_span(void *ctx, const struct hd_span *s)
+{
+	struct counter *c = ctx;
+
+	c->spans++;
+	if (s->end > c->last)
+		c->last = s->end;
+}
+
+/* valgrind preloads its own libraries into the program it runs */
+static int
+under_valgrind(void)
+{
+	const char *p = getenv("LD_PRELOAD");
+
+	return p != NULL && strstr(p, "vgpreload") != NULL;
+}
+
+START_TEST(million_iterations)
+{
+	struct hd_scenario *sc = sc_new("loop");
+	int s = sc_stream(sc, "s", 0);
+	int e = sc_event(sc, "e");
+	struct hd_profile p = test_profile();
+	struct hd_model_stats st;
+	struct counter c = { 0, 0 };
+	struct hd_sink sink = { &c, count_lane, count_string, count_span };
+	struct timespec t0, t1;
+	struct hd_err err;
+	struct hd_op *op;
+	double secs;
+
+	memset(&err, 0, sizeof err);
+	op = sc_op(sc, HD_OP_REPEAT, 0);
+	op->count = 1000000;
+	op->body_len = 3;
+	sc_spin(sc, s, HD_US, 1);
+	sc_op(sc, HD_OP_RECORD, s)->event = e;
+	sc_op(sc, HD_OP_HOST, 0)->duration = HD_US;
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ck_assert_int_eq(hd_model_run(sc, &p, &sink, NULL, &st, &err), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	fprintf(stderr, "million_iterations: %.3f s, %llu events, %llu spans, "
+	    "peak %zu events, %zu ops in flight\n", secs,
+	    (unsigned long long)st.events, (unsigned long long)st.spans,
+	    st.peak_pending, st.peak_ops);
+	sc_free(sc);
+	/* generous for a loaded machine; valgrind is ~50x slower, skip it there */
+	if (!under_valgrind())
+		ck_assert_msg(secs < 5.0, "took %.3f s", secs);
+	/* kernel: API, stream, compute; record: API, event; host: 1 */
+	ck_assert_uint_ge(c.spans, 6000000);
+	ck_assert_uint_eq(c.spans, st.spans);
+	ck_assert_uint_eq(st.op_execs, 3000001);
+	ck_assert_int_eq(st.makespan, c.last);
+	/* each iteration costs the host 5 + 2 + 1 us */
+	ck_assert_int_ge(st.makespan, 8 * HD_S);
+	/* work in flight stays small: memory does not grow with iterations */
+	ck_assert_uint_lt(st.peak_pending, 64);
+	ck_assert_uint_lt(st.peak_ops, 64);
+}
+END_TEST
+
+/* --- more: stop, deep queues, prefetch where the pages are ------------------------ */
+
+START_TEST(stop_flag)
+{
+	struct hd_scenario *sc = sc_new("stop");
+	struct hd_profile p = test_profile();
+	struct hd_trace *t = hd_trace_new();
+	struct hd_sink sink = hd_trace_sink(t);
+	volatile int stop = 1;
+	struct hd_err e;
+
+	memset(&e, 0, sizeof e);
+	sc_op(sc, HD_OP_HOST, 0)->duration = HD_MS;
+	ck_assert_int_eq(hd_model_run(sc, &p, &sink, &stop, NULL, &e), -1);
+	ck_assert(e.set);
+	ck_assert_ptr_nonnull(strstr(e.msg, "stopped"));
+	ck_assert_uint_eq(t->nspans, 0);
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
+START_TEST(deep_queue_bounded)
+{
+	struct hd_scenario *sc = sc_new("deep");
+	int s = sc_stream(sc, "s", 0);
+	struct hd_profile p = test_profile();
+	struct hd_model_stats st;
+	struct counter c = { 0, 0 };
+	struct hd_sink sink = { &c, count_lane, count_string, count_span };
+	struct hd_err e;
+	struct hd_op *op;
+
+	/* kernels of 50 us launched every 5 us: the queue of 16 fills and the
+	 * host then runs at the GPU's pace; what is in flight stays at the
+	 * queue's size */
+	memset(&e, 0, sizeof e);
+	p.stream_queue = 16;
+	op = sc_op(sc, HD_OP_REPEAT, 0);
+	op->count = 100000;
+	op->body_len = 1;
+	sc_spin(sc, s, 50 * HD_US, 0);
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	ck_assert_int_eq(hd_model_run(sc, &p, &sink, NULL, &st, &e), 0);
+	ck_assert_uint_le(st.peak_ops, 16);
+	ck_assert_uint_lt(st.peak_pending, 64);
+	/* 100000 kernels back to back: at least 5 s of GPU time */
+	ck_assert_int_ge(st.makespan, 100000 * 50 * HD_US);
+	ck_assert_int_lt(st.makespan, 100000 * 50 * HD_US + 100 * HD_MS);
+	sc_free(sc);
+}
+END_TEST
+
+START_TEST(prefetch_resident_is_free)
+{
+	struct hd_scenario *sc = sc_new("pf");
+	int s = sc_stream(sc, "s", 0);
+	int m = sc_buf(sc, "m", HD_MEM_MANAGED, 64 * MiB);
+	const struct hd_span *a, *b;
+	struct hd_trace *t;
+	struct hd_op *op;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		op = sc_op(sc, HD_OP_PREFETCH, s);
+		op->dst = m;
+		op->to_device = true;
+	}
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	t = run(sc);
+	a = need(t, 0, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH);
+	b = need(t, 1, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH);
+	/* 64 MiB at the 40 GB/s prefetch rate after 2 us; the second finds
+	 * the pages on the device and moves nothing */
+	ck_assert_int_eq(a->end - a->start, 2 * HD_US +
+	    hd_time_for_bytes(64.0 * MiB, 40e9));
+	ck_assert_uint_eq(a->bytes, 64 * MiB);
+	ck_assert_uint_eq(b->bytes, 0);
+	ck_assert_int_eq(b->end - b->start, 2 * HD_US);
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
+/* --- 12: what this version refuses ---------------------------------------------------- */
+
+START_TEST(multi_rank_refused)
+{
+	struct hd_scenario *sc = sc_new("ring");
+	struct hd_profile p = test_profile();
+	struct hd_run_opts o;
+	struct hd_trace *t;
+	struct hd_err e;
+
+	sc->nranks = 4;
+	sc_spin(sc, 0, HD_US, 0);
+	memset(&e, 0, sizeof e);
+	memset(&o, 0, sizeof o);
+	o.profile = &p;
+	t = hd_backend_trace(&hd_sim_backend, sc, &o, &e);
+	ck_assert(t == NULL);
+	ck_assert(e.set);
+	ck_assert_int_eq(e.status, HD_EXIT_FAIL);
+	ck_assert_str_eq(e.msg, "scenario 'ring' has 4 ranks: multi-rank "
+	    "simulation is not in this version of hdsim");
+
+	/* one rank but a send */
+	sc->nranks = 1;
+	sc_op(sc, HD_OP_SEND, 0)->peer = 1;
+	memset(&e, 0, sizeof e);
+	ck_assert_int_eq(hd_sim_backend.run(sc, &o, NULL, &e), -1);
+	ck_assert(e.set);
+	ck_assert_int_eq(e.status, HD_EXIT_FAIL);
+	ck_assert_ptr_nonnull(strstr(e.msg, "multi-rank simulation is not in this version"));
+	sc_free(sc);
+}
+END_TEST
+
+START_TEST(backend_trace_sorted)
+{
+	struct hd_scenario *sc = mixed_scenario(8 * MiB);
+	struct hd_profile p = test_profile();
+	struct hd_run_opts o;
+	struct hd_trace *t;
+	struct hd_err e;
+	size_t i;
+
+	memset(&e, 0, sizeof e);
+	memset(&o, 0, sizeof o);
+	o.profile = &p;
+	ck_assert_int_eq(hd_sim_backend.available(&e), 0);
+	t = hd_backend_trace(&hd_sim_backend, sc, &o, &e);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_gt(t->events, 0);
+	for (i = 1; i < t->nspans; i++)
+		ck_assert_int_le(t->spans[i - 1].start, t->spans[i].start);
+	for (i = 0; i < t->nspans; i++) {
+		ck_assert_int_le(t->spans[i].start, t->spans[i].end);
+		ck_assert_int_le(t->spans[i].end, t->makespan);
+	}
+	ck_assert_str_eq(hd_why_name(HD_WHY_QUEUE_FULL), "queue-full");
+	ck_assert_str_eq(hd_span_kind_name(HD_SPAN_STAGING), "staging");
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
+START_TEST(on_rank_zero_only)
+{
+	struct hd_scenario *sc = sc_new("onrank");
+	struct hd_trace *t;
+	struct hd_op *op;
+
+	op = sc_op(sc, HD_OP_ON_RANK, 0);
+	op->rank = 1;
+	op->body_len = 1;
+	sc_op(sc, HD_OP_HOST, 0)->duration = HD_MS;         /* op 1: skipped */
+	op = sc_op(sc, HD_OP_ON_RANK, 0);
+	op->rank = 0;
+	op->body_len = 1;
+	sc_op(sc, HD_OP_HOST, 0)->duration = 2 * HD_MS;     /* op 3: runs */
+	/* a huge loop whose body is all for another rank ends at once */
+	op = sc_op(sc, HD_OP_REPEAT, 0);
+	op->count = UINT64_MAX;
+	op->body_len = 2;
+	op = sc_op(sc, HD_OP_ON_RANK, 0);
+	op->rank = 1;
+	op->body_len = 1;
+	sc_op(sc, HD_OP_HOST, 0)->duration = HD_MS;         /* op 6: skipped */
+	t = run(sc);
+	ck_assert(span_of(t, 6, 0, HD_LANE_HOST, HD_SPAN_HOST) == NULL);
+	ck_assert(span_of(t, 1, 0, HD_LANE_HOST, HD_SPAN_HOST) == NULL);
+	ck_assert(span_of(t, 3, 0, HD_LANE_HOST, HD_SPAN_HOST) != NULL);
+	ck_assert_int_eq(t->makespan, 2 * HD_MS);
+	/* a host-only op is timed by its host span */
+	ck_assert_int_eq(hd_trace_op_time(t, 3).found, 1);
+	ck_assert_int_eq(hd_trace_op_time(t, 3).end, 2 * HD_MS);
+	ck_assert_int_eq(hd_trace_op_time(t, 1).found, 0);
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
+static Suite *
+model_suite(void)
+{
+	Suite *s = suite_create("model");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, engine_order);
+	tcase_add_test(tc, flow_maxmin);
+	tcase_add_test(tc, exact_pinned_copy);
+	tcase_add_test(tc, pinned_beats_pageable);
+	tcase_add_test(tc, two_streams_overlap);
+	tcase_add_test(tc, legacy_stream);
+	tcase_add_test(tc, event_wait_orders);
+	tcase_add_test(tc, host_blocks);
+	tcase_add_test(tc, deterministic);
+	tcase_add_test(tc, same_direction_fifo);
+	tcase_add_test(tc, bidirectional_shares);
+	tcase_add_test(tc, one_engine_serialises);
+	tcase_add_test(tc, queue_full_blocks);
+	tcase_add_test(tc, kernel_concurrency);
+	tcase_add_test(tc, managed_faults);
+	tcase_add_test(tc, million_iterations);
+	tcase_add_test(tc, multi_rank_refused);
+	tcase_add_test(tc, backend_trace_sorted);
+	tcase_add_test(tc, on_rank_zero_only);
+	tcase_add_test(tc, stop_flag);
+	tcase_add_test(tc, deep_queue_bounded);
+	tcase_add_test(tc, prefetch_resident_is_free);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return hd_test_run(model_suite());
+}
