@@ -1,0 +1,314 @@
+/*
+ * bench.c - `hdsim bench`: engine events per second and memory on synthetic
+ * scenarios of growing size, and the wall time of `run` for each built-in
+ * lesson.
+ *
+ * The synthetic runs write to a counting sink that keeps no spans, so the
+ * memory figures show the work in flight (the engine's peak queue, the
+ * process's peak RSS) and not the length of the history.  bench/README.md
+ * explains the rows and how results are recorded.
+ */
+#include <sys/resource.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend.h"
+#include "bench.h"
+#include "embedded.h"
+#include "engine.h"
+#include "lesson.h"
+#include "model.h"
+#include "report.h"
+#include "timeline.h"
+#include "trace.h"
+#include "units.h"
+
+/* Ops in the synthetic scenarios (four per loop iteration). */
+static const uint64_t sizes[] = { 1000, 10000, 100000, 1000000, 4000000 };
+#define QUICK_SIZES 3
+#define DEFAULT_SIZES 5
+#define OPS_TARGET 1000000      /* the row the "under 1 s" target is read from */
+#define LESSON_REPEATS 5
+#define ROW_FMT "%-16s %11s %10s %17s %12s %9s\n"
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static long
+max_rss_kib(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return ru.ru_maxrss;    /* KiB on Linux */
+}
+
+static void
+init_op(struct hd_op *op, enum hd_op_kind kind)
+{
+	memset(op, 0, sizeof *op);
+	op->kind = kind;
+	op->stream = HD_STREAM_LEGACY;
+	op->event = op->src = op->dst = op->peer = op->root = HD_NONE;
+}
+
+struct hd_scenario *
+hd_bench_scenario(uint64_t iterations)
+{
+	struct hd_scenario *sc = hd_xcalloc(1, sizeof *sc);
+	static const char *const snames[] = { "default", "per-thread", "s1", "s2" };
+	struct hd_op *op;
+	int i;
+
+	sc->name = hd_xstrdup("bench");
+	sc->title = hd_xstrdup("copy on s1, kernel on s2 after an event, in a loop");
+	sc->nranks = 1;
+	sc->nbuffers = 2;
+	sc->buffers = hd_xcalloc(2, sizeof *sc->buffers);
+	sc->buffers[0].name = hd_xstrdup("h");
+	sc->buffers[0].mem = HD_MEM_PINNED;
+	sc->buffers[0].bytes = 1 << 20;
+	sc->buffers[1].name = hd_xstrdup("d");
+	sc->buffers[1].mem = HD_MEM_DEVICE;
+	sc->buffers[1].bytes = 1 << 20;
+	sc->nstreams = 4;
+	sc->streams = hd_xcalloc(4, sizeof *sc->streams);
+	for (i = 0; i < 4; i++) {
+		sc->streams[i].name = hd_xstrdup(snames[i]);
+		sc->streams[i].flags = i >= 2 ? HD_STREAM_NONBLOCKING : 0;
+	}
+	sc->nevents = 1;
+	sc->events = hd_xcalloc(1, sizeof *sc->events);
+	sc->events[0].name = hd_xstrdup("e");
+	sc->nops = 6;
+	sc->ops = hd_xcalloc(6, sizeof *sc->ops);
+	op = sc->ops;
+	init_op(&op[0], HD_OP_REPEAT);
+	op[0].count = iterations;
+	op[0].body_len = 4;
+	init_op(&op[1], HD_OP_COPY);
+	op[1].src = 0;
+	op[1].dst = 1;
+	op[1].bytes = 1 << 20;
+	op[1].async = true;
+	op[1].stream = 2;
+	op[1].copy = HD_COPY_H2D;
+	init_op(&op[2], HD_OP_RECORD);
+	op[2].event = 0;
+	op[2].stream = 2;
+	init_op(&op[3], HD_OP_WAIT);
+	op[3].event = 0;
+	op[3].stream = 3;
+	init_op(&op[4], HD_OP_KERNEL);
+	op[4].kernel = HD_KERNEL_SPIN;
+	op[4].duration = 20 * HD_US;
+	op[4].stream = 3;
+	init_op(&op[5], HD_OP_DEVICE_SYNC);
+	for (i = 0; i < sc->nops; i++)
+		sc->ops[i].line = i + 1;
+	return sc;
+}
+
+/* A sink that counts spans and keeps only the lane table. */
+struct counter {
+	struct { int kind, rank, index; } lanes[64];
+	int nlanes;
+	uint64_t spans;
+	int strings;
+};
+
+static int
+count_lane(void *ctx, enum hd_lane_kind kind, int rank, int index, const char *name)
+{
+	struct counter *c = ctx;
+	int i;
+
+	(void)name;
+	for (i = 0; i < c->nlanes; i++)
+		if (c->lanes[i].kind == (int)kind && c->lanes[i].rank == rank &&
+		    c->lanes[i].index == index)
+			return i;
+	if (c->nlanes < (int)HD_ARRAY_LEN(c->lanes)) {
+		c->lanes[c->nlanes].kind = (int)kind;
+		c->lanes[c->nlanes].rank = rank;
+		c->lanes[c->nlanes].index = index;
+		return c->nlanes++;
+	}
+	return c->nlanes - 1;
+}
+
+static int
+count_string(void *ctx, const char *s)
+{
+	struct counter *c = ctx;
+
+	(void)s;
+	return c->strings++ & 0xffff;
+}
+
+static void
+count_span(void *ctx, const struct hd_span *s)
+{
+	struct counter *c = ctx;
+
+	(void)s;
+	c->spans++;
+}
+
+/* 1234567 -> "1,234,567" */
+static char *
+commas(char *buf, size_t n, uint64_t v)
+{
+	char tmp[32];
+	int len, i, j = 0;
+
+	len = snprintf(tmp, sizeof tmp, "%" PRIu64, v);
+	for (i = 0; i < len && (size_t)j + 2 < n; i++) {
+		if (i > 0 && (len - i) % 3 == 0)
+			buf[j++] = ',';
+		buf[j++] = tmp[i];
+	}
+	buf[j] = '\0';
+	return buf;
+}
+
+static int
+bench_size(FILE *out, const struct hd_profile *p, uint64_t ops, double *wall_out)
+{
+	struct hd_scenario *sc = hd_bench_scenario(ops / 4);
+	struct counter cnt;
+	struct hd_sink sink = { &cnt, count_lane, count_string, count_span };
+	struct hd_model_stats st;
+	struct hd_err e = { 0 };
+	char o[32], ev[32], mem[32], rss[32], lab[48], ws[32], rs[32], pk[48];
+	double t0, wall, rate;
+	int rc;
+
+	memset(&cnt, 0, sizeof cnt);
+	memset(&st, 0, sizeof st);
+	t0 = now_s();
+	rc = hd_model_run(sc, p, &sink, NULL, &st, &e);
+	wall = now_s() - t0;
+	hd_scenario_free(sc);
+	if (rc != 0) {
+		hd_err_print(&e, stderr);
+		return HD_EXIT_FAIL;
+	}
+	*wall_out = wall;
+	rate = wall > 0 ? (double)st.events / wall : 0;
+	hd_fmt_bytes(mem, sizeof mem, (uint64_t)st.peak_pending * sizeof(struct hd_event_rec));
+	hd_fmt_bytes(rss, sizeof rss, (uint64_t)max_rss_kib() * 1024);
+	snprintf(lab, sizeof lab, "%s ops", commas(o, sizeof o, st.op_execs ?
+						     st.op_execs : ops));
+	snprintf(ws, sizeof ws, "%.1f ms", wall * 1e3);
+	snprintf(rs, sizeof rs, "%.1f M events/s", rate / 1e6);
+	snprintf(pk, sizeof pk, "%zu (%s)", st.peak_pending, mem);
+	fprintf(out, ROW_FMT, lab, commas(ev, sizeof ev, st.events), ws, rs, pk, rss);
+	fflush(out);
+	return 0;
+}
+
+static int
+dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* parse + instantiate + simulate every scenario + claims + text timeline. */
+static int
+bench_lesson(FILE *out, const struct hd_profile *p, const struct hd_embedded *em,
+	     double *median_out)
+{
+	double t[LESSON_REPEATS];
+	int r, nscen = 0;
+
+	for (r = 0; r < LESSON_REPEATS; r++) {
+		struct hd_err e = { 0 };
+		struct hd_lesson *l;
+		struct hd_run run;
+		struct hd_buf b;
+		struct hd_tl_opts to = { HD_TL_DEFAULT_WIDTH, false };
+		double t0 = now_s();
+		int i;
+
+		l = hd_lesson_parse(em->text, strlen(em->text), em->name, &e);
+		if (l == NULL || hd_run_lesson(&run, l, 1, p, &hd_sim_backend, NULL, 0, &e) != 0) {
+			if (l != NULL)
+				hd_run_free(&run);
+			hd_lesson_free(l);
+			hd_err_print(&e, stderr);
+			return HD_EXIT_FAIL;
+		}
+		hd_buf_init(&b);
+		for (i = 0; i < run.nscen; i++) {
+			struct hd_tl_info info = { .lesson_id = hd_lesson_id(l),
+				.lesson_title = hd_lesson_title(l), .sc = run.sc[i],
+				.profile_name = p->name, .backend = "sim" };
+			hd_timeline_render(&b, run.traces[i], &info, &to);
+		}
+		hd_report_claims(&b, &run, false, HD_TL_DEFAULT_WIDTH);
+		t[r] = now_s() - t0;
+		nscen = run.nscen;
+		hd_buf_free(&b);
+		hd_run_free(&run);
+		hd_lesson_free(l);
+	}
+	qsort(t, LESSON_REPEATS, sizeof t[0], dbl_cmp);
+	*median_out = t[LESSON_REPEATS / 2];
+	fprintf(out, "  %-30s %2d scenario%s %8.2f ms  (best %.2f ms)\n", em->name, nscen,
+		nscen == 1 ? " " : "s", t[LESSON_REPEATS / 2] * 1e3, t[0] * 1e3);
+	fflush(out);
+	return 0;
+}
+
+int
+hd_bench_main(FILE *out, const struct hd_profile *p, bool quick)
+{
+	size_t i, n = quick ? QUICK_SIZES : DEFAULT_SIZES;
+	double wall, target_wall = -1, worst = 0, med;
+	int status = 0;
+
+	fprintf(out, "hdsim bench: the simulator on profile %s, one thread, wall clock%s\n\n",
+		p->name, quick ? " (--quick)" : "");
+	fprintf(out, ROW_FMT, "synthetic loop", "events", "wall", "rate",
+		"peak queue", "max RSS");
+	for (i = 0; i < n; i++) {
+		if (bench_size(out, p, sizes[i], &wall) != 0)
+			return HD_EXIT_FAIL;
+		if (sizes[i] == OPS_TARGET)
+			target_wall = wall;
+	}
+	if (target_wall >= 0) {
+		char ws[32];
+		snprintf(ws, sizeof ws, "%.1f ms", target_wall * 1e3);
+		fprintf(out, "%-16s %11s %10s   (target: under 1 s: %s)\n", "1,000,000 ops",
+			"", ws, target_wall < 1.0 ? "met" : "missed");
+	}
+	fprintf(out, "\n'hdsim run' of each built-in lesson: parse, simulate every "
+		"scenario,\ncheck the claims, draw the timelines (median of %d runs)\n",
+		LESSON_REPEATS);
+	for (i = 0; i < (size_t)hd_builtin_lessons_count; i++) {
+		if (bench_lesson(out, p, &hd_builtin_lessons[i], &med) != 0)
+			status = HD_EXIT_FAIL;
+		else if (med > worst)
+			worst = med;
+	}
+	fprintf(out, "  %-30s %12s %8.2f ms  (under 50 ms: %s)\n", "slowest", "",
+		worst * 1e3, worst < 0.050 ? "met" : "missed");
+	fprintf(out, "\nTargets: at least 20 M events/s on one core; 1,000,000 ops under "
+		"1 s;\n'hdsim run' of each lesson under 50 ms.\n");
+	return status;
+}

@@ -1,0 +1,56 @@
+/*
+ * cli.h - the command line: options, the command table and dispatch.
+ *
+ * hdsim.c calls hd_cli_main and nothing else; everything here lives in
+ * libhdcli.a so the tests link the same code the binary runs.
+ */
+#ifndef HD_CLI_H
+#define HD_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Options as parsed from the whole command line (they may appear anywhere). */
+struct hd_cli_opts {
+	const char *profile;    /* --profile NAME|FILE, or NULL for the default */
+	const char *scenario;   /* --scenario S */
+	char **sets;            /* --set k=v, in order */
+	int nsets;
+	bool help, version;
+	bool json, plain;
+	bool no_color;
+	bool real;              /* --real: run on the GPU instead of the model */
+	bool quick;             /* bench --quick */
+	int width;              /* --width N; 0 = from the terminal */
+	unsigned given;         /* HD_OPT_* bits of the options that were given */
+	char **args;            /* positional arguments, the command first */
+	int nargs;
+};
+
+/* Bits of hd_cli_opts.given; a command's table entry lists those it accepts. */
+enum {
+	HD_OPT_PROFILE = 1 << 0,
+	HD_OPT_SCENARIO = 1 << 1,
+	HD_OPT_SET = 1 << 2,
+	HD_OPT_JSON = 1 << 3,
+	HD_OPT_PLAIN = 1 << 4,
+	HD_OPT_NO_COLOR = 1 << 5,
+	HD_OPT_WIDTH = 1 << 6,
+	HD_OPT_REAL = 1 << 7,
+	HD_OPT_QUICK = 1 << 8,
+};
+
+/*
+ * Parse argv into *o (arrays freed by hd_cli_opts_free).  Returns 0, or
+ * HD_EXIT_INPUT after printing "hdsim: unknown option ..." to err.
+ */
+int hd_cli_parse(int argc, char **argv, struct hd_cli_opts *o, FILE *err);
+void hd_cli_opts_free(struct hd_cli_opts *o);
+
+/* Should output to standard output be coloured?  (tty, NO_COLOR, TERM=dumb) */
+bool hd_cli_color(const struct hd_cli_opts *o);
+
+/* The whole program: parse, dispatch, print; returns the exit status. */
+int hd_cli_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,1044 @@
+/*
+ * commands.c - the hdsim command line: options, the command table, dispatch
+ * and exit statuses.
+ *
+ * Options may appear anywhere on the line (before or after the command), as
+ * in git and cargo; each command lists the options it accepts and refuses the
+ * rest, so a mistyped line fails loudly instead of being half-obeyed.
+ * Exit statuses: 0 success, 1 a run failed or a claim does not hold (or no
+ * GPU for --real), 2 bad input (usage, lesson file, profile, knob).
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "bench.h"
+#include "catalog.h"
+#include "cli.h"
+#include "lesson.h"
+#include "profile.h"
+#include "real.h"
+#include "report.h"
+#include "timeline.h"
+
+/* ---- options ------------------------------------------------------------- */
+
+static const struct opt {
+	const char *name;
+	char short_name;
+	int takes_arg;
+	unsigned bit;       /* 0 for --help and --version */
+	const char *arg_name;
+	const char *help;
+} opt_table[] = {
+	{ "--help", 'h', 0, 0, NULL, "show help (for a command: hdsim help CMD)" },
+	{ "--version", 0, 0, 0, NULL, "print the version and what this build can run on" },
+	{ "--profile", 0, 1, HD_OPT_PROFILE, "NAME|FILE",
+	  "hardware profile: a built-in name or a profile file" },
+	{ "--scenario", 0, 1, HD_OPT_SCENARIO, "S",
+	  "show only scenario S (all run, for the claims)" },
+	{ "--set", 0, 1, HD_OPT_SET, "KNOB=VALUE",
+	  "change a knob, e.g. --set size=64MiB (repeatable)" },
+	{ "--json", 0, 0, HD_OPT_JSON, NULL, "write the run as one JSON object" },
+	{ "--plain", 0, 0, HD_OPT_PLAIN, NULL,
+	  "narrate the run line by line, for screen readers" },
+	{ "--no-color", 0, 0, HD_OPT_NO_COLOR, NULL,
+	  "no colour (nor with NO_COLOR, TERM=dumb, or a pipe)" },
+	{ "--width", 0, 1, HD_OPT_WIDTH, "N", "draw timelines N columns wide (at least 60)" },
+	{ "--real", 0, 0, HD_OPT_REAL, NULL, "run on this machine's GPU instead of the model" },
+	{ "--quick", 0, 0, HD_OPT_QUICK, NULL, "bench: the smaller sizes only" },
+};
+
+/* Options every command takes. */
+#define OPTS_ALL (HD_OPT_PROFILE | HD_OPT_NO_COLOR | HD_OPT_WIDTH)
+
+static const struct opt *
+find_opt(const char *name, size_t len, char short_name)
+{
+	size_t i;
+
+	for (i = 0; i < HD_ARRAY_LEN(opt_table); i++) {
+		const struct opt *p = &opt_table[i];
+		if (short_name != 0 ? p->short_name == short_name :
+		    strlen(p->name) == len && strncmp(p->name, name, len) == 0)
+			return p;
+	}
+	return NULL;
+}
+
+void
+hd_cli_opts_free(struct hd_cli_opts *o)
+{
+	if (o == NULL)
+		return;
+	free(o->sets);
+	free(o->args);
+	o->sets = o->args = NULL;
+	o->nsets = o->nargs = 0;
+}
+
+static int
+set_opt(struct hd_cli_opts *o, const struct opt *p, const char *val, FILE *err)
+{
+	char *end;
+	long w;
+
+	o->given |= p->bit;
+	if (strcmp(p->name, "--help") == 0)
+		o->help = true;
+	else if (strcmp(p->name, "--version") == 0)
+		o->version = true;
+	else if (p->bit == HD_OPT_PROFILE)
+		o->profile = val;
+	else if (p->bit == HD_OPT_SCENARIO)
+		o->scenario = val;
+	else if (p->bit == HD_OPT_SET) {
+		o->sets = hd_xrealloc(o->sets, sizeof *o->sets * (size_t)(o->nsets + 1));
+		o->sets[o->nsets++] = (char *)val;
+	} else if (p->bit == HD_OPT_JSON)
+		o->json = true;
+	else if (p->bit == HD_OPT_PLAIN)
+		o->plain = true;
+	else if (p->bit == HD_OPT_NO_COLOR)
+		o->no_color = true;
+	else if (p->bit == HD_OPT_REAL)
+		o->real = true;
+	else if (p->bit == HD_OPT_QUICK)
+		o->quick = true;
+	else if (p->bit == HD_OPT_WIDTH) {
+		errno = 0;
+		w = strtol(val, &end, 10);
+		if (errno != 0 || end == val || *end != '\0' || w < 1 || w > 1000) {
+			fprintf(err, "hdsim: --width wants a number of columns from %d to 1000, "
+				"not '%s'\n", HD_TL_MIN_WIDTH, val);
+			return HD_EXIT_INPUT;
+		}
+		o->width = (int)w;
+	}
+	return 0;
+}
+
+int
+hd_cli_parse(int argc, char **argv, struct hd_cli_opts *o, FILE *err)
+{
+	int i, rest = 0;
+
+	memset(o, 0, sizeof *o);
+	o->args = hd_xcalloc((size_t)argc + 1, sizeof *o->args);
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = NULL, *eq;
+		const struct opt *p;
+		size_t len;
+
+		if (rest || a[0] != '-' || a[1] == '\0') {
+			o->args[o->nargs++] = argv[i];
+			continue;
+		}
+		if (strcmp(a, "--") == 0) {
+			rest = 1;
+			continue;
+		}
+		if (a[1] != '-') {
+			p = a[2] == '\0' ? find_opt(NULL, 0, a[1]) : NULL;
+			len = strlen(a);
+		} else {
+			eq = strchr(a, '=');
+			len = eq != NULL ? (size_t)(eq - a) : strlen(a);
+			p = find_opt(a, len, 0);
+			if (eq != NULL)
+				val = eq + 1;
+		}
+		if (p == NULL) {
+			fprintf(err, "hdsim: unknown option '%.*s'; see 'hdsim --help'\n",
+				(int)len, a);
+			return HD_EXIT_INPUT;
+		}
+		if (p->takes_arg && val == NULL) {
+			if (i + 1 >= argc) {
+				fprintf(err, "hdsim: option '%s' needs a value (%s); "
+					"see 'hdsim --help'\n", p->name, p->arg_name);
+				return HD_EXIT_INPUT;
+			}
+			val = argv[++i];
+		} else if (!p->takes_arg && val != NULL) {
+			fprintf(err, "hdsim: option '%s' takes no value; see 'hdsim --help'\n",
+				p->name);
+			return HD_EXIT_INPUT;
+		}
+		if (set_opt(o, p, val, err) != 0)
+			return HD_EXIT_INPUT;
+	}
+	return 0;
+}
+
+bool
+hd_cli_color(const struct hd_cli_opts *o)
+{
+	const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
+
+	if (o->no_color || o->json || o->plain)
+		return false;
+	if (nc != NULL && nc[0] != '\0')
+		return false;
+	if (term == NULL || strcmp(term, "dumb") == 0)
+		return false;
+	return isatty(STDOUT_FILENO) != 0;
+}
+
+/* ---- the command table --------------------------------------------------- */
+
+struct ctx {
+	struct hd_cli_opts *o;
+	FILE *out, *err;
+	struct hd_catalog *cat;
+	struct hd_profile profile;
+	const struct hd_backend_ops *backend;
+	bool color;
+	int width;
+	char **args;            /* the command's own arguments */
+	int nargs;
+};
+
+struct cmd {
+	const char *name;
+	const char *usage;
+	const char *summary;
+	int (*fn)(struct ctx *);
+	unsigned opts;          /* accepted beyond OPTS_ALL */
+	int min_args, max_args; /* -1: any number */
+	bool lessons;           /* reads the lesson catalogue */
+};
+
+static int cmd_list(struct ctx *);
+static int cmd_show(struct ctx *);
+static int cmd_run(struct ctx *);
+static int cmd_lint(struct ctx *);
+static int cmd_profiles(struct ctx *);
+static int cmd_bench(struct ctx *);
+static int cmd_help(struct ctx *);
+static int cmd_calibrate(struct ctx *);
+static int cmd_doctor(struct ctx *);
+
+static const struct cmd cmd_table[] = {
+	{ "list", "list [DIR|FILE...]",
+	  "list the lessons (built-in, $HDSIM_LESSON_PATH, and those named)",
+	  cmd_list, 0, 0, -1, true },
+	{ "show", "show LESSON",
+	  "show a lesson: its pages, questions, knobs, scenarios and claims",
+	  cmd_show, 0, 1, 1, true },
+	{ "run", "run LESSON [--scenario S] [--set K=V]... [--json|--plain]",
+	  "run a lesson's scenarios and print their timelines and claims",
+	  cmd_run, HD_OPT_SCENARIO | HD_OPT_SET | HD_OPT_JSON | HD_OPT_PLAIN | HD_OPT_REAL,
+	  1, 1, true },
+	{ "lint", "lint FILE|DIR...",
+	  "check lesson files (or directories of them) without running them",
+	  cmd_lint, 0, 1, -1, false },
+	{ "profiles", "profiles [NAME|FILE]",
+	  "list the hardware profiles, or describe one",
+	  cmd_profiles, 0, 0, 1, false },
+	{ "bench", "bench [--quick]",
+	  "measure the simulator: events per second, memory, lesson run times",
+	  cmd_bench, HD_OPT_QUICK, 0, 0, false },
+	{ "calibrate", "calibrate",
+	  "measure this machine's GPU and write a profile (needs a GPU build)",
+	  cmd_calibrate, HD_OPT_REAL, 0, 0, false },
+	{ "doctor", "doctor",
+	  "report the GPU, driver, CUDA and NCCL found (needs a GPU build)",
+	  cmd_doctor, HD_OPT_REAL, 0, 0, false },
+	{ "help", "help [COMMAND]",
+	  "show help for hdsim or for one command",
+	  cmd_help, 0, 0, 1, false },
+};
+
+static int cmd_default(struct ctx *);
+static int cmd_real(struct ctx *);
+
+/* What runs when no command is named: hdsim alone, and hdsim --real. */
+static const struct cmd cmd_none = {
+	"hdsim", "[--scenario S] [--set k=v]... [--profile P] [--plain]",
+	"list the lessons and show the first lesson's timeline",
+	cmd_default, HD_OPT_SCENARIO | HD_OPT_SET | HD_OPT_PLAIN, 0, 0, true };
+static const struct cmd cmd_real_run = {
+	"--real", "--real [LESSON...] [--scenario S] [--set k=v]... [--json|--plain]",
+	"run lessons on this machine's GPU",
+	cmd_real, HD_OPT_SCENARIO | HD_OPT_SET | HD_OPT_JSON | HD_OPT_PLAIN | HD_OPT_REAL,
+	0, -1, true };
+
+static const struct cmd *
+find_cmd(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < HD_ARRAY_LEN(cmd_table); i++)
+		if (strcmp(cmd_table[i].name, name) == 0)
+			return &cmd_table[i];
+	return NULL;
+}
+
+static void
+print_help(FILE *f)
+{
+	size_t i;
+
+	fprintf(f,
+		"usage: hdsim [COMMAND] [ARGS] [OPTIONS]\n"
+		"\n"
+		"hdsim teaches how a CPU host and NVIDIA GPUs work together: it runs lesson\n"
+		"scenarios on a model of host threads, PCIe links, copy engines and streams,\n"
+		"and draws what happens.  Without a command it lists the lessons and shows\n"
+		"the first lesson's timeline.\n"
+		"\n"
+		"Commands:\n");
+	for (i = 0; i < HD_ARRAY_LEN(cmd_table); i++)
+		fprintf(f, "  %-10s %s\n", cmd_table[i].name, cmd_table[i].summary);
+	fprintf(f, "\nOptions:\n");
+	for (i = 0; i < HD_ARRAY_LEN(opt_table); i++) {
+		const struct opt *p = &opt_table[i];
+		char lhs[48];
+		char sh[8] = "";
+		if (p->short_name != 0)
+			snprintf(sh, sizeof sh, "-%c, ", p->short_name);
+		snprintf(lhs, sizeof lhs, "%s%s%s%s", sh, p->name,
+			 p->arg_name ? " " : "", p->arg_name ? p->arg_name : "");
+		fprintf(f, "  %-24s %s\n", lhs, p->help);
+	}
+	fprintf(f,
+		"\n"
+		"LESSON is a lesson id (pinned-vs-pageable), a number or unique prefix\n"
+		"(1, 01, pinned), or a path to a .hds file.\n"
+		"\n"
+		"Examples:\n"
+		"  hdsim run 1\n"
+		"  hdsim run two-streams --set pairs=8 --profile a100-pcie\n"
+		"  hdsim run 1 --json > run.json\n"
+		"\n"
+		"Exit status: 0 ok; 1 a run failed or a claim does not hold; 2 bad input.\n"
+		"See hdsim(1) for more.\n");
+}
+
+static void
+print_cmd_help(FILE *f, const struct cmd *c)
+{
+	size_t i;
+
+	fprintf(f, "usage: hdsim %s\n\n%s.\n", c->usage, c->summary);
+	fprintf(f, "\nOptions:\n");
+	for (i = 0; i < HD_ARRAY_LEN(opt_table); i++) {
+		const struct opt *p = &opt_table[i];
+		char lhs[48];
+		if (p->bit == 0 || ((c->opts | OPTS_ALL) & p->bit) == 0)
+			continue;
+		snprintf(lhs, sizeof lhs, "%s%s%s", p->name, p->arg_name ? " " : "",
+			 p->arg_name ? p->arg_name : "");
+		fprintf(f, "  %-24s %s\n", lhs, p->help);
+	}
+}
+
+static void
+put_out(struct ctx *x, struct hd_buf *b)
+{
+	if (b->len > 0)
+		fwrite(b->s, 1, b->len, x->out);
+	fflush(x->out);
+}
+
+static int
+report_err(struct ctx *x, const struct hd_err *e)
+{
+	hd_err_print(e, x->err);
+	return e->status != 0 ? e->status : HD_EXIT_FAIL;
+}
+
+static void
+print_catalog_errors(struct ctx *x)
+{
+	int i;
+
+	for (i = 0; i < hd_catalog_nerrors(x->cat); i++) {
+		fprintf(x->err, "hdsim: warning: a lesson was skipped:\n");
+		hd_err_print(hd_catalog_error(x->cat, i), x->err);
+	}
+}
+
+/* ---- list / show --------------------------------------------------------- */
+
+static void
+list_lessons(struct ctx *x, struct hd_buf *b)
+{
+	int i, n = hd_catalog_count(x->cat), idw = 6;
+	const char *part = NULL;
+
+	for (i = 0; i < n; i++) {
+		int l = (int)strlen(hd_lesson_id(hd_catalog_get(x->cat, i)));
+		if (l > idw)
+			idw = l;
+	}
+	hd_buf_printf(b, "Lessons (%d)\n", n);
+	for (i = 0; i < n; i++) {
+		const struct hd_lesson *l = hd_catalog_get(x->cat, i);
+		const char *p = hd_lesson_part(l), *sum = hd_lesson_summary(l);
+		const char *orig = hd_catalog_origin(x->cat, i);
+
+		if (p != NULL && p[0] != '\0' && (part == NULL || strcmp(part, p) != 0)) {
+			hd_buf_printf(b, "\n%s\n", p);
+			part = p;
+		} else if (i == 0)
+			hd_buf_putc(b, '\n');
+		{
+			const char *title = hd_lesson_title(l);
+			int room = x->width - 8 - idw;
+			if (room < 10)
+				room = 10;
+			if ((int)strlen(title) > room)
+				hd_buf_printf(b, "  %2d  %-*s  %.*s...", i + 1, idw,
+					      hd_lesson_id(l), room - 3, title);
+			else
+				hd_buf_printf(b, "  %2d  %-*s  %s", i + 1, idw,
+					      hd_lesson_id(l), title);
+		}
+		if (orig != NULL && strcmp(orig, "built-in") != 0)
+			hd_buf_printf(b, "  (%s)", orig);
+		hd_buf_putc(b, '\n');
+		if (sum != NULL && sum[0] != '\0') {
+			char *pad = hd_xasprintf("%*s", 8 + idw, "");
+			hd_timeline_wrap(b, pad, sum, x->width, 8 + idw);
+			free(pad);
+		}
+	}
+}
+
+static int
+cmd_list(struct ctx *x)
+{
+	struct hd_buf b;
+	int i, status = 0;
+
+	for (i = 0; i < x->nargs; i++) {
+		struct hd_err e = { 0 };
+		if (hd_catalog_add_path(x->cat, x->args[i], &e) < 0)
+			status = report_err(x, &e);
+	}
+	hd_buf_init(&b);
+	list_lessons(x, &b);
+	hd_buf_putc(&b, '\n');
+	hd_timeline_wrap(&b, "", "Run one with 'hdsim run NUMBER' or 'hdsim run ID'; "
+			 "'hdsim show ID' shows its text.", x->width, 0);
+	put_out(x, &b);
+	hd_buf_free(&b);
+	return status;
+}
+
+/* 4e10 -> "40 GFLOP" */
+static void
+fmt_flop(char *buf, size_t n, double v)
+{
+	static const char *const pre[] = { "", "K", "M", "G", "T", "P" };
+	size_t i = 0;
+
+	while (i + 1 < HD_ARRAY_LEN(pre) && v >= 1000) {
+		v /= 1000;
+		i++;
+	}
+	snprintf(buf, n, "%.4g %sFLOP", v, pre[i]);
+}
+
+static void
+fmt_knob(char *buf, size_t n, enum hd_dim d, double v)
+{
+	switch (d) {
+	case HD_DIM_BYTES:
+		hd_fmt_bytes(buf, n, (uint64_t)v);
+		break;
+	case HD_DIM_TIME:
+		hd_fmt_time(buf, n, (hd_time)v);
+		break;
+	case HD_DIM_RATE:
+		hd_fmt_rate(buf, n, v);
+		break;
+	case HD_DIM_FLOP:
+		fmt_flop(buf, n, v);
+		break;
+	case HD_DIM_FLOPS:
+		hd_fmt_flops(buf, n, v);
+		break;
+	case HD_DIM_PERCENT:
+		snprintf(buf, n, "%g%%", v * 100);
+		break;
+	default:
+		snprintf(buf, n, "%g", v);
+		break;
+	}
+}
+
+/* The ops of a scenario, one per line, loop bodies indented. */
+static void
+show_ops(struct hd_buf *b, const struct hd_scenario *sc)
+{
+	int stack[32], depth = 0, i;
+	char by[32];
+
+	for (i = 0; i < sc->nops; i++) {
+		const struct hd_op *op = &sc->ops[i];
+
+		while (depth > 0 && stack[depth - 1] <= 0)
+			depth--;
+		hd_buf_printf(b, "      line %-4d %*s", op->line, depth * 2, "");
+		if (op->kind == HD_OP_REPEAT)
+			hd_buf_printf(b, "repeat %llu times:", (unsigned long long)op->count);
+		else if (op->kind == HD_OP_ON_RANK)
+			hd_buf_printf(b, "on rank %d:", op->rank);
+		else {
+			hd_buf_puts(b, hd_op_api_name(op));
+			if (op->label != NULL)
+				hd_buf_printf(b, "  '%s'", op->label);
+			if (op->bytes > 0)
+				hd_buf_printf(b, "  %s", hd_fmt_bytes(by, sizeof by, op->bytes));
+			if (op->kind == HD_OP_COPY)
+				hd_buf_printf(b, " %s", hd_copy_kind_name(op->copy));
+			if (op->kind == HD_OP_KERNEL)
+				hd_buf_printf(b, "  %s kernel", hd_kernel_name(op->kernel));
+			if (op->kind == HD_OP_KERNEL && op->flops > 0) {
+				fmt_flop(by, sizeof by, op->flops);
+				hd_buf_printf(b, "  %s", by);
+			}
+			if ((op->kind == HD_OP_KERNEL || op->kind == HD_OP_HOST) &&
+			    op->duration > 0)
+				hd_buf_printf(b, "  %s", hd_fmt_time(by, sizeof by, op->duration));
+			if (op->stream >= 0 && op->stream < sc->nstreams &&
+			    (op->kind == HD_OP_KERNEL || op->kind == HD_OP_RECORD ||
+			     op->kind == HD_OP_WAIT || op->kind == HD_OP_STREAM_SYNC ||
+			     op->kind == HD_OP_PREFETCH ||
+			     (op->kind == HD_OP_COPY && op->async)))
+				hd_buf_printf(b, "  on %s", sc->streams[op->stream].name);
+		}
+		hd_buf_putc(b, '\n');
+		if (depth > 0)
+			stack[depth - 1]--;
+		if ((op->kind == HD_OP_REPEAT || op->kind == HD_OP_ON_RANK) &&
+		    op->body_len > 0 && depth < (int)HD_ARRAY_LEN(stack))
+			stack[depth++] = op->body_len;
+	}
+}
+
+static int
+cmd_show(struct ctx *x)
+{
+	struct hd_err e = { 0 };
+	struct hd_buf b;
+	const struct hd_lesson *l;
+	double *knobs;
+	char v[32], lo[32], hi[32];
+	int idx, i, j;
+
+	if ((idx = hd_catalog_find(x->cat, x->args[0], &e)) < 0)
+		return report_err(x, &e);
+	l = hd_catalog_get(x->cat, idx);
+	hd_buf_init(&b);
+	hd_buf_printf(&b, "Lesson %d  %s", idx + 1, hd_lesson_title(l));
+	if ((int)(strlen(hd_lesson_title(l)) + strlen(hd_lesson_id(l)) + 14) <= x->width)
+		hd_buf_printf(&b, "  [%s]", hd_lesson_id(l));
+	else
+		hd_buf_printf(&b, "\nId        %s", hd_lesson_id(l));
+	hd_buf_putc(&b, '\n');
+	if (hd_lesson_part(l) != NULL && hd_lesson_part(l)[0] != '\0')
+		hd_buf_printf(&b, "Part      %s\n", hd_lesson_part(l));
+	hd_buf_printf(&b, "Source    %s\n", hd_catalog_origin(x->cat, idx) != NULL &&
+		      strcmp(hd_catalog_origin(x->cat, idx), "built-in") == 0 ?
+		      hd_lesson_path(l) : hd_catalog_origin(x->cat, idx));
+	if (hd_lesson_summary(l) != NULL && hd_lesson_summary(l)[0] != '\0')
+		hd_timeline_wrap(&b, "Summary   ", hd_lesson_summary(l), x->width, 10);
+	if (hd_lesson_rule(l) != NULL && hd_lesson_rule(l)[0] != '\0') {
+		hd_timeline_wrap(&b, "Rule      ", hd_lesson_rule(l), x->width, 10);
+		if (hd_lesson_rule_url(l) != NULL && hd_lesson_rule_url(l)[0] != '\0')
+			hd_buf_printf(&b, "          %s\n", hd_lesson_rule_url(l));
+	}
+	for (i = 0; i < hd_lesson_npages(l); i++) {
+		const struct hd_page *p = hd_lesson_page(l, i);
+		const char *s = p->text;
+		hd_buf_printf(&b, "\n== %s ==\n", p->title);
+		while (s != NULL && *s != '\0') {
+			const char *nl = strchr(s, '\n');
+			size_t n = nl != NULL ? (size_t)(nl - s) : strlen(s);
+			hd_buf_puts(&b, "  ");
+			hd_buf_putn(&b, s, n);
+			hd_buf_putc(&b, '\n');
+			s = nl != NULL ? nl + 1 : NULL;
+		}
+	}
+	if (hd_lesson_nquestions(l) > 0)
+		hd_buf_puts(&b, "\nQuestions (predict before you run it):\n");
+	for (i = 0; i < hd_lesson_nquestions(l); i++) {
+		const struct hd_question *q = hd_lesson_question(l, i);
+		char first[16];
+		snprintf(first, sizeof first, "  %d. ", i + 1);
+		hd_timeline_wrap(&b, first, q->prompt, x->width, 5);
+		for (j = 0; j < q->noptions; j++) {
+			snprintf(first, sizeof first, "     %c) ", 'a' + (j % 26));
+			hd_timeline_wrap(&b, first, q->options[j], x->width, 8);
+		}
+	}
+	if (hd_lesson_nknobs(l) > 0)
+		hd_buf_puts(&b, "\nKnobs (change with --set NAME=VALUE):\n");
+	for (i = 0; i < hd_lesson_nknobs(l); i++) {
+		const struct hd_knob *k = hd_lesson_knob(l, i);
+		fmt_knob(v, sizeof v, k->dim, k->def);
+		fmt_knob(lo, sizeof lo, k->dim, k->min);
+		fmt_knob(hi, sizeof hi, k->dim, k->max);
+		{
+			char first[128];
+			snprintf(first, sizeof first, "  %-12s %10s  (%s .. %s)  ", k->name, v,
+				 lo, hi);
+			hd_timeline_wrap(&b, first, k->text != NULL ? k->text : "", x->width, 6);
+		}
+	}
+	knobs = hd_xcalloc((size_t)hd_lesson_nknobs(l) + 1, sizeof *knobs);
+	hd_lesson_knob_defaults(l, knobs);
+	hd_buf_puts(&b, "\nScenarios:\n");
+	for (i = 0; i < hd_lesson_nscenarios(l); i++) {
+		struct hd_err se = { 0 };
+		struct hd_scenario *sc = hd_lesson_instantiate(l, i, knobs, &se);
+		hd_buf_printf(&b, "  %s: %s\n", hd_lesson_scenario_name(l, i),
+			      hd_lesson_scenario_title(l, i));
+		if (sc != NULL)
+			show_ops(&b, sc);
+		else
+			hd_buf_printf(&b, "      (cannot be built with the default knobs: %s)\n",
+				      se.msg);
+		hd_scenario_free(sc);
+	}
+	free(knobs);
+	if (hd_lesson_nclaims(l) > 0)
+		hd_buf_puts(&b, "\nClaims (checked by 'hdsim run'):\n");
+	for (i = 0; i < hd_lesson_nclaims(l); i++) {
+		const struct hd_claim *c = hd_lesson_claim(l, i);
+		hd_timeline_wrap(&b, "  - ", c->text, x->width, 4);
+		hd_timeline_wrap(&b, "      ", c->expr, x->width, 8);
+	}
+	hd_buf_printf(&b, "\nRun it: hdsim run %s\n", hd_lesson_id(l));
+	put_out(x, &b);
+	hd_buf_free(&b);
+	return 0;
+}
+
+/* ---- run ----------------------------------------------------------------- */
+
+static int
+run_one(struct ctx *x, int idx)
+{
+	const struct hd_lesson *l = hd_catalog_get(x->cat, idx);
+	struct hd_run r;
+	struct hd_err e = { 0 };
+	struct hd_buf b;
+	struct hd_tl_opts to;
+	int only = -1, i, status;
+
+	if (x->o->scenario != NULL) {
+		only = hd_lesson_find_scenario(l, x->o->scenario);
+		if (only < 0) {
+			char names[256];
+			size_t n = 0;
+			names[0] = '\0';
+			for (i = 0; i < hd_lesson_nscenarios(l) && n < sizeof names; i++)
+				n += (size_t)snprintf(names + n, sizeof names - n, "%s%s",
+						      i ? ", " : "",
+						      hd_lesson_scenario_name(l, i));
+			hd_err_set(&e, HD_EXIT_INPUT, "--scenario", "lesson '%s' has no "
+				   "scenario '%s'; it has: %s", hd_lesson_id(l),
+				   x->o->scenario, names);
+			return report_err(x, &e);
+		}
+	}
+	if (hd_run_lesson(&r, l, idx + 1, &x->profile, x->backend, x->o->sets,
+			  x->o->nsets, &e) != 0) {
+		hd_run_free(&r);
+		return report_err(x, &e);
+	}
+	hd_buf_init(&b);
+	if (x->o->json)
+		hd_report_json(&b, &r, only);
+	else if (x->o->plain)
+		hd_report_plain(&b, &r, only);
+	else {
+		to.width = x->width;
+		to.color = x->color;
+		for (i = 0; i < r.nscen; i++) {
+			struct hd_tl_info info = {
+				.lesson_id = hd_lesson_id(l),
+				.lesson_title = hd_lesson_title(l),
+				.lesson_number = idx + 1,
+				.scenario_name = hd_lesson_scenario_name(l, i),
+				.scenario_title = hd_lesson_scenario_title(l, i),
+				.profile_name = r.profile.name,
+				.backend = x->backend->name,
+				.sc = r.sc[i],
+			};
+			if (only >= 0 && i != only)
+				continue;
+			if (b.len > 0)
+				hd_buf_puts(&b, "\n\n");
+			hd_timeline_render(&b, r.traces[i], &info, &to);
+		}
+		hd_report_claims(&b, &r, x->color, x->width);
+	}
+	put_out(x, &b);
+	hd_buf_free(&b);
+	status = r.claims_failed > 0 || r.claims_unchecked > 0 ? HD_EXIT_FAIL : HD_EXIT_OK;
+	hd_run_free(&r);
+	return status;
+}
+
+static int
+cmd_run(struct ctx *x)
+{
+	struct hd_err e = { 0 };
+	int idx;
+
+	if ((idx = hd_catalog_find(x->cat, x->args[0], &e)) < 0)
+		return report_err(x, &e);
+	return run_one(x, idx);
+}
+
+/* hdsim --real [LESSON...]: every lesson named, or all of them. */
+static int
+run_many(struct ctx *x, char **names, int n)
+{
+	int i, status = 0, s, idx;
+
+	if (x->o->json && n != 1) {
+		fprintf(x->err, "hdsim: --json writes one lesson's run; name one lesson\n");
+		return HD_EXIT_INPUT;
+	}
+	for (i = 0; i < (n > 0 ? n : hd_catalog_count(x->cat)); i++) {
+		struct hd_err e = { 0 };
+		if (n > 0 && (idx = hd_catalog_find(x->cat, names[i], &e)) < 0)
+			s = report_err(x, &e);
+		else
+			s = run_one(x, n > 0 ? idx : i);
+		if (s > status)
+			status = s;
+		if (i + 1 < (n > 0 ? n : hd_catalog_count(x->cat)))
+			fputs("\n\n", x->out);
+	}
+	return status;
+}
+
+static int
+cmd_real(struct ctx *x)
+{
+	return run_many(x, x->args, x->nargs);
+}
+
+/* hdsim alone: the lesson list and the first lesson's timeline. */
+static int
+cmd_default(struct ctx *x)
+{
+	struct hd_buf b;
+	int status;
+
+	hd_buf_init(&b);
+	list_lessons(x, &b);
+	hd_buf_puts(&b, "\n");
+	put_out(x, &b);
+	hd_buf_free(&b);
+	if (hd_catalog_count(x->cat) == 0) {
+		fprintf(x->err, "hdsim: no lessons were found\n");
+		return HD_EXIT_FAIL;
+	}
+	status = run_one(x, 0);
+	hd_buf_init(&b);
+	hd_buf_putc(&b, '\n');
+	hd_timeline_wrap(&b, "", "Next: 'hdsim show 1' for the lesson's text, 'hdsim run 2' "
+			 "for the next lesson, 'hdsim help' for everything else.", x->width, 0);
+	put_out(x, &b);
+	hd_buf_free(&b);
+	return status;
+}
+
+/* ---- lint ---------------------------------------------------------------- */
+
+static int
+lint_file(struct ctx *x, const char *path)
+{
+	struct hd_err e = { 0 };
+	struct hd_lesson *l = hd_lesson_load(path, &e);
+	double *knobs;
+	int i, status = 0;
+
+	if (l == NULL)
+		return report_err(x, &e);
+	knobs = hd_xcalloc((size_t)hd_lesson_nknobs(l) + 1, sizeof *knobs);
+	hd_lesson_knob_defaults(l, knobs);
+	for (i = 0; i < hd_lesson_nscenarios(l); i++) {
+		struct hd_scenario *sc = hd_lesson_instantiate(l, i, knobs, &e);
+		if (sc == NULL) {
+			status = report_err(x, &e);
+			memset(&e, 0, sizeof e);
+		}
+		hd_scenario_free(sc);
+	}
+	if (status == 0)
+		fprintf(x->out, "%s: ok: lesson %s, %d scenario%s, %d claim%s\n", path,
+			hd_lesson_id(l), hd_lesson_nscenarios(l),
+			hd_lesson_nscenarios(l) == 1 ? "" : "s", hd_lesson_nclaims(l),
+			hd_lesson_nclaims(l) == 1 ? "" : "s");
+	free(knobs);
+	hd_lesson_free(l);
+	return status;
+}
+
+static int
+name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A directory: every *.hds file in it, in name order. */
+static int
+lint_dir(struct ctx *x, const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, cap = 0, i, len;
+	int status = 0, s;
+
+	if (d == NULL) {
+		fprintf(x->err, "%s: error: cannot read this directory: %s\n", path,
+			strerror(errno));
+		return HD_EXIT_INPUT;
+	}
+	while ((de = readdir(d)) != NULL) {
+		len = strlen(de->d_name);
+		if (de->d_name[0] == '.' || len < 5 || strcmp(de->d_name + len - 4, ".hds") != 0)
+			continue;
+		names = hd_xgrow(names, &cap, n + 1, sizeof *names);
+		names[n++] = hd_xasprintf("%s/%s", path, de->d_name);
+	}
+	closedir(d);
+	if (n > 0)
+		qsort(names, n, sizeof *names, name_cmp);
+	for (i = 0; i < n; i++) {
+		s = lint_file(x, names[i]);
+		if (s > status)
+			status = s;
+		free(names[i]);
+	}
+	free(names);
+	if (n == 0)
+		fprintf(x->err, "%s: warning: no .hds files here\n", path);
+	return status;
+}
+
+static int
+cmd_lint(struct ctx *x)
+{
+	struct stat st;
+	int i, status = 0, s;
+
+	for (i = 0; i < x->nargs; i++) {
+		if (stat(x->args[i], &st) == 0 && S_ISDIR(st.st_mode))
+			s = lint_dir(x, x->args[i]);
+		else
+			s = lint_file(x, x->args[i]);
+		if (s > status)
+			status = s;
+	}
+	return status;
+}
+
+/* ---- profiles, bench ----------------------------------------------------- */
+
+static int
+cmd_profiles(struct ctx *x)
+{
+	struct hd_buf b;
+	struct hd_err e = { 0 };
+	struct hd_profile p;
+	char *s;
+
+	hd_buf_init(&b);
+	if (x->nargs == 0) {
+		hd_profile_list(&b, x->width);
+		hd_buf_putc(&b, '\n');
+		hd_timeline_wrap(&b, "", "Use one with --profile NAME; 'hdsim profiles NAME' "
+				 "shows every figure; doc/profile-format.md describes profile "
+				 "files.", x->width, 0);
+		put_out(x, &b);
+		hd_buf_free(&b);
+		return 0;
+	}
+	if (hd_profile_resolve(x->args[0], &p, &e) != 0)
+		return report_err(x, &e);
+	s = hd_profile_describe(&p);
+	fputs(s, x->out);
+	free(s);
+	return 0;
+}
+
+static int
+cmd_bench(struct ctx *x)
+{
+	return hd_bench_main(x->out, &x->profile, x->o->quick);
+}
+
+/* ---- the GPU ------------------------------------------------------------- */
+
+static int
+gpu_unavailable(struct ctx *x)
+{
+	struct hd_err e = { 0 };
+
+	if (hd_real_backend.available(&e) == 0)
+		return 0;
+	if (e.status == 0)
+		e.status = HD_EXIT_FAIL;
+	return report_err(x, &e);
+}
+
+static int
+cmd_calibrate(struct ctx *x)
+{
+	int s = gpu_unavailable(x);
+
+	if (s != 0)
+		return s;
+	fprintf(x->err, "hdsim: calibrate: this build's GPU backend (%s) has no "
+		"calibration runs; use a built-in profile with --profile\n",
+		hd_real_build_info());
+	return HD_EXIT_FAIL;
+}
+
+static int
+cmd_doctor(struct ctx *x)
+{
+	int s = gpu_unavailable(x);
+
+	fprintf(x->out, "%s\n", hd_real_build_info());
+	return s;
+}
+
+static int
+cmd_help(struct ctx *x)
+{
+	const struct cmd *c;
+
+	if (x->nargs == 0) {
+		print_help(x->out);
+		return 0;
+	}
+	if ((c = find_cmd(x->args[0])) == NULL) {
+		fprintf(x->err, "hdsim: no command '%s'; see 'hdsim --help'\n", x->args[0]);
+		return HD_EXIT_INPUT;
+	}
+	print_cmd_help(x->out, c);
+	return 0;
+}
+
+/* ---- main ---------------------------------------------------------------- */
+
+static int
+check_args(struct ctx *x, const struct cmd *c)
+{
+	size_t i;
+
+	for (i = 0; i < HD_ARRAY_LEN(opt_table); i++) {
+		const struct opt *p = &opt_table[i];
+		if (p->bit != 0 && (x->o->given & p->bit) != 0 &&
+		    ((c->opts | OPTS_ALL) & p->bit) == 0) {
+			if (c->fn == cmd_default || c->fn == cmd_real)
+				fprintf(x->err, "hdsim: option '%s' needs a command here; "
+					"see 'hdsim --help'\n", p->name);
+			else
+				fprintf(x->err, "hdsim: option '%s' does not apply to '%s'; "
+					"see 'hdsim help %s'\n", p->name, c->name, c->name);
+			return HD_EXIT_INPUT;
+		}
+	}
+	if (x->nargs < c->min_args || (c->max_args >= 0 && x->nargs > c->max_args)) {
+		fprintf(x->err, "hdsim: usage: hdsim %s\n", c->usage);
+		return HD_EXIT_INPUT;
+	}
+	if (x->o->json && x->o->plain) {
+		fprintf(x->err, "hdsim: --json and --plain do not go together\n");
+		return HD_EXIT_INPUT;
+	}
+	return 0;
+}
+
+int
+hd_cli_main(int argc, char **argv)
+{
+	struct hd_cli_opts o;
+	struct ctx x;
+	struct hd_err e = { 0 };
+	const struct cmd *c = NULL;
+	int status;
+
+	memset(&x, 0, sizeof x);
+	x.out = stdout;
+	x.err = stderr;
+	x.o = &o;
+	if ((status = hd_cli_parse(argc, argv, &o, stderr)) != 0)
+		goto out;
+	if (o.nargs > 0)
+		c = find_cmd(o.args[0]);
+	if (o.help) {
+		if (c != NULL && c->fn != cmd_help)
+			print_cmd_help(stdout, c);
+		else
+			print_help(stdout);
+		goto out;
+	}
+	if (o.version) {
+		printf("hdsim %s\n%s\n", PACKAGE_VERSION, hd_real_build_info());
+		goto out;
+	}
+	if (o.nargs > 0 && c == NULL && !o.real) {
+		fprintf(stderr, "hdsim: unknown command '%s'; see 'hdsim --help'", o.args[0]);
+		if (strchr(o.args[0], '/') != NULL || strstr(o.args[0], ".hds") != NULL ||
+		    (o.args[0][0] >= '0' && o.args[0][0] <= '9'))
+			fprintf(stderr, " (to run a lesson: hdsim run %s)", o.args[0]);
+		fputc('\n', stderr);
+		status = HD_EXIT_INPUT;
+		goto out;
+	}
+	x.args = o.nargs > 0 && c != NULL ? o.args + 1 : o.args;
+	x.nargs = o.nargs > 0 && c != NULL ? o.nargs - 1 : o.nargs;
+	if (c == NULL)
+		c = o.real ? &cmd_real_run : &cmd_none;
+	if ((status = check_args(&x, c)) != 0)
+		goto out;
+	if (hd_profile_resolve(o.profile, &x.profile, &e) != 0) {
+		status = report_err(&x, &e);
+		goto out;
+	}
+	x.backend = &hd_sim_backend;
+	if (o.real) {
+		if ((status = gpu_unavailable(&x)) != 0)
+			goto out;
+		x.backend = &hd_real_backend;
+	}
+	x.color = hd_cli_color(&o);
+	x.width = hd_timeline_width(o.width);
+	x.cat = hd_catalog_new();
+	if (c->lessons) {
+		hd_catalog_add_builtin(x.cat);
+		hd_catalog_add_dirs(x.cat, getenv("HDSIM_LESSON_PATH"));
+		print_catalog_errors(&x);
+	}
+	status = c->fn(&x);
+out:
+	hd_catalog_free(x.cat);
+	hd_cli_opts_free(&o);
+	if (fflush(stdout) != 0 && status == 0)
+		status = HD_EXIT_FAIL;
+	return status;
+}

@@ -1,0 +1,78 @@
+/*
+ * report.h - one run of a lesson (every scenario, every claim) and the
+ * forms it is written in for machines (--json) and screen readers (--plain).
+ *
+ * The JSON form is a stable interface for scripts; its keys are documented
+ * in doc/hdsim.1 and carry their units in their names (makespan_ps,
+ * start_ps, bytes).  Adding keys is compatible; changing or removing one
+ * raises "format_version".
+ */
+#ifndef HD_REPORT_H
+#define HD_REPORT_H
+
+#include <stdbool.h>
+
+#include "backend.h"
+#include "ir.h"
+#include "lesson.h"
+#include "profile.h"
+#include "trace.h"
+#include "util.h"
+
+#define HD_REPORT_FORMAT_VERSION 1
+
+struct hd_claim_result {
+	int status;             /* 1 holds, 0 does not hold, -1 not checked */
+	double lhs, rhs;        /* base units (ps, bytes, bytes/s ...) */
+	char detail[512];       /* the figures, or why it was not checked */
+};
+
+struct hd_run {
+	const struct hd_lesson *lesson;     /* borrowed */
+	int lesson_number;                  /* 1-based place in the catalogue, 0 if none */
+	struct hd_profile profile;
+	const struct hd_backend_ops *backend;
+	double *knobs;                      /* hd_lesson_nknobs() values, base units */
+	int nscen;
+	struct hd_scenario **sc;            /* [nscen] */
+	struct hd_trace **traces;           /* [nscen] */
+	int nclaims;
+	struct hd_claim_result *claims;     /* [nclaims] */
+	int claims_failed;                  /* how many do not hold */
+	int claims_unchecked;               /* how many could not be evaluated (not
+					     * counting those stated for other profiles) */
+};
+
+/*
+ * Run every scenario of lesson `l` on backend `b` with profile `p` after
+ * applying the `--set` assignments, then evaluate every claim.  Returns 0, or
+ * -1 with e set (status HD_EXIT_INPUT for a bad knob or scenario,
+ * HD_EXIT_FAIL when the backend fails).  A claim that does not hold is not
+ * an error: it is counted in r->claims_failed, and one that cannot be
+ * evaluated in r->claims_unchecked.  hd_run_free releases r.
+ */
+int hd_run_lesson(struct hd_run *r, const struct hd_lesson *l, int number,
+		  const struct hd_profile *p, const struct hd_backend_ops *b,
+		  char *const *sets, int nsets, struct hd_err *e);
+void hd_run_free(struct hd_run *r);
+
+/* Names for lane kinds in JSON and narration: "host", "api", "stream" ... */
+const char *hd_report_lane_kind(enum hd_lane_kind k);
+
+/* The claims section of the text output: one line per claim, then its
+ * detail, wrapped to `width` columns. */
+void hd_report_claims(struct hd_buf *out, const struct hd_run *r, bool color, int width);
+
+/* The JSON object of a run; `only` is a scenario index, or -1 for all. */
+void hd_report_json(struct hd_buf *out, const struct hd_run *r, int only);
+
+/*
+ * Narration for screen readers: one line per event in time order, no glyph
+ * art and no escape sequences.  `only` as for hd_report_json.
+ */
+void hd_report_plain(struct hd_buf *out, const struct hd_run *r, int only);
+/* The narration of one trace (used by the above and by the tests). */
+void hd_report_plain_trace(struct hd_buf *out, const struct hd_trace *t,
+			   const struct hd_scenario *sc);
+
+#endif

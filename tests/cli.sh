@@ -1,0 +1,220 @@
+#!/bin/sh
+# cli.sh - end-to-end test of the hdsim binary: options, exit statuses, the
+# built-in lessons, --json, --plain, profiles, determinism, the GPU stub.
+#
+# Run by `make check` with $HDSIM (the binary) and $HDSIM_SRCDIR (the source
+# tree) set; exits 77 (skipped) when they are not.
+# shellcheck disable=SC2015  # "test && ok || fail" is safe: ok never fails
+set -u
+
+if [ -z "${HDSIM:-}" ] || [ -z "${HDSIM_SRCDIR:-}" ] || [ ! -x "$HDSIM" ]; then
+	echo "cli.sh: HDSIM and HDSIM_SRCDIR are not set: skipped"
+	exit 77
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hdsim-cli.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT INT TERM
+unset HDSIM_LESSON_PATH NO_COLOR
+export COLUMNS=100
+
+fails=0
+n=0
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+ok() {
+	n=$((n + 1))
+}
+
+# expect STATUS CMD... : run hdsim, keep stdout/stderr in $tmp/out, $tmp/err
+expect() {
+	want=$1
+	shift
+	"$HDSIM" "$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	if [ "$got" -ne "$want" ]; then
+		fail "hdsim $* exited $got, wanted $want"
+		sed 's/^/    stderr: /' "$tmp/err" | head -5
+	else
+		ok
+	fi
+}
+has() {     # has FILE TEXT: FILE contains TEXT
+	if grep -q -e "$2" "$1"; then ok; else fail "$1 lacks '$2' ($3)"; fi
+}
+lacks() {
+	if grep -q -e "$2" "$1"; then fail "$1 has '$2' ($3)"; else ok; fi
+}
+
+# --- help, version, usage errors ---------------------------------------------
+expect 0 --help
+has "$tmp/out" "usage: hdsim" "--help"
+has "$tmp/out" "run" "--help lists run"
+expect 0 -h
+expect 0 help run
+has "$tmp/out" "usage: hdsim run" "help run"
+expect 0 run --help
+has "$tmp/out" "--scenario" "run --help"
+expect 0 --version
+has "$tmp/out" "^hdsim [0-9]" "--version"
+
+expect 2 --frobnicate
+has "$tmp/err" "unknown option '--frobnicate'; see 'hdsim --help'" "unknown option"
+expect 2 run 1 --nope
+has "$tmp/err" "unknown option '--nope'" "unknown option after command"
+expect 2 frobnicate
+has "$tmp/err" "unknown command 'frobnicate'" "unknown command"
+expect 2 run
+has "$tmp/err" "usage: hdsim run" "run without a lesson"
+expect 2 list --quick
+has "$tmp/err" "does not apply" "option for another command"
+expect 2 run 1 --json --plain
+expect 2 run 1 --width abc
+
+# --- list, show ----------------------------------------------------------------
+expect 0 list
+for id in pinned-vs-pageable two-streams legacy-default-stream; do
+	has "$tmp/out" "$id" "list"
+done
+lines=$(grep -c '^ *[0-9][0-9]*  ' "$tmp/out")
+[ "$lines" -eq 3 ] && ok || fail "list shows $lines numbered lessons, wanted 3"
+
+expect 0 show 1
+has "$tmp/out" "pinned-vs-pageable" "show 1"
+has "$tmp/out" "Scenarios:" "show 1"
+expect 2 show no-such-lesson
+has "$tmp/err" "no lesson 'no-such-lesson'" "show of a missing lesson"
+
+# --- run each lesson: text, json, plain ---------------------------------------
+have_python=no
+command -v python3 >/dev/null 2>&1 && have_python=yes
+
+for l in 1 2 3 pinned-vs-pageable "$HDSIM_SRCDIR/lessons/02-two-streams.hds"; do
+	expect 0 run "$l"
+	has "$tmp/out" "Makespan" "run $l"
+	has "$tmp/out" "Host blocked:" "run $l"
+	has "$tmp/out" "Legend:" "run $l"
+	# nothing is wider than the terminal ($COLUMNS)
+	wide=$(awk 'length($0) > 100' "$tmp/out" | wc -l)
+	[ "$wide" -eq 0 ] && ok || fail "run $l: $wide lines wider than 100 columns"
+	"$HDSIM" run "$l" --width 60 >"$tmp/out60" 2>&1
+	wide=$(awk 'length($0) > 60' "$tmp/out60" | wc -l)
+	[ "$wide" -eq 0 ] && ok || fail "run $l --width 60: $wide lines wider than 60 columns"
+	if grep -q "$(printf '\033')" "$tmp/out"; then
+		fail "run $l: escape sequences into a pipe"
+	else
+		ok
+	fi
+
+	expect 0 run "$l" --json
+	if [ "$have_python" = yes ]; then
+		if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["format"] == "hdsim-run"
+assert d["scenarios"] and all(s["makespan_ps"] > 0 for s in d["scenarios"])
+for s in d["scenarios"]:
+    for sp in s["spans"]:
+        assert sp["end_ps"] >= sp["start_ps"] >= 0
+        assert 0 <= sp["lane"] < len(s["lanes"])
+assert all(c["holds"] is True for c in d["claims"])
+' "$tmp/out"; then ok; else fail "run $l --json: not the expected JSON"; fi
+	fi
+
+	expect 0 run "$l" --plain
+	has "$tmp/out" "^At 0" "run $l --plain"
+	if grep -q "$(printf '\033')" "$tmp/out"; then
+		fail "run $l --plain: escape sequences"
+	else
+		ok
+	fi
+done
+
+first=$("$HDSIM" run 2 --json | sed -n 's/.*"scenarios":\[{"scenario":"\([^"]*\)".*/\1/p')
+expect 0 run 2 --scenario "$first"
+has "$tmp/out" "^Scenario  $first" "--scenario"
+shown=$(grep -c '^Scenario  ' "$tmp/out")
+[ "$shown" -eq 1 ] && ok || fail "--scenario $first shows $shown scenarios, wanted 1"
+expect 2 run 1 --scenario no-such-scenario
+has "$tmp/err" "no-such-scenario" "bad scenario"
+
+# --- knobs ---------------------------------------------------------------------
+expect 2 run 1 --set no-such-knob=3
+has "$tmp/err" "no-such-knob" "bad knob is named"
+expect 2 run 1 --set "=="
+
+# --- profiles ----------------------------------------------------------------------
+expect 0 profiles
+cp "$tmp/out" "$tmp/profiles"
+for f in "$HDSIM_SRCDIR"/profiles/*.hdp; do
+	p=$(basename "$f" .hdp)
+	has "$tmp/profiles" "$p" "profiles lists $p"
+done
+for f in "$HDSIM_SRCDIR"/profiles/*.hdp; do
+	p=$(basename "$f" .hdp)
+	expect 0 run 1 --profile "$p"
+	has "$tmp/out" "$p" "run 1 --profile $p"
+	expect 0 profiles "$p"
+done
+expect 2 run 1 --profile no-such-profile
+has "$tmp/err" "no-such-profile" "bad profile"
+expect 2 list --profile no-such-profile
+
+# --- determinism ----------------------------------------------------------------
+for l in 1 2 3; do
+	"$HDSIM" run "$l" --json >"$tmp/a" 2>&1
+	"$HDSIM" run "$l" --json >"$tmp/b" 2>&1
+	cmp -s "$tmp/a" "$tmp/b" && ok || fail "run $l twice: different JSON"
+	"$HDSIM" run "$l" >"$tmp/a" 2>&1
+	"$HDSIM" run "$l" >"$tmp/b" 2>&1
+	cmp -s "$tmp/a" "$tmp/b" && ok || fail "run $l twice: different text"
+done
+
+# --- hdsim alone, into a pipe: the list and a timeline ------------------------
+expect 0
+has "$tmp/out" "Lessons (3)" "hdsim alone"
+has "$tmp/out" "Makespan" "hdsim alone"
+has "$tmp/out" "Legend:" "hdsim alone"
+
+# --- colour: never into a pipe, never with NO_COLOR ------------------------------
+NO_COLOR=1 "$HDSIM" run 1 >"$tmp/out" 2>&1
+if grep -q "$(printf '\033')" "$tmp/out"; then fail "NO_COLOR: escapes"; else ok; fi
+
+# --- width ---------------------------------------------------------------------
+expect 0 run 1 --width 140
+long=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$tmp/out")
+[ "$long" -ge 120 ] && ok || fail "--width 140: widest line is $long"
+
+# --- --real: measured on a GPU, or a clear error and no fake output -------------
+"$HDSIM" --real run 1 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+case $rc in
+0)	has "$tmp/out" "measured" "--real run 1 on a GPU" ;;
+1)	ok
+	has "$tmp/err" "GPU" "--real without a GPU"
+	[ -s "$tmp/out" ] && fail "--real wrote output without a GPU" || ok
+	expect 1 calibrate
+	expect 1 doctor ;;
+*)	fail "--real run 1 exited $rc, wanted 0 (a GPU) or 1 (none)" ;;
+esac
+
+# --- lint ----------------------------------------------------------------------
+expect 0 lint "$HDSIM_SRCDIR"/lessons/*.hds
+has "$tmp/out" ": ok" "lint"
+printf 'hdsim 1\nlesson x\ntitle "x"\nscenario s "s"\n  frobnicate\nend\n' >"$tmp/bad.hds"
+expect 2 lint "$tmp/bad.hds"
+has "$tmp/err" "bad.hds:5:" "lint names file:line"
+expect 2 lint "$tmp/missing.hds"
+
+# --- HDSIM_LESSON_PATH ------------------------------------------------------------
+mkdir "$tmp/lessons"
+sed 's/^lesson .*/lesson my-copy-lesson/' "$HDSIM_SRCDIR/lessons/01-pinned-vs-pageable.hds" \
+	>"$tmp/lessons/my.hds"
+HDSIM_LESSON_PATH="$tmp/lessons" "$HDSIM" list >"$tmp/out" 2>&1
+has "$tmp/out" "my-copy-lesson" "HDSIM_LESSON_PATH"
+HDSIM_LESSON_PATH="$tmp/lessons" "$HDSIM" run my-copy-lesson >"$tmp/out" 2>&1 && ok ||
+	fail "run of a lesson from HDSIM_LESSON_PATH"
+
+echo "cli.sh: $n checks passed, $fails failed"
+[ "$fails" -eq 0 ]
