@@ -9,7 +9,23 @@
  * walks them with a small stack.
  *
  * Every op has an index in `ops`; that index plus the iteration number is the
- * op id that predicted and measured traces join on.
+ * op id that predicted and measured traces join on.  Indices depend only on
+ * the lesson and the knob values.
+ *
+ * Ranks.  The op list is the same on every rank (SPMD); `rank N` blocks
+ * become HD_OP_ON_RANK headers.  Peers that depend on the rank are lowered
+ * without duplicating ops where possible:
+ *   - a peer that is the same on every rank is a literal rank (peer_rel false);
+ *   - a peer of the form (rank + k) mod nranks -- rings: `send d to rank + 1`,
+ *     `recv d from rank - 1` -- is one op with peer_rel true and peer = k
+ *     (0 <= k < nranks): on rank r the other side is (r + k) mod nranks;
+ *   - any other rank-dependent peer (`send d to nranks - 1 - rank`) becomes
+ *     one HD_OP_ON_RANK block per rank holding the op with a literal peer.
+ * A backend resolves a peer with hd_op_peer().  Peer expressions wrap modulo
+ * nranks in the lesson language, so every peer is in 0 .. nranks-1.
+ *
+ * Ops that do not go on a stream (host work, syncs other than stream sync,
+ * alloc, free, barrier) carry the default stream in `stream`.
  */
 #ifndef HD_IR_H
 #define HD_IR_H
@@ -115,11 +131,14 @@ struct hd_op {
 	enum hd_op_kind kind;
 	int line, col;            /* source position, for messages and `show` */
 	char *label;              /* the lesson's name for the op, or NULL */
+	char *text;               /* HD_OP_HOST: what the work stands for, or NULL */
 
-	int stream;               /* stream index, for ops that go on a stream */
+	int stream;               /* stream index (ops off streams: the default stream) */
 	int event;                /* event index, or HD_NONE */
 	int src, dst;             /* buffer indices, or HD_NONE */
-	int peer;                 /* rank of the other side (P2P, send, recv), or HD_NONE */
+	int peer;                 /* rank of the other side (P2P, send, recv), or HD_NONE;
+				   * with peer_rel, an offset (see "Ranks" above) */
+	bool peer_rel;            /* the other side is rank (r + peer) mod nranks on rank r */
 	int root;                 /* root rank of rooted collectives, else HD_NONE */
 	int rank;                 /* HD_OP_ON_RANK: the rank */
 	bool async;               /* copies: cudaMemcpyAsync instead of cudaMemcpy */
@@ -160,13 +179,23 @@ const char *hd_op_kind_name(enum hd_op_kind k);     /* "copy" "kernel" ... */
 const char *hd_kernel_name(enum hd_kernel_kind k);  /* "spin" "compute" "memory" "fill" "reduce" */
 const char *hd_coll_name(enum hd_coll c);           /* "allreduce" ... */
 const char *hd_copy_kind_name(enum hd_copy_kind c); /* "HtoD" "DtoH" "DtoD" "HtoH" "PtoP" */
-/* The CUDA / NCCL call an op becomes, e.g. "cudaMemcpyAsync", "ncclAllReduce". */
+/* The CUDA / NCCL call an op becomes, e.g. "cudaMemcpyAsync", "ncclAllReduce".
+ * ALLOC and FREE give the device forms ("cudaMalloc", "cudaFree"); see
+ * hd_op_api_name_sc for the form that matches the buffer. */
 const char *hd_op_api_name(const struct hd_op *op);
+
+/* The CUDA call with the buffer kind taken into account: ALLOC of a pinned
+ * buffer is "cudaMallocHost", FREE of a pageable one "free". */
+const char *hd_op_api_name_sc(const struct hd_scenario *sc, const struct hd_op *op);
+/* The other side of a P2P copy, send or recv executed on `rank`. */
+int hd_op_peer(const struct hd_scenario *sc, const struct hd_op *op, int rank);
 
 /* Derive a copy's kind from the two memory kinds (peer: dst on another rank). */
 enum hd_copy_kind hd_copy_kind_of(enum hd_mem src, enum hd_mem dst, bool peer);
 
-/* Count of op executions on one rank, loops multiplied out (saturates at UINT64_MAX). */
+/* Count of op executions on one rank, loops multiplied out (saturates at
+ * UINT64_MAX).  A loop or rank-block header counts once each time it is
+ * reached; a rank block's body counts only on its rank. */
 uint64_t hd_scenario_op_instances(const struct hd_scenario *sc, int rank);
 
 /* Deep copy and free.  Free accepts NULL. */

@@ -113,7 +113,8 @@ void hd_lesson_knob_defaults(const struct hd_lesson *l, double *values);
 int hd_lesson_knob_set(const struct hd_lesson *l, double *values,
 		       const char *assignment, struct hd_err *e);
 
-/* Lower scenario i with these knob values to the IR.  NULL with e set. */
+/* Lower scenario i with these knob values (NULL: the defaults) to the IR.
+ * NULL with e set (status HD_EXIT_INPUT, where and context at the statement). */
 struct hd_scenario *hd_lesson_instantiate(const struct hd_lesson *l, int i,
 					  const double *knobs, struct hd_err *e);
 
@@ -123,12 +124,16 @@ struct hd_scenario *hd_lesson_instantiate(const struct hd_lesson *l, int i,
  * not hold), or -1 (could not be evaluated: e says why).  *lhs and *rhs get
  * the two sides' values in base units and `detail` (size n) a sentence with
  * the figures, e.g. "makespan(pageable) = 10.2 ms >= 2 x 4.9 ms: holds".
+ * knobs NULL means the defaults.  A claim that cannot be checked (scenario
+ * not run, label without spans) gives -1 with e->status HD_EXIT_FAIL.
  */
 int hd_lesson_claim_eval(const struct hd_lesson *l, int i,
 			 const double *knobs, struct hd_trace *const *traces,
 			 double *lhs, double *rhs, char *detail, size_t n,
 			 struct hd_err *e);
-/* Evaluate a question's estimate expression against the traces. */
+/* Evaluate a question's estimate expression (or any claim-style expression
+ * text) against the traces; knobs NULL means the defaults.  0, or -1 with e
+ * set (where = "expression:1:COL" for a bad expression). */
 int hd_lesson_eval_expr(const struct hd_lesson *l, const char *expr,
 			const double *knobs, struct hd_trace *const *traces,
 			double *value, struct hd_err *e);
