@@ -23,6 +23,7 @@
 #include "bench.h"
 #include "catalog.h"
 #include "cli.h"
+#include "cudagen.h"
 #include "lesson.h"
 #include "profile.h"
 #include "real.h"
@@ -55,6 +56,8 @@ static const struct opt {
 	{ "--width", 0, 1, HD_OPT_WIDTH, "N", "draw timelines N columns wide (at least 60)" },
 	{ "--real", 0, 0, HD_OPT_REAL, NULL, "run on this machine's GPU instead of the model" },
 	{ "--quick", 0, 0, HD_OPT_QUICK, NULL, "bench: the smaller sizes only" },
+	{ "--cuda", 0, 0, HD_OPT_CUDA, NULL,
+	  "show: the CUDA C the real backend runs, and the PyTorch equivalent" },
 };
 
 /* Options every command takes. */
@@ -113,6 +116,8 @@ set_opt(struct hd_cli_opts *o, const struct opt *p, const char *val, FILE *err)
 		o->real = true;
 	else if (p->bit == HD_OPT_QUICK)
 		o->quick = true;
+	else if (p->bit == HD_OPT_CUDA)
+		o->cuda = true;
 	else if (p->bit == HD_OPT_WIDTH) {
 		errno = 0;
 		w = strtol(val, &end, 10);
@@ -231,9 +236,10 @@ static const struct cmd cmd_table[] = {
 	{ "list", "list [DIR|FILE...]",
 	  "list the lessons (built-in, $HDSIM_LESSON_PATH, and those named)",
 	  cmd_list, 0, 0, -1, true },
-	{ "show", "show LESSON",
-	  "show a lesson: its pages, questions, knobs, scenarios and claims",
-	  cmd_show, 0, 1, 1, true },
+	{ "show", "show LESSON [--cuda [--scenario S] [--set K=V]...]",
+	  "show a lesson: its pages, questions, knobs, scenarios and claims; "
+	  "with --cuda, the CUDA C and PyTorch of each scenario",
+	  cmd_show, HD_OPT_CUDA | HD_OPT_SCENARIO | HD_OPT_SET, 1, 1, true },
 	{ "run", "run LESSON [--scenario S] [--set K=V]... [--json|--plain]",
 	  "run a lesson's scenarios and print their timelines and claims",
 	  cmd_run, HD_OPT_SCENARIO | HD_OPT_SET | HD_OPT_JSON | HD_OPT_PLAIN | HD_OPT_REAL,
@@ -528,6 +534,53 @@ show_ops(struct hd_buf *b, const struct hd_scenario *sc)
 	}
 }
 
+/* show --cuda: each scenario as the CUDA C the real backend runs, then as PyTorch. */
+static int
+show_cuda(struct ctx *x, const struct hd_lesson *l)
+{
+	struct hd_err e = { 0 };
+	struct hd_buf b;
+	double *knobs = hd_xcalloc((size_t)hd_lesson_nknobs(l) + 1, sizeof *knobs);
+	int i, shown = 0, status = 0;
+
+	hd_lesson_knob_defaults(l, knobs);
+	for (i = 0; i < x->o->nsets; i++)
+		if (hd_lesson_knob_set(l, knobs, x->o->sets[i], &e) != 0)
+			goto fail;
+	hd_buf_init(&b);
+	for (i = 0; i < hd_lesson_nscenarios(l); i++) {
+		struct hd_scenario *sc;
+
+		if (x->o->scenario != NULL &&
+		    strcmp(x->o->scenario, hd_lesson_scenario_name(l, i)) != 0)
+			continue;
+		if ((sc = hd_lesson_instantiate(l, i, knobs, &e)) == NULL) {
+			hd_buf_free(&b);
+			goto fail;
+		}
+		hd_buf_printf(&b, "%s==== %s: %s ====\n\n---- CUDA C ----\n", shown ? "\n" : "",
+			      sc->name, sc->title ? sc->title : "");
+		hd_cudagen_c(sc, &b);
+		hd_buf_puts(&b, "\n---- PyTorch ----\n");
+		hd_cudagen_torch(sc, &b);
+		hd_scenario_free(sc);
+		shown++;
+	}
+	if (shown == 0) {
+		hd_buf_free(&b);
+		hd_err_set(&e, HD_EXIT_INPUT, "--scenario", "lesson '%s' has no scenario '%s'",
+			   hd_lesson_id(l), x->o->scenario);
+		goto fail;
+	}
+	put_out(x, &b);
+	hd_buf_free(&b);
+	free(knobs);
+	return status;
+fail:
+	free(knobs);
+	return report_err(x, &e);
+}
+
 static int
 cmd_show(struct ctx *x)
 {
@@ -541,6 +594,13 @@ cmd_show(struct ctx *x)
 	if ((idx = hd_catalog_find(x->cat, x->args[0], &e)) < 0)
 		return report_err(x, &e);
 	l = hd_catalog_get(x->cat, idx);
+	if (x->o->cuda)
+		return show_cuda(x, l);
+	if (x->o->nsets > 0 || x->o->scenario != NULL) {
+		hd_err_set(&e, HD_EXIT_INPUT, x->o->nsets > 0 ? "--set" : "--scenario",
+			   "show takes --set and --scenario only with --cuda");
+		return report_err(x, &e);
+	}
 	hd_buf_init(&b);
 	hd_buf_printf(&b, "Lesson %d  %s", idx + 1, hd_lesson_title(l));
 	if ((int)(strlen(hd_lesson_title(l)) + strlen(hd_lesson_id(l)) + 14) <= x->width)

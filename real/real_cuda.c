@@ -1,14 +1,104 @@
 /*
- * real_cuda.c - the real backend in builds configured with CUDA.
+ * real_cuda.c - the real backend: runs a scenario's IR on the GPU with the
+ * CUDA runtime and writes a measured trace of the same shape as the model's.
  *
- * This version checks whether the machine has a usable GPU and says why not
- * when it has none; executing scenarios on the GPU is the real backend's own
- * piece of work and is reported as absent rather than faked.
+ * Timing: every API call is bracketed by CLOCK_MONOTONIC on the host; every
+ * op that goes on a stream is bracketed by two CUDA events recorded on that
+ * stream.  Both are put on one time base: after a device sync the host reads
+ * its clock, records a base event on the legacy stream and waits for it, and
+ * the base event's time is taken as the midpoint of that short wait (its
+ * error is half the wait, a few microseconds, reported as spread).  Warm-up
+ * runs come first; each timed repeat gives one trace, and the result is the
+ * per-span median of start and end over the repeats, with the interquartile
+ * range of each span's duration as its spread.
+ *
+ * Scenarios with several ranks are refused here with a clear message: one
+ * process per rank needs the rank runner.  Every CUDA call is checked and a
+ * failure names the call and the driver's message.
  */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
 #include <cuda_runtime_api.h>
 
 #include "backend.h"
+#include "kernels.h"
 #include "real.h"
+
+/* More op executions than this per repeat are refused: two events each. */
+#define RT_MAX_EXECS 200000
+
+struct rt_buf {
+	void *p;
+	enum hd_mem mem;        /* as declared; PIN turns pageable into registered */
+	uint64_t bytes;
+	int live;               /* allocated now */
+	int registered;         /* cudaHostRegister'ed */
+};
+
+/* A stream op bracketed by two events; resolved into spans after the run. */
+struct rt_timed {
+	int op;
+	uint32_t iter;
+	int stream;
+	cudaEvent_t a, b;
+};
+
+/* A host-side span measured with the host clock. */
+struct rt_host {
+	int op;
+	uint32_t iter;
+	enum hd_span_kind kind;
+	enum hd_why why;
+	int64_t t0, t1;         /* ns, CLOCK_MONOTONIC */
+	int api;                /* on the API lane (else the host lane) */
+};
+
+struct rt {
+	const struct hd_scenario *sc;
+	struct hd_err *e;
+	volatile int *stop;
+	struct rt_buf *bufs;
+	cudaStream_t *streams;
+	cudaEvent_t *events;
+	uint32_t *iters;        /* executions so far of each op, this repeat */
+	cudaEvent_t *pool;      /* timing events, reused across repeats */
+	size_t npool, pool_used;
+	struct rt_timed *timed;
+	size_t ntimed, timed_cap;
+	struct rt_host *host;
+	size_t nhost, host_cap;
+	float *scratch;         /* compute kernels' output, reduce's sum */
+	void *read_buf;         /* pageable landing buffer for READ */
+	uint64_t read_bytes;
+	int64_t t0;             /* host ns of the base event */
+	cudaEvent_t base;
+};
+
+static int64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Check a CUDA call; on failure fill e with the call and the driver's words. */
+static int
+ok(struct rt *rt, cudaError_t rc, const char *call)
+{
+	if (rc == cudaSuccess)
+		return 1;
+	hd_err_set(rt->e, HD_EXIT_FAIL, "", "%s failed: %s (%s)", call,
+		   cudaGetErrorString(rc), cudaGetErrorName(rc));
+	cudaGetLastError();     /* clear a sticky launch error so teardown can run */
+	return 0;
+}
+#define CK(rt, call) ok((rt), (call), #call)
 
 static int
 cuda_available(struct hd_err *e)
@@ -31,18 +121,702 @@ cuda_available(struct hd_err *e)
 	return 0;
 }
 
+static cudaStream_t
+stream_of(struct rt *rt, int i)
+{
+	return rt->streams[i];
+}
+
+static cudaEvent_t
+pool_event(struct rt *rt)
+{
+	if (rt->pool_used == rt->npool) {
+		size_t cap = rt->npool;
+
+		rt->pool = hd_xgrow(rt->pool, &cap, rt->npool + 1, sizeof *rt->pool);
+		for (; rt->npool < cap; rt->npool++)
+			if (!CK(rt, cudaEventCreate(&rt->pool[rt->npool])))
+				return NULL;
+	}
+	return rt->pool[rt->pool_used++];
+}
+
+static void
+add_host(struct rt *rt, int op, enum hd_span_kind kind, enum hd_why why, int64_t t0,
+	 int64_t t1, int api)
+{
+	struct rt_host *h;
+
+	rt->host = hd_xgrow(rt->host, &rt->host_cap, rt->nhost + 1, sizeof *rt->host);
+	h = &rt->host[rt->nhost++];
+	h->op = op;
+	h->iter = rt->iters[op];
+	h->kind = kind;
+	h->why = why;
+	h->t0 = t0;
+	h->t1 = t1;
+	h->api = api;
+}
+
+/* Record the opening event of a timed stream op; returns its slot or -1. */
+static long
+timed_begin(struct rt *rt, int op, int stream)
+{
+	struct rt_timed *t;
+	cudaEvent_t a = pool_event(rt), b = a ? pool_event(rt) : NULL;
+
+	if (b == NULL)
+		return -1;
+	if (!CK(rt, cudaEventRecord(a, stream_of(rt, stream))))
+		return -1;
+	rt->timed = hd_xgrow(rt->timed, &rt->timed_cap, rt->ntimed + 1, sizeof *rt->timed);
+	t = &rt->timed[rt->ntimed];
+	t->op = op;
+	t->iter = rt->iters[op];
+	t->stream = stream;
+	t->a = a;
+	t->b = b;
+	return (long)rt->ntimed++;
+}
+
+static int
+timed_end(struct rt *rt, long slot)
+{
+	struct rt_timed *t = &rt->timed[slot];
+
+	return CK(rt, cudaEventRecord(t->b, stream_of(rt, t->stream)));
+}
+
+static void
+busy_wait_until(int64_t t)
+{
+	while (now_ns() < t)
+		;
+}
+
+static enum cudaMemcpyKind
+copy_kind(enum hd_copy_kind k)
+{
+	static const enum cudaMemcpyKind kinds[HD_COPY__COUNT] = {
+		[HD_COPY_H2D] = cudaMemcpyHostToDevice,
+		[HD_COPY_D2H] = cudaMemcpyDeviceToHost,
+		[HD_COPY_D2D] = cudaMemcpyDeviceToDevice,
+		[HD_COPY_H2H] = cudaMemcpyHostToHost,
+		[HD_COPY_P2P] = cudaMemcpyDefault,
+	};
+
+	return kinds[k];
+}
+
+static int
+alloc_buf(struct rt *rt, int i)
+{
+	struct rt_buf *b = &rt->bufs[i];
+	size_t n = b->bytes ? b->bytes : 1;
+
+	switch (b->mem) {
+	case HD_MEM_PAGEABLE:
+		b->p = malloc(n);
+		if (b->p == NULL) {
+			hd_err_set(rt->e, HD_EXIT_FAIL, "",
+				   "malloc of %zu bytes for buffer '%s' failed", n,
+				   rt->sc->buffers[i].name);
+			return 0;
+		}
+		/* Touch every page now so first-touch faults stay out of the copies. */
+		memset(b->p, 1, n);
+		break;
+	case HD_MEM_PINNED:
+		if (!CK(rt, cudaMallocHost(&b->p, n)))
+			return 0;
+		memset(b->p, 1, n);
+		break;
+	case HD_MEM_MANAGED:
+		if (!CK(rt, cudaMallocManaged(&b->p, n, cudaMemAttachGlobal)))
+			return 0;
+		memset(b->p, 1, n);     /* resident on the host, as the model starts */
+		break;
+	case HD_MEM_DEVICE:
+		if (!CK(rt, cudaMalloc(&b->p, n)))
+			return 0;
+		if (!CK(rt, cudaMemset(b->p, 0, n)))
+			return 0;
+		break;
+	default:
+		return 0;
+	}
+	b->live = 1;
+	return 1;
+}
+
+static int
+free_buf(struct rt *rt, int i)
+{
+	struct rt_buf *b = &rt->bufs[i];
+	int good = 1;
+
+	if (!b->live)
+		return 1;
+	if (b->registered)
+		good = CK(rt, cudaHostUnregister(b->p)) && good;
+	switch (b->mem) {
+	case HD_MEM_PAGEABLE:
+		free(b->p);
+		break;
+	case HD_MEM_PINNED:
+		good = CK(rt, cudaFreeHost(b->p)) && good;
+		break;
+	default:
+		good = CK(rt, cudaFree(b->p)) && good;
+		break;
+	}
+	b->p = NULL;
+	b->live = 0;
+	b->registered = 0;
+	return good;
+}
+
+static void *
+buf_ptr(struct rt *rt, int i)
+{
+	return i >= 0 ? rt->bufs[i].p : NULL;
+}
+
+static int
+launch_kernel(struct rt *rt, const struct hd_op *op, cudaStream_t s)
+{
+	double done = 0;
+	int rc;
+
+	switch (op->kernel) {
+	case HD_KERNEL_SPIN:
+		rc = hd_kernel_spin((hd_cuda_stream)s, (uint64_t)(op->duration / HD_NS),
+				    op->grid);
+		break;
+	case HD_KERNEL_COMPUTE:
+		rc = hd_kernel_compute((hd_cuda_stream)s, rt->scratch, op->flops, op->grid, &done);
+		break;
+	case HD_KERNEL_MEMORY:
+		rc = hd_kernel_memory((hd_cuda_stream)s, buf_ptr(rt, op->src), op->bytes, op->grid);
+		break;
+	case HD_KERNEL_FILL:
+		rc = hd_kernel_fill((hd_cuda_stream)s, buf_ptr(rt, op->dst),
+				    rt->bufs[op->dst].bytes, 0x3f800000u, op->grid);
+		break;
+	case HD_KERNEL_REDUCE:
+		rc = hd_kernel_reduce((hd_cuda_stream)s, buf_ptr(rt, op->src),
+				      rt->bufs[op->src].bytes, rt->scratch, op->grid);
+		break;
+	default:
+		rc = (int)cudaErrorInvalidValue;
+	}
+	return ok(rt, (cudaError_t)rc, "kernel launch");
+}
+
+/* Execute one op (not REPEAT / ON_RANK) on the host thread. */
+static int
+exec_op(struct rt *rt, int i)
+{
+	const struct hd_op *op = &rt->sc->ops[i];
+	cudaStream_t s = op->stream >= 0 ? stream_of(rt, op->stream) : NULL;
+	enum hd_why why = HD_WHY_NONE;
+	long slot = -1;
+	int64_t t0, t1;
+	int good = 1;
+
+	switch (op->kind) {
+	case HD_OP_COPY:
+	case HD_OP_KERNEL:
+	case HD_OP_PREFETCH:
+	case HD_OP_RECORD:
+	case HD_OP_READ:
+		slot = timed_begin(rt, i, op->kind == HD_OP_READ ? HD_STREAM_LEGACY : op->stream);
+		if (slot < 0)
+			return 0;
+		break;
+	default:
+		break;
+	}
+	t0 = now_ns();
+	switch (op->kind) {
+	case HD_OP_ALLOC:
+		good = alloc_buf(rt, op->dst);
+		break;
+	case HD_OP_FREE:
+		good = free_buf(rt, op->dst);
+		why = rt->bufs[op->dst].mem == HD_MEM_PAGEABLE ? HD_WHY_NONE : HD_WHY_DEVICE_SYNC;
+		break;
+	case HD_OP_PIN:
+		good = CK(rt, cudaHostRegister(rt->bufs[op->dst].p, rt->bufs[op->dst].bytes,
+					       cudaHostRegisterDefault));
+		rt->bufs[op->dst].registered = good;
+		break;
+	case HD_OP_COPY:
+		if (op->async)
+			good = CK(rt, cudaMemcpyAsync(buf_ptr(rt, op->dst), buf_ptr(rt, op->src),
+						      op->bytes, copy_kind(op->copy), s));
+		else
+			good = CK(rt, cudaMemcpy(buf_ptr(rt, op->dst), buf_ptr(rt, op->src),
+						 op->bytes, copy_kind(op->copy)));
+		if (!op->async)
+			why = HD_WHY_SYNC_COPY;
+		else if (rt->bufs[op->src].mem == HD_MEM_PAGEABLE &&
+			 !rt->bufs[op->src].registered)
+			why = HD_WHY_PAGEABLE;
+		else if (op->dst >= 0 && rt->bufs[op->dst].mem == HD_MEM_PAGEABLE &&
+			 !rt->bufs[op->dst].registered)
+			why = HD_WHY_PAGEABLE;
+		break;
+	case HD_OP_KERNEL:
+		good = launch_kernel(rt, op, s);
+		break;
+	case HD_OP_PREFETCH: {
+		struct cudaMemLocation loc;
+
+		memset(&loc, 0, sizeof loc);
+		loc.type = op->to_device ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
+		loc.id = 0;
+		good = CK(rt, cudaMemPrefetchAsync(buf_ptr(rt, op->dst), rt->bufs[op->dst].bytes,
+						   loc, 0, s));
+		break;
+	}
+	case HD_OP_RECORD:
+		good = CK(rt, cudaEventRecord(rt->events[op->event], s));
+		break;
+	case HD_OP_WAIT:
+		good = CK(rt, cudaStreamWaitEvent(s, rt->events[op->event], 0));
+		break;
+	case HD_OP_EVENT_SYNC:
+		good = CK(rt, cudaEventSynchronize(rt->events[op->event]));
+		why = HD_WHY_EVENT_SYNC;
+		break;
+	case HD_OP_EVENT_QUERY: {
+		cudaError_t rc = cudaEventQuery(rt->events[op->event]);
+
+		good = rc == cudaSuccess || rc == cudaErrorNotReady || ok(rt, rc, "cudaEventQuery");
+		break;
+	}
+	case HD_OP_STREAM_SYNC:
+		good = CK(rt, cudaStreamSynchronize(s));
+		why = HD_WHY_STREAM_SYNC;
+		break;
+	case HD_OP_DEVICE_SYNC:
+		good = CK(rt, cudaDeviceSynchronize());
+		why = HD_WHY_DEVICE_SYNC;
+		break;
+	case HD_OP_HOST:
+		busy_wait_until(t0 + op->duration / HD_NS);
+		break;
+	case HD_OP_READ:
+		good = CK(rt, cudaMemcpy(rt->read_buf, buf_ptr(rt, op->src), op->bytes,
+					 cudaMemcpyDeviceToHost));
+		why = HD_WHY_READ;
+		break;
+	default:
+		hd_err_set(rt->e, HD_EXIT_FAIL, "", "op %d (%s) cannot run on one GPU", i,
+			   hd_op_kind_name(op->kind));
+		return 0;
+	}
+	t1 = now_ns();
+	if (!good)
+		return 0;
+	if (slot >= 0 && !timed_end(rt, slot))
+		return 0;
+	if (op->kind == HD_OP_HOST) {
+		add_host(rt, i, HD_SPAN_HOST, HD_WHY_NONE, t0, t1, 0);
+	} else {
+		add_host(rt, i, HD_SPAN_API, HD_WHY_NONE, t0, t1, 1);
+		if (why != HD_WHY_NONE)
+			add_host(rt, i, HD_SPAN_BLOCKED, why, t0, t1, 1);
+	}
+	rt->iters[i]++;
+	return 1;
+}
+
+/* Walk the op list once, loops included, as the host thread. */
+static int
+walk(struct rt *rt)
+{
+	struct frame { int start, end; uint64_t left; } stack[64];
+	int depth = 0, i = 0, n = rt->sc->nops;
+
+	while (i < n || depth > 0) {
+		const struct hd_op *op;
+
+		if (depth > 0 && i == stack[depth - 1].end) {
+			if (--stack[depth - 1].left > 0) {
+				i = stack[depth - 1].start;
+				continue;
+			}
+			depth--;
+			continue;
+		}
+		if (rt->stop != NULL && *rt->stop) {
+			hd_err_set(rt->e, HD_EXIT_FAIL, "", "interrupted before op %d", i);
+			return 0;
+		}
+		op = &rt->sc->ops[i];
+		if (op->kind == HD_OP_REPEAT || op->kind == HD_OP_ON_RANK) {
+			int skip = op->kind == HD_OP_REPEAT ? op->count == 0 : op->rank != 0;
+
+			if (skip || op->body_len == 0) {
+				i += 1 + op->body_len;
+				continue;
+			}
+			if (depth == (int)HD_ARRAY_LEN(stack)) {
+				hd_err_set(rt->e, HD_EXIT_INPUT, "", "loops nested too deeply");
+				return 0;
+			}
+			stack[depth].start = i + 1;
+			stack[depth].end = i + 1 + op->body_len;
+			stack[depth].left = op->kind == HD_OP_REPEAT ? op->count : 1;
+			depth++;
+			i++;
+			continue;
+		}
+		if (!exec_op(rt, i))
+			return 0;
+		i++;
+	}
+	return 1;
+}
+
+/* Allocate what the scenario declares, except buffers it ALLOCs itself. */
+static int
+setup(struct rt *rt)
+{
+	const struct hd_scenario *sc = rt->sc;
+	int i, j, explicit;
+	uint64_t read_bytes = 4;
+
+	rt->bufs = hd_xcalloc((size_t)sc->nbuffers, sizeof *rt->bufs);
+	rt->streams = hd_xcalloc((size_t)sc->nstreams, sizeof *rt->streams);
+	rt->events = hd_xcalloc((size_t)(sc->nevents ? sc->nevents : 1), sizeof *rt->events);
+	rt->iters = hd_xcalloc((size_t)sc->nops, sizeof *rt->iters);
+	if (!CK(rt, cudaSetDevice(0)) || !CK(rt, cudaFree(NULL)))   /* create the context now */
+		return 0;
+	for (i = 0; i < sc->nbuffers; i++) {
+		rt->bufs[i].mem = sc->buffers[i].mem;
+		rt->bufs[i].bytes = sc->buffers[i].bytes;
+		explicit = 0;
+		for (j = 0; j < sc->nops; j++)
+			if (sc->ops[j].kind == HD_OP_ALLOC && sc->ops[j].dst == i)
+				explicit = 1;
+		if (!explicit && !alloc_buf(rt, i))
+			return 0;
+	}
+	for (j = 0; j < sc->nops; j++)
+		if (sc->ops[j].kind == HD_OP_READ && sc->ops[j].bytes > read_bytes)
+			read_bytes = sc->ops[j].bytes;
+	rt->read_buf = malloc(read_bytes);
+	if (rt->read_buf == NULL) {
+		hd_err_set(rt->e, HD_EXIT_FAIL, "", "malloc of %llu bytes for reads failed",
+			   (unsigned long long)read_bytes);
+		return 0;
+	}
+	memset(rt->read_buf, 0, read_bytes);
+	rt->streams[HD_STREAM_LEGACY] = cudaStreamLegacy;
+	if (sc->nstreams > HD_STREAM_PER_THREAD)
+		rt->streams[HD_STREAM_PER_THREAD] = cudaStreamPerThread;
+	for (i = 2; i < sc->nstreams; i++) {
+		unsigned flags = sc->streams[i].flags & HD_STREAM_NONBLOCKING ?
+				 cudaStreamNonBlocking : cudaStreamDefault;
+
+		if (!CK(rt, cudaStreamCreateWithPriority(&rt->streams[i], flags,
+							 sc->streams[i].priority)))
+			return 0;
+	}
+	for (i = 0; i < sc->nevents; i++)
+		if (!CK(rt, cudaEventCreateWithFlags(&rt->events[i], sc->events[i].timing ?
+						     cudaEventDefault : cudaEventDisableTiming)))
+			return 0;
+	if (!CK(rt, cudaMalloc((void **)&rt->scratch, 4096)) ||
+	    !CK(rt, cudaEventCreate(&rt->base)))
+		return 0;
+	return 1;
+}
+
+static void
+teardown(struct rt *rt)
+{
+	const struct hd_scenario *sc = rt->sc;
+	struct hd_err ignore = { 0 };
+	struct hd_err *keep = rt->e;
+	size_t k;
+	int i;
+
+	/* Errors during clean-up must not replace the one being reported. */
+	rt->e = &ignore;
+	cudaDeviceSynchronize();
+	for (i = 0; rt->bufs && i < sc->nbuffers; i++)
+		free_buf(rt, i);
+	for (i = 2; rt->streams && i < sc->nstreams; i++)
+		if (rt->streams[i])
+			cudaStreamDestroy(rt->streams[i]);
+	for (i = 0; rt->events && i < sc->nevents; i++)
+		if (rt->events[i])
+			cudaEventDestroy(rt->events[i]);
+	for (k = 0; k < rt->npool; k++)
+		cudaEventDestroy(rt->pool[k]);
+	if (rt->base)
+		cudaEventDestroy(rt->base);
+	cudaFree(rt->scratch);
+	free(rt->read_buf);
+	free(rt->bufs);
+	free(rt->streams);
+	free(rt->events);
+	free(rt->iters);
+	free(rt->pool);
+	free(rt->timed);
+	free(rt->host);
+	rt->e = keep;
+}
+
+/* One repeat's spans, times in ps from the base event. */
+struct rt_span {
+	struct hd_span s;
+	enum hd_lane_kind lane_kind;
+	int lane_index;
+};
+
+static int
+lane_kind_of_op(const struct hd_op *op, enum hd_lane_kind *k)
+{
+	if (op->kind == HD_OP_KERNEL) {
+		*k = HD_LANE_COMPUTE;
+		return 1;
+	}
+	if (op->kind == HD_OP_READ) {
+		*k = HD_LANE_CE_D2H;
+		return 1;
+	}
+	if (op->kind == HD_OP_PREFETCH) {
+		*k = op->to_device ? HD_LANE_CE_H2D : HD_LANE_CE_D2H;
+		return 1;
+	}
+	if (op->kind != HD_OP_COPY)
+		return 0;
+	*k = op->copy == HD_COPY_H2D ? HD_LANE_CE_H2D :
+	     op->copy == HD_COPY_D2H ? HD_LANE_CE_D2H : HD_LANE_CE_D2D;
+	return 1;
+}
+
+static enum hd_span_kind
+span_kind_of_op(const struct hd_op *op)
+{
+	switch (op->kind) {
+	case HD_OP_KERNEL: return HD_SPAN_KERNEL;
+	case HD_OP_RECORD: return HD_SPAN_EVENT;
+	case HD_OP_PREFETCH: return HD_SPAN_PREFETCH;
+	default: return HD_SPAN_COPY;
+	}
+}
+
+/* Run the op list once and turn its events and host times into spans. */
+static int
+one_repeat(struct rt *rt, struct rt_span **out, size_t *nout)
+{
+	const struct hd_scenario *sc = rt->sc;
+	struct rt_span *v = NULL;
+	size_t n = 0, cap = 0, k;
+	int64_t before, after;
+	float ms;
+
+	rt->ntimed = rt->nhost = rt->pool_used = 0;
+	memset(rt->iters, 0, (size_t)sc->nops * sizeof *rt->iters);
+	if (!CK(rt, cudaDeviceSynchronize()))
+		return 0;
+	before = now_ns();
+	if (!CK(rt, cudaEventRecord(rt->base, cudaStreamLegacy)) ||
+	    !CK(rt, cudaEventSynchronize(rt->base)))
+		return 0;
+	after = now_ns();
+	rt->t0 = before + (after - before) / 2;
+	if (!walk(rt) || !CK(rt, cudaDeviceSynchronize()))
+		return 0;
+	for (k = 0; k < rt->nhost; k++) {
+		struct rt_host *h = &rt->host[k];
+		const struct hd_op *op = &sc->ops[h->op];
+		struct rt_span *r;
+
+		v = hd_xgrow(v, &cap, n + 1, sizeof *v);
+		r = &v[n++];
+		memset(r, 0, sizeof *r);
+		r->s.op = h->op;
+		r->s.iter = h->iter;
+		r->s.kind = h->kind;
+		r->s.why = h->why;
+		r->s.start = (h->t0 - rt->t0) * HD_NS;
+		r->s.end = (h->t1 - rt->t0) * HD_NS;
+		r->s.label = -1;
+		r->lane_kind = h->api ? HD_LANE_API : HD_LANE_HOST;
+		(void)op;
+	}
+	for (k = 0; k < rt->ntimed; k++) {
+		struct rt_timed *t = &rt->timed[k];
+		const struct hd_op *op = &sc->ops[t->op];
+		enum hd_lane_kind engine = HD_LANE_COMPUTE;
+		hd_time a, b;
+		int lanes, l;
+
+		if (!CK(rt, cudaEventElapsedTime(&ms, rt->base, t->a)))
+			goto fail;
+		a = (hd_time)llround((double)ms * 1e9);
+		if (!CK(rt, cudaEventElapsedTime(&ms, rt->base, t->b)))
+			goto fail;
+		b = (hd_time)llround((double)ms * 1e9);
+		if (b < a)
+			b = a;
+		lanes = lane_kind_of_op(op, &engine) ? 2 : 1;
+		for (l = 0; l < lanes; l++) {
+			struct rt_span *r;
+
+			v = hd_xgrow(v, &cap, n + 1, sizeof *v);
+			r = &v[n++];
+			memset(r, 0, sizeof *r);
+			r->s.op = t->op;
+			r->s.iter = t->iter;
+			r->s.kind = span_kind_of_op(op);
+			r->s.start = a;
+			r->s.end = b;
+			r->s.bytes = op->kind == HD_OP_KERNEL || op->kind == HD_OP_RECORD ? 0 :
+				     op->kind == HD_OP_PREFETCH ? sc->buffers[op->dst].bytes :
+				     op->bytes;
+			r->s.label = -1;
+			r->lane_kind = l == 0 ? HD_LANE_STREAM : engine;
+			r->lane_index = l == 0 ? t->stream : 0;
+		}
+	}
+	*out = v;
+	*nout = n;
+	return 1;
+fail:
+	free(v);
+	return 0;
+}
+
+static int
+cmp_time(const void *a, const void *b)
+{
+	hd_time x = *(const hd_time *)a, y = *(const hd_time *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The stream lane's Nsight-style name. */
+static void
+stream_lane_name(const struct hd_scenario *sc, int i, char *buf, size_t n)
+{
+	if (i == HD_STREAM_LEGACY)
+		snprintf(buf, n, "Stream 0 (default)");
+	else if (i == HD_STREAM_PER_THREAD)
+		snprintf(buf, n, "Stream 1 (per-thread)");
+	else
+		snprintf(buf, n, "Stream %d (%s)", i, sc->streams[i].name);
+}
+
+static const char *const engine_lane_names[HD_LANE__COUNT] = {
+	[HD_LANE_HOST] = "Host thread",
+	[HD_LANE_API] = "CUDA API",
+	[HD_LANE_CE_H2D] = "Memcpy HtoD",
+	[HD_LANE_CE_D2H] = "Memcpy DtoH",
+	[HD_LANE_CE_D2D] = "Memcpy DtoD",
+	[HD_LANE_COMPUTE] = "Compute",
+};
+
 static int
 cuda_run(const struct hd_scenario *sc, const struct hd_run_opts *o,
 	 const struct hd_sink *sink, struct hd_err *e)
 {
-	(void)o;
-	(void)sink;
+	struct rt rt;
+	struct rt_span **reps = NULL;
+	size_t *nreps = NULL, k;
+	int warmup = o && o->warmup > 0 ? o->warmup : 1;
+	int repeats = o && o->repeats > 0 ? o->repeats : 5;
+	int r, good = 0;
+	uint64_t execs;
+	hd_time *starts = NULL, *ends = NULL;
+
+	if (sc->nranks > 1) {
+		hd_err_set(e, HD_EXIT_FAIL, "",
+			   "scenario '%s' has %d ranks: it needs one process per GPU, which "
+			   "this backend does not start", sc->name, sc->nranks);
+		return -1;
+	}
+	execs = hd_scenario_op_instances(sc, 0);
+	if (execs > RT_MAX_EXECS) {
+		hd_err_set(e, HD_EXIT_INPUT, "",
+			   "scenario '%s' executes %llu ops; timing each on the GPU is limited "
+			   "to %d per run", sc->name, (unsigned long long)execs, RT_MAX_EXECS);
+		return -1;
+	}
 	if (cuda_available(e) != 0)
 		return -1;
-	hd_err_set(e, HD_EXIT_FAIL, "",
-		   "scenario '%s': executing scenarios on the GPU is not part of this version of hdsim",
-		   sc->name);
-	return -1;
+	memset(&rt, 0, sizeof rt);
+	rt.sc = sc;
+	rt.e = e;
+	rt.stop = o ? o->stop : NULL;
+	if (!setup(&rt))
+		goto out;
+	reps = hd_xcalloc((size_t)repeats, sizeof *reps);
+	nreps = hd_xcalloc((size_t)repeats, sizeof *nreps);
+	for (r = 0; r < warmup + repeats; r++) {
+		struct rt_span *v = NULL;
+		size_t n = 0;
+
+		if (!one_repeat(&rt, &v, &n))
+			goto out;
+		if (r < warmup) {
+			free(v);
+			continue;
+		}
+		reps[r - warmup] = v;
+		nreps[r - warmup] = n;
+		if (n != nreps[0]) {
+			hd_err_set(e, HD_EXIT_FAIL, "",
+				   "scenario '%s' gave %zu spans in one repeat and %zu in another",
+				   sc->name, nreps[0], n);
+			goto out;
+		}
+	}
+	/* Median start and end of each span over the repeats. */
+	starts = hd_xcalloc((size_t)repeats, sizeof *starts);
+	ends = hd_xcalloc((size_t)repeats, sizeof *ends);
+	for (k = 0; k < nreps[0]; k++) {
+		struct rt_span *s0 = &reps[0][k];
+		struct hd_span out = s0->s;
+		char name[48];
+		const char *lname = engine_lane_names[s0->lane_kind];
+		const struct hd_op *op = &sc->ops[s0->s.op];
+
+		for (r = 0; r < repeats; r++) {
+			starts[r] = reps[r][k].s.start;
+			ends[r] = reps[r][k].s.end;
+		}
+		qsort(starts, (size_t)repeats, sizeof *starts, cmp_time);
+		qsort(ends, (size_t)repeats, sizeof *ends, cmp_time);
+		out.start = starts[repeats / 2];
+		out.end = ends[repeats / 2];
+		if (out.end < out.start)
+			out.end = out.start;
+		if (s0->lane_kind == HD_LANE_STREAM) {
+			stream_lane_name(sc, s0->lane_index, name, sizeof name);
+			lname = name;
+		}
+		out.lane = sink->lane(sink->ctx, s0->lane_kind, 0, s0->lane_index, lname);
+		out.label = sink->string(sink->ctx, op->label ? op->label : hd_op_api_name(op));
+		sink->span(sink->ctx, &out);
+	}
+	good = 1;
+out:
+	for (r = 0; reps && r < repeats; r++)
+		free(reps[r]);
+	free(reps);
+	free(nreps);
+	free(starts);
+	free(ends);
+	teardown(&rt);
+	return good ? 0 : -1;
 }
 
 const struct hd_backend_ops hd_real_backend = {

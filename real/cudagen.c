@@ -1,0 +1,604 @@
+/*
+ * cudagen.c - print a scenario as the CUDA C program the real backend runs,
+ * and as the PyTorch a learner would write (see cudagen.h).
+ *
+ * Both printers walk the flat op list with a stack of block ends, so loops
+ * and rank blocks come out as nested `for` / `if` blocks.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cudagen.h"
+
+#define MAX_DEPTH 64
+
+static void
+indent(struct hd_buf *b, int depth)
+{
+	int i;
+
+	for (i = 0; i < depth; i++)
+		hd_buf_puts(b, "    ");
+}
+
+static const char *const memcpy_kind_c[HD_COPY__COUNT] = {
+	[HD_COPY_H2D] = "cudaMemcpyHostToDevice",
+	[HD_COPY_D2H] = "cudaMemcpyDeviceToHost",
+	[HD_COPY_D2D] = "cudaMemcpyDeviceToDevice",
+	[HD_COPY_H2H] = "cudaMemcpyHostToHost",
+	[HD_COPY_P2P] = "cudaMemcpyDefault",
+};
+
+/* Words a lesson's names must not become in the printed code. */
+static const char *const reserved_c[] = {
+	"auto", "break", "case", "char", "const", "continue", "default", "do", "double",
+	"else", "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long",
+	"register", "restrict", "return", "short", "signed", "sizeof", "static", "struct",
+	"switch", "typedef", "union", "unsigned", "void", "volatile", "while", "main",
+	"rank", "scratch", "landing", "big", "on_device", "on_host", "busy_cpu_ns", "free",
+	"malloc", "memset", "exit", "CK", NULL,
+};
+static const char *const reserved_py[] = {
+	"and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
+	"elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
+	"is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+	"with", "yield", "None", "True", "False", "torch", "time", "busy_cpu", "clock_hz",
+	"total", "rank", "big", "print", "mm_x", NULL,
+};
+
+static int reserved_lang;   /* 0: C, 1: Python; set by the printer in use */
+
+/*
+ * Print a lesson name as an identifier: '-' becomes '_', and a name that is
+ * a keyword, one of the program's own names, or a loop variable (i0, i1 ...)
+ * gets a trailing '_'.
+ */
+static void
+put_ident(struct hd_buf *b, const char *name)
+{
+	const char *const *r = reserved_lang ? reserved_py : reserved_c;
+	const char *p;
+	int clash = name[0] == 'i' && name[1] != '\0' && strspn(name + 1, "0123456789") ==
+		    strlen(name + 1);
+
+	for (; !clash && *r; r++)
+		clash = strcmp(*r, name) == 0;
+	for (p = name; *p; p++)
+		hd_buf_putc(b, *p == '-' ? '_' : *p);
+	if (clash)
+		hd_buf_putc(b, '_');
+}
+
+static void
+put_stream(struct hd_buf *b, const struct hd_scenario *sc, int i)
+{
+	if (i == HD_STREAM_LEGACY)
+		hd_buf_puts(b, reserved_lang ? "torch.cuda.default_stream()" : "cudaStreamLegacy");
+	else if (i == HD_STREAM_PER_THREAD)
+		hd_buf_puts(b, reserved_lang ? "torch.cuda.current_stream()" : "cudaStreamPerThread");
+	else
+		put_ident(b, sc->streams[i].name);
+}
+
+/* The stream as the current language spells it, into out. */
+static const char *
+stream_name(const struct hd_scenario *sc, int i, char *out, size_t n)
+{
+	struct hd_buf t;
+
+	hd_buf_init(&t);
+	if (i < 0 || i >= sc->nstreams)
+		i = HD_STREAM_LEGACY;
+	put_stream(&t, sc, i);
+	snprintf(out, n, "%s", t.s);
+	hd_buf_free(&t);
+	return out;
+}
+
+static void
+put_buf_ident(struct hd_buf *b, const struct hd_scenario *sc, int i)
+{
+	put_ident(b, sc->buffers[i].name);
+}
+
+static void
+c_alloc(struct hd_buf *b, const struct hd_scenario *sc, int i, int depth)
+{
+	const struct hd_buffer *buf = &sc->buffers[i];
+	char size[32];
+
+	hd_fmt_bytes(size, sizeof size, buf->bytes);
+	indent(b, depth);
+	switch (buf->mem) {
+	case HD_MEM_PAGEABLE:
+		hd_buf_puts(b, "");
+		put_buf_ident(b, sc, i);
+		hd_buf_printf(b, " = (char *)malloc(%" PRIu64 "ULL);  /* %s pageable */\n",
+			      buf->bytes, size);
+		indent(b, depth);
+		hd_buf_puts(b, "memset(");
+		put_buf_ident(b, sc, i);
+		hd_buf_printf(b, ", 1, %" PRIu64 "ULL);  /* touch every page */\n", buf->bytes);
+		return;
+	case HD_MEM_PINNED:
+		hd_buf_puts(b, "CK(cudaMallocHost((void **)&");
+		break;
+	case HD_MEM_MANAGED:
+		hd_buf_puts(b, "CK(cudaMallocManaged((void **)&");
+		break;
+	default:
+		hd_buf_puts(b, "CK(cudaMalloc((void **)&");
+		break;
+	}
+	put_buf_ident(b, sc, i);
+	hd_buf_printf(b, ", %" PRIu64 "ULL%s));  /* %s %s */\n", buf->bytes,
+		      buf->mem == HD_MEM_MANAGED ? ", cudaMemAttachGlobal" : "", size,
+		      hd_mem_name(buf->mem));
+}
+
+static void
+c_free(struct hd_buf *b, const struct hd_scenario *sc, int i, int depth)
+{
+	static const char *const fn[HD_MEM__COUNT] = {
+		[HD_MEM_PAGEABLE] = "free(", [HD_MEM_PINNED] = "CK(cudaFreeHost(",
+		[HD_MEM_MANAGED] = "CK(cudaFree(", [HD_MEM_DEVICE] = "CK(cudaFree(",
+	};
+	enum hd_mem m = sc->buffers[i].mem;
+
+	indent(b, depth);
+	hd_buf_puts(b, fn[m]);
+	put_buf_ident(b, sc, i);
+	hd_buf_puts(b, m == HD_MEM_PAGEABLE ? ");\n" : "));\n");
+}
+
+static int
+explicit_alloc(const struct hd_scenario *sc, int buf)
+{
+	int j;
+
+	for (j = 0; j < sc->nops; j++)
+		if (sc->ops[j].kind == HD_OP_ALLOC && sc->ops[j].dst == buf)
+			return 1;
+	return 0;
+}
+
+static void
+c_kernel(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, const char *s)
+{
+	char t[32];
+
+	switch (op->kernel) {
+	case HD_KERNEL_SPIN:
+		hd_fmt_time(t, sizeof t, op->duration);
+		hd_buf_printf(b, "CK(hd_kernel_spin(%s, %" PRId64 "ULL, %u));  /* spins %s */\n",
+			      s, op->duration / HD_NS, op->grid ? op->grid : 1, t);
+		break;
+	case HD_KERNEL_COMPUTE:
+		hd_buf_printf(b, "CK(hd_kernel_compute(%s, scratch, %.6g, %u, NULL));  "
+			      "/* %.3g FLOP of FMA */\n", s, op->flops, op->grid, op->flops);
+		break;
+	case HD_KERNEL_MEMORY:
+		hd_buf_printf(b, "CK(hd_kernel_memory(%s, ", s);
+		if (op->src >= 0)
+			put_buf_ident(b, sc, op->src);
+		else
+			hd_buf_puts(b, "big");
+		hd_buf_printf(b, ", %" PRIu64 "ULL, %u));  /* bytes through device memory */\n",
+			      op->bytes, op->grid);
+		break;
+	case HD_KERNEL_FILL:
+		hd_buf_printf(b, "CK(hd_kernel_fill(%s, ", s);
+		put_buf_ident(b, sc, op->dst);
+		hd_buf_printf(b, ", %" PRIu64 "ULL, 0x3f800000u, %u));  /* create on the device */\n",
+			      sc->buffers[op->dst].bytes, op->grid);
+		break;
+	case HD_KERNEL_REDUCE:
+		hd_buf_printf(b, "CK(hd_kernel_reduce(%s, ", s);
+		put_buf_ident(b, sc, op->src);
+		hd_buf_printf(b, ", %" PRIu64 "ULL, scratch, %u));\n",
+			      sc->buffers[op->src].bytes, op->grid);
+		break;
+	default:
+		hd_buf_puts(b, "/* unknown kernel */\n");
+	}
+}
+
+static void
+c_op(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, int depth)
+{
+	char sbuf[80];
+	const char *s = stream_name(sc, op->stream, sbuf, sizeof sbuf);
+	char t[32];
+
+	if (op->label != NULL) {
+		indent(b, depth);
+		hd_buf_printf(b, "/* %s */\n", op->label);
+	}
+	if (op->kind == HD_OP_ALLOC) {
+		c_alloc(b, sc, op->dst, depth);
+		return;
+	}
+	if (op->kind == HD_OP_FREE) {
+		c_free(b, sc, op->dst, depth);
+		return;
+	}
+	indent(b, depth);
+	switch (op->kind) {
+	case HD_OP_PIN:
+		hd_buf_puts(b, "CK(cudaHostRegister(");
+		put_buf_ident(b, sc, op->dst);
+		hd_buf_printf(b, ", %" PRIu64 "ULL, cudaHostRegisterDefault));\n",
+			      sc->buffers[op->dst].bytes);
+		break;
+	case HD_OP_COPY:
+		hd_buf_puts(b, op->async ? "CK(cudaMemcpyAsync(" : "CK(cudaMemcpy(");
+		put_buf_ident(b, sc, op->dst);
+		hd_buf_puts(b, ", ");
+		put_buf_ident(b, sc, op->src);
+		hd_buf_printf(b, ", %" PRIu64 "ULL, %s", op->bytes, memcpy_kind_c[op->copy]);
+		if (op->async)
+			hd_buf_printf(b, ", %s", s);
+		hd_buf_puts(b, "));\n");
+		break;
+	case HD_OP_KERNEL:
+		c_kernel(b, sc, op, s);
+		break;
+	case HD_OP_PREFETCH:
+		hd_buf_printf(b, "CK(cudaMemPrefetchAsync(");
+		put_buf_ident(b, sc, op->dst);
+		hd_buf_printf(b, ", %" PRIu64 "ULL, %s, 0, %s));\n", sc->buffers[op->dst].bytes,
+			      op->to_device ? "on_device" : "on_host", s);
+		break;
+	case HD_OP_RECORD:
+		hd_buf_puts(b, "CK(cudaEventRecord(");
+		put_ident(b, sc->events[op->event].name);
+		hd_buf_printf(b, ", %s));\n", s);
+		break;
+	case HD_OP_WAIT:
+		hd_buf_printf(b, "CK(cudaStreamWaitEvent(%s, ", s);
+		put_ident(b, sc->events[op->event].name);
+		hd_buf_puts(b, ", 0));\n");
+		break;
+	case HD_OP_EVENT_SYNC:
+		hd_buf_puts(b, "CK(cudaEventSynchronize(");
+		put_ident(b, sc->events[op->event].name);
+		hd_buf_puts(b, "));\n");
+		break;
+	case HD_OP_EVENT_QUERY:
+		hd_buf_puts(b, "(void)cudaEventQuery(");
+		put_ident(b, sc->events[op->event].name);
+		hd_buf_puts(b, ");  /* cudaSuccess or cudaErrorNotReady; never waits */\n");
+		break;
+	case HD_OP_STREAM_SYNC:
+		hd_buf_printf(b, "CK(cudaStreamSynchronize(%s));\n", s);
+		break;
+	case HD_OP_DEVICE_SYNC:
+		hd_buf_puts(b, "CK(cudaDeviceSynchronize());\n");
+		break;
+	case HD_OP_HOST:
+		hd_fmt_time(t, sizeof t, op->duration);
+		hd_buf_printf(b, "busy_cpu_ns(%" PRId64 "LL);  /* %s of host work */\n",
+			      op->duration / HD_NS, t);
+		break;
+	case HD_OP_READ:
+		hd_buf_puts(b, "CK(cudaMemcpy(landing, ");
+		put_buf_ident(b, sc, op->src);
+		hd_buf_printf(b, ", %" PRIu64 "ULL, cudaMemcpyDeviceToHost));  "
+			      "/* what print(t) or t.item() does */\n", op->bytes);
+		break;
+	default:
+		hd_buf_printf(b, "/* %s: runs with one process per rank (NCCL) */\n",
+			      hd_op_api_name(op));
+	}
+}
+
+/* Walk ops, calling each op printer; open and close blocks for loops. */
+static void
+walk(struct hd_buf *b, const struct hd_scenario *sc, int depth0, int torch,
+     void (*print)(struct hd_buf *, const struct hd_scenario *, const struct hd_op *, int))
+{
+	int ends[MAX_DEPTH], depth = 0, i, loopvar = 0;
+
+	for (i = 0; i <= sc->nops; i++) {
+		while (depth > 0 && ends[depth - 1] == i) {
+			depth--;
+			if (!torch) {
+				indent(b, depth0 + depth);
+				hd_buf_puts(b, "}\n");
+			}
+		}
+		if (i == sc->nops)
+			break;
+		if (sc->ops[i].kind == HD_OP_REPEAT || sc->ops[i].kind == HD_OP_ON_RANK) {
+			const struct hd_op *op = &sc->ops[i];
+
+			indent(b, depth0 + depth);
+			if (op->kind == HD_OP_REPEAT && torch)
+				hd_buf_printf(b, "for i%d in range(%" PRIu64 "):\n", loopvar++, op->count);
+			else if (op->kind == HD_OP_REPEAT)
+				hd_buf_printf(b, "for (long i%d = 0; i%d < %" PRIu64 "L; i%d++) {\n",
+					      loopvar, loopvar, op->count, loopvar), loopvar++;
+			else
+				hd_buf_printf(b, torch ? "if rank == %d:\n" : "if (rank == %d) {\n",
+					      op->rank);
+			if (depth < MAX_DEPTH)
+				ends[depth++] = i + 1 + op->body_len;
+			if (op->body_len == 0 && torch) {
+				indent(b, depth0 + depth);
+				hd_buf_puts(b, "pass\n");
+			}
+			continue;
+		}
+		print(b, sc, &sc->ops[i], depth0 + depth);
+	}
+}
+
+/* The most bytes any op of `kind` needs from a program-owned buffer. */
+static uint64_t
+max_bytes(const struct hd_scenario *sc, enum hd_op_kind kind, int no_src_only)
+{
+	uint64_t m = 0;
+	int i;
+
+	for (i = 0; i < sc->nops; i++)
+		if (sc->ops[i].kind == kind && (!no_src_only || sc->ops[i].src < 0) &&
+		    sc->ops[i].bytes > m)
+			m = sc->ops[i].bytes;
+	return m;
+}
+
+void
+hd_cudagen_c(const struct hd_scenario *sc, struct hd_buf *b)
+{
+	uint64_t read_bytes = max_bytes(sc, HD_OP_READ, 0);
+	uint64_t big_bytes = 0;
+	int i;
+
+	reserved_lang = 0;
+	for (i = 0; i < sc->nops; i++)
+		if (sc->ops[i].kind == HD_OP_KERNEL && sc->ops[i].kernel == HD_KERNEL_MEMORY &&
+		    sc->ops[i].src < 0 && sc->ops[i].bytes > big_bytes)
+			big_bytes = sc->ops[i].bytes;
+
+	hd_buf_printf(b, "/*\n * Scenario %s: %s\n", sc->name, sc->title ? sc->title : "");
+	hd_buf_puts(b, " * The CUDA C that `hdsim --real` executes for this scenario. The kernels\n"
+		       " * are in kernels/kernels.cu; hd_kernel_* launch them.\n */\n");
+	hd_buf_puts(b, "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+		       "#include <time.h>\n#include <cuda_runtime.h>\n#include \"kernels.h\"\n\n");
+	hd_buf_puts(b, "#define CK(call) do { int rc_ = (int)(call); if (rc_ != 0) { \\\n"
+		       "        fprintf(stderr, \"%s failed: %s\\n\", #call, \\\n"
+		       "                cudaGetErrorString((cudaError_t)rc_)); exit(1); } } while (0)\n\n");
+	hd_buf_puts(b, "static void busy_cpu_ns(long long ns)\n{\n"
+		       "    struct timespec a, b;\n\n"
+		       "    clock_gettime(CLOCK_MONOTONIC, &a);\n"
+		       "    do clock_gettime(CLOCK_MONOTONIC, &b);\n"
+		       "    while ((b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec) < ns);\n}\n\n");
+	hd_buf_puts(b, "int main(void)\n{\n    const int rank = 0;\n"
+		       "    struct cudaMemLocation on_device = { cudaMemLocationTypeDevice, 0 };\n"
+		       "    struct cudaMemLocation on_host = { cudaMemLocationTypeHost, 0 };\n"
+		       "    float *scratch;\n    char *landing = NULL, *big = NULL;\n");
+	for (i = 0; i < sc->nbuffers; i++) {
+		hd_buf_puts(b, "    char *");
+		put_buf_ident(b, sc, i);
+		hd_buf_puts(b, " = NULL;\n");
+	}
+	for (i = 2; i < sc->nstreams; i++) {
+		hd_buf_puts(b, "    cudaStream_t ");
+		put_ident(b, sc->streams[i].name);
+		hd_buf_puts(b, ";\n");
+	}
+	for (i = 0; i < sc->nevents; i++) {
+		hd_buf_puts(b, "    cudaEvent_t ");
+		put_ident(b, sc->events[i].name);
+		hd_buf_puts(b, ";\n");
+	}
+	hd_buf_puts(b, "\n    (void)rank; (void)on_device; (void)on_host; (void)big;\n"
+		       "    CK(cudaMalloc((void **)&scratch, 4096));\n");
+	if (read_bytes > 0)
+		hd_buf_printf(b, "    landing = (char *)malloc(%" PRIu64 "ULL);  /* where reads land */\n",
+			      read_bytes);
+	if (big_bytes > 0)
+		hd_buf_printf(b, "    CK(cudaMalloc((void **)&big, %" PRIu64 "ULL));\n", big_bytes);
+	for (i = 0; i < sc->nbuffers; i++)
+		if (!explicit_alloc(sc, i))
+			c_alloc(b, sc, i, 1);
+	for (i = 2; i < sc->nstreams; i++) {
+		const struct hd_stream *st = &sc->streams[i];
+
+		hd_buf_puts(b, "    CK(cudaStreamCreateWithPriority(&");
+		put_ident(b, st->name);
+		hd_buf_printf(b, ", %s, %d));\n",
+			      st->flags & HD_STREAM_NONBLOCKING ? "cudaStreamNonBlocking"
+							      : "cudaStreamDefault",
+			      st->priority);
+	}
+	for (i = 0; i < sc->nevents; i++) {
+		hd_buf_puts(b, "    CK(cudaEventCreateWithFlags(&");
+		put_ident(b, sc->events[i].name);
+		hd_buf_printf(b, ", %s));\n", sc->events[i].timing ? "cudaEventDefault"
+								  : "cudaEventDisableTiming");
+	}
+	hd_buf_puts(b, "\n");
+	walk(b, sc, 1, 0, c_op);
+	hd_buf_puts(b, "    CK(cudaDeviceSynchronize());  /* a run ends with the GPU idle */\n"
+		       "    return 0;\n}\n");
+}
+
+static void
+py_buf(struct hd_buf *b, const struct hd_scenario *sc, int i)
+{
+	put_buf_ident(b, sc, i);
+}
+
+static void
+py_op(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, int depth)
+{
+	char sbuf[80];
+	const char *s = stream_name(sc, op->stream, sbuf, sizeof sbuf);
+	int on_stream = op->stream >= 2;
+	char t[32];
+
+	if (on_stream && (op->kind == HD_OP_COPY || op->kind == HD_OP_KERNEL ||
+			  op->kind == HD_OP_PREFETCH)) {
+		indent(b, depth);
+		hd_buf_printf(b, "with torch.cuda.stream(%s):%s%s\n", s,
+			      op->label ? "  # " : "", op->label ? op->label : "");
+		depth++;
+	} else if (op->label != NULL) {
+		indent(b, depth);
+		hd_buf_printf(b, "# %s\n", op->label);
+	}
+	indent(b, depth);
+	switch (op->kind) {
+	case HD_OP_ALLOC:
+		py_buf(b, sc, op->dst);
+		hd_buf_printf(b, " = torch.empty(%" PRIu64 ", dtype=torch.uint8%s)\n",
+			      sc->buffers[op->dst].bytes,
+			      sc->buffers[op->dst].mem == HD_MEM_PINNED ? ", pin_memory=True" :
+			      sc->buffers[op->dst].mem == HD_MEM_DEVICE ? ", device=\"cuda\"" : "");
+		break;
+	case HD_OP_FREE:
+		hd_buf_puts(b, "del ");
+		py_buf(b, sc, op->dst);
+		hd_buf_puts(b, "; torch.cuda.empty_cache()\n");
+		break;
+	case HD_OP_PIN:
+		py_buf(b, sc, op->dst);
+		hd_buf_puts(b, " = ");
+		py_buf(b, sc, op->dst);
+		hd_buf_puts(b, ".pin_memory()  # copies into new page-locked memory\n");
+		break;
+	case HD_OP_COPY:
+		py_buf(b, sc, op->dst);
+		hd_buf_printf(b, "[:%" PRIu64 "].copy_(", op->bytes);
+		py_buf(b, sc, op->src);
+		hd_buf_printf(b, "[:%" PRIu64 "]%s)\n", op->bytes,
+			      op->async ? ", non_blocking=True" : "");
+		break;
+	case HD_OP_KERNEL:
+		switch (op->kernel) {
+		case HD_KERNEL_SPIN:
+			hd_fmt_time(t, sizeof t, op->duration);
+			hd_buf_printf(b, "torch.cuda._sleep(int(%.6g * clock_hz))  # spin %s\n",
+				      hd_time_to_s(op->duration), t);
+			break;
+		case HD_KERNEL_COMPUTE: {
+			/* An n x n matrix product is 2 n^3 FLOP. */
+			long n = (long)(cbrt(op->flops / 2) + 0.5);
+
+			hd_buf_printf(b, "mm_x = torch.ones(%ld, %ld, device=\"cuda\"); torch.mm(mm_x, mm_x)"
+				      "  # %.3g FLOP\n", n > 0 ? n : 1, n > 0 ? n : 1, op->flops);
+			break;
+		}
+		case HD_KERNEL_MEMORY:
+			if (op->src >= 0) {
+				py_buf(b, sc, op->src);
+				hd_buf_printf(b, "[%" PRIu64 ":].copy_(", op->bytes / 2);
+				py_buf(b, sc, op->src);
+				hd_buf_printf(b, "[:%" PRIu64 "])  # %" PRIu64 " bytes of traffic\n",
+					      op->bytes / 2, op->bytes);
+			} else {
+				hd_buf_printf(b, "big = torch.empty(%" PRIu64 ", dtype=torch.uint8, "
+					      "device=\"cuda\"); big[%" PRIu64 ":].copy_(big[:%" PRIu64
+					      "])\n", op->bytes, op->bytes / 2, op->bytes / 2);
+			}
+			break;
+		case HD_KERNEL_FILL:
+			py_buf(b, sc, op->dst);
+			hd_buf_puts(b, ".fill_(1)  # create the data on the device\n");
+			break;
+		case HD_KERNEL_REDUCE:
+			hd_buf_puts(b, "total = ");
+			py_buf(b, sc, op->src);
+			hd_buf_puts(b, ".view(torch.float32).sum()\n");
+			break;
+		default:
+			hd_buf_puts(b, "pass\n");
+		}
+		break;
+	case HD_OP_PREFETCH:
+		hd_buf_puts(b, "# no PyTorch call: cudaMemPrefetchAsync of managed memory\n");
+		break;
+	case HD_OP_RECORD:
+		put_ident(b, sc->events[op->event].name);
+		hd_buf_printf(b, ".record(%s)\n", s);
+		break;
+	case HD_OP_WAIT:
+		hd_buf_printf(b, "%s.wait_event(", s);
+		put_ident(b, sc->events[op->event].name);
+		hd_buf_puts(b, ")\n");
+		break;
+	case HD_OP_EVENT_SYNC:
+		put_ident(b, sc->events[op->event].name);
+		hd_buf_puts(b, ".synchronize()\n");
+		break;
+	case HD_OP_EVENT_QUERY:
+		put_ident(b, sc->events[op->event].name);
+		hd_buf_puts(b, ".query()\n");
+		break;
+	case HD_OP_STREAM_SYNC:
+		hd_buf_printf(b, "%s.synchronize()\n", s);
+		break;
+	case HD_OP_DEVICE_SYNC:
+		hd_buf_puts(b, "torch.cuda.synchronize()\n");
+		break;
+	case HD_OP_HOST:
+		hd_fmt_time(t, sizeof t, op->duration);
+		hd_buf_printf(b, "busy_cpu(%.9g)  # %s of host work\n", hd_time_to_s(op->duration), t);
+		break;
+	case HD_OP_READ:
+		hd_buf_puts(b, "print(");
+		py_buf(b, sc, op->src);
+		hd_buf_printf(b, "[:%" PRIu64 "])  # copies to the host and waits\n", op->bytes);
+		break;
+	default:
+		hd_buf_printf(b, "# %s: torch.distributed, one process per rank\n",
+			      hd_op_api_name(op));
+	}
+}
+
+void
+hd_cudagen_torch(const struct hd_scenario *sc, struct hd_buf *b)
+{
+	int i;
+
+	reserved_lang = 1;
+	hd_buf_printf(b, "# Scenario %s: %s\n", sc->name, sc->title ? sc->title : "");
+	hd_buf_puts(b, "import time\nimport torch\n\n"
+		       "def busy_cpu(seconds):\n    end = time.perf_counter() + seconds\n"
+		       "    while time.perf_counter() < end:\n        pass\n\n"
+		       "clock_hz = 1.98e9  # the GPU's SM clock: torch.cuda._sleep counts cycles\n"
+		       "rank = 0\n");
+	for (i = 0; i < sc->nbuffers; i++) {
+		const struct hd_buffer *buf = &sc->buffers[i];
+
+		if (explicit_alloc(sc, i))
+			continue;
+		py_buf(b, sc, i);
+		if (buf->mem == HD_MEM_MANAGED)
+			hd_buf_printf(b, " = None  # managed memory (cudaMallocManaged) has no "
+				      "PyTorch tensor; %" PRIu64 " bytes\n", buf->bytes);
+		else
+			hd_buf_printf(b, " = torch.empty(%" PRIu64 ", dtype=torch.uint8%s)\n",
+				      buf->bytes,
+				      buf->mem == HD_MEM_PINNED ? ", pin_memory=True" :
+				      buf->mem == HD_MEM_DEVICE ? ", device=\"cuda\"" : "");
+	}
+	for (i = 2; i < sc->nstreams; i++) {
+		put_ident(b, sc->streams[i].name);
+		hd_buf_printf(b, " = torch.cuda.Stream(priority=%d)%s\n",
+			      sc->streams[i].priority,
+			      sc->streams[i].flags & HD_STREAM_NONBLOCKING ?
+			      "  # PyTorch streams are created non-blocking" : "");
+	}
+	for (i = 0; i < sc->nevents; i++) {
+		put_ident(b, sc->events[i].name);
+		hd_buf_printf(b, " = torch.cuda.Event(enable_timing=%s)\n",
+			      sc->events[i].timing ? "True" : "False");
+	}
+	hd_buf_puts(b, "\n");
+	walk(b, sc, 0, 1, py_op);
+	hd_buf_puts(b, "torch.cuda.synchronize()  # a run ends with the GPU idle\n");
+}

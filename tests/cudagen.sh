@@ -1,0 +1,68 @@
+#!/bin/sh
+# cudagen.sh - `hdsim show --cuda` prints real code: for every scenario of
+# every built-in lesson, the CUDA C compiles with nvcc against
+# kernels/kernels.h (when nvcc is there) and the PyTorch is valid Python
+# (when python3 is there).
+set -u
+[ -n "${HDSIM:-}" ] && [ -x "$HDSIM" ] || { echo "HDSIM not set: skipped"; exit 77; }
+src=${HDSIM_SRCDIR:-.}
+nvcc=${NVCC:-}
+[ -n "$nvcc" ] && [ -x "$nvcc" ] || nvcc=
+py=$(command -v python3 || true)
+[ -n "$nvcc$py" ] || { echo "neither nvcc nor python3: skipped"; exit 77; }
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail=0 checked=0
+
+lessons=$(ls "$src"/lessons/*.hds)
+for lesson in $lessons; do
+	out="$tmp/show.txt"
+	if ! "$HDSIM" show --cuda "$lesson" > "$out" 2> "$tmp/err"; then
+		echo "FAIL: show --cuda $lesson: $(cat "$tmp/err")"
+		fail=1
+		continue
+	fi
+	# Split into one .cu and one .py per scenario.
+	awk -v dir="$tmp" '
+		/^==== / { n++; mode = ""; next }
+		/^---- CUDA C ----$/ { mode = "cu"; next }
+		/^---- PyTorch ----$/ { mode = "py"; next }
+		mode != "" { print > (dir "/s" n "." mode) }
+	' "$out"
+	for cu in "$tmp"/s*.cu; do
+		[ -f "$cu" ] || { echo "FAIL: $lesson: no CUDA C printed"; fail=1; continue; }
+		py_file=${cu%.cu}.py
+		grep -q 'int main(void)' "$cu" || { echo "FAIL: $lesson: no main in $cu"; fail=1; }
+		if [ -n "$nvcc" ]; then
+			if ! "$nvcc" -c -o "$tmp/x.o" -I"$src/kernels" "$cu" 2> "$tmp/nvcc.err"; then
+				echo "FAIL: $lesson: generated CUDA C does not compile:"
+				cat "$tmp/nvcc.err"; cat -n "$cu"
+				fail=1
+			fi
+		fi
+		if [ -n "$py" ] && ! "$py" -c 'import ast, sys; ast.parse(open(sys.argv[1]).read())' \
+			"$py_file" 2> "$tmp/py.err"; then
+			echo "FAIL: $lesson: generated PyTorch is not valid Python:"
+			cat "$tmp/py.err"; cat -n "$py_file"
+			fail=1
+		fi
+		checked=$((checked + 1))
+		rm -f "$cu" "$py_file"
+	done
+done
+
+# The C names the same calls the lesson's ops stand for.
+"$HDSIM" show --cuda 1 --scenario pageable > "$tmp/one.txt" || fail=1
+grep -q 'cudaMemcpyAsync(d, h, 268435456ULL, cudaMemcpyHostToDevice, s)' "$tmp/one.txt" ||
+	{ echo "FAIL: lesson 1 pageable: no cudaMemcpyAsync of 256 MiB on s"; fail=1; }
+grep -qF 'h = (char *)malloc(268435456ULL)' "$tmp/one.txt" ||
+	{ echo "FAIL: lesson 1 pageable: the pageable buffer is not malloc'd"; fail=1; }
+"$HDSIM" show --cuda 1 --scenario pageable --set size=1MiB > "$tmp/one.txt" || fail=1
+grep -q 'cudaMemcpyAsync(d, h, 1048576ULL' "$tmp/one.txt" ||
+	{ echo "FAIL: --set size=1MiB did not reach the CUDA C"; fail=1; }
+if "$HDSIM" show --cuda 1 --scenario nosuch > /dev/null 2>&1; then
+	echo "FAIL: an unknown --scenario was accepted"; fail=1
+fi
+
+echo "checked $checked scenarios (nvcc: ${nvcc:-none}, python3: ${py:-none})"
+exit $fail
