@@ -22,6 +22,7 @@ struct hd_cli_opts {
 	bool real;              /* --real: run on the GPU instead of the model */
 	bool quick;             /* bench --quick */
 	bool cuda;              /* show --cuda: the CUDA C and PyTorch of each scenario */
+	const char *db;         /* --db FILE: the database instead of the default */
 	int width;              /* --width N; 0 = from the terminal */
 	unsigned given;         /* HD_OPT_* bits of the options that were given */
 	char **args;            /* positional arguments, the command first */
@@ -40,6 +41,7 @@ enum {
 	HD_OPT_REAL = 1 << 7,
 	HD_OPT_QUICK = 1 << 8,
 	HD_OPT_CUDA = 1 << 9,
+	HD_OPT_DB = 1 << 10,
 };
 
 /*

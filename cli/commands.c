@@ -14,6 +14,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@
 #include "real.h"
 #include "report.h"
 #include "timeline.h"
+#include "verify.h"
 
 /* ---- options ------------------------------------------------------------- */
 
@@ -56,6 +58,8 @@ static const struct opt {
 	{ "--width", 0, 1, HD_OPT_WIDTH, "N", "draw timelines N columns wide (at least 60)" },
 	{ "--real", 0, 0, HD_OPT_REAL, NULL, "run on this machine's GPU instead of the model" },
 	{ "--quick", 0, 0, HD_OPT_QUICK, NULL, "bench: the smaller sizes only" },
+	{ "--db", 0, 1, HD_OPT_DB, "FILE",
+	  "the database to store runs in (default $XDG_DATA_HOME/hdsim/hdsim.db)" },
 	{ "--cuda", 0, 0, HD_OPT_CUDA, NULL,
 	  "show: the CUDA C the real backend runs, and the PyTorch equivalent" },
 };
@@ -118,6 +122,8 @@ set_opt(struct hd_cli_opts *o, const struct opt *p, const char *val, FILE *err)
 		o->quick = true;
 	else if (p->bit == HD_OPT_CUDA)
 		o->cuda = true;
+	else if (p->bit == HD_OPT_DB)
+		o->db = val;
 	else if (p->bit == HD_OPT_WIDTH) {
 		errno = 0;
 		w = strtol(val, &end, 10);
@@ -273,9 +279,9 @@ static const struct cmd cmd_none = {
 	"list the lessons and show the first lesson's timeline",
 	cmd_default, HD_OPT_SCENARIO | HD_OPT_SET | HD_OPT_PLAIN, 0, 0, true };
 static const struct cmd cmd_real_run = {
-	"--real", "--real [LESSON...] [--scenario S] [--set k=v]... [--json|--plain]",
-	"run lessons on this machine's GPU",
-	cmd_real, HD_OPT_SCENARIO | HD_OPT_SET | HD_OPT_JSON | HD_OPT_PLAIN | HD_OPT_REAL,
+	"--real", "--real [LESSON...] [--scenario S] [--set k=v]... [--db FILE]",
+	"run lessons on this machine's GPU and on the model, store both, compare them",
+	cmd_real, HD_OPT_SCENARIO | HD_OPT_SET | HD_OPT_REAL | HD_OPT_DB,
 	0, -1, true };
 
 static const struct cmd *
@@ -766,34 +772,91 @@ cmd_run(struct ctx *x)
 	return run_one(x, idx);
 }
 
-/* hdsim --real [LESSON...]: every lesson named, or all of them. */
-static int
-run_many(struct ctx *x, char **names, int n)
-{
-	int i, status = 0, s, idx;
+static volatile sig_atomic_t real_stop;
 
-	if (x->o->json && n != 1) {
-		fprintf(x->err, "hdsim: --json writes one lesson's run; name one lesson\n");
-		return HD_EXIT_INPUT;
-	}
-	for (i = 0; i < (n > 0 ? n : hd_catalog_count(x->cat)); i++) {
-		struct hd_err e = { 0 };
-		if (n > 0 && (idx = hd_catalog_find(x->cat, names[i], &e)) < 0)
-			s = report_err(x, &e);
-		else
-			s = run_one(x, n > 0 ? idx : i);
-		if (s > status)
-			status = s;
-		if (i + 1 < (n > 0 ? n : hd_catalog_count(x->cat)))
-			fputs("\n\n", x->out);
-	}
-	return status;
+static void
+on_sigint(int sig)
+{
+	(void)sig;
+	real_stop = 1;
 }
 
+/*
+ * hdsim --real [LESSON...]: predict and measure every scenario that fits
+ * this machine, store both, compare them and check the claims on the GPU.
+ */
 static int
 cmd_real(struct ctx *x)
 {
-	return run_many(x, x->args, x->nargs);
+	struct hd_verify_opts vo;
+	struct hd_verify_result res;
+	struct hd_store_machine m;
+	struct hd_profile pick;
+	struct hd_err e = { 0 };
+	struct hd_buf b;
+	struct sigaction sa, old_int, old_term;
+	const struct hd_lesson **ls;
+	char why[512];
+	int i, n = x->nargs > 0 ? x->nargs : hd_catalog_count(x->cat), idx, rc;
+
+	ls = hd_xcalloc((size_t)n + 1, sizeof *ls);
+	for (i = 0; i < n; i++) {
+		if (x->nargs > 0 && (idx = hd_catalog_find(x->cat, x->args[i], &e)) < 0) {
+			free(ls);
+			return report_err(x, &e);
+		}
+		ls[i] = hd_catalog_get(x->cat, x->nargs > 0 ? idx : i);
+	}
+	memset(&m, 0, sizeof m);
+	if (hd_real_machine(0, &m, &e) != 0) {
+		free(ls);
+		return report_err(x, &e);
+	}
+	memset(&vo, 0, sizeof vo);
+	if (x->o->profile != NULL) {
+		vo.profile = &x->profile;
+		snprintf(why, sizeof why, "--profile %s", x->o->profile);
+	} else {
+		hd_verify_pick_profile(m.gpu_name, &pick, why, sizeof why);
+		vo.profile = &pick;
+	}
+	vo.measured = x->backend;
+	vo.db_path = x->o->db;
+	vo.machine = &m;
+	vo.sets = x->o->sets;
+	vo.nsets = x->o->nsets;
+	vo.scenario = x->o->scenario;
+	vo.warmup = 1;
+	vo.repeats = 5;
+	vo.stop = &real_stop;
+	vo.progress = x->err;
+	vo.progress_tty = isatty(fileno(x->err));
+	vo.width = x->width;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	hd_buf_init(&b);
+	hd_buf_printf(&b, "GPU:         %s (%s), driver %s, CUDA runtime %s\n",
+		      m.gpu_name ? m.gpu_name : "?", m.pci_bus_id ? m.pci_bus_id : "?",
+		      m.driver ? m.driver : "?", m.cuda_runtime ? m.cuda_runtime : "?");
+	hd_buf_printf(&b, "Profile:     %s\n", why);
+	rc = hd_verify_lessons(ls, n, &vo, &b, &res, &e);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (rc == 0)
+		hd_buf_printf(&b, "\n%d scenario%s measured, %d skipped; claims: %d verified, "
+			      "%d refuted, %d not checked; %d runs stored\n", res.scenarios_run,
+			      res.scenarios_run == 1 ? "" : "s", res.scenarios_skipped,
+			      res.claims_verified, res.claims_refuted, res.claims_unchecked,
+			      res.runs_stored);
+	put_out(x, &b);
+	hd_buf_free(&b);
+	free(ls);
+	if (rc != 0)
+		return report_err(x, &e);
+	return res.claims_refuted > 0 ? HD_EXIT_FAIL : HD_EXIT_OK;
 }
 
 /* hdsim alone: the lesson list and the first lesson's timeline. */
@@ -979,10 +1042,19 @@ cmd_calibrate(struct ctx *x)
 static int
 cmd_doctor(struct ctx *x)
 {
-	int s = gpu_unavailable(x);
+	struct hd_err e = { 0 };
+	struct hd_buf b;
+	int rc;
 
-	fprintf(x->out, "%s\n", hd_real_build_info());
-	return s;
+	hd_buf_init(&b);
+	rc = hd_real_doctor(&b, &e);
+	put_out(x, &b);
+	hd_buf_free(&b);
+	if (rc == 0)
+		return 0;
+	if (e.status == 0)
+		e.status = HD_EXIT_FAIL;
+	return report_err(x, &e);
 }
 
 static int

@@ -612,6 +612,45 @@ span_kind_of_op(const struct hd_op *op)
 	}
 }
 
+/*
+ * Put every buffer back in the state the scenario declares, so each repeat
+ * measures the same thing: registered pages unregistered, buffers the run
+ * allocates itself freed, managed memory resident on the host again.
+ */
+static int
+reset_state(struct rt *rt)
+{
+	const struct hd_scenario *sc = rt->sc;
+	int i, j;
+
+	if (!CK(rt, cudaDeviceSynchronize()))
+		return 0;
+	for (i = 0; i < sc->nbuffers; i++) {
+		struct rt_buf *b = &rt->bufs[i];
+
+		if (b->registered) {
+			if (!CK(rt, cudaHostUnregister(b->p)))
+				return 0;
+			b->registered = 0;
+		}
+		for (j = 0; j < sc->nops; j++)
+			if (sc->ops[j].kind == HD_OP_ALLOC && sc->ops[j].dst == i && b->live &&
+			    !free_buf(rt, i))
+				return 0;
+		if (b->live && b->mem == HD_MEM_MANAGED) {
+			struct cudaMemLocation host;
+
+			memset(&host, 0, sizeof host);
+			host.type = cudaMemLocationTypeHost;
+			if (!CK(rt, cudaMemPrefetchAsync(b->p, b->bytes, host, 0, cudaStreamLegacy)) ||
+			    !CK(rt, cudaDeviceSynchronize()))
+				return 0;
+			memset(b->p, 1, b->bytes);      /* touched by the host, as declared */
+		}
+	}
+	return 1;
+}
+
 /* Run the op list once and turn its events and host times into spans. */
 static int
 one_repeat(struct rt *rt, struct rt_span **out, size_t *nout)
@@ -624,7 +663,7 @@ one_repeat(struct rt *rt, struct rt_span **out, size_t *nout)
 
 	rt->ntimed = rt->nhost = rt->pool_used = 0;
 	memset(rt->iters, 0, (size_t)sc->nops * sizeof *rt->iters);
-	if (!CK(rt, cudaDeviceSynchronize()))
+	if (!reset_state(rt))
 		return 0;
 	before = now_ns();
 	if (!CK(rt, cudaEventRecord(rt->base, cudaStreamLegacy)) ||

@@ -39,3 +39,28 @@ hd_real_build_info(void)
 {
 	return "GPU support: none (built without CUDA)";
 }
+
+int
+hd_real_doctor(struct hd_buf *out, struct hd_err *e)
+{
+	hd_buf_printf(out, "GPU support in this build: none\n");
+	return stub_available(e);
+}
+
+int
+hd_real_machine(int dev, struct hd_store_machine *m, struct hd_err *e)
+{
+	(void)dev;
+	(void)m;
+	return stub_available(e);
+}
+
+int
+hd_real_calibrate(const struct hd_calibrate_opts *o, struct hd_profile *out,
+		  struct hd_buf *log, struct hd_err *e)
+{
+	(void)o;
+	(void)out;
+	(void)log;
+	return stub_available(e);
+}

@@ -195,6 +195,9 @@ migrate(struct hd_store *s, struct hd_err *e)
 	}
 	if (exec(s, "BEGIN IMMEDIATE", "BEGIN", e) != 0)
 		return -1;
+	/* Another process may have migrated while this one waited for the lock. */
+	if (query_int(s, "PRAGMA user_version", &version, e) != 0)
+		goto rollback;
 	for (; version < HD_STORE_SCHEMA; version++) {
 		snprintf(sql, sizeof sql, "migration %lld to %lld", (long long)version,
 			 (long long)version + 1);

@@ -1,0 +1,407 @@
+/*
+ * verify.c - `hdsim --real`: predicted and measured, side by side (verify.h).
+ *
+ * A lesson is verified whole: its scenarios are predicted and measured, its
+ * claims checked on both, and only then stored, one transaction per run, the
+ * claims with the lesson's last run.  An interruption therefore leaves the
+ * database with whole lessons only; a lesson cut short is not stored.
+ */
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "verify.h"
+
+/* ---- which profile predicts ------------------------------------------------ */
+
+char *
+hd_verify_profile_dir(void)
+{
+	const char *xdg = getenv("XDG_DATA_HOME");
+	const char *home = getenv("HOME");
+
+	if (xdg != NULL && xdg[0] == '/')
+		return hd_xasprintf("%s/hdsim/profiles", xdg);
+	return hd_xasprintf("%s/.local/share/hdsim/profiles", home && *home ? home : ".");
+}
+
+/* Built-ins by a distinctive part of the GPU's marketing name. */
+static const struct {
+	const char *token;
+	const char *profile;
+} gpu_tokens[] = {
+	{ "H200", "h200-sxm" },
+	{ "H100", "h100-sxm" },
+	{ "A100", "a100-pcie" },
+	{ "4090", "rtx4090" },
+	{ "V100", "gen3-v100" },
+};
+
+void
+hd_verify_pick_profile(const char *gpu_name, struct hd_profile *out, char *why, size_t n)
+{
+	char *dir = hd_verify_profile_dir();
+	DIR *d = gpu_name ? opendir(dir) : NULL;
+	struct dirent *de;
+	time_t best = 0;
+	size_t i;
+	int found = 0;
+
+	while (d != NULL && (de = readdir(d)) != NULL) {
+		size_t len = strlen(de->d_name);
+		struct hd_profile p;
+		struct hd_err e = { 0 };
+		struct stat st;
+		char *path;
+
+		if (len < 5 || strcmp(de->d_name + len - 4, ".hdp") != 0)
+			continue;
+		path = hd_xasprintf("%s/%s", dir, de->d_name);
+		if (stat(path, &st) == 0 && hd_profile_resolve(path, &p, &e) == 0 &&
+		    strcasecmp(p.gpu_name, gpu_name) == 0 && (!found || st.st_mtime > best)) {
+			*out = p;
+			best = st.st_mtime;
+			found = 1;
+			snprintf(why, n, "calibrated on this GPU (%s)", path);
+		}
+		free(path);
+	}
+	if (d != NULL)
+		closedir(d);
+	free(dir);
+	if (found)
+		return;
+	for (i = 0; gpu_name != NULL && i < HD_ARRAY_LEN(gpu_tokens); i++) {
+		struct hd_err e = { 0 };
+
+		if (strstr(gpu_name, gpu_tokens[i].token) != NULL &&
+		    hd_profile_resolve(gpu_tokens[i].profile, out, &e) == 0) {
+			snprintf(why, n, "built-in profile closest to %s (no calibrated profile; "
+				 "run 'hdsim calibrate')", gpu_name);
+			return;
+		}
+	}
+	{
+		struct hd_err e = { 0 };
+
+		hd_profile_resolve(NULL, out, &e);
+	}
+	snprintf(why, n, "the default built-in profile (no profile matches %s; run "
+		 "'hdsim calibrate')", gpu_name ? gpu_name : "this GPU");
+}
+
+/* ---- one lesson ----------------------------------------------------------------- */
+
+struct lesson_run {
+	const struct hd_lesson *l;
+	double *knobs;
+	int nscen;
+	struct hd_scenario **sc;
+	struct hd_trace **pred, **meas;
+	int *skipped;
+};
+
+static void
+lesson_run_free(struct lesson_run *lr)
+{
+	int i;
+
+	for (i = 0; i < lr->nscen; i++) {
+		hd_scenario_free(lr->sc[i]);
+		hd_trace_free(lr->pred[i]);
+		hd_trace_free(lr->meas[i]);
+	}
+	free(lr->sc);
+	free(lr->pred);
+	free(lr->meas);
+	free(lr->skipped);
+	free(lr->knobs);
+}
+
+static void
+progress(const struct hd_verify_opts *o, int done, int total, const char *lesson,
+	 const char *scen, const char *what)
+{
+	int width = 30, fill = total > 0 ? done * width / total : width, i;
+
+	if (o->progress == NULL)
+		return;
+	if (o->progress_tty) {
+		fputs("\r\033[K[", o->progress);
+		for (i = 0; i < width; i++)
+			fputc(i < fill ? '#' : '.', o->progress);
+		fprintf(o->progress, "] %d/%d %s/%s: %s", done, total, lesson, scen, what);
+	} else {
+		fprintf(o->progress, "hdsim: [%d/%d] %s/%s: %s\n", done, total, lesson, scen, what);
+	}
+	fflush(o->progress);
+}
+
+static double
+rel_err(double pred, double meas)
+{
+	return meas != 0 ? (pred - meas) / meas : 0;
+}
+
+/* The op's label as a person reads it: its name, else its call. */
+static const char *
+op_name(const struct hd_op *op, char *buf, size_t n)
+{
+	if (op->label != NULL)
+		return op->label;
+	snprintf(buf, n, "line %d", op->line);
+	return buf;
+}
+
+static void
+compare_scenario(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_trace *p,
+		 const struct hd_trace *m, struct hd_verify_result *res)
+{
+	char tp[32], tm[32], name[32];
+	double err = rel_err((double)p->makespan, (double)m->makespan);
+	int i;
+
+	hd_buf_printf(b, "  %-24s predicted %10s   measured %10s   error %+6.1f %%\n", sc->name,
+		      hd_fmt_time(tp, sizeof tp, p->makespan),
+		      hd_fmt_time(tm, sizeof tm, m->makespan), 100 * err);
+	if (fabs(err) > res->worst_makespan_err)
+		res->worst_makespan_err = fabs(err);
+	hd_buf_printf(b, "      %-16s %-24s %10s %10s %8s\n", "op", "call", "predicted", "measured",
+		      "error");
+	for (i = 0; i < sc->nops; i++) {
+		const struct hd_op *op = &sc->ops[i];
+		struct hd_op_time a, c;
+
+		if (op->kind == HD_OP_REPEAT || op->kind == HD_OP_ON_RANK)
+			continue;
+		a = hd_trace_op_time(p, i);
+		c = hd_trace_op_time(m, i);
+		if (!a.found || !c.found)
+			continue;
+		hd_buf_printf(b, "      %-16.16s %-24.24s %10s %10s %+7.1f%%\n",
+			      op_name(op, name, sizeof name), hd_op_api_name_sc(sc, op),
+			      hd_fmt_time(tp, sizeof tp, a.end - a.start),
+			      hd_fmt_time(tm, sizeof tm, c.end - c.start),
+			      100 * rel_err((double)(a.end - a.start), (double)(c.end - c.start)));
+	}
+}
+
+/* Knob values as a JSON object for the store. */
+static char *
+params_json(const struct hd_lesson *l, const double *knobs)
+{
+	struct hd_buf b;
+	int i;
+
+	hd_buf_init(&b);
+	hd_buf_putc(&b, '{');
+	for (i = 0; i < hd_lesson_nknobs(l); i++) {
+		if (i > 0)
+			hd_buf_puts(&b, ", ");
+		hd_buf_json_str(&b, hd_lesson_knob(l, i)->name);
+		hd_buf_printf(&b, ": %.17g", knobs[i]);
+	}
+	hd_buf_putc(&b, '}');
+	return hd_buf_take(&b);
+}
+
+/* Evaluate every claim on one side; fills claims[] for the store. */
+static void
+eval_claims(const struct lesson_run *lr, struct hd_trace *const *traces,
+	    struct hd_store_claim *claims, char (*detail)[512], int *verified, int *refuted,
+	    int *unchecked)
+{
+	int i;
+
+	for (i = 0; i < hd_lesson_nclaims(lr->l); i++) {
+		const struct hd_claim *c = hd_lesson_claim(lr->l, i);
+		struct hd_err e = { 0 };
+		double lhs = 0, rhs = 0;
+		int rc = hd_lesson_claim_eval(lr->l, i, lr->knobs, traces, &lhs, &rhs,
+					      detail[i], sizeof detail[i], &e);
+
+		if (rc < 0)
+			snprintf(detail[i], sizeof detail[i], "not checked: %.480s", e.msg);
+		claims[i].index = i;
+		claims[i].text = c->text;
+		claims[i].expr = c->expr;
+		claims[i].outcome = rc;
+		claims[i].lhs = lhs;
+		claims[i].rhs = rhs;
+		claims[i].detail = detail[i];
+		if (rc > 0)
+			(*verified)++;
+		else if (rc == 0)
+			(*refuted)++;
+		else
+			(*unchecked)++;
+	}
+}
+
+static int
+store_lesson(struct hd_store *st, const struct lesson_run *lr, const struct hd_verify_opts *o,
+	     const struct hd_store_claim *pclaims, const struct hd_store_claim *mclaims,
+	     int nclaims, struct hd_verify_result *res, struct hd_err *e)
+{
+	char *params = params_json(lr->l, lr->knobs);
+	char *ptext = hd_profile_format(o->profile);
+	int i, last = -1, rc = -1;
+
+	for (i = 0; i < lr->nscen; i++)
+		if (!lr->skipped[i])
+			last = i;
+	for (i = 0; i < lr->nscen; i++) {
+		struct hd_store_run r = {
+			.lesson = hd_lesson_id(lr->l), .scenario = lr->sc[i]->name,
+			.params_json = params, .profile_name = o->profile->name,
+			.profile_text = ptext, .status = "ok",
+		};
+		int64_t pid = 0;
+
+		if (lr->skipped[i])
+			continue;
+		r.backend = "sim";
+		r.source = "predicted";
+		r.timer = "model";
+		r.repeats = 1;
+		if (hd_store_run_insert(st, &r, lr->pred[i], i == last ? pclaims : NULL,
+					i == last ? nclaims : 0, &pid, e) != 0)
+			goto out;
+		r.backend = o->measured->name;
+		r.source = "measured";
+		r.timer = "cuda-events+host-clock";
+		r.machine = o->machine;
+		r.pair_run = pid;
+		r.warmup = o->warmup;
+		r.repeats = o->repeats;
+		if (hd_store_run_insert(st, &r, lr->meas[i], i == last ? mclaims : NULL,
+					i == last ? nclaims : 0, NULL, e) != 0)
+			goto out;
+		res->runs_stored += 2;
+	}
+	rc = 0;
+out:
+	free(params);
+	free(ptext);
+	return rc;
+}
+
+static int
+verify_lesson(const struct hd_lesson *l, const struct hd_verify_opts *o, struct hd_store *st,
+	      int *done, int total, struct hd_buf *b, struct hd_verify_result *res,
+	      struct hd_err *e)
+{
+	struct lesson_run lr = { .l = l };
+	struct hd_run_opts ro = { .profile = o->profile, .warmup = o->warmup,
+				  .repeats = o->repeats, .stop = (volatile int *)o->stop };
+	struct hd_store_claim *pclaims = NULL, *mclaims = NULL;
+	char (*pdetail)[512] = NULL, (*mdetail)[512] = NULL;
+	int i, nclaims = hd_lesson_nclaims(l), rc = -1, pv = 0, pr = 0, pu = 0;
+
+	lr.nscen = hd_lesson_nscenarios(l);
+	lr.knobs = hd_xcalloc((size_t)hd_lesson_nknobs(l) + 1, sizeof *lr.knobs);
+	lr.sc = hd_xcalloc((size_t)lr.nscen + 1, sizeof *lr.sc);
+	lr.pred = hd_xcalloc((size_t)lr.nscen + 1, sizeof *lr.pred);
+	lr.meas = hd_xcalloc((size_t)lr.nscen + 1, sizeof *lr.meas);
+	lr.skipped = hd_xcalloc((size_t)lr.nscen + 1, sizeof *lr.skipped);
+	hd_lesson_knob_defaults(l, lr.knobs);
+	for (i = 0; i < o->nsets; i++)
+		if (hd_lesson_knob_set(l, lr.knobs, o->sets[i], e) != 0)
+			goto out;
+	hd_buf_printf(b, "Lesson %s: %s\n", hd_lesson_id(l), hd_lesson_title(l));
+	for (i = 0; i < lr.nscen; i++) {
+		const char *name = hd_lesson_scenario_name(l, i);
+
+		if (o->scenario != NULL && strcmp(o->scenario, name) != 0) {
+			lr.skipped[i] = 1;
+			continue;
+		}
+		if ((lr.sc[i] = hd_lesson_instantiate(l, i, lr.knobs, e)) == NULL)
+			goto out;
+		if (lr.sc[i]->nranks > 1) {
+			hd_buf_printf(b, "  %-24s skipped: it needs %d GPUs, one process per rank\n",
+				      name, lr.sc[i]->nranks);
+			lr.skipped[i] = 1;
+			res->scenarios_skipped++;
+			(*done)++;
+			continue;
+		}
+		progress(o, *done, total, hd_lesson_id(l), name, "predicting");
+		if ((lr.pred[i] = hd_backend_trace(&hd_sim_backend, lr.sc[i], &ro, e)) == NULL)
+			goto out;
+		progress(o, *done, total, hd_lesson_id(l), name, "measuring");
+		if ((lr.meas[i] = hd_backend_trace(o->measured, lr.sc[i], &ro, e)) == NULL) {
+			if (o->stop != NULL && *o->stop)
+				hd_err_set(e, 130, "", "interrupted during %s/%s; the lesson was "
+					   "not stored", hd_lesson_id(l), name);
+			goto out;
+		}
+		(*done)++;
+		res->scenarios_run++;
+		compare_scenario(b, lr.sc[i], lr.pred[i], lr.meas[i], res);
+	}
+	pclaims = hd_xcalloc((size_t)nclaims + 1, sizeof *pclaims);
+	mclaims = hd_xcalloc((size_t)nclaims + 1, sizeof *mclaims);
+	pdetail = hd_xcalloc((size_t)nclaims + 1, sizeof *pdetail);
+	mdetail = hd_xcalloc((size_t)nclaims + 1, sizeof *mdetail);
+	eval_claims(&lr, lr.pred, pclaims, pdetail, &pv, &pr, &pu);
+	eval_claims(&lr, lr.meas, mclaims, mdetail, &res->claims_verified,
+		    &res->claims_refuted, &res->claims_unchecked);
+	if (nclaims > 0)
+		hd_buf_printf(b, "  Claims, checked on the measurement:\n");
+	for (i = 0; i < nclaims; i++) {
+		static const char *const verdict[] = { "not checked", "refuted", "verified" };
+
+		hd_buf_printf(b, "    [%s] %s\n", verdict[mclaims[i].outcome + 1],
+			      hd_lesson_claim(l, i)->text);
+		hd_buf_printf(b, "        measured:  %s\n", mdetail[i]);
+		hd_buf_printf(b, "        predicted: %s\n", pdetail[i]);
+	}
+	if (o->stop != NULL && *o->stop) {
+		hd_err_set(e, 130, "", "interrupted; lesson %s was not stored", hd_lesson_id(l));
+		goto out;
+	}
+	if (st != NULL && store_lesson(st, &lr, o, pclaims, mclaims, nclaims, res, e) != 0)
+		goto out;
+	rc = 0;
+out:
+	free(pclaims);
+	free(mclaims);
+	free(pdetail);
+	free(mdetail);
+	lesson_run_free(&lr);
+	return rc;
+}
+
+int
+hd_verify_lessons(const struct hd_lesson *const *lessons, int n,
+		  const struct hd_verify_opts *o, struct hd_buf *out,
+		  struct hd_verify_result *res, struct hd_err *e)
+{
+	struct hd_store *st;
+	int i, total = 0, done = 0, rc = 0;
+
+	memset(res, 0, sizeof *res);
+	if (o->measured->available(e) != 0)
+		return -1;
+	/* Open the database first: a bad --db fails before any GPU time is spent. */
+	st = hd_store_open(o->db_path, HD_STORE_RW, e);
+	if (st == NULL)
+		return -1;
+	for (i = 0; i < n; i++)
+		total += hd_lesson_nscenarios(lessons[i]);
+	hd_buf_printf(out, "Predictions: %s (%s)\n", o->profile->name, o->profile->origin);
+	hd_buf_printf(out, "Database:    %s\n\n", hd_store_path(st));
+	for (i = 0; i < n && rc == 0; i++) {
+		if (i > 0)
+			hd_buf_putc(out, '\n');
+		rc = verify_lesson(lessons[i], o, st, &done, total, out, res, e);
+	}
+	if (o->progress != NULL && o->progress_tty)
+		fputs("\r\033[K", o->progress);
+	hd_store_close(st);
+	return rc;
+}

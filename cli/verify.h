@@ -1,0 +1,69 @@
+/*
+ * verify.h - `hdsim --real`: run lessons on the hardware and on the model,
+ * store both, and compare them op by op and claim by claim.
+ *
+ * The measuring backend is a parameter, so the whole path (the store, the
+ * comparison, the claims, interruption) is exercised by the tests with the
+ * simulator standing in for the GPU.
+ */
+#ifndef HD_VERIFY_H
+#define HD_VERIFY_H
+
+#include <signal.h>
+#include <stdio.h>
+
+#include "backend.h"
+#include "lesson.h"
+#include "profile.h"
+#include "store.h"
+#include "util.h"
+
+struct hd_verify_opts {
+	const struct hd_backend_ops *measured;    /* hd_real_backend, or a stand-in */
+	const struct hd_profile *profile;         /* what predictions use */
+	const char *db_path;                      /* NULL: the default database */
+	const struct hd_store_machine *machine;   /* may be NULL */
+	char *const *sets;                        /* --set k=v */
+	int nsets;
+	const char *scenario;                     /* --scenario, or NULL for all */
+	int warmup, repeats;
+	volatile sig_atomic_t *stop;              /* set by SIGINT; may be NULL */
+	FILE *progress;                           /* progress lines (stderr) or NULL */
+	int progress_tty;                         /* redraw one line instead of many */
+	int width;                                /* text width */
+};
+
+/* What a verification found, for the exit status. */
+struct hd_verify_result {
+	int scenarios_run, scenarios_skipped;
+	int claims_verified, claims_refuted, claims_unchecked;
+	int runs_stored;
+	double worst_makespan_err;                /* |pred - meas| / meas, worst scenario */
+};
+
+/*
+ * Verify lessons[0..n): for every scenario that fits one GPU, predict with
+ * the model, measure with o->measured, store both as a pair (one transaction
+ * each), print predicted, measured and error per scenario and per op, then
+ * check each claim on the measurement.  Scenarios needing several ranks are
+ * skipped with a line saying so.  Returns 0 (result in *res), or -1 with e
+ * set: a failure or an interruption; runs already stored stay whole, the
+ * interrupted one is not stored.
+ */
+int hd_verify_lessons(const struct hd_lesson *const *lessons, int n,
+		      const struct hd_verify_opts *o, struct hd_buf *out,
+		      struct hd_verify_result *res, struct hd_err *e);
+
+/*
+ * The profile predictions should use on this machine: a calibrated profile
+ * file for GPU `gpu_name` in the user's profile folder if there is one (the
+ * newest), else the built-in whose GPU name matches best, else the default.
+ * Fills *out and writes where it came from into `why` (size n).
+ */
+void hd_verify_pick_profile(const char *gpu_name, struct hd_profile *out, char *why,
+			    size_t n);
+
+/* The user's folder of calibrated profiles ($XDG_DATA_HOME/hdsim/profiles). */
+char *hd_verify_profile_dir(void);
+
+#endif

@@ -1,0 +1,309 @@
+/*
+ * check_verify.c - the `hdsim --real` pipeline with a stand-in for the GPU:
+ * the model under another profile "measures".  Predicted and measured runs
+ * are stored in pairs, claims are checked on the measurement, scenarios that
+ * need several ranks are skipped, an interruption stores nothing of its
+ * lesson, and a bad database fails before anything is measured.
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "catalog.h"
+#include "testutil.h"
+#include "verify.h"
+
+static char dir[64];
+static struct hd_profile stand_in;      /* what the stand-in "measures" with */
+static int stand_in_runs;
+static volatile sig_atomic_t stop_flag;
+static int interrupt_at = -1;           /* interrupt the n-th measured run */
+
+static int
+stand_in_available(struct hd_err *e)
+{
+	(void)e;
+	return 0;
+}
+
+static int
+stand_in_run(const struct hd_scenario *sc, const struct hd_run_opts *o,
+	     const struct hd_sink *sink, struct hd_err *e)
+{
+	struct hd_run_opts mine = *o;
+
+	if (stand_in_runs++ == interrupt_at) {
+		stop_flag = 1;
+		hd_err_set(e, HD_EXIT_FAIL, "", "interrupted before op 0");
+		return -1;
+	}
+	mine.profile = &stand_in;
+	return hd_sim_backend.run(sc, &mine, sink, e);
+}
+
+static const struct hd_backend_ops stand_in_backend = {
+	.name = "cuda", .available = stand_in_available, .run = stand_in_run,
+};
+
+static const struct hd_store_machine machine = {
+	.hostname = "testhost", .gpu_name = "NVIDIA A100-PCIE-40GB", .gpu_uuid = "GPU-1234",
+	.pci_bus_id = "0000:01:00.0", .driver = "580.00", .cuda_runtime = "13.0", .gpu_count = 1,
+	.facts_json = "{}",
+};
+
+static void
+setup(void)
+{
+	struct hd_err e = { 0 };
+
+	snprintf(dir, sizeof dir, "/tmp/hdsim-verify-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(hd_profile_resolve("a100-pcie", &stand_in, &e), 0);
+	stand_in_runs = 0;
+	stop_flag = 0;
+	interrupt_at = -1;
+}
+
+static void
+teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static int64_t
+count(const char *db, const char *sql)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	int64_t n = -1;
+
+	ck_assert_int_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return n;
+}
+
+static void
+opts(struct hd_verify_opts *o, const struct hd_profile *p, const char *db)
+{
+	memset(o, 0, sizeof *o);
+	o->measured = &stand_in_backend;
+	o->profile = p;
+	o->db_path = db;
+	o->machine = &machine;
+	o->warmup = 1;
+	o->repeats = 3;
+	o->stop = &stop_flag;
+	o->width = 100;
+}
+
+START_TEST(pairs_stored_and_claims_checked)
+{
+	struct hd_catalog *cat = hd_catalog_new();
+	const struct hd_lesson *ls[3];
+	struct hd_verify_opts o;
+	struct hd_verify_result res;
+	struct hd_profile h100;
+	struct hd_err e = { 0 };
+	struct hd_buf out;
+	char *db = hd_xasprintf("%s/runs.db", dir);
+	int i;
+
+	ck_assert_int_eq(hd_catalog_add_builtin(cat), 0);
+	ck_assert_int_ge(hd_catalog_count(cat), 3);
+	for (i = 0; i < 3; i++)
+		ls[i] = hd_catalog_get(cat, i);
+	ck_assert_int_eq(hd_profile_resolve("h100-sxm", &h100, &e), 0);
+	opts(&o, &h100, db);
+	hd_buf_init(&out);
+	ck_assert_msg(hd_verify_lessons(ls, 3, &o, &out, &res, &e) == 0, "%s", e.msg);
+	/* Every scenario of the three lessons fits one GPU. */
+	ck_assert_int_eq(res.scenarios_run, 9);
+	ck_assert_int_eq(res.scenarios_skipped, 0);
+	ck_assert_int_eq(stand_in_runs, 9);
+	ck_assert_int_eq(res.runs_stored, 18);
+	/* A100 measurements against H100 predictions: not the same figures. */
+	ck_assert(res.worst_makespan_err > 0.05);
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM runs WHERE source = 'measured'"
+			       " AND pair_run IS NOT NULL AND machine_id IS NOT NULL"), 9);
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM runs r JOIN runs p ON r.pair_run = p.id"
+			       " WHERE r.scenario = p.scenario AND p.source = 'predicted'"), 9);
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM claim_results"),
+			 2 * (hd_lesson_nclaims(ls[0]) + hd_lesson_nclaims(ls[1]) +
+			      hd_lesson_nclaims(ls[2])));
+	ck_assert_int_eq(count(db, "SELECT count(DISTINCT outcome) FROM claim_results"
+			       " WHERE outcome NOT IN ('holds', 'fails', 'unchecked')"), 0);
+	ck_assert_int_eq(res.claims_verified + res.claims_refuted + res.claims_unchecked,
+			 hd_lesson_nclaims(ls[0]) + hd_lesson_nclaims(ls[1]) +
+			 hd_lesson_nclaims(ls[2]));
+	ck_assert_ptr_nonnull(strstr(out.s, "Claims, checked on the measurement"));
+	ck_assert_ptr_nonnull(strstr(out.s, "predicted"));
+	ck_assert_ptr_nonnull(strstr(out.s, "error"));
+	/* Stored measured spans read back as the trace that was measured. */
+	ck_assert_int_gt(count(db, "SELECT count(*) FROM spans s JOIN runs r ON s.run_id = r.id"
+			       " WHERE r.source = 'measured'"), 9);
+	hd_buf_free(&out);
+	hd_catalog_free(cat);
+	free(db);
+}
+END_TEST
+
+START_TEST(interruption_stores_nothing_of_the_lesson)
+{
+	struct hd_catalog *cat = hd_catalog_new();
+	const struct hd_lesson *ls[2];
+	struct hd_verify_opts o;
+	struct hd_verify_result res;
+	struct hd_profile h100;
+	struct hd_err e = { 0 };
+	struct hd_buf out;
+	char *db = hd_xasprintf("%s/int.db", dir);
+
+	ck_assert_int_eq(hd_catalog_add_builtin(cat), 0);
+	ls[0] = hd_catalog_get(cat, 0);         /* 3 scenarios */
+	ls[1] = hd_catalog_get(cat, 1);
+	ck_assert_int_eq(hd_profile_resolve("h100-sxm", &h100, &e), 0);
+	opts(&o, &h100, db);
+	interrupt_at = 4;                       /* the second lesson's second scenario */
+	hd_buf_init(&out);
+	ck_assert_int_eq(hd_verify_lessons(ls, 2, &o, &out, &res, &e), -1);
+	ck_assert_int_eq(e.status, 130);
+	ck_assert_ptr_nonnull(strstr(e.msg, "interrupted"));
+	ck_assert_ptr_nonnull(strstr(e.msg, "not stored"));
+	/* The first lesson is stored whole, the second not at all. */
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM runs"), 6);
+	ck_assert_int_eq(count(db, "SELECT count(DISTINCT lesson) FROM runs"), 1);
+	hd_buf_free(&out);
+	hd_catalog_free(cat);
+	free(db);
+}
+END_TEST
+
+START_TEST(bad_database_fails_before_measuring)
+{
+	struct hd_catalog *cat = hd_catalog_new();
+	const struct hd_lesson *ls[1];
+	struct hd_verify_opts o;
+	struct hd_verify_result res;
+	struct hd_profile h100;
+	struct hd_err e = { 0 };
+	struct hd_buf out;
+
+	ck_assert_int_eq(hd_catalog_add_builtin(cat), 0);
+	ls[0] = hd_catalog_get(cat, 0);
+	ck_assert_int_eq(hd_profile_resolve("h100-sxm", &h100, &e), 0);
+	opts(&o, &h100, dir);                   /* a folder, not a database */
+	hd_buf_init(&out);
+	ck_assert_int_eq(hd_verify_lessons(ls, 1, &o, &out, &res, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "folder"));
+	ck_assert_int_eq(stand_in_runs, 0);
+	hd_buf_free(&out);
+	hd_catalog_free(cat);
+}
+END_TEST
+
+START_TEST(rank_scenarios_are_skipped)
+{
+	static const char text[] =
+		"hdsim 1\nlesson mixed\ntitle \"Mixed\"\n"
+		"scenario one \"one GPU\"\n  buffer d device 1MiB\n  kernel fill d\n  sync device\nend\n"
+		"scenario two \"two ranks\"\n  ranks 2\n  buffer d device 1MiB\n"
+		"  allreduce d\n  sync device\nend\n";
+	struct hd_lesson *l;
+	const struct hd_lesson *ls[1];
+	struct hd_verify_opts o;
+	struct hd_verify_result res;
+	struct hd_profile h100;
+	struct hd_err e = { 0 };
+	struct hd_buf out;
+	char *db = hd_xasprintf("%s/r.db", dir);
+
+	l = hd_lesson_parse(text, sizeof text - 1, "mixed.hds", &e);
+	ck_assert_msg(l != NULL, "%s: %s", e.where, e.msg);
+	ls[0] = l;
+	ck_assert_int_eq(hd_profile_resolve("h100-sxm", &h100, &e), 0);
+	opts(&o, &h100, db);
+	hd_buf_init(&out);
+	ck_assert_msg(hd_verify_lessons(ls, 1, &o, &out, &res, &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(res.scenarios_run, 1);
+	ck_assert_int_eq(res.scenarios_skipped, 1);
+	ck_assert_ptr_nonnull(strstr(out.s, "skipped: it needs 2 GPUs"));
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM runs"), 2);
+	hd_buf_free(&out);
+	hd_lesson_free(l);
+	free(db);
+}
+END_TEST
+
+START_TEST(profile_choice)
+{
+	struct hd_profile p, h100;
+	struct hd_err e = { 0 };
+	char why[512], *path, *text;
+	FILE *f;
+
+	setenv("XDG_DATA_HOME", dir, 1);
+	hd_verify_pick_profile("NVIDIA H200", &p, why, sizeof why);
+	ck_assert_str_eq(p.name, "h200-sxm");
+	ck_assert_ptr_nonnull(strstr(why, "built-in"));
+	hd_verify_pick_profile("Tesla K80", &p, why, sizeof why);
+	ck_assert_str_eq(p.name, "h100-sxm");
+	ck_assert_ptr_nonnull(strstr(why, "default"));
+
+	/* A calibrated profile for this GPU wins over the built-in. */
+	path = hd_xasprintf("%s/hdsim", dir);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	free(path);
+	path = hd_xasprintf("%s/hdsim/profiles", dir);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	free(path);
+	ck_assert_int_eq(hd_profile_resolve("h100-sxm", &h100, &e), 0);
+	snprintf(h100.name, sizeof h100.name, "calibrated-test");
+	snprintf(h100.gpu_name, sizeof h100.gpu_name, "NVIDIA H100 80GB HBM3");
+	h100.h2d_bw = 51.5e9;
+	text = hd_profile_format(&h100);
+	path = hd_xasprintf("%s/hdsim/profiles/calibrated-test.hdp", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	hd_verify_pick_profile("NVIDIA H100 80GB HBM3", &p, why, sizeof why);
+	ck_assert_str_eq(p.name, "calibrated-test");
+	ck_assert(p.h2d_bw == 51.5e9);
+	ck_assert_ptr_nonnull(strstr(why, "calibrated"));
+	unsetenv("XDG_DATA_HOME");
+	free(text);
+	free(path);
+}
+END_TEST
+
+static Suite *
+verify_suite(void)
+{
+	Suite *s = suite_create("verify");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, pairs_stored_and_claims_checked);
+	tcase_add_test(tc, interruption_stores_nothing_of_the_lesson);
+	tcase_add_test(tc, bad_database_fails_before_measuring);
+	tcase_add_test(tc, rank_scenarios_are_skipped);
+	tcase_add_test(tc, profile_choice);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return hd_test_run(verify_suite());
+}
