@@ -797,7 +797,7 @@ cmd_real(struct ctx *x)
 	struct sigaction sa, old_int, old_term;
 	const struct hd_lesson **ls;
 	char why[512];
-	int i, n = x->nargs > 0 ? x->nargs : hd_catalog_count(x->cat), idx, rc;
+	int i, n = x->nargs > 0 ? x->nargs : hd_catalog_count(x->cat), idx = 0, rc;
 
 	ls = hd_xcalloc((size_t)n + 1, sizeof *ls);
 	for (i = 0; i < n; i++) {
