@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,18 +141,16 @@ add_file(struct hd_catalog *c, const char *path, struct hd_err *e)
 }
 
 int
-hd_catalog_add_path(struct hd_catalog *c, const char *path, struct hd_err *e)
+hd_catalog_list_dir(const char *path, char ***out, struct hd_err *e)
 {
 	DIR *d;
 	struct dirent *de;
 	char **names = NULL;
-	size_t n = 0, cap = 0, i;
-	int added = 0, failed = 0;
+	size_t n = 0, cap = 0;
 
-	if (!is_dir(path))
-		return add_file(c, path, e) < 0 ? -1 : 1;
 	if ((d = opendir(path)) == NULL) {
-		hd_err_set(e, HD_EXIT_INPUT, path, "cannot read this lesson directory");
+		hd_err_set(e, HD_EXIT_INPUT, path, "cannot read this lesson directory: %s",
+			   strerror(errno));
 		return -1;
 	}
 	while ((de = readdir(d)) != NULL) {
@@ -163,6 +162,20 @@ hd_catalog_add_path(struct hd_catalog *c, const char *path, struct hd_err *e)
 	closedir(d);
 	if (n > 0)
 		qsort(names, n, sizeof *names, name_cmp);
+	*out = names;
+	return (int)n;
+}
+
+int
+hd_catalog_add_path(struct hd_catalog *c, const char *path, struct hd_err *e)
+{
+	char **names = NULL;
+	int n, i, added = 0, failed = 0;
+
+	if (!is_dir(path))
+		return add_file(c, path, e) < 0 ? -1 : 1;
+	if ((n = hd_catalog_list_dir(path, &names, e)) < 0)
+		return -1;
 	for (i = 0; i < n; i++) {
 		struct hd_err fe = { 0 };
 		if (add_file(c, names[i], &fe) < 0) {

@@ -32,6 +32,13 @@ int hd_catalog_add_path(struct hd_catalog *c, const char *path, struct hd_err *e
  * directories are skipped silently, bad files are kept as errors. */
 void hd_catalog_add_dirs(struct hd_catalog *c, const char *list);
 
+/*
+ * The *.hds files of directory `path` (not recursive), as "path/name", in
+ * name order.  Returns how many (the array in *names, freed by the caller
+ * with each string), or -1 with e set when the directory cannot be read.
+ */
+int hd_catalog_list_dir(const char *path, char ***names, struct hd_err *e);
+
 /* Lessons that failed to load while building the catalogue. */
 int hd_catalog_nerrors(const struct hd_catalog *c);
 const struct hd_err *hd_catalog_error(const struct hd_catalog *c, int i);

@@ -917,37 +917,16 @@ lint_file(struct ctx *x, const char *path)
 	return status;
 }
 
-static int
-name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* A directory: every *.hds file in it, in name order. */
 static int
 lint_dir(struct ctx *x, const char *path)
 {
-	DIR *d = opendir(path);
-	struct dirent *de;
+	struct hd_err e = { 0 };
 	char **names = NULL;
-	size_t n = 0, cap = 0, i, len;
-	int status = 0, s;
+	int n, i, status = 0, s;
 
-	if (d == NULL) {
-		fprintf(x->err, "%s: error: cannot read this directory: %s\n", path,
-			strerror(errno));
-		return HD_EXIT_INPUT;
-	}
-	while ((de = readdir(d)) != NULL) {
-		len = strlen(de->d_name);
-		if (de->d_name[0] == '.' || len < 5 || strcmp(de->d_name + len - 4, ".hds") != 0)
-			continue;
-		names = hd_xgrow(names, &cap, n + 1, sizeof *names);
-		names[n++] = hd_xasprintf("%s/%s", path, de->d_name);
-	}
-	closedir(d);
-	if (n > 0)
-		qsort(names, n, sizeof *names, name_cmp);
+	if ((n = hd_catalog_list_dir(path, &names, &e)) < 0)
+		return report_err(x, &e);
 	for (i = 0; i < n; i++) {
 		s = lint_file(x, names[i]);
 		if (s > status)

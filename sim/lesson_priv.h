@@ -101,6 +101,8 @@ struct hd_lesson {
 };
 
 void hd_stmt_free_list(struct hd_stmt *v, int n);
+/* The expression parser's knob lookup (arg is the lesson): index and unit. */
+int hd_lesson_knob_lookup(void *arg, const char *name, enum hd_dim *dim);
 /* Resolve a timing function's scenario and label: -1 with e set. */
 int hd_lesson_resolve_call(const struct hd_lesson *l, const struct hd_src *src,
 			   struct hd_expr *x, struct hd_err *e);

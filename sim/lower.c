@@ -844,17 +844,6 @@ out:
 	return rc;
 }
 
-static int
-find_knob_cb(void *arg, const char *name, enum hd_dim *dim)
-{
-	const struct hd_lesson *l = arg;
-	int i = hd_lesson_find_knob(l, name);
-
-	if (i >= 0)
-		*dim = l->knobs[i].dim;
-	return i;
-}
-
 int
 hd_lesson_eval_expr(const struct hd_lesson *l, const char *expr, const double *knobs,
 		    struct hd_trace *const *traces, double *value, struct hd_err *e)
@@ -880,7 +869,7 @@ hd_lesson_eval_expr(const struct hd_lesson *l, const char *expr, const double *k
 	ep.toks = toks.v;
 	ep.allow = HD_EXPR_ALLOW_CALLS;
 	ep.rank_hint = "cannot be used here";
-	ep.find_knob = find_knob_cb;
+	ep.find_knob = hd_lesson_knob_lookup;
 	ep.arg = (void *)l;
 	if ((x = hd_expr_parse(&ep, "an expression such as makespan(pinned)")) == NULL)
 		goto out;

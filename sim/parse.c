@@ -91,8 +91,8 @@ hd_parse_string(struct hd_parser *p, const char *what)
 	return NULL;
 }
 
-static int
-find_knob_cb(void *arg, const char *name, enum hd_dim *dim)
+int
+hd_lesson_knob_lookup(void *arg, const char *name, enum hd_dim *dim)
 {
 	const struct hd_lesson *l = arg;
 	int i = hd_lesson_find_knob(l, name);
@@ -145,7 +145,7 @@ hd_parse_expr_ex(struct hd_parser *p, enum hd_dim dim, unsigned allow, const cha
 		ep.rank_hint = "can only be used in a scenario that declares 'ranks N' first";
 	else
 		ep.rank_hint = "can only be used inside a scenario with 'ranks N'";
-	ep.find_knob = find_knob_cb;
+	ep.find_knob = hd_lesson_knob_lookup;
 	ep.arg = p->l;
 	if ((x = hd_expr_parse(&ep, what)) == NULL)
 		return NULL;
