@@ -57,7 +57,8 @@ static const struct opt {
 	  "no colour (nor with NO_COLOR, TERM=dumb, or a pipe)" },
 	{ "--width", 0, 1, HD_OPT_WIDTH, "N", "draw timelines N columns wide (at least 60)" },
 	{ "--real", 0, 0, HD_OPT_REAL, NULL, "run on this machine's GPU instead of the model" },
-	{ "--quick", 0, 0, HD_OPT_QUICK, NULL, "bench: the smaller sizes only" },
+	{ "--quick", 0, 0, HD_OPT_QUICK, NULL,
+	  "bench, calibrate: fewer sizes (a quick run)" },
 	{ "--db", 0, 1, HD_OPT_DB, "FILE",
 	  "the database to store runs in (default $XDG_DATA_HOME/hdsim/hdsim.db)" },
 	{ "--cuda", 0, 0, HD_OPT_CUDA, NULL,
@@ -259,9 +260,9 @@ static const struct cmd cmd_table[] = {
 	{ "bench", "bench [--quick]",
 	  "measure the simulator: events per second, memory, lesson run times",
 	  cmd_bench, HD_OPT_QUICK, 0, 0, false },
-	{ "calibrate", "calibrate",
+	{ "calibrate", "calibrate [--quick]",
 	  "measure this machine's GPU and write a profile (needs a GPU build)",
-	  cmd_calibrate, HD_OPT_REAL, 0, 0, false },
+	  cmd_calibrate, HD_OPT_REAL | HD_OPT_QUICK, 0, 0, false },
 	{ "doctor", "doctor",
 	  "report the GPU, driver, CUDA and NCCL found (needs a GPU build)",
 	  cmd_doctor, HD_OPT_REAL, 0, 0, false },
@@ -853,6 +854,7 @@ cmd_real(struct ctx *x)
 			      res.runs_stored);
 	put_out(x, &b);
 	hd_buf_free(&b);
+	hd_verify_result_free(&res);
 	free(ls);
 	if (rc != 0)
 		return report_err(x, &e);
@@ -1005,17 +1007,179 @@ gpu_unavailable(struct ctx *x)
 	return report_err(x, &e);
 }
 
+struct calib_progress {
+	FILE *f;
+	int tty;
+	char last[128];         /* the stage last reported, without its size */
+};
+
+/* Progress of a calibration: a redrawn bar on a terminal, else a line per stage. */
+static void
+calib_progress(void *ctx, double frac, const char *what)
+{
+	struct calib_progress *cp = ctx;
+	char stage[128];
+	size_t i;
+	int k, fill;
+
+	if (cp->tty) {
+		fill = (int)(frac * 30 + 0.5);
+		fputs("\r[", cp->f);
+		for (k = 0; k < 30; k++)
+			fputc(k < fill ? '#' : '-', cp->f);
+		fprintf(cp->f, "] %3d%% %.60s\033[K", (int)(frac * 100 + 0.5), what);
+		if (frac >= 1)
+			fputc('\n', cp->f);
+		fflush(cp->f);
+		return;
+	}
+	/* "pinned H2D 64 MiB" is stage "pinned H2D": cut before the size */
+	snprintf(stage, sizeof stage, "%s", what);
+	for (i = 1; stage[i] != '\0'; i++)
+		if (stage[i - 1] == ' ' && stage[i] >= '0' && stage[i] <= '9') {
+			stage[i - 1] = '\0';
+			break;
+		}
+	if (strcmp(stage, cp->last) == 0)
+		return;
+	snprintf(cp->last, sizeof cp->last, "%s", stage);
+	fprintf(cp->f, "hdsim: calibrate: %3d%% %s\n", (int)(frac * 100 + 0.5), stage);
+	fflush(cp->f);
+}
+
+/* mkdir -p; 0, or -1 with e set. */
+static int
+calib_mkdirs(const char *dir, struct hd_err *e)
+{
+	char *p = hd_xstrdup(dir), *s;
+	int rc = 0;
+
+	for (s = p + 1; rc == 0; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		{
+			char c = *s;
+
+			*s = '\0';
+			if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+				hd_err_set(e, HD_EXIT_FAIL, p, "cannot create the folder: %s",
+					   strerror(errno));
+				rc = -1;
+			}
+			*s = c;
+			if (c == '\0')
+				break;
+		}
+	}
+	free(p);
+	return rc;
+}
+
+/* Write the calibrated profile to dir/NAME.hdp (through a temporary file). */
+static char *
+calib_write(const struct hd_profile *p, const char *gpu, struct hd_err *e)
+{
+	char *dir = hd_verify_profile_dir(), *path = NULL, *tmp = NULL, *text;
+	const char *body;
+	FILE *f;
+
+	if (calib_mkdirs(dir, e) != 0) {
+		free(dir);
+		return NULL;
+	}
+	path = hd_xasprintf("%s/%s.hdp", dir, p->name);
+	tmp = hd_xasprintf("%s.tmp", path);
+	text = hd_profile_format(p);
+	body = strchr(text, '\n');
+	f = fopen(tmp, "w");
+	if (f == NULL) {
+		hd_err_set(e, HD_EXIT_FAIL, tmp, "cannot write: %s", strerror(errno));
+		goto fail;
+	}
+	/* the header line first, then where the figures came from */
+	fprintf(f, "%.*s\n# Measured on this machine's %s by 'hdsim calibrate'; the figures "
+		"one GPU\n# cannot measure come from the built-in profile named in the "
+		"description.\n%s", (int)(body ? body - text : (long)strlen(text)), text, gpu,
+		body ? body + 1 : "");
+	if (fclose(f) != 0 || rename(tmp, path) != 0) {
+		hd_err_set(e, HD_EXIT_FAIL, path, "cannot write: %s", strerror(errno));
+		remove(tmp);
+		goto fail;
+	}
+	free(text);
+	free(tmp);
+	free(dir);
+	return path;
+fail:
+	free(text);
+	free(tmp);
+	free(path);
+	free(dir);
+	return NULL;
+}
+
+/*
+ * hdsim calibrate [--quick]: measure GPU 0 starting from the closest
+ * built-in (or --profile), print the log, write the profile file.
+ */
 static int
 cmd_calibrate(struct ctx *x)
 {
-	int s = gpu_unavailable(x);
+	struct hd_calibrate_opts co;
+	struct hd_store_machine m;
+	struct hd_profile p;
+	struct hd_err e = { 0 };
+	struct hd_buf log;
+	struct sigaction sa, old_int, old_term;
+	struct calib_progress cp;
+	const char *base;
+	char *path;
+	int s = gpu_unavailable(x), rc;
 
 	if (s != 0)
 		return s;
-	fprintf(x->err, "hdsim: calibrate: this build's GPU backend (%s) has no "
-		"calibration runs; use a built-in profile with --profile\n",
-		hd_real_build_info());
-	return HD_EXIT_FAIL;
+	memset(&m, 0, sizeof m);
+	if (hd_real_machine(0, &m, &e) != 0)
+		return report_err(x, &e);
+	if (x->o->profile != NULL)
+		p = x->profile;
+	else {
+		/* The base supplies what a calibration cannot measure. */
+		base = hd_verify_builtin_for_gpu(m.gpu_name);
+		if (hd_profile_resolve(base, &p, &e) != 0)
+			return report_err(x, &e);
+	}
+	memset(&cp, 0, sizeof cp);
+	cp.f = x->err;
+	cp.tty = isatty(fileno(x->err));
+	memset(&co, 0, sizeof co);
+	co.device = 0;
+	co.quick = x->o->quick;
+	co.stop = &real_stop;
+	co.progress = calib_progress;
+	co.ctx = &cp;
+	real_stop = 0;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	hd_buf_init(&log);
+	rc = hd_real_calibrate(&co, &p, &log, &e);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (cp.tty && rc != 0)
+		fputc('\n', x->err);
+	put_out(x, &log);
+	hd_buf_free(&log);
+	if (rc != 0)
+		return report_err(x, &e);
+	if ((path = calib_write(&p, p.gpu_name, &e)) == NULL)
+		return report_err(x, &e);
+	fprintf(x->out, "\nWrote %s\nUse it with --profile %s; 'hdsim --real' picks it for "
+		"this GPU.\n", path, path);
+	free(path);
+	return HD_EXIT_OK;
 }
 
 static int

@@ -1,0 +1,471 @@
+/*
+ * fake_cuda.c - a stand-in CUDA runtime and kernel library (fake_cuda.h).
+ *
+ * Only what calibrate.c calls.  Each stream has a clock: an operation starts
+ * when the stream is free or now, whichever is later, and lasts what the
+ * figures in fake_cuda.h say; an event records its stream's clock; a sync
+ * waits for it in real time.  Host-side calls (pinning, allocation, copies
+ * from pageable memory) spin for their cost.  The latch kernel returns at
+ * once, so gated intervals hold exactly the queued work.
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuda_runtime_api.h>
+
+#include "fake_cuda.h"
+#include "kernels.h"
+
+int fake_cuda_calls, fake_cuda_fail_at, fake_cuda_latch_times_out;
+
+struct CUstream_st {
+	double busy;            /* when the last queued operation ends */
+};
+struct CUevent_st {
+	double t;
+};
+
+/* Host memory the fake knows: pinned, registered or managed. */
+static struct {
+	char *p;
+	size_t n;
+	int managed, resident;
+} known[64];
+static int nknown;
+static struct CUstream_st legacy;
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void
+spin(double s)
+{
+	double end = now() + s;
+
+	while (now() < end)
+		;
+}
+
+static int
+find(const void *p)
+{
+	int i;
+
+	for (i = 0; i < nknown; i++)
+		if ((const char *)p >= known[i].p && (const char *)p < known[i].p + known[i].n)
+			return i;
+	return -1;
+}
+
+static void
+remember(void *p, size_t n, int managed)
+{
+	if (nknown == (int)(sizeof known / sizeof known[0]))
+		abort();
+	known[nknown].p = p;
+	known[nknown].n = n;
+	known[nknown].managed = managed;
+	known[nknown].resident = 0;
+	nknown++;
+}
+
+static void
+forget(const void *p)
+{
+	int i = find(p);
+
+	if (i >= 0)
+		known[i] = known[--nknown];
+}
+
+static struct CUstream_st *
+st(cudaStream_t s)
+{
+	return s != NULL ? (struct CUstream_st *)s : &legacy;
+}
+
+static void
+queue(cudaStream_t s, double d)
+{
+	struct CUstream_st *x = st(s);
+	double t = now();
+
+	x->busy = (x->busy > t ? x->busy : t) + d;
+}
+
+static cudaError_t
+checked(void)
+{
+	return ++fake_cuda_calls == fake_cuda_fail_at ? cudaErrorMemoryAllocation : cudaSuccess;
+}
+
+const char *
+cudaGetErrorString(cudaError_t e)
+{
+	return e != cudaSuccess ? "fake failure" : "no error";
+}
+
+const char *
+cudaGetErrorName(cudaError_t e)
+{
+	return e != cudaSuccess ? "cudaErrorFake" : "cudaSuccess";
+}
+
+cudaError_t
+cudaGetLastError(void)
+{
+	return cudaSuccess;
+}
+
+cudaError_t
+cudaGetDeviceCount(int *n)
+{
+	*n = 1;
+	return cudaSuccess;
+}
+
+cudaError_t
+cudaSetDevice(int d)
+{
+	(void)d;
+	return checked();
+}
+
+cudaError_t
+cudaDeviceSynchronize(void)
+{
+	return checked();
+}
+
+cudaError_t
+cudaGetDeviceProperties(struct cudaDeviceProp *p, int d)
+{
+	(void)d;
+	memset(p, 0, sizeof *p);
+	strcpy(p->name, "NVIDIA H100 80GB HBM3 (fake)");
+	p->multiProcessorCount = 132;
+	p->asyncEngineCount = 3;
+	return checked();
+}
+
+cudaError_t
+cudaDeviceGetAttribute(int *v, enum cudaDeviceAttr a, int d)
+{
+	(void)d;
+	/* No such PCI device in sysfs: the link stays unread.  The PCI address is
+	 * optional to the caller, so it never fails: every counted call is one
+	 * whose failure must stop a calibration. */
+	if (a == cudaDevAttrPciBusId || a == cudaDevAttrPciDomainId ||
+	    a == cudaDevAttrPciDeviceId) {
+		*v = a == cudaDevAttrPciBusId ? 0xfe : a == cudaDevAttrPciDomainId ? 0xfffe : 0x1f;
+		return cudaSuccess;
+	}
+	*v = 1;
+	return checked();
+}
+
+cudaError_t
+cudaGetDeviceFlags(unsigned *f)
+{
+	*f = 0;
+	return checked();
+}
+
+cudaError_t
+cudaMemGetInfo(size_t *freeb, size_t *total)
+{
+	*freeb = (size_t)2 << 30;
+	*total = (size_t)80 << 30;
+	return checked();
+}
+
+cudaError_t
+cudaStreamCreateWithFlags(cudaStream_t *s, unsigned f)
+{
+	(void)f;
+	*s = (cudaStream_t)calloc(1, sizeof(struct CUstream_st));
+	return checked();
+}
+
+cudaError_t
+cudaStreamDestroy(cudaStream_t s)
+{
+	free(s);
+	return cudaSuccess;
+}
+
+cudaError_t
+cudaEventCreate(cudaEvent_t *e)
+{
+	*e = (cudaEvent_t)calloc(1, sizeof(struct CUevent_st));
+	return checked();
+}
+
+cudaError_t
+cudaEventDestroy(cudaEvent_t e)
+{
+	free(e);
+	return cudaSuccess;
+}
+
+cudaError_t
+cudaHostAlloc(void **p, size_t n, unsigned f)
+{
+	(void)f;
+	*p = calloc(1, n);
+	remember(*p, n, 0);
+	return checked();
+}
+
+cudaError_t
+cudaHostGetDevicePointer(void **d, void *h, unsigned f)
+{
+	(void)f;
+	*d = h;
+	return checked();
+}
+
+cudaError_t
+cudaMalloc(void **p, size_t n)
+{
+	spin(20e-6);
+	*p = malloc(n);         /* never touched: costs no memory */
+	return checked();
+}
+
+cudaError_t
+cudaFree(void *p)
+{
+	if (p != NULL) {
+		spin(10e-6);
+		forget(p);
+		free(p);
+	}
+	return checked();
+}
+
+cudaError_t
+cudaMemset(void *p, int v, size_t n)
+{
+	(void)p;
+	(void)v;
+	(void)n;
+	return checked();
+}
+
+cudaError_t
+cudaMallocHost(void **p, size_t n)
+{
+	*p = malloc(n);
+	spin(15e-6 + (double)n / 5e9);
+	remember(*p, n, 0);
+	return checked();
+}
+
+cudaError_t
+cudaFreeHost(void *p)
+{
+	int i = find(p);
+
+	if (i >= 0)
+		spin((double)known[i].n / 40e9);
+	forget(p);
+	free(p);
+	return checked();
+}
+
+cudaError_t
+cudaHostRegister(void *p, size_t n, unsigned f)
+{
+	(void)f;
+	spin(10e-6 + (double)n / FAKE_PIN);
+	remember(p, n, 0);
+	return checked();
+}
+
+cudaError_t
+cudaHostUnregister(void *p)
+{
+	int i = find(p);
+
+	spin(5e-6 + (i >= 0 ? (double)known[i].n : 0) / 50e9);
+	forget(p);
+	return checked();
+}
+
+cudaError_t
+cudaMallocManaged(void **p, size_t n, unsigned f)
+{
+	(void)f;
+	*p = malloc(n);
+	remember(*p, n, 1);
+	return checked();
+}
+
+cudaError_t
+cudaStreamSynchronize(cudaStream_t s)
+{
+	double t = st(s)->busy;
+
+	while (now() < t)
+		;
+	spin(3e-6);
+	return checked();
+}
+
+cudaError_t
+cudaEventRecord(cudaEvent_t e, cudaStream_t s)
+{
+	struct CUevent_st *ev = (struct CUevent_st *)e;
+	double t = now();
+
+	spin(1e-6);
+	ev->t = st(s)->busy > t ? st(s)->busy : t;
+	st(s)->busy = ev->t;
+	return checked();
+}
+
+cudaError_t
+cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned f)
+{
+	struct CUevent_st *ev = (struct CUevent_st *)e;
+
+	(void)f;
+	spin(1e-6);
+	if (ev->t > st(s)->busy)
+		st(s)->busy = ev->t;
+	return checked();
+}
+
+cudaError_t
+cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
+{
+	*ms = (float)((((struct CUevent_st *)b)->t - ((struct CUevent_st *)a)->t) * 1e3);
+	return checked();
+}
+
+cudaError_t
+cudaMemcpyAsync(void *d, const void *s, size_t n, enum cudaMemcpyKind k, cudaStream_t stream)
+{
+	const void *h = k == cudaMemcpyHostToDevice ? s : d;
+
+	spin(2e-6);
+	if (k == cudaMemcpyDeviceToDevice)
+		queue(stream, 1.5e-6 + (double)n / FAKE_D2D);
+	else if (find(h) < 0) {
+		/* pageable: the host stages every byte before returning */
+		cudaStreamSynchronize(stream);
+		spin(5e-6 + (double)n / 12e9);
+		queue(stream, 4e-5);
+	} else
+		queue(stream, 1.8e-6 + (double)n / (k == cudaMemcpyHostToDevice ? FAKE_H2D :
+						     FAKE_D2H));
+	return checked();
+}
+
+cudaError_t
+cudaMemPrefetchAsync(const void *p, size_t n, struct cudaMemLocation l, unsigned f,
+		     cudaStream_t s)
+{
+	int i = find(p);
+
+	(void)f;
+	if (i >= 0)
+		known[i].resident = l.type == cudaMemLocationTypeDevice;
+	queue(s, 5e-6 + (double)n / FAKE_PREFETCH);
+	return checked();
+}
+
+int
+hd_kernel_spin(hd_cuda_stream s, uint64_t ns, unsigned grid)
+{
+	(void)grid;
+	spin(2e-6);
+	queue((cudaStream_t)s, (double)ns * 1e-9 + 1e-6);
+	return (int)checked();
+}
+
+int
+hd_kernel_latch(hd_cuda_stream s, volatile int *flag, uint64_t timeout_ns, int *timed_out)
+{
+	(void)s;
+	(void)flag;
+	(void)timeout_ns;
+	spin(2e-6);
+	if (fake_cuda_latch_times_out)
+		*timed_out = 1;
+	return (int)checked();
+}
+
+int
+hd_kernel_compute(hd_cuda_stream s, float *scratch, double flops, unsigned grid,
+		  double *done)
+{
+	const double round = 2.0 * 8 * 528 * 256;
+	double d = (double)(uint64_t)(flops / round + 0.5);
+
+	(void)scratch;
+	(void)grid;
+	if (d < 1)
+		d = 1;
+	d *= round;
+	if (done != NULL)
+		*done = d;
+	spin(2e-6);
+	queue((cudaStream_t)s, 2.5e-6 + d / FAKE_FLOPS);
+	return (int)checked();
+}
+
+int
+hd_kernel_memory(hd_cuda_stream s, void *buf, uint64_t bytes, unsigned grid)
+{
+	(void)buf;
+	(void)grid;
+	spin(2e-6);
+	queue((cudaStream_t)s, 2.5e-6 + (double)bytes / FAKE_HBM);
+	return (int)checked();
+}
+
+int
+hd_kernel_fill(hd_cuda_stream s, void *buf, uint64_t bytes, uint32_t pattern, unsigned grid)
+{
+	(void)grid;
+	spin(2e-6);
+	if (bytes == 4 && find(buf) >= 0)
+		memcpy(buf, &pattern, 4);       /* a mapped host word: seen at once */
+	queue((cudaStream_t)s, 2e-6);
+	return (int)checked();
+}
+
+int
+hd_kernel_reduce(hd_cuda_stream s, const void *buf, uint64_t bytes, float *out,
+		 unsigned grid)
+{
+	int i = find(buf);
+	double d = 2.5e-6 + (double)bytes / 3e12;
+
+	(void)out;
+	(void)grid;
+	if (i >= 0 && known[i].managed && !known[i].resident) {
+		d += 30e-6 + (double)bytes / 9e9;       /* demand faults */
+		known[i].resident = 1;
+	}
+	spin(2e-6);
+	queue((cudaStream_t)s, d);
+	return (int)checked();
+}
+
+unsigned
+hd_kernel_full_grid(void)
+{
+	return 528;
+}

@@ -1,0 +1,25 @@
+/*
+ * fake_cuda.h - a stand-in CUDA runtime and kernel library for testing the
+ * calibration code on machines without a GPU (tests/fake_cuda.c).
+ *
+ * It behaves like a GPU with known figures: copies, kernels and events
+ * advance per-stream clocks in real time, host calls such as pinning take
+ * real time, so every fit in calibrate.c has a known right answer.
+ */
+#ifndef HD_FAKE_CUDA_H
+#define HD_FAKE_CUDA_H
+
+/* The figures the fake GPU runs at. */
+#define FAKE_H2D 55e9
+#define FAKE_D2H 53e9
+#define FAKE_D2D 1.3e12
+#define FAKE_HBM 2.9e12
+#define FAKE_FLOPS 60e12
+#define FAKE_PIN 6e9
+#define FAKE_PREFETCH 40e9
+
+extern int fake_cuda_calls;             /* checked calls made so far */
+extern int fake_cuda_fail_at;           /* the call number that fails (0: none) */
+extern int fake_cuda_latch_times_out;   /* the latch kernel reports a timeout */
+
+#endif
