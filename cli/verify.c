@@ -40,6 +40,17 @@ static const struct {
 	{ "V100", "gen3-v100" },
 };
 
+const char *
+hd_verify_builtin_for_gpu(const char *gpu_name)
+{
+	size_t i;
+
+	for (i = 0; gpu_name != NULL && i < HD_ARRAY_LEN(gpu_tokens); i++)
+		if (strstr(gpu_name, gpu_tokens[i].token) != NULL)
+			return gpu_tokens[i].profile;
+	return hd_profile_builtin(0)->name;
+}
+
 void
 hd_verify_pick_profile(const char *gpu_name, struct hd_profile *out, char *why, size_t n)
 {
@@ -74,20 +85,17 @@ hd_verify_pick_profile(const char *gpu_name, struct hd_profile *out, char *why, 
 	free(dir);
 	if (found)
 		return;
-	for (i = 0; gpu_name != NULL && i < HD_ARRAY_LEN(gpu_tokens); i++) {
-		struct hd_err e = { 0 };
-
-		if (strstr(gpu_name, gpu_tokens[i].token) != NULL &&
-		    hd_profile_resolve(gpu_tokens[i].profile, out, &e) == 0) {
-			snprintf(why, n, "built-in profile closest to %s (no calibrated profile; "
-				 "run 'hdsim calibrate')", gpu_name);
-			return;
-		}
-	}
 	{
+		const char *name = hd_verify_builtin_for_gpu(gpu_name);
 		struct hd_err e = { 0 };
 
-		hd_profile_resolve(NULL, out, &e);
+		hd_profile_resolve(name, out, &e);
+		for (i = 0; gpu_name != NULL && i < HD_ARRAY_LEN(gpu_tokens); i++)
+			if (strstr(gpu_name, gpu_tokens[i].token) != NULL) {
+				snprintf(why, n, "built-in profile closest to %s (no calibrated "
+					 "profile; run 'hdsim calibrate')", gpu_name);
+				return;
+			}
 	}
 	snprintf(why, n, "the default built-in profile (no profile matches %s; run "
 		 "'hdsim calibrate')", gpu_name ? gpu_name : "this GPU");
@@ -140,6 +148,14 @@ progress(const struct hd_verify_opts *o, int done, int total, const char *lesson
 	fflush(o->progress);
 }
 
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static double
 rel_err(double pred, double meas)
 {
@@ -169,6 +185,13 @@ compare_scenario(struct hd_buf *b, const struct hd_scenario *sc, const struct hd
 		      hd_fmt_time(tm, sizeof tm, m->makespan), 100 * err);
 	if (fabs(err) > res->worst_makespan_err)
 		res->worst_makespan_err = fabs(err);
+	{
+		size_t cap = (size_t)res->errs_cap;
+
+		res->errs = hd_xgrow(res->errs, &cap, (size_t)res->nerrs + 1, sizeof *res->errs);
+		res->errs_cap = (int)cap;
+		res->errs[res->nerrs++] = err;
+	}
 	hd_buf_printf(b, "      %-16s %-24s %10s %10s %8s\n", "op", "call", "predicted", "measured",
 		      "error");
 	for (i = 0; i < sc->nops; i++) {
@@ -393,7 +416,7 @@ hd_verify_lessons(const struct hd_lesson *const *lessons, int n,
 		return -1;
 	for (i = 0; i < n; i++)
 		total += hd_lesson_nscenarios(lessons[i]);
-	hd_buf_printf(out, "Predictions: %s (%s)\n", o->profile->name, o->profile->origin);
+	hd_buf_printf(out, "Predictions: %s\n", o->profile->name);
 	hd_buf_printf(out, "Database:    %s\n\n", hd_store_path(st));
 	for (i = 0; i < n && rc == 0; i++) {
 		if (i > 0)
@@ -403,5 +426,30 @@ hd_verify_lessons(const struct hd_lesson *const *lessons, int n,
 	if (o->progress != NULL && o->progress_tty)
 		fputs("\r\033[K", o->progress);
 	hd_store_close(st);
+	if (res->nerrs > 0) {
+		double *a = hd_xmalloc((size_t)res->nerrs * sizeof *a);
+
+		for (i = 0; i < res->nerrs; i++)
+			a[i] = fabs(res->errs[i]);
+		qsort(a, (size_t)res->nerrs, sizeof *a, cmp_double);
+		res->median_makespan_err = res->nerrs % 2 ? a[res->nerrs / 2] :
+					   (a[res->nerrs / 2 - 1] + a[res->nerrs / 2]) / 2;
+		free(a);
+		if (rc == 0)
+			hd_buf_printf(out, "\nMakespan error over %d scenario%s: median %.1f %%, "
+				      "worst %.1f %%\n", res->nerrs, res->nerrs == 1 ? "" : "s",
+				      100 * res->median_makespan_err,
+				      100 * res->worst_makespan_err);
+	}
 	return rc;
+}
+
+void
+hd_verify_result_free(struct hd_verify_result *res)
+{
+	if (res == NULL)
+		return;
+	free(res->errs);
+	res->errs = NULL;
+	res->nerrs = res->errs_cap = 0;
 }

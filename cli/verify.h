@@ -39,6 +39,9 @@ struct hd_verify_result {
 	int claims_verified, claims_refuted, claims_unchecked;
 	int runs_stored;
 	double worst_makespan_err;                /* |pred - meas| / meas, worst scenario */
+	double median_makespan_err;               /* the median of those over the scenarios */
+	double *errs;                             /* each scenario's (pred - meas) / meas */
+	int nerrs, errs_cap;
 };
 
 /*
@@ -53,6 +56,8 @@ struct hd_verify_result {
 int hd_verify_lessons(const struct hd_lesson *const *lessons, int n,
 		      const struct hd_verify_opts *o, struct hd_buf *out,
 		      struct hd_verify_result *res, struct hd_err *e);
+/* Release what a result holds (its list of errors). */
+void hd_verify_result_free(struct hd_verify_result *res);
 
 /*
  * The profile predictions should use on this machine: a calibrated profile
@@ -62,6 +67,9 @@ int hd_verify_lessons(const struct hd_lesson *const *lessons, int n,
  */
 void hd_verify_pick_profile(const char *gpu_name, struct hd_profile *out, char *why,
 			    size_t n);
+
+/* The built-in profile closest to a GPU by its name (the default if none is). */
+const char *hd_verify_builtin_for_gpu(const char *gpu_name);
 
 /* The user's folder of calibrated profiles ($XDG_DATA_HOME/hdsim/profiles). */
 char *hd_verify_profile_dir(void);

@@ -1379,7 +1379,7 @@ op_copy_host(struct model *m, const struct hd_op *op)
 	case 0:
 		return host_sleep(m, m->p->api_memcpy, 1);
 	case 1:
-		d = hd_time_for_bytes((double)op->bytes, m->p->host_memcpy_bw);
+		d = hd_time_for_bytes((double)op->bytes, m->p->host_memcpy_h2d_bw);
 		emit(m, m->lane_host, h->op, h->iter, HD_SPAN_HOST, HD_WHY_NONE,
 		    now, now + d, op->bytes, work_label(m, h->op));
 		return host_sleep(m, d, 2);
@@ -1481,7 +1481,8 @@ op_copy_staged(struct model *m, const struct hd_op *op, int opi,
 		case 5:
 			now = hd_engine_now(m->eng);
 			cb = h->i == h->nchunks - 1 ? bytes - h->i * h->chunk : h->chunk;
-			dt = hd_time_for_bytes((double)cb, p->host_memcpy_bw);
+			dt = hd_time_for_bytes((double)cb, h->dir == DIR_H2D ?
+					       p->host_memcpy_h2d_bw : p->host_memcpy_d2h_bw);
 			emit(m, m->lane_host, opi, h->iter, HD_SPAN_STAGING,
 			    HD_WHY_NONE, now, now + dt, cb, m->lbl_staging);
 			return host_sleep(m, dt, 6);
@@ -1719,7 +1720,8 @@ check_profile(const struct hd_profile *p, struct hd_err *e)
 	} rates[] = {
 		{ "h2d_bw", offsetof(struct hd_profile, h2d_bw) },
 		{ "d2h_bw", offsetof(struct hd_profile, d2h_bw) },
-		{ "host_memcpy_bw", offsetof(struct hd_profile, host_memcpy_bw) },
+		{ "host_memcpy_h2d_bw", offsetof(struct hd_profile, host_memcpy_h2d_bw) },
+		{ "host_memcpy_d2h_bw", offsetof(struct hd_profile, host_memcpy_d2h_bw) },
 		{ "pin_bw", offsetof(struct hd_profile, pin_bw) },
 		{ "hbm_bw", offsetof(struct hd_profile, hbm_bw) },
 		{ "flops", offsetof(struct hd_profile, flops) },

@@ -86,8 +86,10 @@ static const struct pkey keys[] = {
 	INT("pcie.copy_engines", copy_engines, 1, 64,
 	    "copy engines (asyncEngineCount)"),
 
-	RATE("host.memcpy", host_memcpy_bw, "GB/s", KF_POS,
-	    "CPU memcpy rate into or out of a staging buffer"),
+	RATE("host.memcpy_h2d", host_memcpy_h2d_bw, "GB/s", KF_POS,
+	    "CPU memcpy rate from pageable memory into a staging buffer (and host to host)"),
+	RATE("host.memcpy_d2h", host_memcpy_d2h_bw, "GB/s", KF_POS,
+	    "CPU memcpy rate out of a staging buffer into pageable memory"),
 	RATE("host.pin_rate", pin_bw, "GB/s", KF_POS,
 	    "bytes pinned per second by cudaMallocHost / cudaHostRegister"),
 	TIME("host.pin_base", pin_base, "us", 0,

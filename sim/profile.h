@@ -37,7 +37,8 @@ struct hd_profile {
 	int copy_engines;       /* asyncEngineCount */
 
 	/* Host memory and pageable staging. */
-	double host_memcpy_bw;  /* CPU memcpy rate into / out of the staging buffer */
+	double host_memcpy_h2d_bw; /* CPU memcpy from pageable memory into a staging buffer */
+	double host_memcpy_d2h_bw; /* CPU memcpy out of a staging buffer into pageable memory */
 	uint64_t staging_chunk; /* bytes per staging chunk */
 	int staging_buffers;    /* pinned staging buffers used in turn */
 	double pin_bw;          /* cudaMallocHost / cudaHostRegister: bytes pinned per second */

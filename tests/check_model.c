@@ -36,7 +36,8 @@ test_profile(void)
 	p.bidir_bw = 80e9;
 	p.copy_latency = 2 * HD_US;
 	p.copy_engines = 2;
-	p.host_memcpy_bw = 10e9;
+	p.host_memcpy_h2d_bw = 10e9;
+	p.host_memcpy_d2h_bw = 10e9;
 	p.staging_chunk = 4 * MiB;
 	p.staging_buffers = 2;
 	p.pin_bw = 10e9;

@@ -106,7 +106,7 @@ START_TEST(builtins_set_every_field)
 		SAME(name); SAME(description);
 		SAME(pcie_gen); SAME(pcie_lanes); SAME(h2d_bw); SAME(d2h_bw);
 		SAME(bidir_bw); SAME(copy_latency); SAME(copy_engines);
-		SAME(host_memcpy_bw); SAME(staging_chunk); SAME(staging_buffers);
+		SAME(host_memcpy_h2d_bw); SAME(host_memcpy_d2h_bw); SAME(staging_chunk); SAME(staging_buffers);
 		SAME(pin_bw); SAME(pin_base); SAME(malloc_cost); SAME(free_cost);
 		SAME(api_launch); SAME(api_memcpy); SAME(api_event); SAME(api_wait);
 		SAME(api_sync); SAME(sync_wake); SAME(stream_queue);
@@ -149,7 +149,8 @@ START_TEST(builtins_plausible)
 		ck_assert_msg(strstr(p->description, link) != NULL, "%s: '%s' lacks %s",
 		    p->name, p->description, link);
 		/* Pageable staging is slower than pinned DMA, and so is pinning. */
-		ck_assert(p->host_memcpy_bw < p->h2d_bw);
+		ck_assert(p->host_memcpy_h2d_bw < p->h2d_bw);
+		ck_assert(p->host_memcpy_d2h_bw < p->d2h_bw);
 		ck_assert(p->pin_bw < p->h2d_bw);
 		ck_assert(p->staging_chunk >= 4096 && p->staging_chunk <= (64u << 20));
 		ck_assert((p->staging_chunk & (p->staging_chunk - 1)) == 0);

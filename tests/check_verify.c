@@ -132,6 +132,9 @@ START_TEST(pairs_stored_and_claims_checked)
 	ck_assert_int_eq(res.runs_stored, 18);
 	/* A100 measurements against H100 predictions: not the same figures. */
 	ck_assert(res.worst_makespan_err > 0.05);
+	ck_assert_int_eq(res.nerrs, 9);
+	ck_assert(res.median_makespan_err > 0 && res.median_makespan_err <= res.worst_makespan_err);
+	ck_assert_ptr_nonnull(strstr(out.s, "Makespan error over 9 scenarios: median"));
 	ck_assert_int_eq(count(db, "SELECT count(*) FROM runs WHERE source = 'measured'"
 			       " AND pair_run IS NOT NULL AND machine_id IS NOT NULL"), 9);
 	ck_assert_int_eq(count(db, "SELECT count(*) FROM runs r JOIN runs p ON r.pair_run = p.id"
@@ -151,6 +154,7 @@ START_TEST(pairs_stored_and_claims_checked)
 	ck_assert_int_gt(count(db, "SELECT count(*) FROM spans s JOIN runs r ON s.run_id = r.id"
 			       " WHERE r.source = 'measured'"), 9);
 	hd_buf_free(&out);
+	hd_verify_result_free(&res);
 	hd_catalog_free(cat);
 	free(db);
 }
@@ -182,6 +186,7 @@ START_TEST(interruption_stores_nothing_of_the_lesson)
 	ck_assert_int_eq(count(db, "SELECT count(*) FROM runs"), 6);
 	ck_assert_int_eq(count(db, "SELECT count(DISTINCT lesson) FROM runs"), 1);
 	hd_buf_free(&out);
+	hd_verify_result_free(&res);
 	hd_catalog_free(cat);
 	free(db);
 }
@@ -206,6 +211,7 @@ START_TEST(bad_database_fails_before_measuring)
 	ck_assert_ptr_nonnull(strstr(e.msg, "folder"));
 	ck_assert_int_eq(stand_in_runs, 0);
 	hd_buf_free(&out);
+	hd_verify_result_free(&res);
 	hd_catalog_free(cat);
 }
 END_TEST
@@ -238,6 +244,7 @@ START_TEST(rank_scenarios_are_skipped)
 	ck_assert_ptr_nonnull(strstr(out.s, "skipped: it needs 2 GPUs"));
 	ck_assert_int_eq(count(db, "SELECT count(*) FROM runs"), 2);
 	hd_buf_free(&out);
+	hd_verify_result_free(&res);
 	hd_lesson_free(l);
 	free(db);
 }
