@@ -373,6 +373,16 @@ cudaMemcpyAsync(void *d, const void *s, size_t n, enum cudaMemcpyKind k, cudaStr
 }
 
 cudaError_t
+cudaMemcpy(void *d, const void *s, size_t n, enum cudaMemcpyKind k)
+{
+	cudaError_t rc = cudaMemcpyAsync(d, s, n, k, NULL);   /* the legacy stream */
+
+	if (rc != cudaSuccess)
+		return rc;
+	return cudaStreamSynchronize(NULL);
+}
+
+cudaError_t
 cudaMemPrefetchAsync(const void *p, size_t n, struct cudaMemLocation l, unsigned f,
 		     cudaStream_t s)
 {
