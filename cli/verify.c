@@ -278,14 +278,14 @@ store_lesson(struct hd_store *st, const struct lesson_run *lr, const struct hd_v
 			last = i;
 	for (i = 0; i < lr->nscen; i++) {
 		struct hd_store_run r = {
-			.lesson = hd_lesson_id(lr->l), .scenario = lr->sc[i]->name,
-			.params_json = params, .profile_name = o->profile->name,
-			.profile_text = ptext, .status = "ok",
+			.lesson = hd_lesson_id(lr->l), .params_json = params,
+			.profile_name = o->profile->name, .profile_text = ptext, .status = "ok",
 		};
 		int64_t pid = 0;
 
 		if (lr->skipped[i])
 			continue;
+		r.scenario = lr->sc[i]->name;
 		r.backend = "sim";
 		r.source = "predicted";
 		r.timer = "model";

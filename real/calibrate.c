@@ -1199,7 +1199,7 @@ stage_pageable(struct cal *c)
 			struct page_op op;
 			struct hd_stats st;
 			double dummy;
-			int samples = c->quick || sizes[i] > 64 * MiB ? 3 : 5;
+			int samples = c->quick ? 3 : 5;   /* host-side figures are noisy */
 
 			fbytes(sz, sizeof sz, (double)sizes[i]);
 			if (sizes[i] > c->max_copy) {
@@ -1550,7 +1550,7 @@ sweep_pin(struct cal *c, int alloc, struct hd_fit *fit, int *fitted)
 		struct pin_op op;
 		struct hd_stats st;
 		double dummy;
-		int samples = sizes[i] >= 256 * MiB ? 3 : 5;
+		int samples = c->quick ? 3 : 5;
 
 		fbytes(sz, sizeof sz, (double)sizes[i]);
 		if (sizes[i] > c->host_cap) {

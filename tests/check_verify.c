@@ -250,6 +250,38 @@ START_TEST(rank_scenarios_are_skipped)
 }
 END_TEST
 
+START_TEST(one_scenario_only)
+{
+	struct hd_catalog *cat = hd_catalog_new();
+	const struct hd_lesson *ls[1];
+	struct hd_verify_opts o;
+	struct hd_verify_result res;
+	struct hd_profile h100;
+	struct hd_err e = { 0 };
+	struct hd_buf out;
+	char *db = hd_xasprintf("%s/one.db", dir);
+
+	ck_assert_int_eq(hd_catalog_add_builtin(cat), 0);
+	ls[0] = hd_catalog_get(cat, 0);
+	ck_assert_int_eq(hd_profile_resolve("h100-sxm", &h100, &e), 0);
+	opts(&o, &h100, db);
+	o.scenario = "pin-first";
+	hd_buf_init(&out);
+	ck_assert_msg(hd_verify_lessons(ls, 1, &o, &out, &res, &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(res.scenarios_run, 1);
+	ck_assert_int_eq(stand_in_runs, 1);
+	ck_assert_ptr_nonnull(strstr(out.s, "pin-first"));
+	/* Claims naming scenarios that did not run are not checked, not refuted. */
+	ck_assert_int_eq(res.claims_refuted, 0);
+	ck_assert_int_gt(res.claims_unchecked, 0);
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM runs"), 2);
+	hd_buf_free(&out);
+	hd_verify_result_free(&res);
+	hd_catalog_free(cat);
+	free(db);
+}
+END_TEST
+
 START_TEST(profile_choice)
 {
 	struct hd_profile p, h100;
@@ -304,6 +336,7 @@ verify_suite(void)
 	tcase_add_test(tc, interruption_stores_nothing_of_the_lesson);
 	tcase_add_test(tc, bad_database_fails_before_measuring);
 	tcase_add_test(tc, rank_scenarios_are_skipped);
+	tcase_add_test(tc, one_scenario_only);
 	tcase_add_test(tc, profile_choice);
 	suite_add_tcase(s, tc);
 	return s;
