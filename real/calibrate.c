@@ -1170,6 +1170,48 @@ sample_pageable(struct cal *c, const void *arg, double *sec)
 	return 0;
 }
 
+/*
+ * The host's largest CPU cache (sysfs, the highest cache level of CPU 0);
+ * 32 MiB when it cannot be read.  Copies whose source is larger than it
+ * stream from DRAM.
+ */
+static uint64_t
+host_llc_bytes(void)
+{
+	static uint64_t cached;
+	char path[96], text[32];
+	int idx, level, best = -1;
+	uint64_t size, found = 0;
+	FILE *f;
+
+	if (cached != 0)
+		return cached;
+	for (idx = 0; idx < 8; idx++) {
+		snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", idx);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		level = fscanf(f, "%d", &level) == 1 ? level : -1;
+		fclose(f);
+		snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", idx);
+		if (level <= best || (f = fopen(path, "r")) == NULL)
+			continue;
+		if (fgets(text, sizeof text, f) != NULL) {
+			size = strtoull(text, NULL, 10);
+			if (strchr(text, 'K'))
+				size *= KiB;
+			else if (strchr(text, 'M'))
+				size *= MiB;
+			if (size > 0) {
+				found = size;
+				best = level;
+			}
+		}
+		fclose(f);
+	}
+	cached = found ? found : 32 * MiB;
+	return cached;
+}
+
 static int
 stage_pageable(struct cal *c)
 {
@@ -1270,18 +1312,26 @@ stage_pageable(struct cal *c)
 		double bn[64], bt[64];
 		int bd[64], nb = 0, k;
 
+		double from = fmax(64.0 * MiB, 2.0 * (double)host_llc_bytes());
+
 		big.chunk = f.chunk;
 		big.buffers = f.buffers;
+		/* At least the two largest sizes of each direction take part. */
+		for (k = 0; k < np; k++)
+			if (n[k] < from && n[k] * 2 >= n[np - 1])
+				from = n[k];
 		for (k = 0; k < np && nb < 64; k++)
-			if (n[k] >= 64.0 * MiB) {
+			if (n[k] >= from) {
 				bn[nb] = n[k];
 				bt[nb] = t[k];
 				bd[nb++] = d2h[k];
 			}
 		if (nb > 0 && hd_fit_staging(bn, bt, bd, (size_t)nb, &big, &f2, &fe2) == 0) {
-			hd_buf_printf(c->log, "    rates on copies of 64 MiB and more (the source out "
-				      "of the CPU caches, as in lesson-size copies): HtoD %s, DtoH "
-				      "%s; residual max %.1f %%: taken\n",
+			hd_buf_printf(c->log, "    rates on copies of %s and more (twice the host's "
+				      "last-level cache of %s, so the source streams from DRAM, as in "
+				      "lesson-size copies): HtoD %s, DtoH %s; residual max %.1f %%: "
+				      "taken\n", fbytes(a, sizeof a, from),
+				      fbytes(sz, sizeof sz, (double)host_llc_bytes()),
 				      frate(b, sizeof b, f2.points[0] ? f2.memcpy_bw[0] : f.memcpy_bw[0]),
 				      frate(x, sizeof x, f2.points[1] ? f2.memcpy_bw[1] : f.memcpy_bw[1]),
 				      100 * f2.max_rel);
