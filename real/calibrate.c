@@ -568,6 +568,7 @@ setup(struct cal *c, struct cudaDeviceProp *prop)
 		 * them (measuring.md, pitfall 3): say where this run ran. */
 		char dir[128], node[32] = "?", cpus[256] = "?";
 		cpu_set_t set;
+		int kept = hd_real_pin_host_thread(c->dev);
 		int cpu = sched_getcpu(), j, first = -1, count = 0;
 
 		if (pci_dir(c, dir, sizeof dir)) {
@@ -583,10 +584,16 @@ setup(struct cal *c, struct cudaDeviceProp *prop)
 						first = j;
 					count++;
 				}
-		hd_buf_printf(c->log, "GPU's NUMA node %s, its local CPUs %s; this thread is on "
-			      "CPU %d and may run on %d CPUs (from %d); pin it (numactl, taskset) "
-			      "to the GPU's node for stable host-transfer figures\n", node, cpus,
-			      cpu, count, first);
+		if (kept >= 0)
+			hd_buf_printf(c->log, "GPU's NUMA node %s, its local CPUs %s; this thread "
+				      "is kept on CPU %d for the whole calibration, as 'hdsim --real' "
+				      "keeps its own, so host-side copies run from the same place\n",
+				      node, cpus, kept);
+		else
+			hd_buf_printf(c->log, "GPU's NUMA node %s, its local CPUs %s; this thread "
+				      "is on CPU %d and may run on %d CPUs (from %d); pin it "
+				      "(numactl, taskset) to the GPU's node for stable host-transfer "
+				      "figures\n", node, cpus, cpu, count, first);
 	}
 	hd_buf_printf(c->log, "Host wait policy (cudaGetDeviceFlags): %s\n",
 		      (flags & cudaDeviceScheduleMask) == cudaDeviceScheduleSpin ? "spin" :
@@ -1170,48 +1177,6 @@ sample_pageable(struct cal *c, const void *arg, double *sec)
 	return 0;
 }
 
-/*
- * The host's largest CPU cache (sysfs, the highest cache level of CPU 0);
- * 32 MiB when it cannot be read.  Copies whose source is larger than it
- * stream from DRAM.
- */
-static uint64_t
-host_llc_bytes(void)
-{
-	static uint64_t cached;
-	char path[96], text[32];
-	int idx, level, best = -1;
-	uint64_t size, found = 0;
-	FILE *f;
-
-	if (cached != 0)
-		return cached;
-	for (idx = 0; idx < 8; idx++) {
-		snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", idx);
-		if ((f = fopen(path, "r")) == NULL)
-			continue;
-		level = fscanf(f, "%d", &level) == 1 ? level : -1;
-		fclose(f);
-		snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", idx);
-		if (level <= best || (f = fopen(path, "r")) == NULL)
-			continue;
-		if (fgets(text, sizeof text, f) != NULL) {
-			size = strtoull(text, NULL, 10);
-			if (strchr(text, 'K'))
-				size *= KiB;
-			else if (strchr(text, 'M'))
-				size *= MiB;
-			if (size > 0) {
-				found = size;
-				best = level;
-			}
-		}
-		fclose(f);
-	}
-	cached = found ? found : 32 * MiB;
-	return cached;
-}
-
 static int
 stage_pageable(struct cal *c)
 {
@@ -1312,7 +1277,13 @@ stage_pageable(struct cal *c)
 		double bn[64], bt[64];
 		int bd[64], nb = 0, k;
 
-		double from = fmax(64.0 * MiB, 2.0 * (double)host_llc_bytes());
+		/*
+		 * One thread's memcpy sees one core complex's L3 (32 MiB on the
+		 * EPYC hosts measured), not the total that sysfs may report (300
+		 * MiB on one of them): on both the H100 and H200 hosts the rate
+		 * dropped between 64 and 128 MiB and stayed flat above.
+		 */
+		double from = 128.0 * MiB;
 
 		big.chunk = f.chunk;
 		big.buffers = f.buffers;
@@ -1327,11 +1298,10 @@ stage_pageable(struct cal *c)
 				bd[nb++] = d2h[k];
 			}
 		if (nb > 0 && hd_fit_staging(bn, bt, bd, (size_t)nb, &big, &f2, &fe2) == 0) {
-			hd_buf_printf(c->log, "    rates on copies of %s and more (twice the host's "
-				      "last-level cache of %s, so the source streams from DRAM, as in "
-				      "lesson-size copies): HtoD %s, DtoH %s; residual max %.1f %%: "
-				      "taken\n", fbytes(a, sizeof a, from),
-				      fbytes(sz, sizeof sz, (double)host_llc_bytes()),
+			hd_buf_printf(c->log, "    rates on copies of %s and more (the source "
+				      "streams from DRAM, as in lesson-size copies; smaller ones run "
+				      "partly from the CPU caches): HtoD %s, DtoH %s; residual max "
+				      "%.1f %%: taken\n", fbytes(a, sizeof a, from),
 				      frate(b, sizeof b, f2.points[0] ? f2.memcpy_bw[0] : f.memcpy_bw[0]),
 				      frate(x, sizeof x, f2.points[1] ? f2.memcpy_bw[1] : f.memcpy_bw[1]),
 				      100 * f2.max_rel);

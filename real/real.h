@@ -30,6 +30,13 @@ int hd_real_doctor(struct hd_buf *out, struct hd_err *e);
  */
 int hd_real_machine(int dev, struct hd_store_machine *m, struct hd_err *e);
 
+/*
+ * Keep the calling thread on one CPU near GPU `dev` so host-side copies
+ * (pageable staging, pinning) are measured from the same place every run.
+ * Returns the CPU, or -1.  Builds with CUDA only.
+ */
+int hd_real_pin_host_thread(int dev);
+
 struct hd_calibrate_opts {
 	int device;             /* CUDA device ordinal */
 	int quick;              /* fewer sizes and repeats (a smoke run) */
