@@ -260,9 +260,9 @@ static const struct cmd cmd_table[] = {
 	{ "bench", "bench [--quick]",
 	  "measure the simulator: events per second, memory, lesson run times",
 	  cmd_bench, HD_OPT_QUICK, 0, 0, false },
-	{ "calibrate", "calibrate [--quick]",
-	  "measure this machine's GPU and write a profile (needs a GPU build)",
-	  cmd_calibrate, HD_OPT_REAL | HD_OPT_QUICK, 0, 0, false },
+	{ "calibrate", "calibrate [--quick] [--db FILE]",
+	  "measure this machine's GPU, write a profile and store it (needs a GPU build)",
+	  cmd_calibrate, HD_OPT_REAL | HD_OPT_QUICK | HD_OPT_DB, 0, 0, false },
 	{ "doctor", "doctor",
 	  "report the GPU, driver, CUDA and NCCL found (needs a GPU build)",
 	  cmd_doctor, HD_OPT_REAL, 0, 0, false },
@@ -1132,6 +1132,9 @@ cmd_calibrate(struct ctx *x)
 	struct hd_buf log;
 	struct sigaction sa, old_int, old_term;
 	struct calib_progress cp;
+	struct hd_store *st;
+	int64_t pid = 0;
+	char *text;
 	const char *base;
 	char *path;
 	int s = gpu_unavailable(x), rc;
@@ -1149,6 +1152,9 @@ cmd_calibrate(struct ctx *x)
 		if (hd_profile_resolve(base, &p, &e) != 0)
 			return report_err(x, &e);
 	}
+	/* Open the database first: a bad --db fails before the GPU is measured. */
+	if ((st = hd_store_open(x->o->db, HD_STORE_RW, &e)) == NULL)
+		return report_err(x, &e);
 	memset(&cp, 0, sizeof cp);
 	cp.f = x->err;
 	cp.tty = isatty(fileno(x->err));
@@ -1172,13 +1178,23 @@ cmd_calibrate(struct ctx *x)
 		fputc('\n', x->err);
 	put_out(x, &log);
 	hd_buf_free(&log);
-	if (rc != 0)
+	if (rc != 0 || (path = calib_write(&p, p.gpu_name, &e)) == NULL) {
+		hd_store_close(st);
 		return report_err(x, &e);
-	if ((path = calib_write(&p, p.gpu_name, &e)) == NULL)
+	}
+	text = hd_profile_format(&p);
+	rc = hd_store_profile_insert(st, p.name, text, &pid, &e);
+	free(text);
+	if (rc != 0) {
+		free(path);
+		hd_store_close(st);
 		return report_err(x, &e);
-	fprintf(x->out, "\nWrote %s\nUse it with --profile %s; 'hdsim --real' picks it for "
-		"this GPU.\n", path, path);
+	}
+	fprintf(x->out, "\nWrote %s\nStored it in %s as profile %lld.\nUse it with --profile "
+		"%s; 'hdsim --real' picks it for this GPU.\n", path, hd_store_path(st),
+		(long long)pid, path);
 	free(path);
+	hd_store_close(st);
 	return HD_EXIT_OK;
 }
 

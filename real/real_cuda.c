@@ -840,6 +840,11 @@ cuda_run(const struct hd_scenario *sc, const struct hd_run_opts *o,
 		out.end = ends[repeats / 2];
 		if (out.end < out.start)
 			out.end = out.start;
+		/* Spread: the interquartile range of this span's duration. */
+		for (r = 0; r < repeats; r++)
+			starts[r] = reps[r][k].s.end - reps[r][k].s.start;
+		qsort(starts, (size_t)repeats, sizeof *starts, cmp_time);
+		out.spread = starts[(3 * (repeats - 1)) / 4] - starts[(repeats - 1) / 4];
 		if (s0->lane_kind == HD_LANE_STREAM) {
 			stream_lane_name(sc, s0->lane_index, name, sizeof name);
 			lname = name;

@@ -83,6 +83,8 @@ struct hd_span {
 	hd_time start, end; /* picoseconds from the run's start */
 	uint64_t bytes;     /* bytes moved, 0 if none */
 	int label;          /* index into trace strings: "cudaMemcpyAsync", "kernel spin" */
+	hd_time spread;     /* measured: interquartile range of the duration over the
+			     * repeats; 0 for the model */
 };
 
 struct hd_trace {

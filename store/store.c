@@ -410,6 +410,8 @@ insert_spans(struct hd_store *s, int64_t run, const struct hd_store_run *r,
 		sqlite3_bind_int64(span, 9, sp->end);
 		if (r->spread != NULL)
 			sqlite3_bind_int64(span, 10, r->spread[i]);
+		else if (sp->spread > 0)
+			sqlite3_bind_int64(span, 10, sp->spread);
 		sqlite3_bind_int(span, 11, l->rank);
 		if (l->kind == HD_LANE_STREAM)
 			sqlite3_bind_int(span, 12, l->index);
@@ -547,6 +549,26 @@ rollback:
 	return -1;
 }
 
+int
+hd_store_profile_insert(struct hd_store *s, const char *name, const char *text, int64_t *id,
+			struct hd_err *e)
+{
+	const char *v[] = { name, text };
+	int64_t got;
+
+	if (s->mode == HD_STORE_RO) {
+		hd_err_set(e, HD_EXIT_INPUT, s->path, "the database was opened read-only");
+		return -1;
+	}
+	got = upsert_id(s, "INSERT OR IGNORE INTO profiles (name, text) VALUES (?, ?)",
+			"SELECT id FROM profiles WHERE name = ? AND text = ?", v, 2, 2, e);
+	if (got < 0)
+		return -1;
+	if (id != NULL)
+		*id = got;
+	return 0;
+}
+
 struct hd_trace *
 hd_store_run_trace(struct hd_store *s, int64_t run_id, struct hd_err *e)
 {
@@ -584,7 +606,8 @@ hd_store_run_trace(struct hd_store *s, int64_t run_id, struct hd_err *e)
 	}
 	sqlite3_finalize(st);
 	if (sqlite3_prepare_v2(s->db,
-	    "SELECT lane, op, iter, kind, why, start_ps, end_ps, bytes, label"
+	    "SELECT lane, op, iter, kind, why, start_ps, end_ps, bytes, label,"
+	    " coalesce(spread_ps, 0)"
 	    " FROM spans WHERE run_id = ? ORDER BY seq", -1, &st, NULL) != SQLITE_OK) {
 		fail(s, e, "SELECT FROM spans");
 		goto fail;
@@ -609,6 +632,7 @@ hd_store_run_trace(struct hd_store *s, int64_t run_id, struct hd_err *e)
 		sp.start = sqlite3_column_int64(st, 5);
 		sp.end = sqlite3_column_int64(st, 6);
 		sp.bytes = (uint64_t)sqlite3_column_int64(st, 7);
+		sp.spread = sqlite3_column_int64(st, 9);
 		sp.label = label ? hd_trace_string(t, label) : -1;
 		if (sp.lane < 0 || sp.lane >= t->nlanes) {
 			hd_err_set(e, HD_EXIT_INPUT, s->path,

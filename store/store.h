@@ -86,6 +86,13 @@ int hd_store_run_insert(struct hd_store *s, const struct hd_store_run *r,
 			const struct hd_trace *t, const struct hd_store_claim *claims,
 			int nclaims, int64_t *run_id, struct hd_err *e);
 
+/*
+ * Store a profile (a calibrated one, say) by name and text; the same text is
+ * stored once.  Returns 0 and its id, or -1 with e set.
+ */
+int hd_store_profile_insert(struct hd_store *s, const char *name, const char *text,
+			    int64_t *id, struct hd_err *e);
+
 /* Read a run's trace back (lanes, spans, labels) into a new trace. */
 struct hd_trace *hd_store_run_trace(struct hd_store *s, int64_t run_id,
 				    struct hd_err *e);

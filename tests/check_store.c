@@ -50,7 +50,7 @@ sample_trace(void)
 			     .label = hd_trace_string(t, "cudaStreamSynchronize") };
 	struct hd_span c = { .lane = ce, .op = 0, .iter = 0, .kind = HD_SPAN_COPY,
 			     .start = 4000000, .end = 1344177280, .bytes = 64u << 20,
-			     .label = hd_trace_string(t, "up") };
+			     .label = hd_trace_string(t, "up"), .spread = 12345 };
 
 	hd_trace_add(t, &a);
 	hd_trace_add(t, &b);
@@ -112,15 +112,27 @@ START_TEST(create_insert_read_back)
 		ck_assert_int_eq(back->spans[i].kind, t->spans[i].kind);
 		ck_assert_int_eq(back->spans[i].why, t->spans[i].why);
 		ck_assert_uint_eq(back->spans[i].bytes, t->spans[i].bytes);
+		ck_assert_int_eq(back->spans[i].spread, t->spans[i].spread);
 		ck_assert_str_eq(back->strings[back->spans[i].label],
 				 t->strings[t->spans[i].label]);
 	}
 	ck_assert_int_eq(back->makespan, t->makespan);
 	ck_assert_ptr_null(hd_store_run_trace(s, 999, &e));
+	{
+		int64_t p1 = 0, p2 = 0, p3 = 0;
+
+		/* The profile the runs used is already there: the same row comes back. */
+		ck_assert_int_eq(hd_store_profile_insert(s, "h100-sxm", "hdsim-profile 1\n", &p1, &e), 0);
+		ck_assert_int_eq(hd_store_profile_insert(s, "cal", "hdsim-profile 1\nx\n", &p2, &e), 0);
+		ck_assert_int_eq(hd_store_profile_insert(s, "cal", "hdsim-profile 1\nx\n", &p3, &e), 0);
+		ck_assert_int_gt(p1, 0);
+		ck_assert_int_ne(p1, p2);
+		ck_assert_int_eq(p2, p3);
+	}
 	ck_assert_ptr_nonnull(strstr(e.msg, "no run 999"));
 	hd_trace_free(back);
 	hd_store_close(s);
-	ck_assert_int_eq(count_rows(p, "profiles"), 1);
+	ck_assert_int_eq(count_rows(p, "profiles"), 2);
 	ck_assert_int_eq(count_rows(p, "claim_results"), 2);
 	ck_assert_int_eq(count_rows(p, "spans"), 6);
 	hd_trace_free(t);
