@@ -227,7 +227,7 @@ static void
 emit(struct model *m, int lane, int op, uint32_t iter, enum hd_span_kind kind,
      enum hd_why why, hd_time start, hd_time end, uint64_t bytes, int label)
 {
-	struct hd_span s;
+	struct hd_span s = { 0 };
 
 	s.lane = lane;
 	s.op = op;

@@ -195,7 +195,13 @@ case $rc in
 	has "$tmp/err" "GPU" "--real without a GPU"
 	[ -s "$tmp/out" ] && fail "--real wrote output without a GPU" || ok
 	expect 1 calibrate
-	expect 1 doctor ;;
+	expect 1 doctor
+	# Without a GPU nothing is stored: the database is not even created.
+	expect 1 --real --db "$tmp/none.db"
+	has "$tmp/err" "GPU" "--real --db without a GPU"
+	[ -e "$tmp/none.db" ] && fail "--real created a database without a GPU" || ok
+	expect 1 calibrate --db "$tmp/none.db"
+	[ -e "$tmp/none.db" ] && fail "calibrate created a database without a GPU" || ok ;;
 *)	fail "--real run 1 exited $rc, wanted 0 (a GPU) or 1 (none)" ;;
 esac
 
