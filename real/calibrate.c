@@ -911,6 +911,28 @@ struct sweep {
 	int count;
 };
 
+/*
+ * Fit t = alpha + n / beta over a sweep (alpha from sizes up to `small`,
+ * beta from sizes from `large`; 0 and 0: one least-squares fit over all),
+ * and log it.  Sets *fitted; a sweep that cannot be fitted is logged, not
+ * an error.
+ */
+static int
+sweep_fit(struct cal *c, const struct sweep *sw, double small, double large,
+	  const char *rate_what, const char *beta_from, const char *alpha_from,
+	  struct hd_fit *fit, int *fitted)
+{
+	struct hd_err fe = { 0 };
+
+	if (hd_fit_alpha_beta(sw->n, sw->t, (size_t)sw->count, small, large, fit, &fe) != 0) {
+		hd_buf_printf(c->log, "  no fit: %s\n", fe.msg);
+		return 0;
+	}
+	log_fit(c, fit, sw->count, rate_what, beta_from, alpha_from);
+	*fitted = 1;
+	return 0;
+}
+
 static int
 copy_sizes(const struct cal *c, uint64_t *sizes)
 {
@@ -969,18 +991,8 @@ sweep_pinned(struct cal *c, int d2h, struct hd_fit *fit, int *fitted)
 		sw.n[sw.count] = (double)sizes[i];
 		sw.t[sw.count++] = st.median;
 	}
-	{
-		struct hd_err fe = { 0 };
-
-		if (hd_fit_alpha_beta(sw.n, sw.t, (size_t)sw.count, 64.0 * KiB, 16.0 * MiB, fit,
-				      &fe) != 0) {
-			hd_buf_printf(c->log, "  no fit: %s\n", fe.msg);
-			return 0;
-		}
-	}
-	log_fit(c, fit, sw.count, "B/s", ">= 16 MiB", "mean of t - n / beta over sizes <= 64 KiB");
-	*fitted = 1;
-	return 0;
+	return sweep_fit(c, &sw, 64.0 * KiB, 16.0 * MiB, "B/s", ">= 16 MiB",
+			 "mean of t - n / beta over sizes <= 64 KiB", fit, fitted);
 }
 
 static int
@@ -1385,17 +1397,7 @@ sweep_gated(struct cal *c, const char *title, const char *what, enq_fn f, void *
 		sw.n[sw.count] = amount;
 		sw.t[sw.count++] = st.median;
 	}
-	{
-		struct hd_err fe = { 0 };
-
-		if (hd_fit_alpha_beta(sw.n, sw.t, (size_t)sw.count, 0, 0, fit, &fe) != 0) {
-			hd_buf_printf(c->log, "  no fit: %s\n", fe.msg);
-			return 0;
-		}
-	}
-	log_fit(c, fit, sw.count, flop ? "FLOP/s" : "B/s", "(all)", "");
-	*fitted = 1;
-	return 0;
+	return sweep_fit(c, &sw, 0, 0, flop ? "FLOP/s" : "B/s", "(all)", "", fit, fitted);
 }
 
 /* Append v to xs unless it is larger than max or already there. */
@@ -1611,18 +1613,8 @@ sweep_pin(struct cal *c, int alloc, struct hd_fit *fit, int *fitted)
 		sw.n[sw.count] = (double)sizes[i];
 		sw.t[sw.count++] = st.median;
 	}
-	{
-		struct hd_err fe = { 0 };
-
-		if (hd_fit_alpha_beta(sw.n, sw.t, (size_t)sw.count, 4.0 * MiB, 64.0 * MiB, fit,
-				      &fe) != 0) {
-			hd_buf_printf(c->log, "  no fit: %s\n", fe.msg);
-			return 0;
-		}
-	}
-	log_fit(c, fit, sw.count, "B/s", ">= 64 MiB", "mean of t - n / beta over sizes <= 4 MiB");
-	*fitted = 1;
-	return 0;
+	return sweep_fit(c, &sw, 4.0 * MiB, 64.0 * MiB, "B/s", ">= 64 MiB",
+			 "mean of t - n / beta over sizes <= 4 MiB", fit, fitted);
 }
 
 static int
