@@ -677,7 +677,6 @@ one_repeat(struct rt *rt, struct rt_span **out, size_t *nout)
 		return 0;
 	for (k = 0; k < rt->nhost; k++) {
 		struct rt_host *h = &rt->host[k];
-		const struct hd_op *op = &sc->ops[h->op];
 		struct rt_span *r;
 
 		v = hd_xgrow(v, &cap, n + 1, sizeof *v);
@@ -691,7 +690,6 @@ one_repeat(struct rt *rt, struct rt_span **out, size_t *nout)
 		r->s.end = (h->t1 - rt->t0) * HD_NS;
 		r->s.label = -1;
 		r->lane_kind = h->api ? HD_LANE_API : HD_LANE_HOST;
-		(void)op;
 	}
 	for (k = 0; k < rt->ntimed; k++) {
 		struct rt_timed *t = &rt->timed[k];
