@@ -23,6 +23,8 @@ struct hd_cli_opts {
 	bool quick;             /* bench --quick */
 	bool cuda;              /* show --cuda: the CUDA C and PyTorch of each scenario */
 	const char *db;         /* --db FILE: the database instead of the default */
+	const char *learner;    /* --learner NAME: whose progress */
+	bool reset;             /* progress --reset: delete it */
 	int width;              /* --width N; 0 = from the terminal */
 	unsigned given;         /* HD_OPT_* bits of the options that were given */
 	char **args;            /* positional arguments, the command first */
@@ -42,6 +44,8 @@ enum {
 	HD_OPT_QUICK = 1 << 8,
 	HD_OPT_CUDA = 1 << 9,
 	HD_OPT_DB = 1 << 10,
+	HD_OPT_LEARNER = 1 << 11,
+	HD_OPT_RESET = 1 << 12,
 };
 
 /*

@@ -5,11 +5,13 @@
  * hd_err naming the call and carrying SQLite's own message.  Schema changes
  * are a table of migrations: migrations[i] takes user_version i to i + 1, and
  * runs inside the same transaction that bumps the version, so a database is
- * always at one whole version.
+ * always at one whole version.  A migration is never edited once released:
+ * a change to the schema is a new entry.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,7 +82,35 @@ static const char *const migrations[] = {
 	"  outcome TEXT NOT NULL CHECK (outcome IN ('holds', 'fails', 'unchecked')),"
 	"  lhs REAL, rhs REAL, detail TEXT,"
 	"  PRIMARY KEY (run_id, idx));",
+	/* 1 -> 2: learners and their answers to lessons' questions.  Every answer
+	 * is kept (a learner may answer again); progress_latest is the newest one
+	 * per learner, lesson and question, the row a gradebook export wants. */
+	"CREATE TABLE learners ("
+	"  id INTEGER PRIMARY KEY,"
+	"  name TEXT NOT NULL UNIQUE CHECK (length(name) > 0),"
+	"  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));"
+	"CREATE TABLE progress ("
+	"  id INTEGER PRIMARY KEY,"
+	"  learner_id INTEGER NOT NULL REFERENCES learners(id) ON DELETE CASCADE,"
+	"  lesson TEXT NOT NULL CHECK (length(lesson) > 0),"
+	"  question TEXT NOT NULL CHECK (length(question) > 0),"
+	"  answer TEXT NOT NULL,"
+	"  correct INTEGER CHECK (correct IN (0, 1)),"
+	"  confidence INTEGER CHECK (confidence BETWEEN 1 AND 5),"
+	"  seconds REAL NOT NULL CHECK (seconds >= 0),"
+	"  hints INTEGER NOT NULL DEFAULT 0 CHECK (hints >= 0),"
+	"  profile TEXT,"
+	"  version TEXT NOT NULL,"
+	"  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));"
+	"CREATE INDEX progress_key ON progress (learner_id, lesson, question, id);"
+	"CREATE VIEW progress_latest AS"
+	"  SELECT l.name AS learner, p.* FROM progress p JOIN learners l ON l.id = p.learner_id"
+	"  WHERE p.id = (SELECT max(q.id) FROM progress q WHERE q.learner_id = p.learner_id"
+	"    AND q.lesson = p.lesson AND q.question = p.question);",
 };
+
+_Static_assert(HD_ARRAY_LEN(migrations) == HD_STORE_SCHEMA,
+	       "one migration per schema version");
 
 /* Turn the last SQLite failure into e, naming the call. */
 static void
@@ -699,6 +729,249 @@ hd_store_runs(struct hd_store *s, const char *lesson,
 	}
 	sqlite3_finalize(st);
 	return 0;
+}
+
+/* ---- learners and their progress --------------------------------------- */
+
+static int
+refuse_read_only(struct hd_store *s, struct hd_err *e)
+{
+	if (s->mode != HD_STORE_RO)
+		return 0;
+	hd_err_set(e, HD_EXIT_INPUT, s->path, "the database was opened read-only");
+	return -1;
+}
+
+/* A learner's name: 1 to HD_STORE_NAME_MAX bytes, no control characters. */
+static int
+check_learner_name(const char *name, struct hd_err *e)
+{
+	const unsigned char *c;
+
+	if (name == NULL || name[0] == '\0') {
+		hd_err_set(e, HD_EXIT_INPUT, NULL, "a learner needs a name (it is empty)");
+		return -1;
+	}
+	if (strlen(name) > HD_STORE_NAME_MAX) {
+		hd_err_set(e, HD_EXIT_INPUT, NULL,
+			   "the learner name '%.24s...' is %zu bytes long; at most %d are allowed",
+			   name, strlen(name), HD_STORE_NAME_MAX);
+		return -1;
+	}
+	for (c = (const unsigned char *)name; *c != '\0'; c++) {
+		if (*c < 0x20 || *c == 0x7f) {
+			hd_err_set(e, HD_EXIT_INPUT, NULL,
+				   "the learner name has a control character (byte %u at %zu)",
+				   *c, (size_t)(c - (const unsigned char *)name));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int
+hd_store_learner_check(const char *name, struct hd_err *e)
+{
+	return check_learner_name(name, e);
+}
+
+static int64_t
+learner_id(struct hd_store *s, const char *name, struct hd_err *e)
+{
+	const char *v[] = { name };
+
+	return upsert_id(s, "INSERT OR IGNORE INTO learners (name) VALUES (?)",
+			 "SELECT id FROM learners WHERE name = ?", v, 1, 1, e);
+}
+
+int
+hd_store_learner(struct hd_store *s, const char *name, int64_t *id, struct hd_err *e)
+{
+	int64_t got;
+
+	if (check_learner_name(name, e) != 0 || refuse_read_only(s, e) != 0)
+		return -1;
+	if ((got = learner_id(s, name, e)) < 0)
+		return -1;
+	if (id != NULL)
+		*id = got;
+	return 0;
+}
+
+/* Everything hd_store_progress_add promises to refuse, before any write. */
+static int
+check_progress(const struct hd_store_progress *p, struct hd_err *e)
+{
+	const struct {
+		const char *v, *what;
+	} texts[] = {
+		{ p->lesson, "lesson" }, { p->question, "question" }, { p->answer, "answer" },
+	};
+	size_t i;
+
+	if (check_learner_name(p->learner, e) != 0)
+		return -1;
+	for (i = 0; i < HD_ARRAY_LEN(texts); i++) {
+		if (texts[i].v == NULL || texts[i].v[0] == '\0') {
+			hd_err_set(e, HD_EXIT_INPUT, NULL, "an answer to store needs its %s "
+				   "(it is empty)", texts[i].what);
+			return -1;
+		}
+	}
+	if (p->correct < -1 || p->correct > 1) {
+		hd_err_set(e, HD_EXIT_INPUT, NULL, "correct is %d; it must be 1 (right), "
+			   "0 (wrong) or -1 (not gradable)", p->correct);
+		return -1;
+	}
+	if (p->confidence < 0 || p->confidence > 5) {
+		hd_err_set(e, HD_EXIT_INPUT, NULL, "confidence is %d; it must be 1 to 5, "
+			   "or 0 when the learner gave none", p->confidence);
+		return -1;
+	}
+	if (!isfinite(p->seconds) || p->seconds < 0) {
+		hd_err_set(e, HD_EXIT_INPUT, NULL, "the time taken to answer is %g s; "
+			   "it must be a number of seconds >= 0", p->seconds);
+		return -1;
+	}
+	if (p->hints < 0) {
+		hd_err_set(e, HD_EXIT_INPUT, NULL, "hints shown is %d; it must be >= 0",
+			   p->hints);
+		return -1;
+	}
+	return 0;
+}
+
+int
+hd_store_progress_add(struct hd_store *s, const struct hd_store_progress *p, int64_t *id,
+		      struct hd_err *e)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t learner;
+
+	if (check_progress(p, e) != 0 || refuse_read_only(s, e) != 0)
+		return -1;
+	if (exec(s, "BEGIN IMMEDIATE", "BEGIN IMMEDIATE", e) != 0)
+		return -1;
+	if ((learner = learner_id(s, p->learner, e)) < 0)
+		goto rollback;
+	if (sqlite3_prepare_v2(s->db,
+	    "INSERT INTO progress (learner_id, lesson, question, answer, correct, confidence,"
+	    " seconds, hints, profile, version) VALUES (?,?,?,?,?,?,?,?,?,?)",
+	    -1, &st, NULL) != SQLITE_OK) {
+		fail(s, e, "sqlite3_prepare_v2(INSERT INTO progress)");
+		goto rollback;
+	}
+	sqlite3_bind_int64(st, 1, learner);
+	bind_text(st, 2, p->lesson);
+	bind_text(st, 3, p->question);
+	bind_text(st, 4, p->answer);
+	if (p->correct >= 0)
+		sqlite3_bind_int(st, 5, p->correct);
+	if (p->confidence > 0)
+		sqlite3_bind_int(st, 6, p->confidence);
+	sqlite3_bind_double(st, 7, p->seconds);
+	sqlite3_bind_int(st, 8, p->hints);
+	bind_text(st, 9, p->profile);
+	bind_text(st, 10, PACKAGE_VERSION);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		fail(s, e, "INSERT INTO progress");
+		goto rollback;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (id != NULL)
+		*id = sqlite3_last_insert_rowid(s->db);
+	if (exec(s, "COMMIT", "COMMIT", e) != 0)
+		goto rollback;
+	return 0;
+rollback:
+	sqlite3_finalize(st);
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
+int
+hd_store_progress_each(struct hd_store *s, const char *learner, const char *lesson,
+		       int (*fn)(void *ctx, const struct hd_store_progress *row),
+		       void *ctx, struct hd_err *e)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db,
+	    "SELECT p.id, l.name, p.lesson, p.question, p.answer, p.correct, p.confidence,"
+	    " p.seconds, p.hints, p.profile, p.created"
+	    " FROM progress p JOIN learners l ON l.id = p.learner_id"
+	    " WHERE (?1 IS NULL OR l.name = ?1) AND (?2 IS NULL OR p.lesson = ?2)"
+	    " ORDER BY p.id DESC", -1, &st, NULL) != SQLITE_OK) {
+		fail(s, e, "SELECT FROM progress");
+		return -1;
+	}
+	bind_text(st, 1, learner);
+	bind_text(st, 2, lesson);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct hd_store_progress row;
+
+		memset(&row, 0, sizeof row);
+		row.id = sqlite3_column_int64(st, 0);
+		row.learner = (const char *)sqlite3_column_text(st, 1);
+		row.lesson = (const char *)sqlite3_column_text(st, 2);
+		row.question = (const char *)sqlite3_column_text(st, 3);
+		row.answer = (const char *)sqlite3_column_text(st, 4);
+		row.correct = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 :
+			      sqlite3_column_int(st, 5);
+		row.confidence = sqlite3_column_int(st, 6);     /* NULL reads as 0 */
+		row.seconds = sqlite3_column_double(st, 7);
+		row.hints = sqlite3_column_int(st, 8);
+		row.profile = (const char *)sqlite3_column_text(st, 9);
+		row.created = (const char *)sqlite3_column_text(st, 10);
+		if (fn(ctx, &row) != 0)
+			break;
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		fail(s, e, "SELECT FROM progress");
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int
+hd_store_progress_reset(struct hd_store *s, const char *learner, const char *lesson,
+			int64_t *deleted, struct hd_err *e)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t n;
+
+	if (check_learner_name(learner, e) != 0 || refuse_read_only(s, e) != 0)
+		return -1;
+	if (exec(s, "BEGIN IMMEDIATE", "BEGIN IMMEDIATE", e) != 0)
+		return -1;
+	if (sqlite3_prepare_v2(s->db,
+	    "DELETE FROM progress WHERE learner_id = (SELECT id FROM learners WHERE name = ?1)"
+	    " AND (?2 IS NULL OR lesson = ?2)", -1, &st, NULL) != SQLITE_OK) {
+		fail(s, e, "sqlite3_prepare_v2(DELETE FROM progress)");
+		goto rollback;
+	}
+	bind_text(st, 1, learner);
+	bind_text(st, 2, lesson);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		fail(s, e, "DELETE FROM progress");
+		goto rollback;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	n = sqlite3_changes(s->db);
+	if (exec(s, "COMMIT", "COMMIT", e) != 0)
+		goto rollback;
+	if (deleted != NULL)
+		*deleted = n;
+	return 0;
+rollback:
+	sqlite3_finalize(st);
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
 }
 
 int

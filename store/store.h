@@ -7,6 +7,11 @@
  * file is marked as hdsim's with PRAGMA application_id, so a foreign SQLite
  * file or a non-database is refused and left untouched.  WAL mode, foreign
  * keys on, and one transaction per run: a run killed halfway leaves no rows.
+ *
+ * It also keeps learners' progress: each answer to a lesson's question, with
+ * whether it was right, the confidence the learner gave, the time taken and
+ * the hints shown.  Every answer is kept; the view progress_latest holds the
+ * newest per learner, lesson and question (what an instructor's export reads).
  */
 #ifndef HD_STORE_H
 #define HD_STORE_H
@@ -16,7 +21,7 @@
 #include "trace.h"
 #include "util.h"
 
-#define HD_STORE_SCHEMA 1
+#define HD_STORE_SCHEMA 2
 #define HD_STORE_APP_ID 0x68647369   /* "hdsi" */
 
 struct hd_store;    /* opaque */
@@ -109,6 +114,61 @@ struct hd_store_run_row {
 int hd_store_runs(struct hd_store *s, const char *lesson,
 		  int (*fn)(void *ctx, const struct hd_store_run_row *row),
 		  void *ctx, struct hd_err *e);
+
+/*
+ * Find the learner called name, creating them if new.  A name is 1 to
+ * HD_STORE_NAME_MAX bytes without control characters.  Returns 0 and the
+ * learner's id, or -1 with e set (a bad name, a read-only store, SQLite).
+ */
+#define HD_STORE_NAME_MAX 64
+int hd_store_learner(struct hd_store *s, const char *name, int64_t *id, struct hd_err *e);
+/* Whether name is a valid learner name: 0, or -1 with e set saying why. */
+int hd_store_learner_check(const char *name, struct hd_err *e);
+
+/* One answer to one of a lesson's questions. */
+struct hd_store_progress {
+	const char *learner;        /* the learner's name (created if new) */
+	const char *lesson;         /* lesson id */
+	const char *question;       /* question id within the lesson */
+	const char *answer;         /* what the learner answered, as text */
+	int correct;                /* 1 right, 0 wrong, -1 not gradable */
+	int confidence;             /* 1 (guess) .. 5 (sure), 0 when not given */
+	double seconds;             /* time taken to answer, >= 0 */
+	int hints;                  /* hints shown before answering, >= 0 */
+	const char *profile;        /* hardware profile of the run, may be NULL */
+	/* Set on rows read back, ignored by hd_store_progress_add: */
+	int64_t id;
+	const char *created;        /* UTC, "2026-11-22T05:50:01Z" */
+};
+
+/*
+ * Store one answer, creating its learner if new, in one transaction.  The
+ * lesson, question and answer must be non-empty, correct -1..1, confidence
+ * 0..5, seconds finite and >= 0, hints >= 0.  Returns 0 and the new row's id
+ * (id may be NULL), or -1 with e set and nothing stored (no new learner
+ * either).
+ */
+int hd_store_progress_add(struct hd_store *s, const struct hd_store_progress *p,
+			  int64_t *id, struct hd_err *e);
+
+/*
+ * Call fn for each stored answer, newest first, optionally only those of one
+ * learner (by name) and of one lesson; NULL means all.  The row's strings live
+ * until fn returns.  fn returns non-zero to stop early.  Returns 0, or -1 with
+ * e set.
+ */
+int hd_store_progress_each(struct hd_store *s, const char *learner, const char *lesson,
+			   int (*fn)(void *ctx, const struct hd_store_progress *row),
+			   void *ctx, struct hd_err *e);
+
+/*
+ * Delete a learner's answers, all of them or those of one lesson (lesson
+ * NULL means all), in one transaction; the learner stays.  An unknown learner
+ * has nothing to delete.  Returns 0 and the number of answers removed
+ * (deleted may be NULL), or -1 with e set and nothing removed.
+ */
+int hd_store_progress_reset(struct hd_store *s, const char *learner, const char *lesson,
+			    int64_t *deleted, struct hd_err *e);
 
 /* PRAGMA integrity_check and foreign_key_check: 0 if both are clean. */
 int hd_store_check(struct hd_store *s, struct hd_err *e);

@@ -1,7 +1,9 @@
 /*
  * check_store.c - the SQLite store: schema, one transaction per run, read
- * back, and refusal of files that are not ours (left untouched).
+ * back, refusal of files that are not ours (left untouched), migration of an
+ * older database in place, and learners' progress.
  */
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +65,7 @@ count_rows(const char *path, const char *table)
 {
 	sqlite3 *db;
 	sqlite3_stmt *st;
-	char sql[128];
+	char sql[256];
 	int64_t n = -1;
 
 	ck_assert_int_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
@@ -292,6 +294,413 @@ START_TEST(default_path_follows_xdg)
 }
 END_TEST
 
+/* Schema version 1 exactly as released, to build a database the way an
+ * older hdsim left it. */
+static const char v1_schema[] =
+	"CREATE TABLE machines ("
+	"  id INTEGER PRIMARY KEY,"
+	"  hostname TEXT, gpu_name TEXT, gpu_uuid TEXT, pci_bus_id TEXT,"
+	"  driver TEXT, cuda_runtime TEXT, nccl TEXT, gpu_count INTEGER,"
+	"  facts TEXT,"
+	"  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),"
+	"  UNIQUE (hostname, gpu_uuid, driver, cuda_runtime, nccl, facts));"
+	"CREATE TABLE profiles ("
+	"  id INTEGER PRIMARY KEY,"
+	"  name TEXT NOT NULL,"
+	"  text TEXT NOT NULL,"
+	"  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),"
+	"  UNIQUE (name, text));"
+	"CREATE TABLE runs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  lesson TEXT NOT NULL, scenario TEXT NOT NULL,"
+	"  params TEXT NOT NULL DEFAULT '{}',"
+	"  backend TEXT NOT NULL CHECK (backend IN ('sim', 'cuda')),"
+	"  source TEXT NOT NULL CHECK (source IN ('predicted', 'measured')),"
+	"  profile_id INTEGER REFERENCES profiles(id),"
+	"  machine_id INTEGER REFERENCES machines(id),"
+	"  pair_run INTEGER REFERENCES runs(id) ON DELETE SET NULL,"
+	"  version TEXT NOT NULL,"
+	"  status TEXT NOT NULL CHECK (status IN ('ok', 'failed', 'interrupted')),"
+	"  makespan_ps INTEGER NOT NULL,"
+	"  warmup INTEGER NOT NULL DEFAULT 0, repeats INTEGER NOT NULL DEFAULT 1,"
+	"  timer TEXT, note TEXT,"
+	"  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));"
+	"CREATE INDEX runs_lesson ON runs (lesson, scenario);"
+	"CREATE TABLE lanes ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  idx INTEGER NOT NULL, kind TEXT NOT NULL, rank INTEGER NOT NULL,"
+	"  stream INTEGER NOT NULL, name TEXT NOT NULL,"
+	"  PRIMARY KEY (run_id, idx));"
+	"CREATE TABLE spans ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  seq INTEGER NOT NULL,"
+	"  lane INTEGER NOT NULL, op INTEGER NOT NULL, iter INTEGER NOT NULL,"
+	"  kind TEXT NOT NULL, why TEXT,"
+	"  start_ps INTEGER NOT NULL, end_ps INTEGER NOT NULL, spread_ps INTEGER,"
+	"  device INTEGER NOT NULL, stream INTEGER, bytes INTEGER NOT NULL,"
+	"  copy_kind TEXT, label TEXT,"
+	"  PRIMARY KEY (run_id, seq),"
+	"  FOREIGN KEY (run_id, lane) REFERENCES lanes(run_id, idx));"
+	"CREATE INDEX spans_op ON spans (run_id, op, iter);"
+	"CREATE TABLE claim_results ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  idx INTEGER NOT NULL, text TEXT NOT NULL, expr TEXT NOT NULL,"
+	"  outcome TEXT NOT NULL CHECK (outcome IN ('holds', 'fails', 'unchecked')),"
+	"  lhs REAL, rhs REAL, detail TEXT,"
+	"  PRIMARY KEY (run_id, idx));";
+
+/* Run SQL on the database file directly, as another program would. */
+static void
+raw_exec(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	char *msg = NULL;
+
+	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+	ck_assert_msg(sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK, "%s: %s", sql,
+		      msg ? msg : "");
+	sqlite3_close(db);
+}
+
+static int
+count_runs(void *ctx, const struct hd_store_run_row *row)
+{
+	int *n = ctx;
+
+	ck_assert_str_eq(row->lesson, "old-lesson");
+	ck_assert_int_eq(row->makespan, 4809000);
+	(*n)++;
+	return 0;
+}
+
+START_TEST(v1_database_migrates_in_place)
+{
+	struct hd_err e = { 0 };
+	char *p = path_in("v1.db"), sql[128];
+	struct hd_store *s;
+	struct hd_store_progress a = { .learner = "ada", .lesson = "old-lesson",
+				       .question = "q", .answer = "yes", .correct = 1 };
+	int n = 0;
+
+	raw_exec(p, v1_schema);
+	snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = 1",
+		 HD_STORE_APP_ID);
+	raw_exec(p, sql);
+	raw_exec(p, "INSERT INTO runs (lesson, scenario, backend, source, version, status,"
+		 " makespan_ps) VALUES ('old-lesson', 'pinned', 'sim', 'predicted', '0.1.0',"
+		 " 'ok', 4809000)");
+	/* Upgrading needs a write: a read-only open says so and changes nothing. */
+	ck_assert_ptr_null(hd_store_open(p, HD_STORE_RO, &e));
+	ck_assert_ptr_nonnull(strstr(e.msg, "needs upgrading"));
+
+	s = hd_store_open(p, HD_STORE_RW, &e);
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	ck_assert_int_eq(hd_store_schema_version(s), 2);
+	ck_assert_int_eq(hd_store_runs(s, NULL, count_runs, &n, &e), 0);
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(hd_store_progress_add(s, &a, NULL, &e), 0);
+	ck_assert_int_eq(hd_store_check(s, &e), 0);
+	hd_store_close(s);
+	/* Opening again finds nothing to do. */
+	s = hd_store_open(p, HD_STORE_RO, &e);
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	ck_assert_int_eq(hd_store_schema_version(s), HD_STORE_SCHEMA);
+	hd_store_close(s);
+	ck_assert_int_eq(count_rows(p, "runs"), 1);
+	ck_assert_int_eq(count_rows(p, "progress"), 1);
+	free(p);
+}
+END_TEST
+
+START_TEST(learner_found_or_created)
+{
+	struct hd_err e = { 0 };
+	char *p = path_in("learners.db");
+	struct hd_store *s = hd_store_open(p, HD_STORE_RW, &e);
+	char longest[HD_STORE_NAME_MAX + 2];
+	int64_t a = 0, a2 = 0, b = 0, z = 0;
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(hd_store_learner(s, "ada", &a, &e), 0);
+	ck_assert_int_eq(hd_store_learner(s, "grace", &b, &e), 0);
+	ck_assert_int_eq(hd_store_learner(s, "ada", &a2, &e), 0);
+	ck_assert_int_gt(a, 0);
+	ck_assert_int_eq(a, a2);
+	ck_assert_int_ne(a, b);
+	ck_assert_int_eq(hd_store_learner(s, "Zo\xc3\xab", &z, &e), 0);
+
+	memset(longest, 'x', sizeof longest);
+	longest[HD_STORE_NAME_MAX] = '\0';
+	ck_assert_int_eq(hd_store_learner(s, longest, NULL, &e), 0);
+	longest[HD_STORE_NAME_MAX] = 'x';
+	longest[HD_STORE_NAME_MAX + 1] = '\0';
+	ck_assert_int_eq(hd_store_learner(s, longest, NULL, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "at most 64"));
+	ck_assert_int_eq(hd_store_learner(s, "", NULL, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "needs a name"));
+	ck_assert_int_eq(hd_store_learner(s, NULL, NULL, &e), -1);
+	ck_assert_int_eq(hd_store_learner(s, "a\tb", NULL, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "control character"));
+	ck_assert_int_eq(e.status, HD_EXIT_INPUT);
+	hd_store_close(s);
+	ck_assert_int_eq(count_rows(p, "learners"), 4);
+
+	/* A read-only store creates no one. */
+	s = hd_store_open(p, HD_STORE_RO, &e);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(hd_store_learner(s, "newcomer", NULL, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "read-only"));
+	hd_store_close(s);
+	ck_assert_int_eq(count_rows(p, "learners"), 4);
+	free(p);
+}
+END_TEST
+
+/* Rows seen by hd_store_progress_each, copied out. */
+struct seen {
+	int n, stop_after;
+	int64_t id[16];
+	char learner[16][16], lesson[16][16], question[16][16], answer[16][16];
+	int correct[16], confidence[16], hints[16];
+	double seconds[16];
+	int has_profile[16];
+};
+
+static int
+see(void *ctx, const struct hd_store_progress *r)
+{
+	struct seen *v = ctx;
+	int i = v->n++;
+
+	ck_assert_int_lt(i, 16);
+	ck_assert_ptr_nonnull(r->created);
+	/* UTC, ISO 8601: 2026-11-22T05:50:01Z */
+	ck_assert_int_eq((int)strlen(r->created), 20);
+	ck_assert_int_eq(r->created[10], 'T');
+	ck_assert_int_eq(r->created[19], 'Z');
+	v->id[i] = r->id;
+	snprintf(v->learner[i], sizeof v->learner[i], "%s", r->learner);
+	snprintf(v->lesson[i], sizeof v->lesson[i], "%s", r->lesson);
+	snprintf(v->question[i], sizeof v->question[i], "%s", r->question);
+	snprintf(v->answer[i], sizeof v->answer[i], "%s", r->answer);
+	v->correct[i] = r->correct;
+	v->confidence[i] = r->confidence;
+	v->hints[i] = r->hints;
+	v->seconds[i] = r->seconds;
+	v->has_profile[i] = r->profile != NULL;
+	return v->stop_after > 0 && v->n >= v->stop_after;
+}
+
+static void
+add_ok(struct hd_store *s, const char *who, const char *lesson, const char *q,
+       const char *ans, int correct, int conf, double secs, int hints, int64_t *id)
+{
+	struct hd_err e = { 0 };
+	struct hd_store_progress p = { .learner = who, .lesson = lesson, .question = q,
+				       .answer = ans, .correct = correct, .confidence = conf,
+				       .seconds = secs, .hints = hints, .profile = "h100-sxm" };
+
+	ck_assert_msg(hd_store_progress_add(s, &p, id, &e) == 0, "%s", e.msg);
+}
+
+START_TEST(progress_add_list_reset)
+{
+	struct hd_err e = { 0 };
+	char *p = path_in("progress.db");
+	struct hd_store *s = hd_store_open(p, HD_STORE_RW, &e);
+	struct hd_store_progress none = { .learner = "ada", .lesson = "a", .question = "q",
+					  .answer = "x", .correct = -1 };
+	struct seen v;
+	int64_t ids[6], gone = -1;
+	int i;
+
+	ck_assert_ptr_nonnull(s);
+	add_ok(s, "ada", "a", "q1", "yes", 1, 4, 12.5, 0, &ids[0]);
+	add_ok(s, "ada", "a", "q2", "3 ms", 0, 2, 30.25, 1, &ids[1]);
+	add_ok(s, "grace", "a", "q1", "no", 0, 5, 4, 0, &ids[2]);
+	add_ok(s, "ada", "b", "q1", "first", 1, 0, 0, 3, &ids[3]);
+	add_ok(s, "ada", "a", "q2", "5 ms", 1, 3, 8, 2, &ids[4]);   /* a second try */
+	ck_assert_int_eq(hd_store_progress_add(s, &none, &ids[5], &e), 0);
+	for (i = 1; i < 6; i++)
+		ck_assert_int_gt(ids[i], ids[i - 1]);
+
+	/* One learner, every lesson, newest first, every field as stored. */
+	memset(&v, 0, sizeof v);
+	ck_assert_int_eq(hd_store_progress_each(s, "ada", NULL, see, &v, &e), 0);
+	ck_assert_int_eq(v.n, 5);
+	ck_assert_int_eq(v.id[0], ids[5]);
+	ck_assert_int_eq(v.id[1], ids[4]);
+	ck_assert_int_eq(v.id[4], ids[0]);
+	ck_assert_int_eq(v.correct[0], -1);     /* not gradable reads back as -1 */
+	ck_assert_int_eq(v.confidence[0], 0);   /* none given reads back as 0 */
+	ck_assert_int_eq(v.has_profile[0], 0);
+	ck_assert_str_eq(v.answer[1], "5 ms");
+	ck_assert_int_eq(v.correct[1], 1);
+	ck_assert_int_eq(v.confidence[1], 3);
+	ck_assert_int_eq(v.hints[1], 2);
+	ck_assert_str_eq(v.lesson[2], "b");
+	ck_assert_int_eq(v.hints[2], 3);
+	ck_assert_str_eq(v.question[3], "q2");
+	ck_assert_int_eq(v.correct[3], 0);
+	ck_assert(v.seconds[3] == 30.25);
+	ck_assert_int_eq(v.has_profile[3], 1);
+	for (i = 0; i < v.n; i++)
+		ck_assert_str_eq(v.learner[i], "ada");
+
+	/* One lesson, every learner; and stopping early. */
+	memset(&v, 0, sizeof v);
+	ck_assert_int_eq(hd_store_progress_each(s, NULL, "a", see, &v, &e), 0);
+	ck_assert_int_eq(v.n, 5);
+	ck_assert_str_eq(v.learner[2], "grace");
+	memset(&v, 0, sizeof v);
+	v.stop_after = 2;
+	ck_assert_int_eq(hd_store_progress_each(s, NULL, NULL, see, &v, &e), 0);
+	ck_assert_int_eq(v.n, 2);
+	memset(&v, 0, sizeof v);
+	ck_assert_int_eq(hd_store_progress_each(s, "nobody", NULL, see, &v, &e), 0);
+	ck_assert_int_eq(v.n, 0);
+	hd_store_close(s);
+
+	/* The latest answer per learner, lesson and question: ada's second try at
+	 * a/q2 replaces her first; the not-gradable a/q is its own question. */
+	ck_assert_int_eq(count_rows(p, "progress_latest"), 5);
+	ck_assert_int_eq(count_rows(p, "progress_latest WHERE learner = 'ada' AND"
+				    " question = 'q2' AND answer = '5 ms'"), 1);
+
+	s = hd_store_open(p, HD_STORE_RW, &e);
+	ck_assert_ptr_nonnull(s);
+	/* One lesson of one learner; grace's answer to the same lesson stays. */
+	ck_assert_int_eq(hd_store_progress_reset(s, "ada", "b", &gone, &e), 0);
+	ck_assert_int_eq(gone, 1);
+	ck_assert_int_eq(hd_store_progress_reset(s, "ada", "b", &gone, &e), 0);
+	ck_assert_int_eq(gone, 0);
+	ck_assert_int_eq(hd_store_progress_reset(s, "ada", NULL, &gone, &e), 0);
+	ck_assert_int_eq(gone, 4);
+	/* An unknown learner has nothing to remove and is not created. */
+	ck_assert_int_eq(hd_store_progress_reset(s, "nobody", NULL, &gone, &e), 0);
+	ck_assert_int_eq(gone, 0);
+	ck_assert_int_eq(hd_store_progress_reset(s, "", NULL, &gone, &e), -1);
+	memset(&v, 0, sizeof v);
+	ck_assert_int_eq(hd_store_progress_each(s, NULL, NULL, see, &v, &e), 0);
+	ck_assert_int_eq(v.n, 1);
+	ck_assert_str_eq(v.learner[0], "grace");
+	ck_assert_int_eq(hd_store_check(s, &e), 0);
+	hd_store_close(s);
+	ck_assert_int_eq(count_rows(p, "learners"), 2);
+	free(p);
+}
+END_TEST
+
+START_TEST(progress_bad_inputs_refused)
+{
+	struct hd_err e = { 0 };
+	char *p = path_in("bad.db");
+	struct hd_store *s = hd_store_open(p, HD_STORE_RW, &e);
+	const struct hd_store_progress good = { .learner = "ada", .lesson = "a",
+						.question = "q", .answer = "yes", .correct = 1,
+						.confidence = 3, .seconds = 1.5, .hints = 0 };
+	/* learner, lesson, question, answer, correct, confidence, seconds, hints,
+	 * profile, id, created */
+	static const struct {
+		struct hd_store_progress p;
+		const char *why;
+	} cases[] = {
+		{ { "ada", "a", "q", "yes", 1, 6, 1.5, 0, NULL, 0, NULL }, "confidence is 6" },
+		{ { "ada", "a", "q", "yes", 1, -1, 1.5, 0, NULL, 0, NULL }, "confidence is -1" },
+		{ { "ada", "a", "q", "yes", 1, 3, -1, 0, NULL, 0, NULL }, "time taken" },
+		{ { "ada", "a", "q", "yes", 1, 3, NAN, 0, NULL, 0, NULL }, "time taken" },
+		{ { "ada", "a", "q", "yes", 1, 3, INFINITY, 0, NULL, 0, NULL }, "time taken" },
+		{ { "ada", "a", "q", "yes", 2, 3, 1.5, 0, NULL, 0, NULL }, "correct is 2" },
+		{ { "ada", "a", "q", "yes", -2, 3, 1.5, 0, NULL, 0, NULL }, "correct is -2" },
+		{ { "ada", "a", "q", "yes", 1, 3, 1.5, -1, NULL, 0, NULL }, "hints shown is -1" },
+		{ { "ada", "", "q", "yes", 1, 3, 1.5, 0, NULL, 0, NULL }, "needs its lesson" },
+		{ { "ada", NULL, "q", "yes", 1, 3, 1.5, 0, NULL, 0, NULL }, "needs its lesson" },
+		{ { "ada", "a", "", "yes", 1, 3, 1.5, 0, NULL, 0, NULL }, "needs its question" },
+		{ { "ada", "a", "q", NULL, 1, 3, 1.5, 0, NULL, 0, NULL }, "needs its answer" },
+		{ { "", "a", "q", "yes", 1, 3, 1.5, 0, NULL, 0, NULL }, "needs a name" },
+		{ { NULL, "a", "q", "yes", 1, 3, 1.5, 0, NULL, 0, NULL }, "needs a name" },
+		{ { "a\nb", "a", "q", "yes", 1, 3, 1.5, 0, NULL, 0, NULL }, "control character" },
+	};
+	size_t i;
+
+	ck_assert_ptr_nonnull(s);
+	for (i = 0; i < HD_ARRAY_LEN(cases); i++) {
+		memset(&e, 0, sizeof e);
+		ck_assert_msg(hd_store_progress_add(s, &cases[i].p, NULL, &e) == -1,
+			      "case %zu accepted", i);
+		ck_assert_msg(strstr(e.msg, cases[i].why) != NULL, "case %zu: '%s' lacks '%s'",
+			      i, e.msg, cases[i].why);
+		ck_assert_int_eq(e.status, HD_EXIT_INPUT);
+	}
+	/* The limits themselves are accepted. */
+	{
+		struct hd_store_progress b = good;
+
+		b.confidence = 5;
+		b.seconds = 0;
+		ck_assert_int_eq(hd_store_progress_add(s, &b, NULL, &e), 0);
+		b.confidence = 1;
+		b.correct = 0;
+		ck_assert_int_eq(hd_store_progress_add(s, &b, NULL, &e), 0);
+	}
+	hd_store_close(s);
+	ck_assert_int_eq(count_rows(p, "progress"), 2);
+	ck_assert_int_eq(count_rows(p, "learners"), 1);
+
+	/* Nothing is written through a read-only handle. */
+	s = hd_store_open(p, HD_STORE_RO, &e);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(hd_store_progress_add(s, &good, NULL, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "read-only"));
+	ck_assert_int_eq(hd_store_progress_reset(s, "ada", NULL, NULL, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "read-only"));
+	hd_store_close(s);
+	ck_assert_int_eq(count_rows(p, "progress"), 2);
+	free(p);
+}
+END_TEST
+
+START_TEST(progress_failed_write_leaves_nothing)
+{
+	struct hd_err e = { 0 };
+	char *p = path_in("fail.db");
+	struct hd_store *s = hd_store_open(p, HD_STORE_RW, &e);
+	struct hd_store_progress a = { .learner = "ada", .lesson = "a", .question = "q1",
+				       .answer = "yes", .correct = 1 };
+	int64_t gone = -1;
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(hd_store_progress_add(s, &a, NULL, &e), 0);
+	a.question = "q2";
+	ck_assert_int_eq(hd_store_progress_add(s, &a, NULL, &e), 0);
+	hd_store_close(s);
+	/* The database refuses answers to lesson "locked" after the learner row is
+	 * written, and deleting q2: each write must roll back as a whole. */
+	raw_exec(p, "CREATE TRIGGER no_locked BEFORE INSERT ON progress"
+		 " WHEN new.lesson = 'locked' BEGIN SELECT RAISE(ABORT, 'lesson is locked'); END;"
+		 "CREATE TRIGGER keep_q2 BEFORE DELETE ON progress"
+		 " WHEN old.question = 'q2' BEGIN SELECT RAISE(ABORT, 'q2 is kept'); END;");
+	s = hd_store_open(p, HD_STORE_RW, &e);
+	ck_assert_ptr_nonnull(s);
+	a.learner = "newcomer";
+	a.lesson = "locked";
+	ck_assert_int_eq(hd_store_progress_add(s, &a, NULL, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "INSERT INTO progress"));
+	ck_assert_ptr_nonnull(strstr(e.msg, "lesson is locked"));
+	ck_assert_int_eq(hd_store_progress_reset(s, "ada", NULL, &gone, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "q2 is kept"));
+	ck_assert_int_eq(gone, -1);
+	/* The store is still usable after the rollbacks. */
+	a.lesson = "open";
+	ck_assert_int_eq(hd_store_progress_add(s, &a, NULL, &e), 0);
+	hd_store_close(s);
+	ck_assert_int_eq(count_rows(p, "progress"), 3);
+	ck_assert_int_eq(count_rows(p, "learners"), 2);
+	ck_assert_int_eq(count_rows(p, "progress WHERE lesson = 'locked'"), 0);
+	free(p);
+}
+END_TEST
+
 static Suite *
 store_suite(void)
 {
@@ -304,6 +713,11 @@ store_suite(void)
 	tcase_add_test(tc, foreign_files_left_untouched);
 	tcase_add_test(tc, newer_schema_and_read_only);
 	tcase_add_test(tc, default_path_follows_xdg);
+	tcase_add_test(tc, v1_database_migrates_in_place);
+	tcase_add_test(tc, learner_found_or_created);
+	tcase_add_test(tc, progress_add_list_reset);
+	tcase_add_test(tc, progress_bad_inputs_refused);
+	tcase_add_test(tc, progress_failed_write_leaves_nothing);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -205,6 +205,69 @@ case $rc in
 *)	fail "--real run 1 exited $rc, wanted 0 (a GPU) or 1 (none)" ;;
 esac
 
+# --- progress: a learner's answers, listed and reset ------------------------------
+db="$tmp/progress.db"
+expect 0 progress --db "$db" --learner ada
+has "$tmp/out" "No answers recorded for ada yet" "progress without a database"
+[ -e "$db" ] && fail "progress created a database" || ok
+expect 0 progress --reset --db "$db" --learner ada
+has "$tmp/out" "^0 answers removed for ada" "progress --reset on nothing"
+[ -e "$db" ] && fail "progress --reset created a database" || ok
+mkdir "$tmp/folder.db"
+expect 2 progress --db "$tmp/folder.db"
+has "$tmp/err" "folder.db: error: is a folder, not a database file" "progress --db DIR"
+expect 2 progress --reset --db "$tmp/folder.db"
+expect 2 progress --learner "" --db "$db"
+has "$tmp/err" "learner needs a name" "progress --learner ''"
+expect 2 progress 1 2
+has "$tmp/err" "usage: hdsim progress" "progress with two lessons"
+expect 2 run 1 --learner ada
+has "$tmp/err" "does not apply" "--learner on run"
+expect 2 list --reset
+# Whose progress: --learner, else $HDSIM_LEARNER, else $USER, else "learner".
+HDSIM_LEARNER=grace USER=lin "$HDSIM" progress --db "$db" >"$tmp/out" 2>&1
+has "$tmp/out" "for grace yet" "HDSIM_LEARNER"
+(unset HDSIM_LEARNER; USER=lin "$HDSIM" progress --db "$db") >"$tmp/out" 2>&1
+has "$tmp/out" "for lin yet" "USER"
+(unset HDSIM_LEARNER USER; "$HDSIM" progress --db "$db") >"$tmp/out" 2>&1
+has "$tmp/out" "for learner yet" "no name in the environment"
+
+# Answers written the way the lesson browser stores them (needs the sqlite3 shell).
+if command -v sqlite3 >/dev/null 2>&1; then
+	: >"$db"    # an empty file is an empty database: hdsim gives it its schema
+	expect 0 progress --reset --db "$db" --learner ada
+	sqlite3 "$db" "INSERT INTO learners (name) VALUES ('ada'), ('bob');
+	  INSERT INTO progress (learner_id, lesson, question, answer, correct, confidence,
+	    seconds, hints, version) VALUES
+	  (1, 'pinned-vs-pageable', 'faster', 'pinned', 1, 4, 12.5, 0, 't'),
+	  (1, 'pinned-vs-pageable', 'overlap', 'no', 0, 2, 75, 1, 't'),
+	  (1, 'two-streams', 'speedup', '1.8x', 1, NULL, 3, 0, 't'),
+	  (1, 'pinned-vs-pageable', 'overlap', 'yes', 1, 5, 4, 2, 't'),
+	  (2, 'two-streams', 'speedup', '2x', 0, 1, 3, 0, 't');" &&
+		ok || fail "sqlite3 could not add answers"
+	expect 0 progress --db "$db" --learner ada
+	has "$tmp/out" "^Answers of ada" "progress header"
+	has "$tmp/out" "^  overlap  *yes  *right  *5/5  *4.0 s  *2  " "progress row"
+	has "$tmp/out" "^  overlap  *no  *wrong  *2/5  *1m15s  *1  " "progress: an earlier try"
+	has "$tmp/out" "^  speedup  *1.8x  *right  *-  " "progress: no confidence"
+	has "$tmp/out" "^  2 answered: 2 right, 0 wrong (.*3 answers in all)" "lesson summary"
+	has "$tmp/out" "^  1 answered: 1 right, 0 wrong$" "second lesson summary"
+	lacks "$tmp/out" "2x" "another learner's answer"
+	# A lesson by number, like everywhere else.
+	expect 0 progress 1 --db "$db" --learner ada
+	lacks "$tmp/out" "two-streams" "progress 1 shows lesson 1 only"
+	expect 0 progress --reset two-streams --db "$db" --learner ada
+	has "$tmp/out" "^1 answer removed for ada (lesson two-streams)" "reset one lesson"
+	expect 0 progress --reset --db "$db" --learner ada
+	has "$tmp/out" "^3 answers removed for ada (all lessons)" "reset all"
+	expect 0 progress --db "$db" --learner ada
+	has "$tmp/out" "No answers recorded for ada yet" "progress after reset"
+	expect 0 progress --db "$db" --learner bob
+	has "$tmp/out" "2x  *wrong" "another learner keeps theirs"
+else
+	echo "cli.sh: no sqlite3 shell: progress listing with answers not tested"
+fi
+
 # --- lint ----------------------------------------------------------------------
 expect 0 lint "$HDSIM_SRCDIR"/lessons/*.hds
 has "$tmp/out" ": ok" "lint"
