@@ -59,6 +59,12 @@ hd_timeline_glyph(enum hd_span_kind k)
 	return glyph_of(k)->glyph;
 }
 
+int
+hd_timeline_glyph_prio(enum hd_span_kind k)
+{
+	return glyph_of(k)->prio;
+}
+
 static const struct hd_tunit tunits[] = {
 	{ "ps", HD_PS }, { "ns", HD_NS }, { "us", HD_US }, { "ms", HD_MS }, { "s", HD_S },
 };
@@ -222,9 +228,9 @@ span_op(const struct hd_scenario *sc, const struct hd_span *s)
 	return &sc->ops[s->op];
 }
 
-static char
-span_glyph(const struct hd_trace *t, const struct hd_scenario *sc,
-	   const struct hd_span *s)
+char
+hd_timeline_span_glyph(const struct hd_trace *t, const struct hd_scenario *sc,
+		       const struct hd_span *s)
 {
 	const struct hd_op *op;
 	enum hd_lane_kind lk;
@@ -242,9 +248,9 @@ span_glyph(const struct hd_trace *t, const struct hd_scenario *sc,
 }
 
 /* The label a span may carry in its bar, longest form first. */
-static void
-span_labels(const struct hd_trace *t, const struct hd_scenario *sc,
-	    const struct hd_span *s, char *l1, char *l2, size_t n)
+void
+hd_timeline_span_labels(const struct hd_trace *t, const struct hd_scenario *sc,
+			const struct hd_span *s, char *l1, char *l2, size_t n)
 {
 	const struct hd_op *op = span_op(sc, s);
 	const char *base = NULL;
@@ -296,8 +302,8 @@ lane_cmp(const struct hd_lane *a, const struct hd_lane *b)
 }
 
 /* Lane indices in display order: by rank, then host, API, streams, engines, links. */
-static int *
-lane_order(const struct hd_trace *t)
+int *
+hd_timeline_lane_order(const struct hd_trace *t)
 {
 	int *ord = hd_xcalloc((size_t)t->nlanes + 1, sizeof *ord);
 	int i, j;
@@ -342,7 +348,7 @@ draw_lane(struct hd_buf *out, const struct hd_trace *t, const struct hd_scenario
 		if (s->lane != lane)
 			continue;
 		gl = glyph_of(s->kind);
-		ch = span_glyph(t, sc, s);
+		ch = hd_timeline_span_glyph(t, sc, s);
 		c0 = col_floor(g, s->start);
 		c1 = col_ceil(g, s->end);
 		if (c0 > g->bar_w - 1)
@@ -384,7 +390,7 @@ draw_lane(struct hd_buf *out, const struct hd_trace *t, const struct hd_scenario
 			single = 0;
 		}
 		if (z - c >= 4) {
-			span_labels(t, sc, s, l1, l2, sizeof l1);
+			hd_timeline_span_labels(t, sc, s, l1, l2, sizeof l1);
 			/* one byte per cell: a label with UTF-8 in it is left out */
 			if (!ascii(l1))
 				l1[0] = '\0';
@@ -420,8 +426,8 @@ draw_lane(struct hd_buf *out, const struct hd_trace *t, const struct hd_scenario
 }
 
 /* A step of 1, 2 or 5 times a power of ten (ps) giving at most `n` ticks. */
-static hd_time
-nice_step(hd_time span, int n)
+hd_time
+hd_timeline_tick_step(hd_time span, int n)
 {
 	hd_time p = 1;
 	static const int m[] = { 1, 2, 5 };
@@ -443,7 +449,7 @@ static void
 draw_axis(struct hd_buf *out, const struct geom *g)
 {
 	struct hd_tunit u = hd_timeline_unit(g->span);
-	hd_time step = nice_step(g->span, g->bar_w / 8), tk, div;
+	hd_time step = hd_timeline_tick_step(g->span, g->bar_w / 8), tk, div;
 	int c, decimals = 0, next = 0;
 	char *line = hd_xmalloc((size_t)g->bar_w + 1), lab[48], cap[32];
 	struct hd_buf lb;
@@ -531,7 +537,7 @@ hd_timeline_rows(struct hd_buf *out, const struct hd_trace *t,
 
 	geom_init(&g, t, o->width);
 	cells = hd_xcalloc((size_t)g.bar_w, sizeof *cells);
-	ord = lane_order(t);
+	ord = hd_timeline_lane_order(t);
 	for (i = 0; i < t->nlanes; i++) {
 		put_col(out, t->lanes[ord[i]].name, g.name_w, 0);
 		hd_buf_puts(out, " |");

@@ -46,6 +46,26 @@ char *hd_timeline_fmt(char *buf, size_t n, hd_time t, struct hd_tunit u, int dec
 
 /* The glyph that draws a span of this kind (copies: '=' or '~' by direction). */
 char hd_timeline_glyph(enum hd_span_kind k);
+/* Where spans of one lane overlap, the kind with the higher priority owns
+ * the cell (a blocked part over its API call, an event over a busy stream). */
+int hd_timeline_glyph_prio(enum hd_span_kind k);
+/* The glyph of one span: its kind's, except copies towards the host ('~'),
+ * told by the lane (copy engine / PCIe DtoH) or by the op in sc (may be NULL). */
+char hd_timeline_span_glyph(const struct hd_trace *t, const struct hd_scenario *sc,
+			    const struct hd_span *s);
+/*
+ * The label a span may carry inside its bar: l1 the long form ("h2d 64 MiB"),
+ * l2 the short one ("h2d", or "" when there is none); blocked spans give the
+ * reason's name, API calls and events their call.  Both are size n.
+ */
+void hd_timeline_span_labels(const struct hd_trace *t, const struct hd_scenario *sc,
+			     const struct hd_span *s, char *l1, char *l2, size_t n);
+/* Lane indices in display order (rank, then host, API, streams, engines,
+ * links); t->nlanes entries, allocated: the caller frees it. */
+int *hd_timeline_lane_order(const struct hd_trace *t);
+/* A tick step of 1, 2 or 5 times a power of ten (ps) giving at most n ticks
+ * across `span`. */
+hd_time hd_timeline_tick_step(hd_time span, int n);
 
 /*
  * Columns to draw in: `requested` when > 0, else $COLUMNS, else the width of

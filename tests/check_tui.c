@@ -1,0 +1,763 @@
+/*
+ * check_tui.c - the TUI's render buffer and run-screen view model, without
+ * curses or a terminal: cells, clipping, UTF-8 widths, boxes, and layouts of
+ * hand-made traces read back as text and as cell roles.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#include "screen.h"
+#include "trace.h"
+#include "units.h"
+#include "view.h"
+
+static const struct hd_style plain = { HD_ROLE_TEXT, HD_ROLE_DEFAULT, 0 };
+
+/* Row y of the screen as text (caller frees). */
+static char *
+row_text(const struct hd_screen *s, int y)
+{
+	struct hd_buf b;
+
+	hd_buf_init(&b);
+	hd_screen_dump_row(s, y, &b);
+	return b.s != NULL ? hd_buf_take(&b) : hd_xstrdup("");
+}
+
+static char *
+dump(const struct hd_screen *s)
+{
+	struct hd_buf b;
+
+	hd_buf_init(&b);
+	hd_screen_dump(s, &b);
+	return hd_buf_take(&b);
+}
+
+/* ---- render buffer ------------------------------------------------------- */
+
+START_TEST(utf8_width)
+{
+	unsigned cp;
+
+	ck_assert_int_eq(hd_utf8_width("abc"), 3);
+	ck_assert_int_eq(hd_utf8_width("\xc2\xb5s"), 2);                 /* µs */
+	ck_assert_int_eq(hd_utf8_width("\xe6\x97\xa5\xe6\x9c\xac"), 4);  /* 日本 */
+	ck_assert_int_eq(hd_utf8_width("e\xcc\x81"), 1);                 /* e + combining acute */
+	ck_assert_int_eq(hd_utf8_width("\xe2\x94\x80"), 1);              /* ─ */
+	ck_assert_int_eq(hd_utf8_width("a\xff" "b"), 3);                 /* invalid byte: one column */
+	ck_assert_int_eq(hd_utf8_decode("\xe2\x94\x80", &cp), 3);
+	ck_assert_uint_eq(cp, 0x2500);
+	ck_assert_int_eq(hd_utf8_decode("\xc0\x80", &cp), 1);            /* overlong NUL */
+	ck_assert_uint_eq(cp, 0xfffd);
+	ck_assert_int_eq(hd_utf8_decode("\xf0\x9f\x98\x80", &cp), 4);    /* emoji */
+	ck_assert_int_eq(hd_cp_width(cp), 2);
+}
+END_TEST
+
+START_TEST(clip_to_rect)
+{
+	struct hd_screen *s = hd_screen_new(10, 4);
+	struct hd_rect clip = { 2, 1, 5, 2 };
+	int x, y, end;
+	char *r;
+
+	hd_screen_fill(s, hd_screen_rect(s), "@", plain);
+	end = hd_screen_puts(s, &clip, 0, 1, "0123456789", plain);
+	ck_assert_int_eq(end, 10);              /* the column after, as if unclipped */
+	hd_screen_puts(s, &clip, 3, 5, "zzz", plain);   /* below the clip: nothing */
+	hd_screen_puts(s, &clip, -4, 2, "abcdefgh", plain);
+	for (y = 0; y < 4; y++)
+		for (x = 0; x < 10; x++) {
+			const struct hd_cell *c = hd_screen_cell(s, x, y);
+			int in = x >= 2 && x < 7 && y >= 1 && y < 3;
+			if (!in)
+				ck_assert_str_eq(c->g, "@");
+		}
+	r = row_text(s, 1);
+	ck_assert_str_eq(r, "@@23456@@@");
+	free(r);
+	r = row_text(s, 2);
+	ck_assert_str_eq(r, "@@gh@@@@@@");      /* "abcdefgh" from x = -4: g at 2, h at 3 */
+	free(r);
+	ck_assert_ptr_null(hd_screen_cell(s, 10, 0));
+	ck_assert_ptr_null(hd_screen_cell(s, -1, 0));
+	hd_screen_free(s);
+}
+END_TEST
+
+START_TEST(wide_chars)
+{
+	struct hd_screen *s = hd_screen_new(8, 2);
+	struct hd_rect clip = { 0, 0, 5, 2 };
+	char *r;
+
+	/* 日 takes cells 0-1, 本 2-3; the third would straddle the clip edge at 4 */
+	hd_screen_puts(s, &clip, 0, 0, "\xe6\x97\xa5\xe6\x9c\xac\xe6\x97\xa5x", plain);
+	ck_assert_int_eq(hd_screen_cell(s, 0, 0)->width, 2);
+	ck_assert_int_eq(hd_screen_cell(s, 1, 0)->width, 0);
+	ck_assert_str_eq(hd_screen_cell(s, 4, 0)->g, " ");
+	ck_assert_str_eq(hd_screen_cell(s, 5, 0)->g, " ");   /* outside the clip: untouched */
+	r = row_text(s, 0);
+	ck_assert_str_eq(r, "\xe6\x97\xa5\xe6\x9c\xac");
+	free(r);
+	/* overwriting the second half of a wide glyph blanks its first half */
+	hd_screen_puts(s, NULL, 1, 0, "a", plain);
+	r = row_text(s, 0);
+	ck_assert_str_eq(r, " a\xe6\x9c\xac");
+	free(r);
+	/* control characters are shown as '?', combining marks dropped */
+	hd_screen_puts(s, NULL, 0, 1, "a\tbe\xcc\x81", plain);
+	r = row_text(s, 1);
+	ck_assert_str_eq(r, "a?be");
+	free(r);
+	hd_screen_free(s);
+}
+END_TEST
+
+START_TEST(boxes)
+{
+	struct hd_screen *s = hd_screen_new(12, 4);
+	struct hd_rect b = { 1, 0, 10, 3 };
+	char *d;
+
+	hd_screen_set_ascii(s, true);
+	hd_screen_box(s, b, "GPU", plain);
+	d = dump(s);
+	ck_assert_str_eq(d,
+	    " +- GPU --+\n"
+	    " |        |\n"
+	    " +--------+\n"
+	    "\n");
+	free(d);
+	ck_assert_int_eq(hd_screen_cell(s, 4, 0)->st.fg, HD_ROLE_TITLE);
+	hd_screen_clear(s);
+	hd_screen_set_ascii(s, false);
+	hd_screen_box(s, b, NULL, plain);
+	ck_assert_str_eq(hd_screen_cell(s, 1, 0)->g, "\xe2\x94\x8c");
+	ck_assert_str_eq(hd_screen_cell(s, 10, 2)->g, "\xe2\x94\x98");
+	ck_assert_str_eq(hd_screen_cell(s, 5, 0)->g, "\xe2\x94\x80");
+	ck_assert_str_eq(hd_screen_cell(s, 0, 0)->g, " ");
+	ck_assert_str_eq(hd_screen_cell(s, 11, 1)->g, " ");
+	/* a box partly off the screen is clipped, not wrapped */
+	hd_screen_box(s, (struct hd_rect){ 8, 2, 10, 5 }, "x", plain);
+	ck_assert_str_eq(hd_screen_cell(s, 8, 2)->g, "\xe2\x94\x8c");
+	hd_screen_resize(s, 3, 2);
+	ck_assert_int_eq(hd_screen_width(s), 3);
+	ck_assert_str_eq(hd_screen_cell(s, 2, 1)->g, " ");
+	hd_screen_free(s);
+	hd_screen_free(NULL);
+}
+END_TEST
+
+/* ---- a hand-made trace ----------------------------------------------------
+ * 100 us.  A pinned copy on the copy engine and the PCIe link 10..60 us, a
+ * kernel on the stream 60..90 us, the host blocked in a stream sync 3..100 us.
+ */
+enum { L_API, L_STREAM, L_CE, L_PCIE, L_COMPUTE };
+
+static void
+add(struct hd_trace *t, int lane, int op, enum hd_span_kind k, hd_time a, hd_time b,
+    uint64_t bytes, const char *label)
+{
+	struct hd_span s;
+
+	memset(&s, 0, sizeof s);
+	s.lane = lane;
+	s.op = op;
+	s.kind = k;
+	s.start = a;
+	s.end = b;
+	s.bytes = bytes;
+	s.label = hd_trace_string(t, label);
+	if (k == HD_SPAN_BLOCKED)
+		s.why = HD_WHY_STREAM_SYNC;
+	hd_trace_add(t, &s);
+}
+
+static struct hd_trace *
+sample_trace(void)
+{
+	struct hd_trace *t = hd_trace_new();
+
+	hd_trace_lane(t, HD_LANE_API, 0, 0, "CUDA API");
+	hd_trace_lane(t, HD_LANE_STREAM, 0, 2, "Stream s1");
+	hd_trace_lane(t, HD_LANE_CE_H2D, 0, 0, "Memcpy HtoD");
+	hd_trace_lane(t, HD_LANE_PCIE_H2D, 0, 0, "PCIe HtoD");
+	hd_trace_lane(t, HD_LANE_COMPUTE, 0, 0, "Compute");
+	add(t, L_API, 0, HD_SPAN_API, 0, 2 * HD_US, 0, "cudaMemcpyAsync");
+	add(t, L_API, 2, HD_SPAN_API, 2 * HD_US, 100 * HD_US, 0, "cudaStreamSynchronize");
+	add(t, L_API, 2, HD_SPAN_BLOCKED, 3 * HD_US, 100 * HD_US, 0, "cudaStreamSynchronize");
+	add(t, L_CE, 0, HD_SPAN_COPY, 10 * HD_US, 60 * HD_US, 64u << 20, "h2d");
+	add(t, L_PCIE, 0, HD_SPAN_COPY, 10 * HD_US, 60 * HD_US, 64u << 20, "h2d");
+	add(t, L_STREAM, 1, HD_SPAN_KERNEL, 60 * HD_US, 90 * HD_US, 0, "k1");
+	add(t, L_COMPUTE, 1, HD_SPAN_KERNEL, 60 * HD_US, 90 * HD_US, 0, "k1");
+	return t;
+}
+
+/* Lay the run screen out in a w x h rectangle at (3, 2) of a larger screen
+ * filled with '@', at several playhead times: nothing outside is touched. */
+static void
+check_fits(int w, int h)
+{
+	struct hd_trace *t = sample_trace(), *ghost = sample_trace();
+	struct hd_screen *s = hd_screen_new(w + 7, h + 5);
+	struct hd_rect r = { 3, 2, w, h };
+	struct hd_view_opts o;
+	hd_time at[] = { 0, 5 * HD_US, 35 * HD_US, 75 * HD_US, 100 * HD_US, 200 * HD_US };
+	size_t i;
+	int x, y, drawn;
+
+	ghost->makespan = 120 * HD_US;
+	hd_view_opts_init(&o);
+	for (i = 0; i < HD_ARRAY_LEN(at); i++) {
+		o.t = at[i];
+		o.ghost = i % 2 ? ghost : NULL;
+		hd_screen_set_ascii(s, i % 3 == 0);
+		hd_screen_fill(s, hd_screen_rect(s), "@", plain);
+		hd_view_run(s, r, t, NULL, &o);
+		drawn = 0;
+		for (y = 0; y < h + 5; y++)
+			for (x = 0; x < w + 7; x++) {
+				const struct hd_cell *c = hd_screen_cell(s, x, y);
+				int in = x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h;
+				if (!in)
+					ck_assert_msg(strcmp(c->g, "@") == 0,
+					    "%dx%d t=%zu: wrote '%s' at %d,%d outside the view",
+					    w, h, i, c->g, x, y);
+				else if (strcmp(c->g, "@") != 0)
+					drawn++;
+			}
+		ck_assert_int_gt(drawn, 0);
+		/* the status line is the last row */
+		ck_assert_int_eq(hd_screen_cell(s, r.x, r.y + r.h - 1)->st.fg, HD_ROLE_STATUS);
+	}
+	hd_screen_free(s);
+	hd_trace_free(t);
+	hd_trace_free(ghost);
+}
+
+START_TEST(fits_80x24) { check_fits(80, 24); }
+END_TEST
+START_TEST(fits_200x60) { check_fits(200, 60); }
+END_TEST
+START_TEST(fits_40x10) { check_fits(40, 10); }
+END_TEST
+START_TEST(fits_tiny)
+{
+	check_fits(1, 1);
+	check_fits(5, 2);
+	check_fits(12, 3);
+}
+END_TEST
+
+/* A timeline pane 112 wide: name column 11, bar 100 columns, 1 us each. */
+#define TW 112
+#define BAR_X 12
+
+/* The row of a lane of the sample trace: display order is API, stream,
+ * copy engine, compute, PCIe. */
+static int
+lane_row(int lane)
+{
+	static const int rows[] = { [L_API] = 0, [L_STREAM] = 1, [L_CE] = 2,
+				    [L_COMPUTE] = 3, [L_PCIE] = 4 };
+	return rows[lane];
+}
+
+static struct hd_screen *
+timeline_at(const struct hd_trace *t, hd_time at, const struct hd_trace *ghost)
+{
+	struct hd_screen *s = hd_screen_new(TW, 8);
+	struct hd_view_opts o;
+	struct hd_tl_geom g;
+
+	hd_view_opts_init(&o);
+	o.t = at;
+	o.ghost = ghost;
+	hd_screen_set_ascii(s, true);
+	hd_view_tl_geom(&g, t, ghost, hd_screen_rect(s));
+	ck_assert_int_eq(g.name_w, 11);
+	ck_assert_int_eq(g.bar_x, BAR_X);
+	ck_assert_int_eq(g.bar_w, 100);
+	hd_view_timeline(s, hd_screen_rect(s), t, NULL, &o);
+	return s;
+}
+
+/* Cells of row y in the bar drawn by a span (any role other than the
+ * default, the playhead's, the axis'). */
+static int
+span_cells(const struct hd_screen *s, int y, enum hd_role role)
+{
+	int x, n = 0;
+
+	for (x = BAR_X; x < TW; x++)
+		if (hd_screen_cell(s, x, y)->st.fg == role)
+			n++;
+	return n;
+}
+
+START_TEST(playhead_reveals)
+{
+	struct hd_trace *t = sample_trace();
+	struct hd_screen *s;
+	int y;
+	char *r;
+
+	s = timeline_at(t, 0, NULL);
+	for (y = 0; y < 5; y++) {
+		static const enum hd_role roles[] = { HD_ROLE_API, HD_ROLE_BLOCKED,
+			HD_ROLE_COPY_H2D, HD_ROLE_KERNEL };
+		size_t k;
+		for (k = 0; k < HD_ARRAY_LEN(roles); k++)
+			ck_assert_int_eq(span_cells(s, y, roles[k]), 0);
+		/* only the playhead, in column 0 */
+		ck_assert_str_eq(hd_screen_cell(s, BAR_X, y)->g, "|");
+		ck_assert_int_eq(hd_screen_cell(s, BAR_X, y)->st.fg, HD_ROLE_PLAYHEAD);
+	}
+	hd_screen_free(s);
+
+	s = timeline_at(t, 100 * HD_US, NULL);
+	ck_assert_int_eq(span_cells(s, lane_row(L_STREAM), HD_ROLE_KERNEL), 30);
+	ck_assert_int_eq(span_cells(s, lane_row(L_COMPUTE), HD_ROLE_KERNEL), 30);
+	ck_assert_int_eq(span_cells(s, lane_row(L_CE), HD_ROLE_COPY_H2D), 50);
+	ck_assert_int_eq(span_cells(s, lane_row(L_PCIE), HD_ROLE_COPY_H2D), 50);
+	/* API row: two calls (0-2, 2-3 us) then blocked 3-100 us */
+	ck_assert_int_eq(span_cells(s, 0, HD_ROLE_API), 3);
+	ck_assert_int_eq(span_cells(s, 0, HD_ROLE_BLOCKED), 97);
+	/* blocked time is shaded and says why */
+	ck_assert_int_eq(hd_screen_cell(s, BAR_X + 50, 0)->st.bg, HD_ROLE_BLOCKED);
+	r = row_text(s, 0);
+	ck_assert_ptr_nonnull(strstr(r, "stream-sync"));
+	ck_assert_ptr_nonnull(strstr(r, "CUDA API"));
+	free(r);
+	r = row_text(s, lane_row(L_CE));
+	ck_assert_ptr_nonnull(strstr(r, "h2d 64 MiB"));
+	ck_assert_int_eq(strncmp(r, "Memcpy HtoD", 11), 0);
+	free(r);
+	hd_screen_free(s);
+
+	/* half way through the copy: only the part before the playhead is drawn,
+	 * and the playhead's column shows under the span that reaches it */
+	s = timeline_at(t, 35 * HD_US + 500 * HD_NS, NULL);
+	ck_assert_int_eq(span_cells(s, lane_row(L_CE), HD_ROLE_COPY_H2D), 26);
+	ck_assert_int_eq(span_cells(s, lane_row(L_STREAM), HD_ROLE_KERNEL), 0);
+	ck_assert_int_eq(hd_screen_cell(s, BAR_X + 35, lane_row(L_CE))->st.bg,
+			 HD_ROLE_PLAYHEAD);
+	ck_assert_int_eq(hd_screen_cell(s, BAR_X + 35, lane_row(L_CE))->st.fg,
+			 HD_ROLE_COPY_H2D);
+	ck_assert_str_eq(hd_screen_cell(s, BAR_X + 35, lane_row(L_STREAM))->g, "|");
+	ck_assert_int_eq(hd_screen_cell(s, BAR_X + 35, lane_row(L_STREAM))->st.fg,
+			 HD_ROLE_PLAYHEAD);
+	hd_screen_free(s);
+	hd_trace_free(t);
+}
+END_TEST
+
+START_TEST(span_columns)
+{
+	struct hd_trace *t = sample_trace();
+	struct hd_screen *s = timeline_at(t, 100 * HD_US, NULL);
+	int y = lane_row(L_STREAM), x;
+
+	/* the kernel runs 60..90 us: bar columns 60..89 */
+	for (x = BAR_X; x < TW; x++) {
+		int c = x - BAR_X, in = c >= 60 && c < 90;
+		ck_assert_msg((hd_screen_cell(s, x, y)->st.fg == HD_ROLE_KERNEL) == in,
+			      "column %d", c);
+	}
+	ck_assert_str_eq(hd_screen_cell(s, BAR_X + 60, y)->g, "#");
+	ck_assert_str_eq(hd_screen_cell(s, BAR_X + 89, y)->g, "#");
+	/* the axis: ticks every 10 us (+), the playhead mark at the end */
+	y = 5;
+	ck_assert_str_eq(hd_screen_cell(s, BAR_X, y)->g, "+");
+	ck_assert_str_eq(hd_screen_cell(s, BAR_X + 50, y)->g, "+");
+	ck_assert_str_eq(hd_screen_cell(s, BAR_X + 51, y)->g, "-");
+	ck_assert_str_eq(hd_screen_cell(s, BAR_X + 99, y)->g, "^");
+	{
+		char *r = row_text(s, 6);
+		ck_assert_ptr_nonnull(strstr(r, "time (us)"));
+		ck_assert_ptr_nonnull(strstr(r, "50"));
+		ck_assert_str_eq(hd_screen_cell(s, BAR_X + 50, 6)->g, "5");
+		free(r);
+	}
+	hd_screen_free(s);
+	hd_trace_free(t);
+}
+END_TEST
+
+START_TEST(ghost_beneath)
+{
+	struct hd_trace *t = sample_trace(), *g = sample_trace();
+	struct hd_screen *s;
+	struct hd_view_opts o;
+	size_t i;
+	int y = lane_row(L_STREAM), x, ghosts = 0;
+
+	/* the previous run had its kernel 20 us earlier */
+	for (i = 0; i < g->nspans; i++)
+		if (g->spans[i].kind == HD_SPAN_KERNEL) {
+			g->spans[i].start -= 20 * HD_US;
+			g->spans[i].end -= 20 * HD_US;
+		}
+	s = timeline_at(t, 100 * HD_US, g);
+	for (x = BAR_X; x < TW; x++) {
+		const struct hd_cell *c = hd_screen_cell(s, x, y);
+		int col = x - BAR_X;
+		if (c->st.fg == HD_ROLE_GHOST) {
+			ghosts++;
+			ck_assert(c->st.attr & HD_ATTR_DIM);
+			ck_assert_int_ge(col, 40);
+			ck_assert_int_lt(col, 60);      /* where the current kernel is not */
+		}
+	}
+	ck_assert_int_eq(ghosts, 20);
+	ck_assert_int_eq(span_cells(s, y, HD_ROLE_KERNEL), 30);
+	hd_screen_free(s);
+
+	/* the status line gives the change in makespan */
+	s = hd_screen_new(100, 1);
+	hd_view_opts_init(&o);
+	o.t = 50 * HD_US;
+	o.ghost = g;
+	g->makespan = 150 * HD_US;
+	hd_view_status(s, hd_screen_rect(s), t, &o);
+	{
+		char *r = row_text(s, 0);
+		ck_assert_ptr_nonnull(strstr(r, "50.000 / 100.000 us"));
+		ck_assert_ptr_nonnull(strstr(r, "(-50"));
+		free(r);
+	}
+	hd_screen_free(s);
+	hd_trace_free(t);
+	hd_trace_free(g);
+}
+END_TEST
+
+/* ---- link use -------------------------------------------------------------
+ * PCIe HtoD: copy a alone 0..10 us (64 MiB: the link's full rate), then b
+ * and c share the link 10..30 us (64 MiB each at half the rate).
+ */
+static struct hd_trace *
+link_trace(void)
+{
+	struct hd_trace *t = hd_trace_new();
+	int host = hd_trace_lane(t, HD_LANE_HOST, 0, 0, "CPU thread");
+	int ce = hd_trace_lane(t, HD_LANE_CE_H2D, 0, 0, "Memcpy HtoD");
+	int pcie = hd_trace_lane(t, HD_LANE_PCIE_H2D, 0, 0, "PCIe HtoD");
+
+	add(t, host, 3, HD_SPAN_HOST, 0, 30 * HD_US, 0, "prep");
+	add(t, pcie, 0, HD_SPAN_COPY, 0, 10 * HD_US, 64u << 20, "a");
+	add(t, pcie, 1, HD_SPAN_COPY, 10 * HD_US, 30 * HD_US, 64u << 20, "b");
+	add(t, pcie, 2, HD_SPAN_COPY, 10 * HD_US, 30 * HD_US, 64u << 20, "c");
+	add(t, ce, 0, HD_SPAN_COPY, 0, 10 * HD_US, 64u << 20, "a");
+	return t;
+}
+
+START_TEST(link_use_numbers)
+{
+	struct hd_trace *t = link_trace();
+	struct hd_link_use u;
+	double full = (double)(64u << 20) / 10e-6;      /* bytes/s of copy a */
+
+	hd_view_link_use(t, HD_LANE_PCIE_H2D, 5 * HD_US, 0, &u);
+	ck_assert_int_eq(u.nflows, 1);
+	ck_assert_double_eq_tol(u.peak, full, full * 1e-9);
+	ck_assert_double_eq_tol(u.use, 1.0, 1e-9);
+	ck_assert_double_eq_tol(u.share[0], 1.0, 1e-9);
+	ck_assert_double_eq_tol(u.done[0], 0.5, 1e-9);
+	ck_assert_uint_eq(u.in_flight, 32u << 20);
+
+	hd_view_link_use(t, HD_LANE_PCIE_H2D, 20 * HD_US, 0, &u);
+	ck_assert_int_eq(u.nflows, 2);
+	ck_assert_double_eq_tol(u.use, 1.0, 1e-9);
+	ck_assert_double_eq_tol(u.share[0], 0.5, 1e-9);
+	ck_assert_double_eq_tol(u.share[1], 0.5, 1e-9);
+	ck_assert_uint_eq(u.in_flight, 64u << 20);
+
+	/* against a link twice as fast, one copy uses half of it */
+	hd_view_link_use(t, HD_LANE_PCIE_H2D, 5 * HD_US, 2 * full, &u);
+	ck_assert_double_eq_tol(u.use, 0.5, 1e-9);
+	/* nothing after the last copy, nothing on the other direction */
+	hd_view_link_use(t, HD_LANE_PCIE_H2D, 30 * HD_US, 0, &u);
+	ck_assert_int_eq(u.nflows, 0);
+	ck_assert_double_eq(u.use, 0);
+	hd_view_link_use(t, HD_LANE_PCIE_D2H, 5 * HD_US, 0, &u);
+	ck_assert_int_eq(u.nflows, 0);
+	ck_assert_double_eq(u.use, 0);
+	hd_trace_free(t);
+}
+END_TEST
+
+/* Count glyph g in row y from column x on while the row shows meter cells. */
+static int
+meter_at(const struct hd_screen *s, int x, int y, const char *full, int *width)
+{
+	int n = 0, w = 0;
+	const struct hd_cell *c;
+
+	for (; (c = hd_screen_cell(s, x, y)) != NULL; x++, w++) {
+		if (strcmp(c->g, full) == 0)
+			n++;
+		else if (strcmp(c->g, ".") != 0 && strcmp(c->g, ">") != 0)
+			break;
+	}
+	*width = w;
+	return n;
+}
+
+/* The column where "HtoD" starts in the diagram, and its row. */
+static void
+find_link(const struct hd_screen *s, int *x, int *y)
+{
+	int yy;
+
+	for (yy = 0; yy < hd_screen_height(s); yy++) {
+		char *r = row_text(s, yy), *p = strstr(r, "HtoD");
+		if (p != NULL) {
+			*x = (int)(p - r);  /* ASCII rows: bytes are columns */
+			*y = yy;
+			free(r);
+			return;
+		}
+		free(r);
+	}
+	ck_abort_msg("no HtoD link row");
+}
+
+START_TEST(link_use_bars)
+{
+	struct hd_trace *t = link_trace();
+	struct hd_screen *s = hd_screen_new(100, 10);
+	struct hd_view_opts o;
+	int x, y, w, w2, n;
+	char *r;
+
+	hd_screen_set_ascii(s, true);
+	hd_view_opts_init(&o);
+
+	/* one copy alone: the link meter is full */
+	o.t = 5 * HD_US;
+	hd_view_diagram(s, hd_screen_rect(s), t, NULL, &o);
+	find_link(s, &x, &y);
+	n = meter_at(s, x + 5, y, "#", &w);
+	ck_assert_int_ge(w, 10);
+	ck_assert_int_eq(n, w);
+	r = row_text(s, y);
+	ck_assert_ptr_nonnull(strstr(r, "100%"));
+	free(r);
+	r = row_text(s, y + 1);
+	ck_assert_ptr_nonnull(strstr(r, "1 moving, 32 MiB left"));
+	free(r);
+	/* the host box says what the host does */
+	r = dump(s);
+	ck_assert_ptr_nonnull(strstr(r, "prep"));
+	ck_assert_ptr_nonnull(strstr(r, "+- Host"));
+	ck_assert_ptr_nonnull(strstr(r, "+- GPU"));
+	free(r);
+
+	/* two copies share it: still full, each transfer has half */
+	hd_screen_clear(s);
+	o.t = 29 * HD_US + 900 * HD_NS;          /* heads at the far end */
+	hd_view_diagram(s, hd_screen_rect(s), t, NULL, &o);
+	find_link(s, &x, &y);
+	ck_assert_int_eq(meter_at(s, x + 5, y, "#", &w2), w2);
+	ck_assert_int_eq(w2, w);
+	r = row_text(s, y + 1);
+	ck_assert_ptr_nonnull(strstr(r, "2 moving"));
+	free(r);
+	ck_assert_int_eq(meter_at(s, x + 5, y + 2, "=", &w2), (w + 1) / 2);
+	ck_assert_int_eq(meter_at(s, x + 5, y + 3, "=", &w2), (w + 1) / 2);
+	ck_assert_str_eq(hd_screen_cell(s, x + 5 + w - 1, y + 2)->g, ">");
+	r = row_text(s, y + 2);
+	ck_assert_ptr_nonnull(strstr(r, " 50%"));
+	free(r);
+
+	/* against a link twice as fast, one copy fills half the meter */
+	hd_screen_clear(s);
+	o.t = 5 * HD_US;
+	o.h2d_bw = 2 * (double)(64u << 20) / 10e-6;
+	hd_view_diagram(s, hd_screen_rect(s), t, NULL, &o);
+	find_link(s, &x, &y);
+	ck_assert_int_eq(meter_at(s, x + 5, y, "#", &w2), (w + 1) / 2);
+
+	/* after the copies the link is idle */
+	hd_screen_clear(s);
+	o.t = 30 * HD_US;
+	o.h2d_bw = 0;
+	hd_view_diagram(s, hd_screen_rect(s), t, NULL, &o);
+	find_link(s, &x, &y);
+	ck_assert_int_eq(meter_at(s, x + 5, y, "#", &w2), 0);
+	hd_screen_free(s);
+	hd_trace_free(t);
+}
+END_TEST
+
+START_TEST(roles_and_highlight)
+{
+	struct hd_trace *t = hd_trace_new();
+	struct hd_screen *s = hd_screen_new(40, 4);
+	struct hd_view_opts o;
+	int d2h = hd_trace_lane(t, HD_LANE_CE_D2H, 0, 0, "Memcpy DtoH");
+	int dd = hd_trace_lane(t, HD_LANE_CE_D2D, 0, 0, "Memcpy DtoD");
+	int x, hl = 0;
+
+	add(t, d2h, 0, HD_SPAN_COPY, 0, 5 * HD_US, 1024, "back");
+	add(t, dd, 1, HD_SPAN_COPY, 5 * HD_US, 10 * HD_US, 1024, "local");
+	ck_assert_int_eq(hd_view_span_role(t, NULL, &t->spans[0]), HD_ROLE_COPY_D2H);
+	ck_assert_int_eq(hd_view_span_role(t, NULL, &t->spans[1]), HD_ROLE_COPY_D2D);
+	ck_assert_str_eq(hd_role_name(HD_ROLE_COPY_D2H), "copy-d2h");
+	ck_assert_str_eq(hd_role_name(HD_ROLE__COUNT), "?");
+	hd_view_opts_init(&o);
+	o.t = t->makespan;
+	o.highlight = 1;
+	hd_view_timeline(s, hd_screen_rect(s), t, NULL, &o);
+	for (x = 0; x < 40; x++) {
+		const struct hd_cell *c = hd_screen_cell(s, x, 1);
+		if (c->st.bg == HD_ROLE_HIGHLIGHT) {
+			hl++;
+			ck_assert_int_eq(c->st.fg, HD_ROLE_COPY_D2D);
+		}
+		/* the other span is not highlighted */
+		ck_assert_int_ne(hd_screen_cell(s, x, 0)->st.bg, HD_ROLE_HIGHLIGHT);
+	}
+	ck_assert_int_gt(hl, 0);
+	ck_assert_ptr_nonnull(strchr(hd_screen_cell(s, 12, 0)->g, '~'));
+	/* restyling keeps glyphs */
+	hd_screen_style(s, (struct hd_rect){ 0, 0, 40, 1 }, plain);
+	ck_assert_str_eq(hd_screen_cell(s, 12, 0)->g, "~");
+	ck_assert_int_eq(hd_screen_cell(s, 12, 0)->st.fg, HD_ROLE_TEXT);
+	hd_screen_free(s);
+	hd_trace_free(t);
+}
+END_TEST
+
+START_TEST(diagram_blocked_host)
+{
+	struct hd_trace *t = sample_trace();
+	struct hd_screen *s = hd_screen_new(90, 8);
+	struct hd_view_opts o;
+	char *d;
+
+	hd_screen_set_ascii(s, true);
+	hd_view_opts_init(&o);
+	o.t = 70 * HD_US;
+	hd_view_diagram(s, hd_screen_rect(s), t, NULL, &o);
+	d = dump(s);
+	ck_assert_ptr_nonnull(strstr(d, "blocked"));
+	ck_assert_ptr_nonnull(strstr(d, "stream-sync"));
+	ck_assert_ptr_nonnull(strstr(d, "cudaStreamSynch"));
+	ck_assert_ptr_nonnull(strstr(d, "# k1"));          /* compute runs k1 */
+	ck_assert_ptr_nonnull(strstr(d, "Memcpy HtoD"));
+	ck_assert_ptr_nonnull(strstr(d, "idle"));          /* the copy engine, after the copy */
+	free(d);
+	hd_screen_free(s);
+	hd_trace_free(t);
+}
+END_TEST
+
+/* ---- playback events ----------------------------------------------------- */
+
+START_TEST(event_stepping)
+{
+	struct hd_trace *t = sample_trace();
+	struct hd_events *ev = hd_events_new(t);
+	static const hd_time want[] = { 0, 2 * HD_US, 3 * HD_US, 10 * HD_US, 60 * HD_US,
+		90 * HD_US, 100 * HD_US };
+	hd_time at;
+	size_t i;
+
+	ck_assert_uint_eq(hd_events_count(ev), HD_ARRAY_LEN(want));
+	for (i = 0; i < HD_ARRAY_LEN(want); i++)
+		ck_assert_int_eq(hd_events_at(ev, i), want[i]);
+	/* forward from before the start visits every boundary in order */
+	at = -1;
+	for (i = 0; i < HD_ARRAY_LEN(want); i++) {
+		at = hd_events_next(ev, at);
+		ck_assert_int_eq(at, want[i]);
+	}
+	ck_assert_int_eq(hd_events_next(ev, at), at);          /* stays at the end */
+	for (i = HD_ARRAY_LEN(want) - 1; i > 0; i--) {
+		at = hd_events_prev(ev, at);
+		ck_assert_int_eq(at, want[i - 1]);
+	}
+	ck_assert_int_eq(hd_events_prev(ev, at), at);          /* stays at the start */
+	/* from between events */
+	ck_assert_int_eq(hd_events_next(ev, 50 * HD_US), 60 * HD_US);
+	ck_assert_int_eq(hd_events_prev(ev, 50 * HD_US), 10 * HD_US);
+	hd_events_free(ev);
+	hd_events_free(NULL);
+	hd_trace_free(t);
+}
+END_TEST
+
+/* ---- a whole small layout as text ------------------------------------------
+ * 10 us; 29 columns: name column 8, bar 20 (0.5 us each).
+ */
+START_TEST(golden_small)
+{
+	struct hd_trace *t = hd_trace_new();
+	struct hd_screen *s = hd_screen_new(29, 5);
+	struct hd_view_opts o;
+	int api = hd_trace_lane(t, HD_LANE_API, 0, 0, "API");
+	int st = hd_trace_lane(t, HD_LANE_STREAM, 0, 1, "Stream 1");
+	int ce = hd_trace_lane(t, HD_LANE_CE_H2D, 0, 0, "HtoD");
+	char *d;
+
+	add(t, api, 0, HD_SPAN_API, 0, 1 * HD_US, 0, "a");
+	add(t, ce, 1, HD_SPAN_COPY, 1 * HD_US, 6 * HD_US, 1u << 20, "h2d");
+	add(t, st, 2, HD_SPAN_KERNEL, 6 * HD_US, 10 * HD_US, 0, "k1");
+	hd_screen_set_ascii(s, true);
+	hd_view_opts_init(&o);
+	o.t = t->makespan;
+	hd_view_timeline(s, hd_screen_rect(s), t, NULL, &o);
+	d = dump(s);
+	ck_assert_str_eq(d,
+	    "API      --                 |\n"
+	    "Stream 1             ###k1###\n"
+	    "HtoD       ===h2d====       |\n"
+	    "         +---------+--------^\n"
+	    "      us 0         5\n");
+	free(d);
+	hd_screen_free(s);
+	hd_trace_free(t);
+}
+END_TEST
+
+static Suite *
+tui_suite(void)
+{
+	Suite *s = suite_create("tui");
+	TCase *tc = tcase_create("screen");
+
+	tcase_add_test(tc, utf8_width);
+	tcase_add_test(tc, clip_to_rect);
+	tcase_add_test(tc, wide_chars);
+	tcase_add_test(tc, boxes);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("view");
+	tcase_add_test(tc, fits_80x24);
+	tcase_add_test(tc, fits_200x60);
+	tcase_add_test(tc, fits_40x10);
+	tcase_add_test(tc, fits_tiny);
+	tcase_add_test(tc, playhead_reveals);
+	tcase_add_test(tc, span_columns);
+	tcase_add_test(tc, ghost_beneath);
+	tcase_add_test(tc, link_use_numbers);
+	tcase_add_test(tc, link_use_bars);
+	tcase_add_test(tc, roles_and_highlight);
+	tcase_add_test(tc, diagram_blocked_host);
+	tcase_add_test(tc, event_stepping);
+	tcase_add_test(tc, golden_small);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return hd_test_run(tui_suite());
+}

@@ -1,0 +1,829 @@
+/*
+ * view.c - the run screen drawn from a trace: timeline, diagram, status
+ * line, and the event list playback steps through.
+ *
+ * Time maps onto the bar area as in the text timeline: column c covers
+ * [c * span / bar_w, (c + 1) * span / bar_w), a span fills every column it
+ * touches (at least one), and where spans of one lane overlap the kind with
+ * the higher priority owns the cell.  Labels go only over cells their own
+ * span owns.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "timeline.h"
+#include "view.h"
+
+static const enum hd_role kind_roles[HD_SPAN__COUNT] = {
+	[HD_SPAN_API] = HD_ROLE_API,
+	[HD_SPAN_BLOCKED] = HD_ROLE_BLOCKED,
+	[HD_SPAN_HOST] = HD_ROLE_HOST,
+	[HD_SPAN_STAGING] = HD_ROLE_STAGING,
+	[HD_SPAN_COPY] = HD_ROLE_COPY_H2D,
+	[HD_SPAN_KERNEL] = HD_ROLE_KERNEL,
+	[HD_SPAN_EVENT] = HD_ROLE_EVENT,
+	[HD_SPAN_WAIT] = HD_ROLE_WAIT,
+	[HD_SPAN_FAULT] = HD_ROLE_FAULT,
+	[HD_SPAN_PREFETCH] = HD_ROLE_PREFETCH,
+	[HD_SPAN_COMM] = HD_ROLE_COMM,
+};
+
+static struct hd_style
+style(enum hd_role fg, unsigned attr)
+{
+	struct hd_style st = { (unsigned char)fg, HD_ROLE_DEFAULT, (unsigned char)attr };
+
+	return st;
+}
+
+void
+hd_view_opts_init(struct hd_view_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->speed = 1.0;
+	o->highlight = -1;
+}
+
+enum hd_role
+hd_view_span_role(const struct hd_trace *t, const struct hd_scenario *sc,
+		  const struct hd_span *s)
+{
+	if ((unsigned)s->kind >= HD_SPAN__COUNT)
+		return HD_ROLE_TEXT;
+	if (s->kind != HD_SPAN_COPY)
+		return kind_roles[s->kind];
+	if (hd_timeline_span_glyph(t, sc, s) == '~')
+		return HD_ROLE_COPY_D2H;
+	if (s->lane >= 0 && s->lane < t->nlanes && t->lanes[s->lane].kind == HD_LANE_CE_D2D)
+		return HD_ROLE_COPY_D2D;
+	return HD_ROLE_COPY_H2D;
+}
+
+/* Is span s drawn with the playhead at t, and up to when? */
+static bool
+span_shown(const struct hd_trace *t, const struct hd_span *s, hd_time at, hd_time *end)
+{
+	if (at >= t->makespan) {
+		*end = s->end;
+		return true;
+	}
+	if (s->start >= at)
+		return false;
+	*end = s->end < at ? s->end : at;
+	return true;
+}
+
+/* ---- timeline pane ------------------------------------------------------- */
+
+void
+hd_view_tl_geom(struct hd_tl_geom *g, const struct hd_trace *t,
+		const struct hd_trace *ghost, struct hd_rect r)
+{
+	int i, w = 8, axis_rows;
+
+	for (i = 0; i < t->nlanes; i++) {
+		int l = hd_utf8_width(t->lanes[i].name);
+		if (l > w)
+			w = l;
+	}
+	if (w > 24)
+		w = 24;
+	if (w > r.w / 3)
+		w = r.w / 3;
+	g->name_w = w;
+	g->bar_x = r.x + w + 1;
+	g->bar_w = r.w - w - 1 > 0 ? r.w - w - 1 : 0;
+	axis_rows = r.h >= 4 ? 2 : r.h >= 2 ? 1 : 0;
+	g->nrows = t->nlanes < r.h - axis_rows ? t->nlanes : r.h - axis_rows;
+	if (g->nrows < 0)
+		g->nrows = 0;
+	g->lanes_y = r.y;
+	g->axis_y = axis_rows > 0 ? r.y + g->nrows : -1;
+	g->span = t->makespan;
+	if (ghost != NULL && ghost->makespan > g->span)
+		g->span = ghost->makespan;
+	if (g->span < 1)
+		g->span = 1;
+}
+
+int
+hd_view_tl_col(const struct hd_tl_geom *g, hd_time tm)
+{
+	if (tm <= 0)
+		return 0;
+	return (int)(((__int128)tm * g->bar_w) / g->span);
+}
+
+static int
+tl_col_ceil(const struct hd_tl_geom *g, hd_time tm)
+{
+	__int128 x;
+
+	if (tm <= 0)
+		return 0;
+	x = (__int128)tm * g->bar_w;
+	return (int)((x + g->span - 1) / g->span);
+}
+
+struct tcell {
+	char ch;
+	int prio;
+	size_t owner;       /* span index + 1, or 0 */
+	bool ghost;
+	enum hd_role role;
+};
+
+/* The columns [*c0, *c1) a span from a to b covers; false when there are none. */
+static bool
+span_cols(const struct hd_tl_geom *g, hd_time a, hd_time b, int *c0, int *c1)
+{
+	if (g->bar_w <= 0)
+		return false;
+	*c0 = hd_view_tl_col(g, a);
+	*c1 = tl_col_ceil(g, b);
+	if (*c0 > g->bar_w - 1)
+		*c0 = g->bar_w - 1;
+	if (*c1 <= *c0)
+		*c1 = *c0 + 1;
+	if (*c1 > g->bar_w)
+		*c1 = g->bar_w;
+	return true;
+}
+
+/* The ghost trace's lane that matches lane `ln`, or -1. */
+static int
+ghost_lane(const struct hd_trace *gh, const struct hd_lane *ln)
+{
+	int i;
+
+	for (i = 0; i < gh->nlanes; i++)
+		if (gh->lanes[i].kind == ln->kind && gh->lanes[i].rank == ln->rank &&
+		    gh->lanes[i].index == ln->index)
+			return i;
+	return -1;
+}
+
+static void
+lane_cells(struct tcell *cells, const struct hd_tl_geom *g, const struct hd_trace *t,
+	   const struct hd_scenario *sc, int lane, const struct hd_view_opts *o)
+{
+	size_t i;
+	int c, c0, c1, gl;
+
+	for (c = 0; c < g->bar_w; c++) {
+		cells[c].ch = ' ';
+		cells[c].prio = -1;
+		cells[c].owner = 0;
+		cells[c].ghost = false;
+		cells[c].role = HD_ROLE_DEFAULT;
+	}
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_span *s = &t->spans[i];
+		hd_time end;
+		int prio;
+
+		if (s->lane != lane || !span_shown(t, s, o->t, &end))
+			continue;
+		if (!span_cols(g, s->start, end, &c0, &c1))
+			continue;
+		prio = hd_timeline_glyph_prio(s->kind);
+		for (c = c0; c < c1; c++) {
+			if (cells[c].prio > prio)
+				continue;
+			cells[c].ch = hd_timeline_span_glyph(t, sc, s);
+			cells[c].prio = prio;
+			cells[c].owner = i + 1;
+			cells[c].role = hd_view_span_role(t, sc, s);
+		}
+	}
+	/* The previous run, whole, only where the current one has drawn nothing. */
+	if (o->ghost != NULL && (gl = ghost_lane(o->ghost, &t->lanes[lane])) >= 0) {
+		const struct hd_trace *gh = o->ghost;
+		for (i = 0; i < gh->nspans; i++) {
+			const struct hd_span *s = &gh->spans[i];
+
+			if (s->lane != gl || !span_cols(g, s->start, s->end, &c0, &c1))
+				continue;
+			for (c = c0; c < c1; c++) {
+				if (cells[c].owner != 0 || (cells[c].ghost &&
+				    cells[c].prio > hd_timeline_glyph_prio(s->kind)))
+					continue;
+				cells[c].ch = hd_timeline_span_glyph(gh, NULL, s);
+				cells[c].prio = hd_timeline_glyph_prio(s->kind);
+				cells[c].ghost = true;
+				cells[c].role = HD_ROLE_GHOST;
+			}
+		}
+	}
+}
+
+static bool
+ascii_text(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			return false;
+	return true;
+}
+
+/* Labels over runs of cells of one span (or of one op and kind), centred. */
+static void
+lane_labels(struct tcell *cells, const struct hd_tl_geom *g, const struct hd_trace *t,
+	    const struct hd_scenario *sc)
+{
+	char l1[96], l2[96];
+	int c, z, k;
+
+	for (c = 0; c < g->bar_w;) {
+		const struct hd_span *s;
+		const char *lab;
+
+		if (cells[c].owner == 0) {
+			c++;
+			continue;
+		}
+		s = &t->spans[cells[c].owner - 1];
+		for (z = c + 1; z < g->bar_w && cells[z].owner != 0; z++) {
+			const struct hd_span *s2 = &t->spans[cells[z].owner - 1];
+			if (s2 != s && (s->op < 0 || s2->op != s->op || s2->kind != s->kind))
+				break;
+		}
+		if (z - c >= 4) {
+			hd_timeline_span_labels(t, sc, s, l1, l2, sizeof l1);
+			lab = ascii_text(l1) && (int)strlen(l1) + 2 <= z - c ? l1 :
+			    ascii_text(l2) && (int)strlen(l2) + 2 <= z - c ? l2 : "";
+			k = c + (z - c - (int)strlen(lab)) / 2;
+			for (; *lab != '\0'; lab++, k++)
+				cells[k].ch = *lab;
+		}
+		c = z;
+	}
+}
+
+static void
+draw_axis(struct hd_screen *scr, const struct hd_rect *r, const struct hd_tl_geom *g,
+	  int pc)
+{
+	struct hd_tunit u = hd_timeline_unit(g->span);
+	hd_time step = hd_timeline_tick_step(g->span, g->bar_w / 8 > 0 ? g->bar_w / 8 : 1);
+	hd_time tk, div;
+	struct hd_style ax = style(HD_ROLE_AXIS, 0);
+	int c, decimals = 0, next, y = g->axis_y;
+	char lab[48], cap[32];
+
+	for (div = u.ps; div > 1 && step % div != 0; div /= 10)
+		decimals++;
+	for (c = 0; c < g->bar_w; c++)
+		hd_screen_puts(scr, r, g->bar_x + c, y, "-", ax);
+	for (tk = 0; tk <= g->span && g->bar_w > 0; tk += step) {
+		c = hd_view_tl_col(g, tk);
+		if (c < g->bar_w)
+			hd_screen_puts(scr, r, g->bar_x + c, y, "+", ax);
+	}
+	if (g->bar_w > 0)
+		hd_screen_puts(scr, r, g->bar_x + pc, y, hd_screen_glyph(scr, HD_G_PLAYHEAD_AXIS),
+			       style(HD_ROLE_PLAYHEAD, HD_ATTR_BOLD));
+	if (y + 1 >= r->y + r->h)
+		return;
+	/* tick labels left-aligned on their tick, skipped where they would touch */
+	snprintf(cap, sizeof cap, g->name_w >= 9 ? "time (%s)" : "%s", u.name);
+	if ((int)strlen(cap) <= g->name_w)
+		hd_screen_puts(scr, r, r->x + g->name_w - (int)strlen(cap), y + 1, cap, ax);
+	next = 0;
+	for (tk = 0; tk <= g->span && g->bar_w > 0; tk += step) {
+		int l;
+		c = hd_view_tl_col(g, tk);
+		hd_timeline_fmt(lab, sizeof lab, tk, u, decimals);
+		l = (int)strlen(lab);
+		if (c < next || c + l > g->bar_w)
+			continue;
+		hd_screen_puts(scr, r, g->bar_x + c, y + 1, lab, ax);
+		next = c + l + 1;
+	}
+}
+
+void
+hd_view_timeline(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
+		 const struct hd_scenario *sc, const struct hd_view_opts *o)
+{
+	struct hd_tl_geom g;
+	struct tcell *cells;
+	int *ord, row, c, pc;
+	char ch[2] = { 0, 0 };
+
+	r = hd_rect_clip(r, hd_screen_rect(scr));
+	if (r.w <= 0 || r.h <= 0)
+		return;
+	hd_view_tl_geom(&g, t, o->ghost, r);
+	pc = hd_view_tl_col(&g, o->t);
+	if (pc > g.bar_w - 1)
+		pc = g.bar_w - 1;
+	if (pc < 0)
+		pc = 0;
+	cells = hd_xcalloc((size_t)g.bar_w + 1, sizeof *cells);
+	ord = hd_timeline_lane_order(t);
+	for (row = 0; row < g.nrows; row++) {
+		int lane = ord[row], y = g.lanes_y + row;
+		struct hd_rect namer = { r.x, y, g.name_w, 1 };
+
+		hd_screen_puts(scr, &namer, r.x, y, t->lanes[lane].name, style(HD_ROLE_LANE, 0));
+		if (g.bar_w <= 0)
+			continue;
+		lane_cells(cells, &g, t, sc, lane, o);
+		lane_labels(cells, &g, t, sc);
+		for (c = 0; c < g.bar_w; c++) {
+			struct hd_style st = style(cells[c].role, 0);
+			const struct hd_span *s = cells[c].owner > 0 ?
+			    &t->spans[cells[c].owner - 1] : NULL;
+
+			ch[0] = cells[c].ch;
+			if (cells[c].ghost)
+				st.attr = HD_ATTR_DIM;
+			if (s != NULL && s->kind == HD_SPAN_BLOCKED)
+				st.bg = HD_ROLE_BLOCKED;        /* shaded */
+			if (s != NULL && o->highlight >= 0 &&
+			    cells[c].owner - 1 == (size_t)o->highlight) {
+				st.bg = HD_ROLE_HIGHLIGHT;
+				st.attr |= HD_ATTR_BOLD;
+			}
+			if (c == pc) {
+				if (cells[c].owner == 0 && !cells[c].ghost) {
+					hd_screen_puts(scr, &r, g.bar_x + c, y,
+						       hd_screen_glyph(scr, HD_G_PLAYHEAD),
+						       style(HD_ROLE_PLAYHEAD, 0));
+					continue;
+				}
+				st.bg = HD_ROLE_PLAYHEAD;
+			}
+			hd_screen_puts(scr, &r, g.bar_x + c, y, ch, st);
+		}
+	}
+	if (g.axis_y >= 0)
+		draw_axis(scr, &r, &g, pc);
+	free(ord);
+	free(cells);
+}
+
+/* ---- link use ------------------------------------------------------------ */
+
+struct edge {
+	hd_time at;
+	double rate;        /* + at a start, - at an end */
+};
+
+static int
+edge_cmp(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	/* ends before starts at the same instant */
+	return (x->rate > y->rate) - (x->rate < y->rate);
+}
+
+static bool
+on_link(const struct hd_trace *t, const struct hd_span *s, enum hd_lane_kind lane)
+{
+	return s->lane >= 0 && s->lane < t->nlanes && t->lanes[s->lane].kind == lane &&
+	    t->lanes[s->lane].rank == 0 && s->end > s->start && s->bytes > 0;
+}
+
+static double
+span_rate(const struct hd_span *s)
+{
+	return (double)s->bytes / hd_time_to_s(s->end - s->start);
+}
+
+/* The highest summed rate of the link's spans at any instant. */
+static double
+busiest(const struct hd_trace *t, enum hd_lane_kind lane)
+{
+	struct edge *e;
+	size_t i, n = 0;
+	double cur = 0, best = 0;
+
+	e = hd_xcalloc(2 * t->nspans + 1, sizeof *e);
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_span *s = &t->spans[i];
+		if (!on_link(t, s, lane))
+			continue;
+		e[n].at = s->start;
+		e[n++].rate = span_rate(s);
+		e[n].at = s->end;
+		e[n++].rate = -span_rate(s);
+	}
+	qsort(e, n, sizeof *e, edge_cmp);
+	for (i = 0; i < n; i++) {
+		cur += e[i].rate;
+		if (cur > best)
+			best = cur;
+	}
+	free(e);
+	return best;
+}
+
+void
+hd_view_link_use(const struct hd_trace *t, enum hd_lane_kind lane, hd_time at,
+		 double peak, struct hd_link_use *out)
+{
+	size_t i;
+
+	memset(out, 0, sizeof *out);
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_span *s = &t->spans[i];
+		double done;
+
+		if (!on_link(t, s, lane) || at < s->start || at >= s->end)
+			continue;
+		done = (double)(at - s->start) / (double)(s->end - s->start);
+		out->rate += span_rate(s);
+		out->in_flight += (uint64_t)((double)s->bytes * (1.0 - done) + 0.5);
+		if (out->nflows < HD_LINK_MAX_FLOWS) {
+			out->share[out->nflows] = span_rate(s);
+			out->done[out->nflows] = done;
+		}
+		out->nflows++;
+	}
+	out->peak = peak > 0 ? peak : busiest(t, lane);
+	if (out->peak <= 0)
+		return;
+	out->use = out->rate / out->peak;
+	if (out->use > 1)
+		out->use = 1;
+	for (i = 0; i < HD_LINK_MAX_FLOWS && (int)i < out->nflows; i++)
+		out->share[i] /= out->peak;
+}
+
+/* ---- diagram pane -------------------------------------------------------- */
+
+void
+hd_view_meter(struct hd_screen *scr, const struct hd_rect *clip, int x, int y,
+	      int w, double frac, const char *glyph, struct hd_style full)
+{
+	int c, n;
+
+	if (w <= 0)
+		return;
+	if (frac < 0)
+		frac = 0;
+	if (frac > 1)
+		frac = 1;
+	n = (int)(frac * w + 0.5);
+	for (c = 0; c < w; c++)
+		hd_screen_puts(scr, clip, x + c, y, c < n ? glyph :
+			       hd_screen_glyph(scr, HD_G_EMPTY), c < n ? full :
+			       style(HD_ROLE_BAR, HD_ATTR_DIM));
+}
+
+/* The span of the lane active at `at` with the highest priority, or NULL. */
+static const struct hd_span *
+active_span(const struct hd_trace *t, int lane, hd_time at)
+{
+	const struct hd_span *best = NULL;
+	size_t i;
+
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_span *s = &t->spans[i];
+		if (s->lane != lane || at < s->start || at >= s->end)
+			continue;
+		if (best == NULL || hd_timeline_glyph_prio(s->kind) >
+		    hd_timeline_glyph_prio(best->kind))
+			best = s;
+	}
+	return best;
+}
+
+/* The short label of a span: its op's name or call, without bytes. */
+static void
+short_label(const struct hd_trace *t, const struct hd_scenario *sc,
+	    const struct hd_span *s, char *buf, size_t n)
+{
+	char l1[96], l2[96];
+
+	hd_timeline_span_labels(t, sc, s, l1, l2, sizeof l1);
+	snprintf(buf, n, "%s", l2[0] != '\0' ? l2 : l1[0] != '\0' ? l1 :
+		 hd_span_kind_name(s->kind));
+}
+
+static void
+draw_host(struct hd_screen *scr, struct hd_rect b, const struct hd_trace *t,
+	  const struct hd_scenario *sc, hd_time at)
+{
+	struct hd_rect in = { b.x + 2, b.y + 1, b.w - 3, b.h - 2 };
+	const struct hd_span *best = NULL, *s;
+	char lab[96];
+	int i, y = in.y;
+	size_t k;
+
+	hd_screen_box(scr, b, "Host", style(HD_ROLE_BORDER, 0));
+	if (in.w <= 0 || in.h <= 0)
+		return;
+	for (i = 0; i < t->nlanes; i++) {
+		if (t->lanes[i].rank != 0 || (t->lanes[i].kind != HD_LANE_HOST &&
+		    t->lanes[i].kind != HD_LANE_API))
+			continue;
+		s = active_span(t, i, at);
+		if (s != NULL && (best == NULL || hd_timeline_glyph_prio(s->kind) >
+		    hd_timeline_glyph_prio(best->kind)))
+			best = s;
+	}
+	if (best == NULL) {
+		hd_screen_puts(scr, &in, in.x, y, "idle", style(HD_ROLE_TEXT, HD_ATTR_DIM));
+		return;
+	}
+	if (best->kind == HD_SPAN_BLOCKED) {
+		struct hd_style bs = style(HD_ROLE_BLOCKED, HD_ATTR_BOLD);
+		bs.bg = HD_ROLE_BLOCKED;
+		hd_screen_puts(scr, &in, in.x, y++, "blocked", bs);
+		hd_screen_puts(scr, &in, in.x, y++, hd_why_name(best->why),
+			       style(HD_ROLE_BLOCKED, 0));
+		/* the call it is blocked in */
+		for (k = 0; k < t->nspans; k++) {
+			s = &t->spans[k];
+			if (s->kind == HD_SPAN_API && s->lane == best->lane &&
+			    s->start <= at && at < s->end) {
+				short_label(t, sc, s, lab, sizeof lab);
+				hd_screen_puts(scr, &in, in.x, y, lab, style(HD_ROLE_API, 0));
+				break;
+			}
+		}
+		return;
+	}
+	short_label(t, sc, best, lab, sizeof lab);
+	hd_screen_puts(scr, &in, in.x, y++, best->kind == HD_SPAN_API ? "in call" : "running",
+		       style(HD_ROLE_TEXT, 0));
+	hd_screen_puts(scr, &in, in.x, y, lab, style(hd_view_span_role(t, sc, best), 0));
+}
+
+/* One PCIe direction in `rows` rows at y: a meter of use, the bytes in
+ * flight, then one row per transfer. */
+static void
+draw_link(struct hd_screen *scr, const struct hd_rect *clip, int x, int y, int w, int rows,
+	  const struct hd_trace *t, enum hd_lane_kind lane, const struct hd_view_opts *o)
+{
+	struct hd_link_use u;
+	bool d2h = lane == HD_LANE_PCIE_D2H;
+	enum hd_role role = d2h ? HD_ROLE_COPY_D2H : HD_ROLE_COPY_H2D;
+	const char *name = d2h ? "DtoH" : "HtoD";
+	char bytes[32];
+	int mw = w - 12, k, y0 = y;
+
+	hd_view_link_use(t, lane, o->t, d2h ? o->d2h_bw : o->h2d_bw, &u);
+	if (mw < 4 || rows < 1)
+		return;
+	hd_screen_puts(scr, clip, x, y, name, style(role, HD_ATTR_BOLD));
+	hd_view_meter(scr, clip, x + 5, y, mw, u.use, hd_screen_glyph(scr, HD_G_FULL),
+		      style(role, 0));
+	hd_screen_printf(scr, clip, x + 6 + mw, y, style(HD_ROLE_TEXT, 0), "%3d%%",
+			 (int)(u.use * 100 + 0.5));
+	y++;
+	if (y - y0 < rows) {
+		if (u.nflows == 0)
+			hd_screen_puts(scr, clip, x + 5, y, "idle", style(HD_ROLE_TEXT, HD_ATTR_DIM));
+		else
+			hd_screen_printf(scr, clip, x + 5, y, style(HD_ROLE_TEXT, 0),
+					 "%d moving, %s left", u.nflows,
+					 hd_fmt_bytes(bytes, sizeof bytes, u.in_flight));
+		y++;
+	}
+	/* each transfer: its share of the link, its head moving as bytes arrive */
+	for (k = 0; k < u.nflows && k < HD_LINK_MAX_FLOWS && y - y0 < rows; k++, y++) {
+		int head = (int)(u.done[k] * (mw - 1) + 0.5);
+
+		hd_view_meter(scr, clip, x + 5, y, mw, u.share[k],
+			      d2h ? "~" : "=", style(role, 0));
+		if (d2h)
+			head = mw - 1 - head;
+		hd_screen_puts(scr, clip, x + 5 + head, y,
+			       hd_screen_glyph(scr, d2h ? HD_G_ARROW_L : HD_G_ARROW_R),
+			       style(role, HD_ATTR_BOLD));
+		hd_screen_printf(scr, clip, x + 6 + mw, y, style(HD_ROLE_TEXT, 0), "%3d%%",
+				 (int)(u.share[k] * 100 + 0.5));
+	}
+}
+
+static void
+draw_gpu(struct hd_screen *scr, struct hd_rect b, const struct hd_trace *t,
+	 const struct hd_scenario *sc, hd_time at)
+{
+	static const enum hd_lane_kind order[] = {
+		HD_LANE_CE_H2D, HD_LANE_CE_D2H, HD_LANE_CE_D2D, HD_LANE_COMPUTE, HD_LANE_STREAM,
+	};
+	struct hd_rect in = { b.x + 2, b.y + 1, b.w - 3, b.h - 2 };
+	int *ord = hd_timeline_lane_order(t), y = in.y, shown = 0, total = 0, i;
+	size_t k;
+	char lab[96], g[2] = { 0, 0 };
+
+	hd_screen_box(scr, b, "GPU", style(HD_ROLE_BORDER, 0));
+	for (k = 0; k < HD_ARRAY_LEN(order); k++)
+		for (i = 0; i < t->nlanes; i++) {
+			const struct hd_lane *ln = &t->lanes[ord[i]];
+			const struct hd_span *s;
+			struct hd_rect row = { in.x, y, in.w, 1 };
+			int x;
+
+			if (ln->kind != order[k] || ln->rank != 0)
+				continue;
+			total++;
+			if (in.h <= 0 || y >= in.y + in.h)
+				continue;
+			if (y == in.y + in.h - 1 && shown + 1 < total)
+				continue;     /* the last row says how many are left out */
+			s = active_span(t, ord[i], at);
+			x = hd_screen_puts(scr, &row, in.x, y, ln->name, style(HD_ROLE_LANE, 0));
+			x = x < in.x + in.w / 2 ? in.x + in.w / 2 : x + 1;
+			if (s == NULL)
+				hd_screen_puts(scr, &row, x, y, "idle", style(HD_ROLE_TEXT, HD_ATTR_DIM));
+			else {
+				g[0] = hd_timeline_span_glyph(t, sc, s);
+				short_label(t, sc, s, lab, sizeof lab);
+				x = hd_screen_puts(scr, &row, x, y, g,
+						   style(hd_view_span_role(t, sc, s), HD_ATTR_BOLD));
+				hd_screen_puts(scr, &row, x + 1, y, lab,
+					       style(hd_view_span_role(t, sc, s), 0));
+			}
+			y++;
+			shown++;
+		}
+	if (shown < total && in.h > 0)
+		hd_screen_printf(scr, &in, in.x, in.y + in.h - 1, style(HD_ROLE_TEXT, HD_ATTR_DIM),
+				 "+%d more", total - shown);
+	free(ord);
+}
+
+void
+hd_view_diagram(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
+		const struct hd_scenario *sc, const struct hd_view_opts *o)
+{
+	struct hd_rect host, gpu, link;
+	int hw, gw, rows;
+
+	r = hd_rect_clip(r, hd_screen_rect(scr));
+	if (r.w < 40 || r.h < 3)
+		return;
+	hw = r.w / 5 < 12 ? 12 : r.w / 5 > 24 ? 24 : r.w / 5;
+	gw = r.w * 2 / 5 < 20 ? 20 : r.w * 2 / 5 > 56 ? 56 : r.w * 2 / 5;
+	host = (struct hd_rect){ r.x, r.y, hw, r.h };
+	gpu = (struct hd_rect){ r.x + r.w - gw, r.y, gw, r.h };
+	link = (struct hd_rect){ r.x + hw + 1, r.y, r.w - hw - gw - 2, r.h };
+	draw_host(scr, host, t, sc, o->t);
+	draw_gpu(scr, gpu, t, sc, o->t);
+	hd_screen_puts(scr, &link, link.x, link.y, "PCIe", style(HD_ROLE_TITLE, HD_ATTR_BOLD));
+	/* each direction gets half the rows under the title (r.h >= 3: at least one) */
+	rows = (link.h - 1) / 2;
+	draw_link(scr, &link, link.x, link.y + 1, link.w, rows, t, HD_LANE_PCIE_H2D, o);
+	draw_link(scr, &link, link.x, link.y + 1 + rows, link.w, link.h - 1 - rows, t,
+		  HD_LANE_PCIE_D2H, o);
+}
+
+/* ---- status line --------------------------------------------------------- */
+
+void
+hd_view_status(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
+	       const struct hd_view_opts *o)
+{
+	struct hd_style st = style(HD_ROLE_STATUS, HD_ATTR_REVERSE);
+	struct hd_tunit u = hd_timeline_unit(t->makespan > 0 ? t->makespan : 1);
+	char now[32], end[32], ms[32], d[32];
+	int x;
+
+	r = hd_rect_clip(r, hd_screen_rect(scr));
+	if (r.w <= 0 || r.h <= 0)
+		return;
+	r.h = 1;
+	hd_screen_fill(scr, r, " ", st);
+	x = hd_screen_printf(scr, &r, r.x + 1, r.y, st, "t %s / %s %s  ",
+			     hd_timeline_fmt(now, sizeof now, o->t, u, 3),
+			     hd_timeline_fmt(end, sizeof end, t->makespan, u, 3), u.name);
+	x = hd_screen_puts(scr, &r, x, r.y, hd_screen_glyph(scr, o->playing ? HD_G_PLAY :
+			   HD_G_PAUSE), st);
+	x = hd_screen_printf(scr, &r, x, r.y, st, " %gx   makespan %s", o->speed,
+			     hd_fmt_time(ms, sizeof ms, t->makespan));
+	if (o->ghost != NULL) {
+		hd_time delta = t->makespan - o->ghost->makespan;
+		hd_fmt_time(d, sizeof d, delta < 0 ? -delta : delta);
+		hd_screen_printf(scr, &r, x, r.y, st, "   before %s (%s%s)",
+				 hd_fmt_time(ms, sizeof ms, o->ghost->makespan),
+				 delta < 0 ? "-" : "+", d);
+	}
+}
+
+/* ---- the run screen ------------------------------------------------------ */
+
+void
+hd_view_run(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
+	    const struct hd_scenario *sc, const struct hd_view_opts *o)
+{
+	struct hd_rect d, tl, st;
+	int dh;
+
+	r = hd_rect_clip(r, hd_screen_rect(scr));
+	if (r.w <= 0 || r.h <= 0)
+		return;
+	dh = r.h >= 40 ? 12 : r.h >= 20 ? 8 : r.h >= 14 ? 6 : 0;
+	d = (struct hd_rect){ r.x, r.y, r.w, dh };
+	tl = (struct hd_rect){ r.x, r.y + dh, r.w, r.h - dh - 1 };
+	st = (struct hd_rect){ r.x, r.y + r.h - 1, r.w, 1 };
+	if (dh > 0)
+		hd_view_diagram(scr, d, t, sc, o);
+	if (tl.h > 0)
+		hd_view_timeline(scr, tl, t, sc, o);
+	hd_view_status(scr, st, t, o);
+}
+
+/* ---- playback events ----------------------------------------------------- */
+
+struct hd_events {
+	hd_time *t;
+	size_t n;
+};
+
+static int
+time_cmp(const void *a, const void *b)
+{
+	hd_time x = *(const hd_time *)a, y = *(const hd_time *)b;
+
+	return (x > y) - (x < y);
+}
+
+struct hd_events *
+hd_events_new(const struct hd_trace *t)
+{
+	struct hd_events *ev = hd_xcalloc(1, sizeof *ev);
+	size_t i, n = 0;
+
+	ev->t = hd_xcalloc(2 * t->nspans + 1, sizeof *ev->t);
+	for (i = 0; i < t->nspans; i++) {
+		ev->t[n++] = t->spans[i].start;
+		ev->t[n++] = t->spans[i].end;
+	}
+	qsort(ev->t, n, sizeof *ev->t, time_cmp);
+	for (i = 0; i < n; i++)
+		if (ev->n == 0 || ev->t[ev->n - 1] != ev->t[i])
+			ev->t[ev->n++] = ev->t[i];
+	return ev;
+}
+
+void
+hd_events_free(struct hd_events *ev)
+{
+	if (ev == NULL)
+		return;
+	free(ev->t);
+	free(ev);
+}
+
+size_t
+hd_events_count(const struct hd_events *ev)
+{
+	return ev->n;
+}
+
+hd_time
+hd_events_at(const struct hd_events *ev, size_t i)
+{
+	return i < ev->n ? ev->t[i] : 0;
+}
+
+/* Index of the first event > t (ev->n when none). */
+static size_t
+upper(const struct hd_events *ev, hd_time t)
+{
+	size_t lo = 0, hi = ev->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (ev->t[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+hd_time
+hd_events_next(const struct hd_events *ev, hd_time t)
+{
+	size_t i = upper(ev, t);
+
+	return i < ev->n ? ev->t[i] : t;
+}
+
+hd_time
+hd_events_prev(const struct hd_events *ev, hd_time t)
+{
+	size_t lo = 0, hi = ev->n;
+
+	/* first index with event >= t */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (ev->t[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 ? ev->t[lo - 1] : t;
+}
