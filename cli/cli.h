@@ -25,6 +25,7 @@ struct hd_cli_opts {
 	const char *db;         /* --db FILE: the database instead of the default */
 	const char *learner;    /* --learner NAME: whose progress */
 	bool reset;             /* progress --reset: delete it */
+	bool reduced_motion;    /* the lesson browser: no animation */
 	int width;              /* --width N; 0 = from the terminal */
 	unsigned given;         /* HD_OPT_* bits of the options that were given */
 	char **args;            /* positional arguments, the command first */
@@ -46,6 +47,7 @@ enum {
 	HD_OPT_DB = 1 << 10,
 	HD_OPT_LEARNER = 1 << 11,
 	HD_OPT_RESET = 1 << 12,
+	HD_OPT_REDUCED_MOTION = 1 << 13,
 };
 
 /*

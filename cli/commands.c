@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app.h"
 #include "backend.h"
 #include "bench.h"
 #include "catalog.h"
@@ -68,6 +69,8 @@ static const struct opt {
 	  "progress: whose answers (default $HDSIM_LEARNER or $USER)" },
 	{ "--reset", 0, 0, HD_OPT_RESET, NULL,
 	  "progress: delete the learner's answers (of LESSON only, if named)" },
+	{ "--reduced-motion", 0, 0, HD_OPT_REDUCED_MOTION, NULL,
+	  "the lesson browser: no animation, playback jumps from event to event" },
 };
 
 /* Options every command takes. */
@@ -134,6 +137,8 @@ set_opt(struct hd_cli_opts *o, const struct opt *p, const char *val, FILE *err)
 		o->learner = val;
 	else if (p->bit == HD_OPT_RESET)
 		o->reset = true;
+	else if (p->bit == HD_OPT_REDUCED_MOTION)
+		o->reduced_motion = true;
 	else if (p->bit == HD_OPT_WIDTH) {
 		errno = 0;
 		w = strtol(val, &end, 10);
@@ -289,9 +294,12 @@ static int cmd_real(struct ctx *);
 
 /* What runs when no command is named: hdsim alone, and hdsim --real. */
 static const struct cmd cmd_none = {
-	"hdsim", "[--scenario S] [--set k=v]... [--profile P] [--plain]",
-	"list the lessons and show the first lesson's timeline",
-	cmd_default, HD_OPT_SCENARIO | HD_OPT_SET | HD_OPT_PLAIN, 0, 0, true };
+	"hdsim", "[--scenario S] [--set k=v]... [--profile P] [--plain] [--db FILE] "
+	"[--learner NAME] [--reduced-motion]",
+	"on a terminal: the lesson browser; otherwise list the lessons and show "
+	"the first lesson's timeline",
+	cmd_default, HD_OPT_SCENARIO | HD_OPT_SET | HD_OPT_PLAIN | HD_OPT_DB | HD_OPT_LEARNER |
+	HD_OPT_REDUCED_MOTION, 0, 0, true };
 static const struct cmd cmd_real_run = {
 	"--real", "--real [LESSON...] [--scenario S] [--set k=v]... [--db FILE]",
 	"run lessons on this machine's GPU and on the model, store both, compare them",
@@ -319,8 +327,8 @@ print_help(FILE *f)
 		"\n"
 		"hdsim teaches how a CPU host and NVIDIA GPUs work together: it runs lesson\n"
 		"scenarios on a model of host threads, PCIe links, copy engines and streams,\n"
-		"and draws what happens.  Without a command it lists the lessons and shows\n"
-		"the first lesson's timeline.\n"
+		"and draws what happens.  Without a command it opens the lesson browser on a\n"
+		"terminal, or lists the lessons and shows the first lesson's timeline.\n"
 		"\n"
 		"Commands:\n");
 	for (i = 0; i < HD_ARRAY_LEN(cmd_table); i++)
@@ -874,13 +882,40 @@ cmd_real(struct ctx *x)
 	return res.claims_refuted > 0 ? HD_EXIT_FAIL : HD_EXIT_OK;
 }
 
-/* hdsim alone: the lesson list and the first lesson's timeline. */
+static const char *learner_name(const struct hd_cli_opts *o);
+
+/* Whether `hdsim` alone opens the lesson browser: both ends a terminal that
+ * curses can drive, no --plain, and no --scenario or --set (which ask for
+ * one run's text output). */
+static bool
+use_tui(const struct ctx *x)
+{
+	const char *term = getenv("TERM");
+
+	return !x->o->plain && x->o->scenario == NULL && x->o->nsets == 0 &&
+	       x->out == stdout && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) &&
+	       term != NULL && term[0] != '\0' && strcmp(term, "dumb") != 0;
+}
+
+/* hdsim alone: the lesson browser on a terminal, else the lesson list and
+ * the first lesson's timeline. */
 static int
 cmd_default(struct ctx *x)
 {
 	struct hd_buf b;
 	int status;
 
+	if (use_tui(x) && hd_catalog_count(x->cat) > 0) {
+		struct hd_tui_opts to = { x->o->db, learner_name(x->o), x->o->no_color,
+					  x->o->reduced_motion };
+		struct hd_err e = { 0 };
+		if (hd_store_learner_check(to.learner, &e) != 0)
+			return report_err(x, &e);
+		fflush(stdout);
+		if ((status = hd_tui_main(x->cat, &x->profile, &to)) >= 0)
+			return status;
+		/* curses cannot drive this terminal: the text output below */
+	}
 	hd_buf_init(&b);
 	list_lessons(x, &b);
 	hd_buf_puts(&b, "\n");

@@ -1,0 +1,309 @@
+#!/bin/sh
+# tui.sh - headless end-to-end test of the lesson browser in tmux: browse,
+# open a lesson, page through it, predict (the run is locked until then),
+# play to the end, read the explanation, help, resize (80x24, 200x60, too
+# small), search, resume, quit, SIGTERM; the terminal must be restored and
+# the answers stored.  Without a terminal `hdsim` must still print text.
+#
+# Run by `make check` with $HDSIM set; exits 77 (skipped) without it or
+# without tmux.
+# shellcheck disable=SC2015  # "test && ok || fail" is safe: ok never fails
+set -u
+
+if [ -z "${HDSIM:-}" ] || [ ! -x "$HDSIM" ]; then
+	echo "tui.sh: HDSIM is not set: skipped"
+	exit 77
+fi
+if ! command -v tmux >/dev/null 2>&1; then
+	echo "tui.sh: tmux is not installed: skipped"
+	exit 77
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hdsim-tui.XXXXXX") || exit 99
+sock=hdsimtest$$-0
+nsock=0
+trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+unset HDSIM_LESSON_PATH NO_COLOR TMUX
+# The keys tmux sends (Home is ESC [ 1 ~) are those of its own terminal types.
+term=tmux-256color
+infocmp "$term" >/dev/null 2>&1 || term=screen-256color
+
+fails=0
+n=0
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+ok() {
+	n=$((n + 1))
+}
+
+# start [ARGS]: run hdsim in a fresh 100x30 pane; the shell around it
+# reports hdsim's exit status and keeps the pane open.
+start() {
+	tmux -L "$sock" kill-server 2>/dev/null
+	nsock=$((nsock + 1))
+	sock=hdsimtest$$-$nsock
+	tmux -L "$sock" -f /dev/null new-session -d -x 100 -y 30 \
+		"env HDSIM_LEARNER=t XDG_DATA_HOME=$tmp LANG=C.UTF-8 TERM=$term \
+		${runner:-} $HDSIM --db $tmp/db $*; echo hdsim-exit=\$?; exec sleep 600"
+}
+screen() {
+	tmux -L "$sock" capture-pane -p
+}
+keys() {
+	tmux -L "$sock" send-keys "$@"
+}
+# wait_for TEXT: poll the pane for up to $patience tenths of a second (5 s);
+# fail with the pane shown.
+patience=50
+wait_for() {
+	i=0
+	while [ $i -lt $patience ]; do
+		if screen | grep -qF -- "$1"; then
+			ok
+			return 0
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	fail "waited for '$1'; the pane shows:"
+	screen | sed 's/^/  | /'
+	return 1
+}
+# has TEXT / lacks TEXT: the pane as it is now.
+has() {
+	screen | grep -qF -- "$1" && ok || fail "pane lacks '$1'"
+}
+lacks() {
+	screen | grep -qF -- "$1" && fail "pane shows '$1'" || ok
+}
+restored() {
+	[ "$(tmux -L "$sock" display -p '#{alternate_on}')" = 0 ] && ok ||
+		fail "the terminal is still in the alternate screen"
+	[ "$(tmux -L "$sock" display -p '#{cursor_flag}')" = 1 ] && ok ||
+		fail "the cursor was left hidden"
+}
+resize() {
+	tmux -L "$sock" resize-window -x "$1" -y "$2"
+}
+
+# ---- the browser ----------------------------------------------------------
+start
+wait_for "Pinned vs pageable: the staging copy"
+has "Moving data"
+has "Streams and overlap"
+has "Two streams: overlap copy and compute"
+has "The default stream is not just stream 0"
+
+# ---- lesson 1: pages, prediction, run, explanation ---------------------------
+keys Enter
+wait_for "(page 1 of 2)"
+keys Right
+wait_for "(page 2 of 2)"
+keys Left
+wait_for "(page 1 of 2)"
+keys Space
+wait_for "(page 2 of 2)"
+keys Space
+wait_for "predict before you run (question 1 of 3)"
+has "Which copy finishes first?"
+has "The run stays locked until you answer."
+lacks "CUDA API"
+keys h
+wait_for "Hint 1: Look at which rows"
+keys b
+wait_for "How sure are you?"
+keys 3
+wait_for "CUDA API"
+has "Memcpy HtoD"
+has "Host thread"
+keys End
+wait_for "Explanation"
+has "Not quite."
+has "staging"
+
+# help overlay, closed by any key
+keys '?'
+wait_for "Keys (any key closes)"
+has "play / pause"
+keys x
+sleep 0.3
+lacks "Keys (any key closes)"
+has "Explanation"
+
+# resizing at any moment
+resize 80 24
+sleep 0.5
+wait_for "Explanation"
+lacks "terminal too small"
+resize 200 60
+wait_for "Explanation"
+lacks "terminal too small"
+resize 40 10
+wait_for "terminal too small:"
+has "need 80x24, have 40x10"
+resize 100 30
+wait_for "Explanation"
+lacks "terminal too small"
+
+# knobs: a change re-runs at once, the run before is the ghost
+keys k
+wait_for "Knobs ("
+has "256 MiB"
+keys Right
+wait_for "512 MiB"
+has "before "
+keys Left
+wait_for "256 MiB"
+keys k
+sleep 0.3
+lacks "Knobs ("
+has "Explanation"
+# measured beside predicted: none in a fresh database
+keys m
+wait_for "no measured runs of pageable yet"
+
+# question 2 (right answer, confidence skipped), question 3 (an estimate)
+keys Enter
+wait_for "(question 2 of 3)"
+keys b
+wait_for "How sure are you?"
+keys Enter
+wait_for "CUDA API"
+keys End
+wait_for "Right."
+keys Enter
+wait_for "(question 3 of 3)"
+keys 4 2 BSpace m s
+wait_for "4ms_"
+keys Enter
+wait_for "How sure are you?"
+keys 5
+wait_for "CUDA API"
+keys End
+wait_for "the model gives"
+keys Enter
+wait_for "lesson 1 done"
+has "done: 3/3 answered, 2 right, 1 wrong"
+
+# search, then open lesson 3 and answer its first question
+keys /
+keys d e f a u l t
+wait_for "/default_"
+lacks "Pinned vs pageable"
+has "The default stream is not just stream 0"
+keys Enter Enter
+wait_for "The default stream is not just stream 0"
+wait_for "(page 1 of"
+keys PageDown PageDown PageDown PageDown
+wait_for "(question 1 of 2)"
+keys a Enter
+wait_for "CUDA API"
+keys End
+wait_for "Explanation"
+# an ORDER question: letters in order, checked before it is graded
+keys Enter
+wait_for "(question 2 of 2)"
+keys b a Enter
+wait_for "type each of the 3 letters once"
+keys c Enter
+wait_for "How sure are you?"
+has "Your answer: k1 k2 k3"
+keys Enter
+wait_for "CUDA API"
+keys End
+wait_for "Explanation"
+has "Right: k1 k2 k3."
+# playback keys on a playing run
+keys Space Home Right Right + + - r Tab
+sleep 0.3
+has "scenario"
+# another hardware profile: re-run, the run before as the ghost
+lacks "before "
+keys P
+wait_for "before "
+has "profile "
+keys q
+wait_for "Streams and overlap"
+keys q
+wait_for "hdsim-exit=0"
+lacks "Pinned vs pageable"
+restored
+
+# ---- the answers were stored ------------------------------------------------
+"$HDSIM" progress --db "$tmp/db" --learner t >"$tmp/progress" 2>&1 && ok ||
+	fail "hdsim progress failed"
+for q in faster returns estimate total order; do
+	grep -q "$q" "$tmp/progress" && ok || fail "progress lacks question $q"
+done
+
+# ---- resume on the lesson answered last; SIGTERM restores the terminal ------
+start
+wait_for "Pinned vs pageable"
+keys Enter
+wait_for "The default stream is not just stream 0"
+wait_for "(page 1 of"
+pane=$(tmux -L "$sock" display -p '#{pane_pid}')
+pid=$(ps -o pid= --ppid "$pane" | head -n 1 | tr -d ' ')
+if [ -n "$pid" ]; then
+	kill -TERM "$pid"
+	wait_for "hdsim-exit=143"
+	restored
+else
+	fail "no hdsim process under the pane"
+fi
+
+# ---- monochrome, reduced motion: still usable; Ctrl-C restores the terminal --
+start --no-color --reduced-motion
+wait_for "Pinned vs pageable"
+keys Enter PageDown PageDown PageDown PageDown a Enter
+wait_for "(reduced motion)"
+keys C-c
+wait_for "hdsim-exit=130"
+restored
+
+# ---- once under valgrind: no memory errors (exit 9 if there are) ----------
+# (not for a sanitizer build: valgrind cannot run those)
+if command -v valgrind >/dev/null 2>&1 && ! ldd "$HDSIM" 2>/dev/null | grep -q libasan; then
+	runner="valgrind -q --error-exitcode=9 --log-file=$tmp/valgrind.log"
+	patience=300
+	start
+	wait_for "Pinned vs pageable"
+	keys Enter
+	wait_for "(page 1 of"
+	keys PageDown PageDown PageDown PageDown a Enter
+	wait_for "CUDA API"
+	keys End k Right k Enter
+	wait_for "question 2 of"
+	keys q q
+	wait_for "hdsim-exit=0" || sed 's/^/  valgrind| /' "$tmp/valgrind.log"
+	runner=
+	patience=50
+fi
+
+# ---- --plain on a terminal: the line-by-line text, no browser -------------
+start --plain
+wait_for "hdsim-exit=0"
+has "Next: 'hdsim show 1'"
+lacks "Up/Down move"
+
+# ---- a terminal curses does not know: text instead ------------------------
+# (ncurses keeps a small allocation when newterm fails: no leak check here)
+tmux -L "$sock" kill-server 2>/dev/null
+nsock=$((nsock + 1))
+sock=hdsimtest$$-$nsock
+tmux -L "$sock" -f /dev/null new-session -d -x 100 -y 30 \
+	"env HDSIM_LEARNER=t TERM=no-such-terminal-hdsim ASAN_OPTIONS=detect_leaks=0 \
+	$HDSIM --db $tmp/db; \
+	echo hdsim-exit=\$?; exec sleep 600"
+wait_for "hdsim-exit=0"
+has "Next: 'hdsim show 1'"
+
+# ---- without a terminal: text as before ------------------------------------
+"$HDSIM" --db "$tmp/db" </dev/null >"$tmp/out" 2>&1 && ok || fail "hdsim to a pipe failed"
+grep -q "Pinned vs pageable" "$tmp/out" && ok || fail "hdsim to a pipe lists no lessons"
+grep -q "$(printf '\033')" "$tmp/out" && fail "escape sequences in piped output" || ok
+
+echo "tui.sh: $n checks, $fails failed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,35 @@
+/*
+ * app.h - the terminal lesson browser: browse lessons, read a lesson's
+ * pages, predict, watch the run, read the explanation.
+ *
+ * The screens, the keys (one table drives both dispatch and the help
+ * overlay) and playback live in app.c; drawing goes through the render
+ * buffer and the views (screen.h, view.h), the terminal through term.h.
+ */
+#ifndef HD_APP_H
+#define HD_APP_H
+
+#include <stdbool.h>
+
+#include "catalog.h"
+#include "profile.h"
+
+struct hd_tui_opts {
+	const char *db;             /* database path, NULL: the default */
+	const char *learner;        /* whose progress */
+	bool no_color;              /* monochrome (NO_COLOR is honoured as well) */
+	bool reduced_motion;        /* no animation: playback jumps between events */
+};
+
+/*
+ * Run the lesson browser on the terminal until the learner quits.  Answers
+ * are stored in the database (the browser works without one when it cannot
+ * be opened, and says so).  Returns an exit status: HD_EXIT_OK, or 128 +
+ * the signal after SIGINT / SIGTERM; the terminal is restored before it
+ * returns.  Returns -1, having written nothing, when curses cannot drive
+ * this terminal (an unknown TERM): the caller falls back to text output.
+ */
+int hd_tui_main(struct hd_catalog *cat, const struct hd_profile *p,
+		const struct hd_tui_opts *o);
+
+#endif
