@@ -96,6 +96,20 @@ has "Streams and overlap"
 has "Two streams: overlap copy and compute"
 has "The default stream is not just stream 0"
 
+# Idle in the browser, the TUI waits for a key and uses no CPU: at most two
+# clock ticks (20 ms at the usual 100 Hz) of CPU over two seconds.
+cpu_ticks() {
+	awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null
+}
+pid=$(tmux -L "$sock" display -p '#{pane_pid}')
+if [ -n "$pid" ] && [ -r "/proc/$pid/stat" ]; then
+	before=$(cpu_ticks "$pid")
+	sleep 2
+	after=$(cpu_ticks "$pid")
+	[ -n "$before" ] && [ -n "$after" ] && [ $((after - before)) -le 2 ] && ok ||
+		fail "idle browser used CPU: $before -> $after clock ticks in 2 s"
+fi
+
 # ---- lesson 1: pages, prediction, run, explanation ---------------------------
 keys Enter
 wait_for "(page 1 of 2)"
