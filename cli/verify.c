@@ -51,19 +51,24 @@ hd_verify_builtin_for_gpu(const char *gpu_name)
 	return hd_profile_builtin(0)->name;
 }
 
-void
-hd_verify_pick_profile(const char *gpu_name, struct hd_profile *out, char *why, size_t n)
+static int
+calibrated_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct hd_verify_calibrated *)a)->profile.name,
+		      ((const struct hd_verify_calibrated *)b)->profile.name);
+}
+
+int
+hd_verify_calibrated_profiles(struct hd_verify_calibrated **out)
 {
 	char *dir = hd_verify_profile_dir();
-	DIR *d = gpu_name ? opendir(dir) : NULL;
+	DIR *d = opendir(dir);
+	struct hd_verify_calibrated *v = NULL;
 	struct dirent *de;
-	time_t best = 0;
-	size_t i;
-	int found = 0;
+	size_t n = 0, cap = 0;
 
 	while (d != NULL && (de = readdir(d)) != NULL) {
 		size_t len = strlen(de->d_name);
-		struct hd_profile p;
 		struct hd_err e = { 0 };
 		struct stat st;
 		char *path;
@@ -71,27 +76,54 @@ hd_verify_pick_profile(const char *gpu_name, struct hd_profile *out, char *why, 
 		if (len < 5 || strcmp(de->d_name + len - 4, ".hdp") != 0)
 			continue;
 		path = hd_xasprintf("%s/%s", dir, de->d_name);
-		if (stat(path, &st) == 0 && hd_profile_resolve(path, &p, &e) == 0 &&
-		    strcasecmp(p.gpu_name, gpu_name) == 0 && (!found || st.st_mtime > best)) {
-			*out = p;
-			best = st.st_mtime;
-			found = 1;
-			snprintf(why, n, "calibrated on this GPU (%s)", path);
+		v = hd_xgrow(v, &cap, n + 1, sizeof *v);
+		if (stat(path, &st) == 0 && hd_profile_resolve(path, &v[n].profile, &e) == 0) {
+			v[n].mtime = st.st_mtime;
+			n++;
 		}
 		free(path);
 	}
 	if (d != NULL)
 		closedir(d);
 	free(dir);
-	if (found)
+	if (n > 1)
+		qsort(v, n, sizeof *v, calibrated_cmp);
+	if (n == 0) {
+		free(v);
+		v = NULL;
+	}
+	*out = v;
+	return (int)n;
+}
+
+void
+hd_verify_pick_profile(const char *gpu_name, struct hd_profile *out, char *why, size_t n)
+{
+	struct hd_verify_calibrated *cal = NULL;
+	int ncal = gpu_name ? hd_verify_calibrated_profiles(&cal) : 0, i, best = -1;
+	size_t k;
+
+	for (i = 0; i < ncal; i++)
+		if (strcasecmp(cal[i].profile.gpu_name, gpu_name) == 0 &&
+		    (best < 0 || cal[i].mtime > cal[best].mtime))
+			best = i;
+	if (best >= 0) {
+		char *dir = hd_verify_profile_dir();
+
+		*out = cal[best].profile;
+		snprintf(why, n, "calibrated on this GPU (%s in %s)", out->name, dir);
+		free(dir);
+		free(cal);
 		return;
+	}
+	free(cal);
 	{
 		const char *name = hd_verify_builtin_for_gpu(gpu_name);
 		struct hd_err e = { 0 };
 
 		hd_profile_resolve(name, out, &e);
-		for (i = 0; gpu_name != NULL && i < HD_ARRAY_LEN(gpu_tokens); i++)
-			if (strstr(gpu_name, gpu_tokens[i].token) != NULL) {
+		for (k = 0; gpu_name != NULL && k < HD_ARRAY_LEN(gpu_tokens); k++)
+			if (strstr(gpu_name, gpu_tokens[k].token) != NULL) {
 				snprintf(why, n, "built-in profile closest to %s (no calibrated "
 					 "profile; run 'hdsim calibrate')", gpu_name);
 				return;

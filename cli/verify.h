@@ -11,6 +11,7 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "backend.h"
 #include "lesson.h"
@@ -67,6 +68,17 @@ void hd_verify_result_free(struct hd_verify_result *res);
  */
 void hd_verify_pick_profile(const char *gpu_name, struct hd_profile *out, char *why,
 			    size_t n);
+
+/* A calibrated profile found in the user's profile folder. */
+struct hd_verify_calibrated {
+	struct hd_profile profile;
+	time_t mtime;
+};
+/*
+ * Every profile file in hd_verify_profile_dir() that parses, sorted by name.
+ * Returns how many (the array in *out, freed by the caller; NULL when none).
+ */
+int hd_verify_calibrated_profiles(struct hd_verify_calibrated **out);
 
 /* The built-in profile closest to a GPU by its name (the default if none is). */
 const char *hd_verify_builtin_for_gpu(const char *gpu_name);

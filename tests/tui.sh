@@ -89,6 +89,10 @@ resize() {
 }
 
 # ---- the browser ----------------------------------------------------------
+# A calibrated profile in the learner's profile folder, for P to reach.
+mkdir -p "$tmp/hdsim/profiles"
+printf 'hdsim-profile 1\nbase = h100-sxm\nname = "calibrated-test"\n' \
+	>"$tmp/hdsim/profiles/calibrated-test.hdp"
 start
 wait_for "Pinned vs pageable: the staging copy"
 has "Moving data"
@@ -238,6 +242,9 @@ lacks "before "
 keys P
 wait_for "before "
 has "profile "
+# after the five built-ins, P reaches the learner's calibrated profile
+keys P P P P
+wait_for "profile calibrated-test"
 keys q
 wait_for "Streams and overlap"
 keys q

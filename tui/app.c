@@ -24,6 +24,7 @@
 #include "store.h"
 #include "term.h"
 #include "timeline.h"
+#include "verify.h"
 #include "view.h"
 
 #define MIN_W 80
@@ -1050,18 +1051,24 @@ k_measured(struct app *a)
 		 100.0 * ((double)p - (double)m.row.makespan) / (double)m.row.makespan);
 }
 
-/* The next built-in profile; the open run is re-run on it. */
+/* The next profile: the built-ins, then the user's calibrated ones; the open
+ * run is re-run on it. */
 static void
 k_profile(struct app *a)
 {
-	int n = hd_profile_builtin_count(), i, cur = -1;
+	struct hd_verify_calibrated *cal = NULL;
+	int nb = hd_profile_builtin_count(), nc = hd_verify_calibrated_profiles(&cal);
+	int n = nb + nc, i, cur = -1;
 
 	if (n == 0)
 		return;
 	for (i = 0; i < n; i++)
-		if (strcmp(hd_profile_builtin(i)->name, a->prof.name) == 0)
+		if (strcmp(i < nb ? hd_profile_builtin(i)->name : cal[i - nb].profile.name,
+			   a->prof.name) == 0)
 			cur = i;
-	a->prof = *hd_profile_builtin((cur + 1) % n);
+	i = (cur + 1) % n;
+	a->prof = i < nb ? *hd_profile_builtin(i) : cal[i - nb].profile;
+	free(cal);
 	snprintf(a->msg, sizeof a->msg, "profile %s: %s", a->prof.name, a->prof.description);
 	if (a->screen == S_RUN || a->screen == S_KNOBS)
 		rerun(a, -1, 0);
