@@ -152,23 +152,27 @@ struct geom {
 	hd_time span;       /* time shown across the bar (makespan, at least 1) */
 };
 
+int
+hd_timeline_col(hd_time t, int width, hd_time span, int up)
+{
+	__int128 x;
+
+	if (t <= 0 || span <= 0)
+		return 0;
+	x = (__int128)t * width;
+	return (int)(up ? (x + span - 1) / span : x / span);
+}
+
 static int
 col_floor(const struct geom *g, hd_time t)
 {
-	if (t <= 0)
-		return 0;
-	return (int)(((__int128)t * g->bar_w) / g->span);
+	return hd_timeline_col(t, g->bar_w, g->span, 0);
 }
 
 static int
 col_ceil(const struct geom *g, hd_time t)
 {
-	__int128 x;
-
-	if (t <= 0)
-		return 0;
-	x = (__int128)t * g->bar_w;
-	return (int)((x + g->span - 1) / g->span);
+	return hd_timeline_col(t, g->bar_w, g->span, 1);
 }
 
 static void

@@ -66,6 +66,12 @@ int *hd_timeline_lane_order(const struct hd_trace *t);
 /* A tick step of 1, 2 or 5 times a power of ten (ps) giving at most n ticks
  * across `span`. */
 hd_time hd_timeline_tick_step(hd_time span, int n);
+/*
+ * The column of time t on a bar `width` columns wide showing [0, span):
+ * rounded down, or up when `up` (so a span's end covers its last column).
+ * Exact integer arithmetic; times at or before 0 give column 0.
+ */
+int hd_timeline_col(hd_time t, int width, hd_time span, int up);
 
 /*
  * Columns to draw in: `requested` when > 0, else $COLUMNS, else the width of

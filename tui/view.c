@@ -111,20 +111,13 @@ hd_view_tl_geom(struct hd_tl_geom *g, const struct hd_trace *t,
 int
 hd_view_tl_col(const struct hd_tl_geom *g, hd_time tm)
 {
-	if (tm <= 0)
-		return 0;
-	return (int)(((__int128)tm * g->bar_w) / g->span);
+	return hd_timeline_col(tm, g->bar_w, g->span, 0);
 }
 
 static int
 tl_col_ceil(const struct hd_tl_geom *g, hd_time tm)
 {
-	__int128 x;
-
-	if (tm <= 0)
-		return 0;
-	x = (__int128)tm * g->bar_w;
-	return (int)((x + g->span - 1) / g->span);
+	return hd_timeline_col(tm, g->bar_w, g->span, 1);
 }
 
 struct tcell {
