@@ -381,6 +381,16 @@ upsert_id(struct hd_store *s, const char *insert, const char *select,
 	return id;
 }
 
+/* Every write starts here: a read-only open writes nothing. */
+static int
+refuse_read_only(struct hd_store *s, struct hd_err *e)
+{
+	if (s->mode != HD_STORE_RO)
+		return 0;
+	hd_err_set(e, HD_EXIT_INPUT, s->path, "the database was opened read-only");
+	return -1;
+}
+
 static const char *
 outcome_name(int outcome)
 {
@@ -502,10 +512,8 @@ hd_store_run_insert(struct hd_store *s, const struct hd_store_run *r,
 	sqlite3_stmt *st = NULL;
 	int64_t profile = 0, machine = 0, run;
 
-	if (s->mode == HD_STORE_RO) {
-		hd_err_set(e, HD_EXIT_INPUT, s->path, "the database was opened read-only");
+	if (refuse_read_only(s, e) != 0)
 		return -1;
-	}
 	if (exec(s, "BEGIN IMMEDIATE", "BEGIN IMMEDIATE", e) != 0)
 		return -1;
 	if (r->profile_name != NULL) {
@@ -586,10 +594,8 @@ hd_store_profile_insert(struct hd_store *s, const char *name, const char *text, 
 	const char *v[] = { name, text };
 	int64_t got;
 
-	if (s->mode == HD_STORE_RO) {
-		hd_err_set(e, HD_EXIT_INPUT, s->path, "the database was opened read-only");
+	if (refuse_read_only(s, e) != 0)
 		return -1;
-	}
 	got = upsert_id(s, "INSERT OR IGNORE INTO profiles (name, text) VALUES (?, ?)",
 			"SELECT id FROM profiles WHERE name = ? AND text = ?", v, 2, 2, e);
 	if (got < 0)
@@ -732,15 +738,6 @@ hd_store_runs(struct hd_store *s, const char *lesson,
 }
 
 /* ---- learners and their progress --------------------------------------- */
-
-static int
-refuse_read_only(struct hd_store *s, struct hd_err *e)
-{
-	if (s->mode != HD_STORE_RO)
-		return 0;
-	hd_err_set(e, HD_EXIT_INPUT, s->path, "the database was opened read-only");
-	return -1;
-}
 
 /* A learner's name: 1 to HD_STORE_NAME_MAX bytes, no control characters. */
 static int

@@ -53,10 +53,17 @@ static const struct hd_store_machine machine = {
 	.facts_json = "{}",
 };
 
+static struct hd_catalog *cat;         /* the built-in lessons */
+static struct hd_profile h100;         /* what predictions use */
+
 static void
 setup(void)
 {
 	struct hd_err e = { 0 };
+
+	cat = hd_catalog_new();
+	ck_assert_int_eq(hd_catalog_add_builtin(cat), 0);
+	ck_assert_int_eq(hd_profile_resolve("h100-sxm", &h100, &e), 0);
 
 	snprintf(dir, sizeof dir, "/tmp/hdsim-verify-XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -70,6 +77,9 @@ static void
 teardown(void)
 {
 	char cmd[128];
+
+	hd_catalog_free(cat);
+	cat = NULL;
 
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	ck_assert_int_eq(system(cmd), 0);
@@ -107,21 +117,17 @@ opts(struct hd_verify_opts *o, const struct hd_profile *p, const char *db)
 
 START_TEST(pairs_stored_and_claims_checked)
 {
-	struct hd_catalog *cat = hd_catalog_new();
 	const struct hd_lesson *ls[3];
 	struct hd_verify_opts o;
 	struct hd_verify_result res;
-	struct hd_profile h100;
 	struct hd_err e = { 0 };
 	struct hd_buf out;
 	char *db = hd_xasprintf("%s/runs.db", dir);
 	int i;
 
-	ck_assert_int_eq(hd_catalog_add_builtin(cat), 0);
 	ck_assert_int_ge(hd_catalog_count(cat), 3);
 	for (i = 0; i < 3; i++)
 		ls[i] = hd_catalog_get(cat, i);
-	ck_assert_int_eq(hd_profile_resolve("h100-sxm", &h100, &e), 0);
 	opts(&o, &h100, db);
 	hd_buf_init(&out);
 	ck_assert_msg(hd_verify_lessons(ls, 3, &o, &out, &res, &e) == 0, "%s", e.msg);
@@ -155,26 +161,21 @@ START_TEST(pairs_stored_and_claims_checked)
 			       " WHERE r.source = 'measured'"), 9);
 	hd_buf_free(&out);
 	hd_verify_result_free(&res);
-	hd_catalog_free(cat);
 	free(db);
 }
 END_TEST
 
 START_TEST(interruption_stores_nothing_of_the_lesson)
 {
-	struct hd_catalog *cat = hd_catalog_new();
 	const struct hd_lesson *ls[2];
 	struct hd_verify_opts o;
 	struct hd_verify_result res;
-	struct hd_profile h100;
 	struct hd_err e = { 0 };
 	struct hd_buf out;
 	char *db = hd_xasprintf("%s/int.db", dir);
 
-	ck_assert_int_eq(hd_catalog_add_builtin(cat), 0);
 	ls[0] = hd_catalog_get(cat, 0);         /* 3 scenarios */
 	ls[1] = hd_catalog_get(cat, 1);
-	ck_assert_int_eq(hd_profile_resolve("h100-sxm", &h100, &e), 0);
 	opts(&o, &h100, db);
 	interrupt_at = 4;                       /* the second lesson's second scenario */
 	hd_buf_init(&out);
@@ -187,24 +188,19 @@ START_TEST(interruption_stores_nothing_of_the_lesson)
 	ck_assert_int_eq(count(db, "SELECT count(DISTINCT lesson) FROM runs"), 1);
 	hd_buf_free(&out);
 	hd_verify_result_free(&res);
-	hd_catalog_free(cat);
 	free(db);
 }
 END_TEST
 
 START_TEST(bad_database_fails_before_measuring)
 {
-	struct hd_catalog *cat = hd_catalog_new();
 	const struct hd_lesson *ls[1];
 	struct hd_verify_opts o;
 	struct hd_verify_result res;
-	struct hd_profile h100;
 	struct hd_err e = { 0 };
 	struct hd_buf out;
 
-	ck_assert_int_eq(hd_catalog_add_builtin(cat), 0);
 	ls[0] = hd_catalog_get(cat, 0);
-	ck_assert_int_eq(hd_profile_resolve("h100-sxm", &h100, &e), 0);
 	opts(&o, &h100, dir);                   /* a folder, not a database */
 	hd_buf_init(&out);
 	ck_assert_int_eq(hd_verify_lessons(ls, 1, &o, &out, &res, &e), -1);
@@ -212,7 +208,6 @@ START_TEST(bad_database_fails_before_measuring)
 	ck_assert_int_eq(stand_in_runs, 0);
 	hd_buf_free(&out);
 	hd_verify_result_free(&res);
-	hd_catalog_free(cat);
 }
 END_TEST
 
@@ -227,7 +222,6 @@ START_TEST(rank_scenarios_are_skipped)
 	const struct hd_lesson *ls[1];
 	struct hd_verify_opts o;
 	struct hd_verify_result res;
-	struct hd_profile h100;
 	struct hd_err e = { 0 };
 	struct hd_buf out;
 	char *db = hd_xasprintf("%s/r.db", dir);
@@ -235,7 +229,6 @@ START_TEST(rank_scenarios_are_skipped)
 	l = hd_lesson_parse(text, sizeof text - 1, "mixed.hds", &e);
 	ck_assert_msg(l != NULL, "%s: %s", e.where, e.msg);
 	ls[0] = l;
-	ck_assert_int_eq(hd_profile_resolve("h100-sxm", &h100, &e), 0);
 	opts(&o, &h100, db);
 	hd_buf_init(&out);
 	ck_assert_msg(hd_verify_lessons(ls, 1, &o, &out, &res, &e) == 0, "%s", e.msg);
@@ -252,18 +245,14 @@ END_TEST
 
 START_TEST(one_scenario_only)
 {
-	struct hd_catalog *cat = hd_catalog_new();
 	const struct hd_lesson *ls[1];
 	struct hd_verify_opts o;
 	struct hd_verify_result res;
-	struct hd_profile h100;
 	struct hd_err e = { 0 };
 	struct hd_buf out;
 	char *db = hd_xasprintf("%s/one.db", dir);
 
-	ck_assert_int_eq(hd_catalog_add_builtin(cat), 0);
 	ls[0] = hd_catalog_get(cat, 0);
-	ck_assert_int_eq(hd_profile_resolve("h100-sxm", &h100, &e), 0);
 	opts(&o, &h100, db);
 	o.scenario = "pin-first";
 	hd_buf_init(&out);
@@ -277,14 +266,13 @@ START_TEST(one_scenario_only)
 	ck_assert_int_eq(count(db, "SELECT count(*) FROM runs"), 2);
 	hd_buf_free(&out);
 	hd_verify_result_free(&res);
-	hd_catalog_free(cat);
 	free(db);
 }
 END_TEST
 
 START_TEST(profile_choice)
 {
-	struct hd_profile p, h100;
+	struct hd_profile p, mine;
 	struct hd_err e = { 0 };
 	char why[512], *path, *text;
 	FILE *f;
@@ -304,11 +292,11 @@ START_TEST(profile_choice)
 	path = hd_xasprintf("%s/hdsim/profiles", dir);
 	ck_assert_int_eq(mkdir(path, 0700), 0);
 	free(path);
-	ck_assert_int_eq(hd_profile_resolve("h100-sxm", &h100, &e), 0);
-	snprintf(h100.name, sizeof h100.name, "calibrated-test");
-	snprintf(h100.gpu_name, sizeof h100.gpu_name, "NVIDIA H100 80GB HBM3");
-	h100.h2d_bw = 51.5e9;
-	text = hd_profile_format(&h100);
+	ck_assert_int_eq(hd_profile_resolve("h100-sxm", &mine, &e), 0);
+	snprintf(mine.name, sizeof mine.name, "calibrated-test");
+	snprintf(mine.gpu_name, sizeof mine.gpu_name, "NVIDIA H100 80GB HBM3");
+	mine.h2d_bw = 51.5e9;
+	text = hd_profile_format(&mine);
 	path = hd_xasprintf("%s/hdsim/profiles/calibrated-test.hdp", dir);
 	f = fopen(path, "w");
 	ck_assert_ptr_nonnull(f);
