@@ -100,6 +100,33 @@ hd_coll_name(enum hd_coll c)
 	return (unsigned)c < HD_COLL__COUNT ? coll_names[c].name : "?";
 }
 
+/*
+ * nccl-tests' bus bandwidth factors (doc/PERFORMANCE.md there): busBw =
+ * algBw * factor, so that busBw compares with the hardware's link rate
+ * whatever the collective and the rank count.  Gather and all-to-all have
+ * the (n-1)/n of the all-gather: each rank's share crosses one link once.
+ */
+double
+hd_coll_bus_factor(enum hd_coll c, int nranks)
+{
+	double n = nranks > 0 ? (double)nranks : 1.0;
+
+	switch (c) {
+	case HD_COLL_ALLREDUCE:
+		return 2.0 * (n - 1.0) / n;
+	case HD_COLL_BROADCAST:
+	case HD_COLL_REDUCE:
+		return 1.0;
+	case HD_COLL_ALLGATHER:
+	case HD_COLL_REDUCESCATTER:
+	case HD_COLL_GATHER:
+	case HD_COLL_ALLTOALL:
+		return (n - 1.0) / n;
+	default:
+		return 1.0;
+	}
+}
+
 const char *
 hd_copy_kind_name(enum hd_copy_kind c)
 {

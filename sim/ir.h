@@ -179,6 +179,14 @@ const char *hd_op_kind_name(enum hd_op_kind k);     /* "copy" "kernel" ... */
 const char *hd_kernel_name(enum hd_kernel_kind k);  /* "spin" "compute" "memory" "fill" "reduce" */
 const char *hd_coll_name(enum hd_coll c);           /* "allreduce" ... */
 const char *hd_copy_kind_name(enum hd_copy_kind c); /* "HtoD" "DtoH" "DtoD" "HtoH" "PtoP" */
+/*
+ * Collective sizes follow nccl-tests: an op's `bytes` is the size of the
+ * buffer each rank passes (for all-gather the whole gathered buffer, each
+ * rank contributing bytes / nranks).  algBw = bytes / time; busBw = algBw
+ * times this factor (all-reduce 2(n-1)/n, all-gather, reduce-scatter,
+ * gather and all-to-all (n-1)/n, broadcast and reduce 1).
+ */
+double hd_coll_bus_factor(enum hd_coll c, int nranks);
 /* The CUDA / NCCL call an op becomes, e.g. "cudaMemcpyAsync", "ncclAllReduce".
  * ALLOC and FREE give the device forms ("cudaMalloc", "cudaFree"); see
  * hd_op_api_name_sc for the form that matches the buffer. */

@@ -42,7 +42,7 @@ enum ktype {
 	KT_RATE,        /* a rate (bytes/s or FLOP/s) into a double */
 	KT_TIME,        /* a time into an hd_time */
 	KT_SIZE,        /* a size into a uint64_t */
-	KT_TOPO,        /* a topology word into an enum hd_topo */
+	KT_WORD,        /* one of the key's words into an enum (stored as int) */
 	KT__COUNT
 };
 
@@ -59,15 +59,32 @@ struct pkey {
 	double min, max;        /* allowed range, inclusive (ints, quantities) */
 	int flags;
 	const char *help;
+	const char *const *words;       /* KT_WORD: the words, in enum order */
+	int nwords;
 };
 
 #define FLD(m) offsetof(struct hd_profile, m), sizeof(((struct hd_profile *)0)->m)
-#define STR(k, m, h) { k, FLD(m), KT_STR, HD_DIM_NONE, NULL, 0, 0, 0, h }
-#define INT(k, m, lo, hi, h) { k, FLD(m), KT_INT, HD_DIM_NONE, NULL, lo, hi, 0, h }
-#define RATE(k, m, u, fl, h) { k, FLD(m), KT_RATE, HD_DIM_RATE, u, 0, 1e18, fl, h }
-#define FLOPS(k, m, u, fl, h) { k, FLD(m), KT_RATE, HD_DIM_FLOPS, u, 0, 1e21, fl, h }
-#define TIME(k, m, u, fl, h) { k, FLD(m), KT_TIME, HD_DIM_TIME, u, 0, EXACT_MAX, fl, h }
-#define SIZE(k, m, fl, h) { k, FLD(m), KT_SIZE, HD_DIM_BYTES, NULL, 0, EXACT_MAX, fl, h }
+#define STR(k, m, h) { k, FLD(m), KT_STR, HD_DIM_NONE, NULL, 0, 0, 0, h, NULL, 0 }
+#define INT(k, m, lo, hi, h) { k, FLD(m), KT_INT, HD_DIM_NONE, NULL, lo, hi, 0, h, NULL, 0 }
+#define RATE(k, m, u, fl, h) { k, FLD(m), KT_RATE, HD_DIM_RATE, u, 0, 1e18, fl, h, NULL, 0 }
+#define FLOPS(k, m, u, fl, h) { k, FLD(m), KT_RATE, HD_DIM_FLOPS, u, 0, 1e21, fl, h, NULL, 0 }
+#define TIME(k, m, u, fl, h) { k, FLD(m), KT_TIME, HD_DIM_TIME, u, 0, EXACT_MAX, fl, h, NULL, 0 }
+#define SIZE(k, m, fl, h) { k, FLD(m), KT_SIZE, HD_DIM_BYTES, NULL, 0, EXACT_MAX, fl, h, NULL, 0 }
+
+static const char *const topo_names[HD_TOPO__COUNT] = {
+	[HD_TOPO_SINGLE] = "single",
+	[HD_TOPO_NVSWITCH] = "nvswitch",
+	[HD_TOPO_NVLINK_PAIRS] = "nvlink-pairs",
+	[HD_TOPO_PCIE] = "pcie",
+};
+static const char *const algo_names[HD_ALGO__COUNT] = {
+	[HD_ALGO_AUTO] = "auto", [HD_ALGO_RING] = "ring", [HD_ALGO_TREE] = "tree",
+};
+static const char *const cmodel_names[HD_CMODEL__COUNT] = {
+	[HD_CMODEL_CHUNKS] = "chunks", [HD_CMODEL_FORMULA] = "formula",
+};
+#define WORD(k, m, names, h) { k, FLD(m), KT_WORD, HD_DIM_NONE, NULL, 0, 0, 0, h, \
+	names, (int)HD_ARRAY_LEN(names) }
 
 static const struct pkey keys[] = {
 	STR("name", name, "short name, as given to --profile"),
@@ -136,8 +153,7 @@ static const struct pkey keys[] = {
 	RATE("um.prefetch_rate", um_prefetch_bw, "GB/s", KF_POS,
 	    "migration rate of cudaMemPrefetchAsync"),
 
-	{ "topo.kind", FLD(topo), KT_TOPO, HD_DIM_NONE, NULL, 0, 0, 0,
-	    "how the GPUs of a node reach each other" },
+	WORD("topo.kind", topo, topo_names, "how the GPUs of a node reach each other"),
 	INT("topo.gpus_per_node", gpus_per_node, 1, 1024, "GPUs in one node"),
 	RATE("topo.p2p_pcie", p2p_pcie_bw, "GB/s", KF_POS,
 	    "GPU-to-GPU rate without NVLink, per direction"),
@@ -149,6 +165,15 @@ static const struct pkey keys[] = {
 	RATE("net.rate", nic_bw, "GB/s", KF_POS,
 	    "network rate per node, per direction"),
 	TIME("net.latency", net_latency, "us", 0, "network latency per hop"),
+
+	WORD("coll.algorithm", coll_algo, algo_names,
+	    "collective algorithm: ring, tree, or auto (the faster, as NCCL picks)"),
+	WORD("coll.model", coll_model, cmodel_names,
+	    "chunks (simulated step by step over the links) or formula (closed form)"),
+	TIME("coll.base", coll_base, "us", 0,
+	    "fixed GPU cost of one collective or send/recv"),
+	SIZE("coll.chunk", coll_chunk, KF_POS,
+	    "pipelining unit of trees, broadcast, reduce and send/recv"),
 };
 #define NKEYS ((int)HD_ARRAY_LEN(keys))
 
@@ -166,13 +191,7 @@ static const struct {
 	{ "topo", "Node topology" },
 	{ "nvlink", "NVLink" },
 	{ "net", "Network" },
-};
-
-static const char *const topo_names[HD_TOPO__COUNT] = {
-	[HD_TOPO_SINGLE] = "single",
-	[HD_TOPO_NVSWITCH] = "nvswitch",
-	[HD_TOPO_NVLINK_PAIRS] = "nvlink-pairs",
-	[HD_TOPO_PCIE] = "pcie",
+	{ "coll", "NCCL collectives" },
 };
 
 /* An example value per dimension, for "expects a rate such as 50 GB/s". */
@@ -185,6 +204,18 @@ static const char *const dim_example[] = {
 	[HD_DIM_FLOPS] = "60 TFLOP/s",
 	[HD_DIM_PERCENT] = "50%",
 };
+
+const char *
+hd_coll_algo_name(enum hd_coll_algo a)
+{
+	return (unsigned)a < HD_ALGO__COUNT ? algo_names[a] : "?";
+}
+
+const char *
+hd_coll_model_name(enum hd_coll_model m)
+{
+	return (unsigned)m < HD_CMODEL__COUNT ? cmodel_names[m] : "?";
+}
 
 const char *
 hd_topo_name(enum hd_topo t)
@@ -343,7 +374,6 @@ put_value(struct hd_buf *b, const struct hd_profile *p, const struct pkey *k)
 	double dv;
 	hd_time tv;
 	uint64_t sv;
-	enum hd_topo topo;
 
 	switch (k->type) {
 	case KT_STR:
@@ -366,10 +396,11 @@ put_value(struct hd_buf *b, const struct hd_profile *p, const struct pkey *k)
 		memcpy(&sv, f, sizeof sv);
 		fmt_size(tmp, sizeof tmp, sv);
 		break;
-	case KT_TOPO:
+	case KT_WORD:
 	default:
-		memcpy(&topo, f, sizeof topo);
-		snprintf(tmp, sizeof tmp, "%s", hd_topo_name(topo));
+		memcpy(&iv, f, sizeof iv);
+		snprintf(tmp, sizeof tmp, "%s", iv >= 0 && iv < k->nwords ?
+		    k->words[iv] : "?");
 		break;
 	}
 	hd_buf_puts(b, tmp);
@@ -648,16 +679,23 @@ parse_value(struct parser *ps, const struct pkey *k, const char *text,
 		memcpy(f, &b, sizeof b);
 		return 0;
 	}
-	case KT_TOPO:
-		for (i = 0; i < HD_TOPO__COUNT; i++) {
-			if (strcmp(text, topo_names[i]) == 0) {
-				enum hd_topo t = (enum hd_topo)i;
-				memcpy(f, &t, sizeof t);
+	case KT_WORD: {
+		struct hd_buf list = { 0 };
+		int r;
+
+		for (i = 0; i < k->nwords; i++) {
+			if (strcmp(text, k->words[i]) == 0) {
+				memcpy(f, &i, sizeof i);
 				return 0;
 			}
 		}
-		return perr(ps, at, "%s expects one of single, nvswitch, nvlink-pairs, "
-		    "pcie; found '%s'", k->key, text);
+		for (i = 0; i < k->nwords; i++)
+			hd_buf_printf(&list, "%s%s", i > 0 ? ", " : "", k->words[i]);
+		r = perr(ps, at, "%s expects one of %s; found '%s'", k->key,
+		    list.s, text);
+		hd_buf_free(&list);
+		return r;
+	}
 	case KT_STR:
 	default:
 		break;
@@ -747,7 +785,7 @@ parse_statement(struct parser *ps, const char *s)
 		if (*v == '"')
 			return perr(ps, v, "%s expects %s, not a string", key,
 			    ki == -2 ? "a built-in profile name" :
-			    keys[ki].type == KT_TOPO ? "a topology word" :
+			    keys[ki].type == KT_WORD ? "a word" :
 			    keys[ki].type == KT_INT ? "a whole number" : "a number with a unit");
 		for (vend = v; vend < lend && *vend != '#'; vend++)
 			;

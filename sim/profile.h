@@ -23,6 +23,19 @@ enum hd_topo {
 	HD_TOPO__COUNT
 };
 
+/* How the simulator runs NCCL collectives. */
+enum hd_coll_algo {
+	HD_ALGO_AUTO,       /* the faster of ring and tree by NCCL's cost model, as NCCL picks */
+	HD_ALGO_RING,
+	HD_ALGO_TREE,
+	HD_ALGO__COUNT
+};
+enum hd_coll_model {
+	HD_CMODEL_CHUNKS,   /* the algorithm step by step, chunk by chunk over the links */
+	HD_CMODEL_FORMULA,  /* NCCL's closed form: base + steps * latency + bytes / busBw */
+	HD_CMODEL__COUNT
+};
+
 struct hd_profile {
 	char name[64];          /* "h100-sxm" */
 	char description[160];  /* "NVIDIA H100 SXM5 80GB, PCIe Gen5 x16 host link" */
@@ -80,6 +93,12 @@ struct hd_profile {
 	double p2p_pcie_bw;     /* peer traffic without NVLink, bytes/s */
 	double nic_bw;          /* per node, per direction, bytes/s */
 	hd_time net_latency;
+
+	/* NCCL collectives. */
+	enum hd_coll_algo coll_algo;
+	enum hd_coll_model coll_model;
+	hd_time coll_base;      /* fixed cost of one collective or send/recv on the GPU */
+	uint64_t coll_chunk;    /* pipelining unit of trees, broadcast, reduce and send/recv */
 };
 
 /* The built-in profiles, in display order; the first is the default. */
@@ -109,6 +128,9 @@ const struct hd_profile *hd_profile_builtin_find(const char *name);
 int hd_profile_equal(const struct hd_profile *a, const struct hd_profile *b);
 /* "single", "nvswitch", "nvlink-pairs", "pcie". */
 const char *hd_topo_name(enum hd_topo t);
+/* "auto", "ring", "tree";  "chunks", "formula". */
+const char *hd_coll_algo_name(enum hd_coll_algo a);
+const char *hd_coll_model_name(enum hd_coll_model m);
 
 /* The keys of the profile format, in file order: key i's name and help text
  * (static strings); NULL when i is out of range. */
