@@ -27,6 +27,15 @@ struct hd_cli_opts {
 	bool reset;             /* progress --reset: delete it */
 	bool reduced_motion;    /* the lesson browser: no animation */
 	int width;              /* --width N; 0 = from the terminal */
+	const char *format;     /* export --format F */
+	const char *output;     /* export -o FILE|DIR */
+	const char *run;        /* export --run ID, as given */
+	const char *lesson;     /* export --lesson L */
+	bool all;               /* export --all */
+	bool class_export;      /* export --class */
+	const char *table;      /* export --table T (one CSV table) */
+	char **dbs;             /* every --db in order (db is the last one) */
+	int ndbs;
 	unsigned given;         /* HD_OPT_* bits of the options that were given */
 	char **args;            /* positional arguments, the command first */
 	int nargs;
@@ -48,6 +57,13 @@ enum {
 	HD_OPT_LEARNER = 1 << 11,
 	HD_OPT_RESET = 1 << 12,
 	HD_OPT_REDUCED_MOTION = 1 << 13,
+	HD_OPT_FORMAT = 1 << 14,
+	HD_OPT_OUTPUT = 1 << 15,
+	HD_OPT_RUN = 1 << 16,
+	HD_OPT_LESSON = 1 << 17,
+	HD_OPT_ALL = 1 << 18,
+	HD_OPT_CLASS = 1 << 19,
+	HD_OPT_TABLE = 1 << 20,
 };
 
 /*

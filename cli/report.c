@@ -40,23 +40,10 @@ hd_report_lane_kind(enum hd_lane_kind k)
 
 /* ---- running ------------------------------------------------------------- */
 
-static bool
-claim_applies(const struct hd_claim *c, const char *profile)
-{
-	int i;
-
-	if (c->nprofiles == 0)
-		return true;
-	for (i = 0; i < c->nprofiles; i++)
-		if (strcmp(c->profiles[i], profile) == 0)
-			return true;
-	return false;
-}
-
 static void
 eval_claims(struct hd_run *r)
 {
-	int i, j;
+	int i;
 
 	r->nclaims = hd_lesson_nclaims(r->lesson);
 	r->claims = hd_xcalloc((size_t)r->nclaims + 1, sizeof *r->claims);
@@ -64,18 +51,10 @@ eval_claims(struct hd_run *r)
 		const struct hd_claim *c = hd_lesson_claim(r->lesson, i);
 		struct hd_claim_result *cr = &r->claims[i];
 		struct hd_err e = { 0 };
-		size_t len;
 
 		cr->status = -1;
-		if (!claim_applies(c, r->profile.name)) {
-			len = (size_t)snprintf(cr->detail, sizeof cr->detail,
-					       "not checked: it is stated for profile");
-			for (j = 0; j < c->nprofiles && len < sizeof cr->detail; j++)
-				len += (size_t)snprintf(cr->detail + len, sizeof cr->detail - len,
-							"%s %s", j == 0 ? "" : ",",
-							c->profiles[j]);
+		if (!hd_claim_applies(c, r->profile.name, cr->detail, sizeof cr->detail))
 			continue;
-		}
 		cr->status = hd_lesson_claim_eval(r->lesson, i, r->knobs, r->traces,
 						  &cr->lhs, &cr->rhs, cr->detail,
 						  sizeof cr->detail, &e);
@@ -253,6 +232,8 @@ json_scenario(struct hd_buf *b, const struct hd_run *r, int si)
 	json_strkey(b, "title", hd_lesson_scenario_title(r->lesson, si));
 	hd_buf_printf(b, ",\"makespan_ps\":%" PRId64 ",\"engine_events\":%" PRIu64,
 		      t->makespan, t->events);
+	hd_buf_putc(b, ',');
+	json_strkey(b, "note", t->note);
 
 	hd_buf_puts(b, ",\"lanes\":[");
 	for (k = 0; k < t->nlanes; k++) {
@@ -298,7 +279,7 @@ json_scenario(struct hd_buf *b, const struct hd_run *r, int si)
 		hd_buf_putc(b, ',');
 		json_strkey(b, "kind", hd_op_kind_name(op->kind));
 		hd_buf_putc(b, ',');
-		json_strkey(b, "call", hd_op_api_name(op));
+		json_strkey(b, "call", hd_op_api_name_sc(sc, op));
 		busy = hd_timeline_op_busy(t, k);
 		hd_buf_printf(b, ",\"line\":%d,\"execs\":%" PRIu32 ",\"start_ps\":%" PRId64
 			      ",\"end_ps\":%" PRId64 ",\"time_ps\":%" PRId64
@@ -575,6 +556,8 @@ hd_report_plain_trace(struct hd_buf *out, const struct hd_trace *t,
 	hd_timeline_fmt(end, sizeof end, t->makespan, u, 3);
 	hd_buf_printf(out, "At %s %s the run ends. The makespan is %s.\n", end, u.name,
 		      hd_fmt_time(dur, sizeof dur, t->makespan));
+	if (t->note != NULL)
+		hd_buf_printf(out, "The run ends in a %s", t->note);
 	hd_trace_blocked(t, blk);
 	for (w = 0; w < HD_WHY__COUNT; w++)
 		if (w != HD_WHY_NONE)
@@ -628,4 +611,41 @@ hd_report_plain(struct hd_buf *out, const struct hd_run *r, int only)
 			hd_buf_printf(out, " %s.", cr->detail);
 		hd_buf_putc(out, '\n');
 	}
+}
+
+int
+hd_report_coll_bw(const struct hd_scenario *sc, int op, const struct hd_trace *t,
+		  double *alg_bw, double *bus_bw)
+{
+	double *sum = hd_xcalloc((size_t)sc->nranks + 1, sizeof *sum), worst = 0;
+	uint32_t *n = hd_xcalloc((size_t)sc->nranks + 1, sizeof *n);
+	size_t i;
+	int r;
+
+	if (op < 0 || op >= sc->nops || sc->ops[op].kind != HD_OP_COLL)
+		goto none;
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_span *s = &t->spans[i];
+		const struct hd_lane *ln = &t->lanes[s->lane];
+
+		if (s->op != op || s->kind != HD_SPAN_COMM || ln->kind != HD_LANE_STREAM ||
+		    ln->rank < 0 || ln->rank >= sc->nranks)
+			continue;
+		sum[ln->rank] += (double)(s->end - s->start);
+		n[ln->rank]++;
+	}
+	for (r = 0; r < sc->nranks; r++)
+		if (n[r] > 0 && sum[r] / n[r] > worst)
+			worst = sum[r] / n[r];
+	if (worst <= 0)
+		goto none;
+	*alg_bw = (double)sc->ops[op].bytes / (worst / (double)HD_S);
+	*bus_bw = *alg_bw * hd_coll_bus_factor(sc->ops[op].coll, sc->nranks);
+	free(sum);
+	free(n);
+	return 0;
+none:
+	free(sum);
+	free(n);
+	return -1;
 }

@@ -75,4 +75,14 @@ void hd_report_plain(struct hd_buf *out, const struct hd_run *r, int only);
 void hd_report_plain_trace(struct hd_buf *out, const struct hd_trace *t,
 			   const struct hd_scenario *sc);
 
+/*
+ * Bandwidths of collective op `op` as nccl-tests reports them: its time is
+ * the mean duration of one execution on a rank (its HD_SPAN_COMM spans on
+ * stream lanes), the maximum over ranks; algBw = op bytes / time, busBw =
+ * algBw * hd_coll_bus_factor.  Bytes per second.  0, or -1 when op is not a
+ * collective or has no such spans in t.
+ */
+int hd_report_coll_bw(const struct hd_scenario *sc, int op, const struct hd_trace *t,
+		      double *alg_bw, double *bus_bw);
+
 #endif

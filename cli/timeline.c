@@ -175,13 +175,43 @@ col_ceil(const struct geom *g, hd_time t)
 	return hd_timeline_col(t, g->bar_w, g->span, 1);
 }
 
+int
+hd_timeline_max_rank(const struct hd_trace *t)
+{
+	int i, r = 0;
+
+	for (i = 0; i < t->nlanes; i++)
+		if (t->lanes[i].rank > r)
+			r = t->lanes[i].rank;
+	return r;
+}
+
+const char *
+hd_timeline_lane_name(const struct hd_trace *t, int lane, char *buf, size_t n)
+{
+	const struct hd_lane *ln = &t->lanes[lane];
+
+	if (hd_timeline_max_rank(t) == 0)
+		return ln->name;
+	snprintf(buf, n, "R%d %s", ln->rank, ln->name);
+	return buf;
+}
+
+int
+hd_timeline_rank_shown(int rank, int max_rank)
+{
+	return max_rank < HD_TL_MAX_RANKS || rank < HD_TL_MAX_RANKS - 1 ||
+	    rank == max_rank;
+}
+
 static void
 geom_init(struct geom *g, const struct hd_trace *t, int width)
 {
 	int i, w = 8;
+	char nb[64];
 
 	for (i = 0; i < t->nlanes; i++) {
-		int l = (int)strlen(t->lanes[i].name);
+		int l = (int)strlen(hd_timeline_lane_name(t, i, nb, sizeof nb));
 		if (l > w)
 			w = l;
 	}
@@ -537,13 +567,26 @@ hd_timeline_rows(struct hd_buf *out, const struct hd_trace *t,
 {
 	struct geom g;
 	struct cell *cells;
-	int *ord, i;
+	int *ord, i, maxr = hd_timeline_max_rank(t), hidden = 0;
+	char nb[64];
 
 	geom_init(&g, t, o->width);
 	cells = hd_xcalloc((size_t)g.bar_w, sizeof *cells);
 	ord = hd_timeline_lane_order(t);
 	for (i = 0; i < t->nlanes; i++) {
-		put_col(out, t->lanes[ord[i]].name, g.name_w, 0);
+		int r = t->lanes[ord[i]].rank;
+
+		if (!hd_timeline_rank_shown(r, maxr)) {
+			/* many ranks: the first few and the last stand for all */
+			if (!hidden++) {
+				snprintf(nb, sizeof nb, "R%d-R%d", r, maxr - 1);
+				put_col(out, nb, g.name_w, 0);
+				hd_buf_printf(out, "  (%d ranks like these not shown)\n",
+				    maxr - r);
+			}
+			continue;
+		}
+		put_col(out, hd_timeline_lane_name(t, ord[i], nb, sizeof nb), g.name_w, 0);
 		hd_buf_puts(out, " |");
 		draw_lane(out, t, sc, ord[i], &g, o, cells);
 		hd_buf_puts(out, "|\n");
@@ -702,7 +745,7 @@ hd_timeline_ops(struct hd_buf *out, const struct hd_trace *t,
 			size_t l = strlen(name);
 			snprintf(name + l, sizeof name - l, " x%" PRIu32, ot.execs);
 		}
-		snprintf(call, sizeof call, "%s", hd_op_api_name(op));
+		snprintf(call, sizeof call, "%s", hd_op_api_name_sc(sc, op));
 		snprintf(stream, sizeof stream, "%s", op_on_stream(op) && op->stream >= 0 &&
 			 op->stream < sc->nstreams ? sc->streams[op->stream].name : "-");
 		dur = hd_timeline_op_busy(t, i);
@@ -835,6 +878,29 @@ hd_timeline_render(struct hd_buf *out, const struct hd_trace *t,
 	sgr(out, o, "0");
 	hd_buf_puts(out, "\n\n");
 	hd_timeline_rows(out, t, info->sc, o);
+	if (t->note != NULL)
+		hd_timeline_note(out, t, o);
 	hd_timeline_ops(out, t, info->sc, o);
 	hd_timeline_blocked(out, t, o);
+}
+
+void
+hd_timeline_note(struct hd_buf *out, const struct hd_trace *t,
+		 const struct hd_tl_opts *o)
+{
+	const char *p = t->note, *nl;
+
+	hd_buf_putc(out, '\n');
+	sgr(out, o, "1");
+	hd_buf_puts(out, "Result:");
+	sgr(out, o, "0");
+	hd_buf_putc(out, ' ');
+	while (p != NULL && *p != '\0') {
+		nl = strchr(p, '\n');
+		if (nl == NULL)
+			nl = p + strlen(p);
+		hd_buf_putn(out, p, (size_t)(nl - p));
+		hd_buf_putc(out, '\n');
+		p = *nl != '\0' ? nl + 1 : nl;
+	}
 }

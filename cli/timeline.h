@@ -63,6 +63,17 @@ void hd_timeline_span_labels(const struct hd_trace *t, const struct hd_scenario 
 /* Lane indices in display order (rank, then host, API, streams, engines,
  * links); t->nlanes entries, allocated: the caller frees it. */
 int *hd_timeline_lane_order(const struct hd_trace *t);
+
+/* Highest rank of any lane (0 for one-rank traces). */
+int hd_timeline_max_rank(const struct hd_trace *t);
+/* A lane's row name: "R1 CUDA API" when the trace has several ranks, else
+ * the lane's own name (then buf is unused). */
+const char *hd_timeline_lane_name(const struct hd_trace *t, int lane, char *buf,
+				  size_t n);
+/* With many ranks, rows show only the first HD_TL_MAX_RANKS - 1 ranks and the
+ * last: does `rank` get rows? */
+#define HD_TL_MAX_RANKS 8
+int hd_timeline_rank_shown(int rank, int max_rank);
 /* A tick step of 1, 2 or 5 times a power of ten (ps) giving at most n ticks
  * across `span`. */
 hd_time hd_timeline_tick_step(hd_time span, int n);
@@ -100,6 +111,10 @@ hd_time hd_timeline_op_busy(const struct hd_trace *t, int op);
  */
 void hd_timeline_wrap(struct hd_buf *out, const char *first, const char *text,
 		      int width, int indent);
+
+/* The trace's note (a deadlock report) as a "Result:" paragraph. */
+void hd_timeline_note(struct hd_buf *out, const struct hd_trace *t,
+		      const struct hd_tl_opts *o);
 
 /* Parts of the above, for callers that compose their own output. */
 void hd_timeline_rows(struct hd_buf *out, const struct hd_trace *t,

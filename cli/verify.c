@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "report.h"
 #include "verify.h"
 
 /* ---- which profile predicts ------------------------------------------------ */
@@ -40,15 +41,32 @@ static const struct {
 	{ "V100", "gen3-v100" },
 };
 
-const char *
-hd_verify_builtin_for_gpu(const char *gpu_name)
+/* The built-in profile whose GPU gpu_name names, or NULL. */
+static const char *
+gpu_builtin(const char *gpu_name)
 {
 	size_t i;
 
 	for (i = 0; gpu_name != NULL && i < HD_ARRAY_LEN(gpu_tokens); i++)
 		if (strstr(gpu_name, gpu_tokens[i].token) != NULL)
 			return gpu_tokens[i].profile;
-	return hd_profile_builtin(0)->name;
+	return NULL;
+}
+
+const char *
+hd_verify_builtin_for_gpu(const char *gpu_name)
+{
+	const char *p = gpu_builtin(gpu_name);
+
+	return p != NULL ? p : hd_profile_builtin(0)->name;
+}
+
+/* The built-in profile of the measured GPU's kind, for claims stated `on`
+ * profiles; NULL when it is like none of them. */
+static const char *
+machine_builtin(const struct hd_verify_opts *o)
+{
+	return gpu_builtin(o->machine != NULL ? o->machine->gpu_name : NULL);
 }
 
 static int
@@ -96,12 +114,11 @@ hd_verify_calibrated_profiles(struct hd_verify_calibrated **out)
 	return (int)n;
 }
 
-void
+int
 hd_verify_pick_profile(const char *gpu_name, struct hd_profile *out, char *why, size_t n)
 {
 	struct hd_verify_calibrated *cal = NULL;
 	int ncal = gpu_name ? hd_verify_calibrated_profiles(&cal) : 0, i, best = -1;
-	size_t k;
 
 	for (i = 0; i < ncal; i++)
 		if (strcasecmp(cal[i].profile.gpu_name, gpu_name) == 0 &&
@@ -114,7 +131,7 @@ hd_verify_pick_profile(const char *gpu_name, struct hd_profile *out, char *why, 
 		snprintf(why, n, "calibrated on this GPU (%s in %s)", out->name, dir);
 		free(dir);
 		free(cal);
-		return;
+		return 1;
 	}
 	free(cal);
 	{
@@ -122,15 +139,15 @@ hd_verify_pick_profile(const char *gpu_name, struct hd_profile *out, char *why, 
 		struct hd_err e = { 0 };
 
 		hd_profile_resolve(name, out, &e);
-		for (k = 0; gpu_name != NULL && k < HD_ARRAY_LEN(gpu_tokens); k++)
-			if (strstr(gpu_name, gpu_tokens[k].token) != NULL) {
-				snprintf(why, n, "built-in profile closest to %s (no calibrated "
-					 "profile; run 'hdsim calibrate')", gpu_name);
-				return;
-			}
+		if (gpu_builtin(gpu_name) != NULL) {
+			snprintf(why, n, "built-in profile closest to %s (no calibrated "
+				 "profile; run 'hdsim calibrate')", gpu_name);
+			return 0;
+		}
 	}
 	snprintf(why, n, "the default built-in profile (no profile matches %s; run "
 		 "'hdsim calibrate')", gpu_name ? gpu_name : "this GPU");
+	return 0;
 }
 
 /* ---- one lesson ----------------------------------------------------------------- */
@@ -204,6 +221,22 @@ op_name(const struct hd_op *op, char *buf, size_t n)
 	return buf;
 }
 
+/* A collective's algBw and busBw, predicted and measured, under its row. */
+static void
+put_coll_bw(struct hd_buf *b, const struct hd_scenario *sc, int op, const struct hd_trace *p,
+	    const struct hd_trace *m)
+{
+	double pa, pb, ma, mb;
+
+	if (hd_report_coll_bw(sc, op, p, &pa, &pb) != 0 ||
+	    hd_report_coll_bw(sc, op, m, &ma, &mb) != 0)
+		return;
+	hd_buf_printf(b, "      %-16s %-24s %10.1f %10.1f %+7.1f%%\n", "", "algBw (GB/s)",
+		      pa / 1e9, ma / 1e9, 100 * rel_err(pa, ma));
+	hd_buf_printf(b, "      %-16s %-24s %10.1f %10.1f %+7.1f%%\n", "", "busBw (GB/s)",
+		      pb / 1e9, mb / 1e9, 100 * rel_err(pb, mb));
+}
+
 static void
 compare_scenario(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_trace *p,
 		 const struct hd_trace *m, struct hd_verify_result *res)
@@ -241,6 +274,7 @@ compare_scenario(struct hd_buf *b, const struct hd_scenario *sc, const struct hd
 			      hd_fmt_time(tp, sizeof tp, a.end - a.start),
 			      hd_fmt_time(tm, sizeof tm, c.end - c.start),
 			      100 * rel_err((double)(a.end - a.start), (double)(c.end - c.start)));
+		put_coll_bw(b, sc, i, p, m);
 	}
 }
 
@@ -265,7 +299,7 @@ params_json(const struct hd_lesson *l, const double *knobs)
 
 /* Evaluate every claim on one side; fills claims[] for the store. */
 static void
-eval_claims(const struct lesson_run *lr, struct hd_trace *const *traces,
+eval_claims(const struct lesson_run *lr, struct hd_trace *const *traces, const char *hw,
 	    struct hd_store_claim *claims, char (*detail)[512], int *verified, int *refuted,
 	    int *unchecked)
 {
@@ -275,11 +309,16 @@ eval_claims(const struct lesson_run *lr, struct hd_trace *const *traces,
 		const struct hd_claim *c = hd_lesson_claim(lr->l, i);
 		struct hd_err e = { 0 };
 		double lhs = 0, rhs = 0;
-		int rc = hd_lesson_claim_eval(lr->l, i, lr->knobs, traces, &lhs, &rhs,
-					      detail[i], sizeof detail[i], &e);
+		int rc = -1;
 
-		if (rc < 0)
-			snprintf(detail[i], sizeof detail[i], "not checked: %.480s", e.msg);
+		/* a claim stated for other hardware says nothing about this GPU */
+		if (hd_claim_applies(c, hw, detail[i], sizeof detail[i])) {
+			rc = hd_lesson_claim_eval(lr->l, i, lr->knobs, traces, &lhs, &rhs,
+						  detail[i], sizeof detail[i], &e);
+			if (rc < 0)
+				snprintf(detail[i], sizeof detail[i], "not checked: %.480s",
+					 e.msg);
+		}
 		claims[i].index = i;
 		claims[i].text = c->text;
 		claims[i].expr = c->expr;
@@ -344,6 +383,26 @@ out:
 	return rc;
 }
 
+/* Whether the measuring backend can run sc here; `why` says what it needs. */
+static int
+scenario_fits(const struct hd_backend_ops *b, const struct hd_scenario *sc, char *why,
+	      size_t n)
+{
+	if (sc->expect_deadlock) {
+		/* on GPUs it would hang until the watchdog ends every rank */
+		snprintf(why, n, "deadlocks on purpose (the simulator shows where); not "
+			 "run on GPUs");
+		return 0;
+	}
+	if (b->fits != NULL)
+		return b->fits(sc, why, n);
+	if (sc->nranks <= 1)
+		return 1;
+	snprintf(why, n, "needs %d GPUs, one process per rank, which the %s backend does not "
+		 "start", sc->nranks, b->name);
+	return 0;
+}
+
 static int
 verify_lesson(const struct hd_lesson *l, const struct hd_verify_opts *o, struct hd_store *st,
 	      int *done, int total, struct hd_buf *b, struct hd_verify_result *res,
@@ -354,7 +413,9 @@ verify_lesson(const struct hd_lesson *l, const struct hd_verify_opts *o, struct 
 				  .repeats = o->repeats, .stop = (volatile int *)o->stop };
 	struct hd_store_claim *pclaims = NULL, *mclaims = NULL;
 	char (*pdetail)[512] = NULL, (*mdetail)[512] = NULL;
+	char why[512];
 	int i, nclaims = hd_lesson_nclaims(l), rc = -1, pv = 0, pr = 0, pu = 0;
+	const char *hw = machine_builtin(o);
 
 	lr.nscen = hd_lesson_nscenarios(l);
 	lr.knobs = hd_xcalloc((size_t)hd_lesson_nknobs(l) + 1, sizeof *lr.knobs);
@@ -376,9 +437,9 @@ verify_lesson(const struct hd_lesson *l, const struct hd_verify_opts *o, struct 
 		}
 		if ((lr.sc[i] = hd_lesson_instantiate(l, i, lr.knobs, e)) == NULL)
 			goto out;
-		if (lr.sc[i]->nranks > 1) {
-			hd_buf_printf(b, "  %-24s skipped: it needs %d GPUs, one process per rank\n",
-				      name, lr.sc[i]->nranks);
+		if (!scenario_fits(o->measured, lr.sc[i], why, sizeof why)) {
+			hd_buf_printf(b, "  scenario %s %s: skipped\n", name, why);
+			hd_buf_printf(&res->skipped, "  %s/%s: %s\n", hd_lesson_id(l), name, why);
 			lr.skipped[i] = 1;
 			res->scenarios_skipped++;
 			(*done)++;
@@ -402,8 +463,8 @@ verify_lesson(const struct hd_lesson *l, const struct hd_verify_opts *o, struct 
 	mclaims = hd_xcalloc((size_t)nclaims + 1, sizeof *mclaims);
 	pdetail = hd_xcalloc((size_t)nclaims + 1, sizeof *pdetail);
 	mdetail = hd_xcalloc((size_t)nclaims + 1, sizeof *mdetail);
-	eval_claims(&lr, lr.pred, pclaims, pdetail, &pv, &pr, &pu);
-	eval_claims(&lr, lr.meas, mclaims, mdetail, &res->claims_verified,
+	eval_claims(&lr, lr.pred, hw, pclaims, pdetail, &pv, &pr, &pu);
+	eval_claims(&lr, lr.meas, hw, mclaims, mdetail, &res->claims_verified,
 		    &res->claims_refuted, &res->claims_unchecked);
 	if (nclaims > 0)
 		hd_buf_printf(b, "  Claims, checked on the measurement:\n");
@@ -440,6 +501,7 @@ hd_verify_lessons(const struct hd_lesson *const *lessons, int n,
 	int i, total = 0, done = 0, rc = 0;
 
 	memset(res, 0, sizeof *res);
+	hd_buf_init(&res->skipped);
 	if (o->measured->available(e) != 0)
 		return -1;
 	/* Open the database first: a bad --db fails before any GPU time is spent. */
@@ -458,6 +520,9 @@ hd_verify_lessons(const struct hd_lesson *const *lessons, int n,
 	if (o->progress != NULL && o->progress_tty)
 		fputs("\r\033[K", o->progress);
 	hd_store_close(st);
+	if (rc == 0 && res->scenarios_skipped > 0)
+		hd_buf_printf(out, "\nSkipped on this machine (%d):\n%s", res->scenarios_skipped,
+			      res->skipped.s);
 	if (res->nerrs > 0) {
 		double *a = hd_xmalloc((size_t)res->nerrs * sizeof *a);
 
@@ -482,6 +547,7 @@ hd_verify_result_free(struct hd_verify_result *res)
 	if (res == NULL)
 		return;
 	free(res->errs);
+	hd_buf_free(&res->skipped);
 	res->errs = NULL;
 	res->nerrs = res->errs_cap = 0;
 }

@@ -43,14 +43,16 @@ struct hd_verify_result {
 	double median_makespan_err;               /* the median of those over the scenarios */
 	double *errs;                             /* each scenario's (pred - meas) / meas */
 	int nerrs, errs_cap;
+	struct hd_buf skipped;                    /* "  lesson/scenario: why\n" per skip */
 };
 
 /*
  * Verify lessons[0..n): for every scenario that fits one GPU, predict with
  * the model, measure with o->measured, store both as a pair (one transaction
  * each), print predicted, measured and error per scenario and per op, then
- * check each claim on the measurement.  Scenarios needing several ranks are
- * skipped with a line saying so.  Returns 0 (result in *res), or -1 with e
+ * check each claim on the measurement.  Scenarios the backend cannot run here
+ * (more ranks than GPUs, no NCCL: hd_backend_ops.fits) are skipped with a
+ * line saying so, and listed again at the end.  Returns 0 (result in *res), or -1 with e
  * set: a failure or an interruption; runs already stored stay whole, the
  * interrupted one is not stored.
  */
@@ -64,10 +66,11 @@ void hd_verify_result_free(struct hd_verify_result *res);
  * The profile predictions should use on this machine: a calibrated profile
  * file for GPU `gpu_name` in the user's profile folder if there is one (the
  * newest), else the built-in whose GPU name matches best, else the default.
- * Fills *out and writes where it came from into `why` (size n).
+ * Fills *out and writes where it came from into `why` (size n).  Returns 1
+ * for a calibrated profile, 0 for a built-in one.
  */
-void hd_verify_pick_profile(const char *gpu_name, struct hd_profile *out, char *why,
-			    size_t n);
+int hd_verify_pick_profile(const char *gpu_name, struct hd_profile *out, char *why,
+			   size_t n);
 
 /* A calibrated profile found in the user's profile folder. */
 struct hd_verify_calibrated {

@@ -16,6 +16,8 @@
  *   the memcpy rate of each direction, staging_chunk and staging_buffers
  *   reproduce the measured times under the model's semantics, not a
  *   formula of their own.
+ * - With two or more GPUs, peer copies and NCCL collectives give the
+ *   topology, NVLink and collective keys (calib_ranks.c).
  *
  * Every statistic is a median over samples, with the interquartile range as
  * its spread.  Sizes that do not fit a quarter of free GPU memory or an
@@ -35,6 +37,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "calib_ranks.h"
 #include "fit.h"
 #include "kernels.h"
 #include "real.h"
@@ -74,6 +77,7 @@ struct cal {
 	double api_memcpy, api_sync, wake, launch_latency, copy_latency;
 	double h2d, d2h, bidir, flops;
 	int have_launch_latency;
+	int ranks;                      /* the multi-GPU part set figures */
 };
 
 /* ---- plumbing -------------------------------------------------------------------- */
@@ -1848,6 +1852,36 @@ out:
 	return rc;
 }
 
+/* ---- peer links and collectives (calib_ranks.c) ------------------------------------ */
+
+static void
+ranks_progress(void *ctx, double frac, const char *what)
+{
+	progress(ctx, (int)(frac * 1000 + 0.5), 1000, "%s", what);
+}
+
+static int
+stage_ranks(struct cal *c)
+{
+	struct hd_calib_ranks r;
+	int rc;
+
+	memset(&r, 0, sizeof r);
+	r.quick = c->quick;
+	r.stop = c->o->stop;
+	r.progress = ranks_progress;
+	r.ctx = c;
+	r.log = c->log;
+	r.sum = &c->sum;
+	r.pcie_bw = fmax(c->h2d, c->d2h);
+	r.copy_latency = c->copy_latency;
+	rc = hd_calib_ranks(&r, c->p, c->e);
+	if (rc < 0)
+		return -1;
+	c->ranks = rc;
+	return 0;
+}
+
 /* ---- the whole run --------------------------------------------------------------------------- */
 
 static void
@@ -1884,19 +1918,41 @@ name_profile(struct cal *c, const struct cudaDeviceProp *prop)
 
 typedef int (*stage_fn)(struct cal *c);
 
+/*
+ * Host-only runs keep the GPU's figures of the profile they start from (a
+ * calibrated one): the later stages read them from here instead of from
+ * the stages that measure them.
+ */
+static void
+seed_from_base(struct cal *c)
+{
+	c->h2d = c->base.h2d_bw;
+	c->d2h = c->base.d2h_bw;
+	c->bidir = c->base.bidir_bw;
+	c->copy_latency = hd_time_to_s(c->base.copy_latency);
+	c->launch_latency = hd_time_to_s(c->base.launch_latency);
+	c->wake = hd_time_to_s(c->base.sync_wake);
+	c->flops = c->base.flops;
+}
+
 int
 hd_real_calibrate(const struct hd_calibrate_opts *o, struct hd_profile *out,
 		  struct hd_buf *log, struct hd_err *e)
 {
 	/* progress weights roughly follow each stage's run time */
-	static const struct {
+	static const struct stage_def {
 		stage_fn fn;
 		double weight;
 	} stages[] = {
 		{ stage_api, 3 }, { stage_latency, 3 }, { stage_pinned, 16 }, { stage_bidir, 4 },
 		{ stage_pageable, 24 }, { stage_kernels, 8 }, { stage_pinning, 30 },
-		{ stage_managed, 6 },
+		{ stage_managed, 6 }, { stage_ranks, 8 },
+	}, host_stages[] = {
+		/* what the host CPU does: its figures move between processes */
+		{ stage_api, 3 }, { stage_pageable, 24 }, { stage_pinning, 30 },
 	};
+	const struct stage_def *run = o->host_only ? host_stages : stages;
+	size_t nrun = o->host_only ? HD_ARRAY_LEN(host_stages) : HD_ARRAY_LEN(stages);
 	struct cal c;
 	struct cudaDeviceProp prop;
 	struct hd_profile work;
@@ -1916,28 +1972,42 @@ hd_real_calibrate(const struct hd_calibrate_opts *o, struct hd_profile *out,
 	c.dev = o->device;
 	c.quick = o->quick;
 	hd_buf_init(&c.sum);
-	hd_buf_printf(log, "hdsim calibrate%s: starting from the built-in profile %s\n",
-		      o->quick ? " --quick" : "", out->name);
+	if (o->host_only)
+		hd_buf_printf(log, "hdsim: the host's figures again, in this process, starting "
+			      "from profile %s\n", out->name);
+	else
+		hd_buf_printf(log, "hdsim calibrate%s: starting from the built-in profile %s\n",
+			      o->quick ? " --quick" : "", out->name);
 	if (setup(&c, &prop) != 0)
 		goto out;
-	name_profile(&c, &prop);
-	for (i = 0; i < HD_ARRAY_LEN(stages); i++)
-		total += stages[i].weight;
-	for (i = 0; i < HD_ARRAY_LEN(stages); i++) {
+	if (o->host_only)
+		seed_from_base(&c);
+	else
+		name_profile(&c, &prop);
+	for (i = 0; i < nrun; i++)
+		total += run[i].weight;
+	for (i = 0; i < nrun; i++) {
 		if (stopped(&c))
 			goto out;
-		stage(&c, at / total, (at + stages[i].weight) / total);
-		if (stages[i].fn(&c) != 0)
+		stage(&c, at / total, (at + run[i].weight) / total);
+		if (run[i].fn(&c) != 0)
 			goto out;
-		at += stages[i].weight;
+		at += run[i].weight;
 	}
 	if (o->progress != NULL)
 		o->progress(o->ctx, 1, "done");
 	hd_buf_printf(log, "\nProfile %s: figures set by this run (each rounded to 4 digits "
 		      "or 10 ns)\n%s", work.name, c.sum.s ? c.sum.s : "");
-	hd_buf_printf(log, "  kept from %s: api.queue_depth, gpu.max_kernels, um.page, and the "
-		      "topology, NVLink and network keys (one GPU cannot measure them)\n",
-		      c.base.name);
+	if (o->host_only)
+		hd_buf_printf(log, "  every other figure kept from %s\n", c.base.name);
+	else if (c.ranks)
+		hd_buf_printf(log, "  kept from %s: api.queue_depth, gpu.max_kernels, um.page, "
+			      "net.rate and net.latency (one node cannot measure them), "
+			      "coll.algorithm, coll.model, coll.chunk\n", c.base.name);
+	else
+		hd_buf_printf(log, "  kept from %s: api.queue_depth, gpu.max_kernels, um.page, "
+			      "and the topology, NVLink, network and collective keys (one GPU "
+			      "cannot measure them)\n", c.base.name);
 	hd_buf_printf(log, "Calibration took %.1f s.\n", now_s() - t0);
 	/* the result must read back as a profile the model accepts */
 	text = hd_profile_format(&work);

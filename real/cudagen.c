@@ -519,7 +519,7 @@ py_op(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, in
 		}
 		break;
 	case HD_OP_PREFETCH:
-		hd_buf_puts(b, "# no PyTorch call: cudaMemPrefetchAsync of managed memory\n");
+		hd_buf_puts(b, "pass  # no PyTorch call: cudaMemPrefetchAsync of managed memory\n");
 		break;
 	case HD_OP_RECORD:
 		put_ident(b, sc->events[op->event].name);
@@ -554,7 +554,7 @@ py_op(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, in
 		hd_buf_printf(b, "[:%" PRIu64 "])  # copies to the host and waits\n", op->bytes);
 		break;
 	default:
-		hd_buf_printf(b, "# %s: torch.distributed, one process per rank\n",
+		hd_buf_printf(b, "pass  # %s: torch.distributed, one process per rank\n",
 			      hd_op_api_name(op));
 	}
 }

@@ -937,6 +937,15 @@ report_can(struct hd_buf *out, int ngpu, const char *name0, int blocking, int ke
 		hd_buf_printf(out, "  yes  hdsim calibrate: measure GPU 0 and fit a profile "
 			      "of it%s\n", note);
 		if (ngpu > 1)
+			hd_buf_printf(out, "       and the peer copies between the %d GPUs%s, "
+				      "for the topology and NVLink figures\n", ngpu,
+#ifdef HAVE_NCCL
+				      " and NCCL collectives over all of them"
+#else
+				      " (no NCCL collectives: this build has no NCCL)"
+#endif
+				      );
+		if (ngpu > 1)
 			hd_buf_printf(out, "       (CUDA_VISIBLE_DEVICES picks another GPU as "
 				      "GPU 0; CUDA numbers GPUs fastest first unless "
 				      "CUDA_DEVICE_ORDER=PCI_BUS_ID, nvidia-smi by PCI bus id)\n");

@@ -40,6 +40,10 @@ int hd_real_pin_host_thread(int dev);
 struct hd_calibrate_opts {
 	int device;             /* CUDA device ordinal */
 	int quick;              /* fewer sizes and repeats (a smoke run) */
+	int host_only;          /* only what the host CPU does (API costs, pageable
+				 * staging, pinning), the rest kept from *out: these
+				 * move between processes on one machine, so
+				 * `hdsim --real` measures them again in its own */
 	volatile int *stop;     /* set asynchronously to stop between measurements */
 	/* progress: called with a fraction in [0,1] and what is being measured */
 	void (*progress)(void *ctx, double frac, const char *what);
@@ -48,7 +52,9 @@ struct hd_calibrate_opts {
 
 /*
  * Measure GPU o->device and fit a profile: starts from *out (the closest
- * built-in, which the caller chooses) and replaces every figure it measures.
+ * built-in, which the caller chooses) and replaces every figure it measures;
+ * with two or more GPUs also the topology, NVLink and collective figures
+ * from peer copies and NCCL collectives (calib_ranks.h).
  * `log` gets a human-readable table of what was measured and fitted (raw
  * medians, spreads, fits with residuals).  0, or -1 with e set.
  */

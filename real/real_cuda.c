@@ -12,9 +12,11 @@
  * per-span median of start and end over the repeats, with the interquartile
  * range of each span's duration as its spread.
  *
- * Scenarios with several ranks are refused here with a clear message: one
- * process per rank needs the rank runner.  Every CUDA call is checked and a
- * failure names the call and the driver's message.
+ * Scenarios with several ranks go to the rank runner (ranks.h), which starts
+ * one process per rank; each of those runs this same executor through
+ * hd_rt_run with a struct hd_rt_comm for NCCL, the barrier and peer buffers
+ * (rt.h).  Every CUDA call is checked and a failure names the call and the
+ * driver's message.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -25,8 +27,11 @@
 #include <cuda_runtime_api.h>
 
 #include "backend.h"
+#include "fault.h"
 #include "kernels.h"
+#include "ranks.h"
 #include "real.h"
+#include "rt.h"
 
 /* More op executions than this per repeat are refused: two events each. */
 #define RT_MAX_EXECS 200000
@@ -75,7 +80,10 @@ struct rt {
 	void *read_buf;         /* pageable landing buffer for READ */
 	uint64_t read_bytes;
 	int64_t t0;             /* host ns of the base event */
+	int64_t origin;         /* host ns that span times count from */
 	cudaEvent_t base;
+	const struct hd_rt_comm *comm;  /* NULL on one GPU */
+	int rank, dev;
 };
 
 static int64_t
@@ -98,7 +106,8 @@ ok(struct rt *rt, cudaError_t rc, const char *call)
 	cudaGetLastError();     /* clear a sticky launch error so teardown can run */
 	return 0;
 }
-#define CK(rt, call) ok((rt), (call), #call)
+/* Test builds may make a chosen call fail without making it (fault.h). */
+#define CK(rt, call) ok((rt), HD_FAULT_CALL(#call, (call), cudaErrorUnknown), #call)
 
 static int
 cuda_available(struct hd_err *e)
@@ -106,7 +115,7 @@ cuda_available(struct hd_err *e)
 	cudaError_t rc;
 	int n = 0;
 
-	rc = cudaGetDeviceCount(&n);
+	rc = HD_FAULT("cudaGetDeviceCount(&n)") ? cudaErrorUnknown : cudaGetDeviceCount(&n);
 	if (rc != cudaSuccess) {
 		hd_err_set(e, HD_EXIT_FAIL, "",
 			   "no CUDA-capable GPU was found: cudaGetDeviceCount failed: %s (%s)",
@@ -239,8 +248,11 @@ alloc_buf(struct rt *rt, int i)
 	case HD_MEM_DEVICE:
 		if (!CK(rt, cudaMalloc(&b->p, n)))
 			return 0;
-		if (!CK(rt, cudaMemset(b->p, 0, n)))
+		if (!CK(rt, cudaMemset(b->p, 0, n))) {
+			cudaFree(b->p);         /* not live yet: teardown would not free it */
+			b->p = NULL;
 			return 0;
+		}
 		break;
 	default:
 		return 0;
@@ -288,6 +300,8 @@ launch_kernel(struct rt *rt, const struct hd_op *op, cudaStream_t s)
 	double done = 0;
 	int rc;
 
+	if (HD_FAULT("kernel launch"))
+		return ok(rt, cudaErrorUnknown, "kernel launch");
 	switch (op->kernel) {
 	case HD_KERNEL_SPIN:
 		rc = hd_kernel_spin((hd_cuda_stream)s, (uint64_t)(op->duration / HD_NS),
@@ -324,12 +338,22 @@ exec_op(struct rt *rt, int i)
 	int64_t t0, t1;
 	int good = 1;
 
+	if (rt->comm == NULL && (op->kind == HD_OP_SEND || op->kind == HD_OP_RECV ||
+				 op->kind == HD_OP_COLL || op->kind == HD_OP_BARRIER ||
+				 (op->kind == HD_OP_COPY && op->copy == HD_COPY_P2P))) {
+		hd_err_set(rt->e, HD_EXIT_FAIL, "", "op %d (%s) needs several ranks", i,
+			   hd_op_api_name(op));
+		return 0;
+	}
 	switch (op->kind) {
 	case HD_OP_COPY:
 	case HD_OP_KERNEL:
 	case HD_OP_PREFETCH:
 	case HD_OP_RECORD:
 	case HD_OP_READ:
+	case HD_OP_SEND:
+	case HD_OP_RECV:
+	case HD_OP_COLL:
 		slot = timed_begin(rt, i, op->kind == HD_OP_READ ? HD_STREAM_LEGACY : op->stream);
 		if (slot < 0)
 			return 0;
@@ -351,12 +375,17 @@ exec_op(struct rt *rt, int i)
 					       cudaHostRegisterDefault));
 		rt->bufs[op->dst].registered = good;
 		break;
-	case HD_OP_COPY:
+	case HD_OP_COPY: {
+		void *dst = buf_ptr(rt, op->dst);
+
+		if (op->copy == HD_COPY_P2P)
+			dst = rt->comm->peer_ptr(rt->comm->ctx,
+						 hd_op_peer(rt->sc, op, rt->rank), op->dst);
 		if (op->async)
-			good = CK(rt, cudaMemcpyAsync(buf_ptr(rt, op->dst), buf_ptr(rt, op->src),
+			good = CK(rt, cudaMemcpyAsync(dst, buf_ptr(rt, op->src),
 						      op->bytes, copy_kind(op->copy), s));
 		else
-			good = CK(rt, cudaMemcpy(buf_ptr(rt, op->dst), buf_ptr(rt, op->src),
+			good = CK(rt, cudaMemcpy(dst, buf_ptr(rt, op->src),
 						 op->bytes, copy_kind(op->copy)));
 		if (!op->async)
 			why = HD_WHY_SYNC_COPY;
@@ -367,6 +396,21 @@ exec_op(struct rt *rt, int i)
 			 !rt->bufs[op->dst].registered)
 			why = HD_WHY_PAGEABLE;
 		break;
+	}
+	case HD_OP_SEND:
+	case HD_OP_RECV:
+	case HD_OP_COLL:
+		good = rt->comm->issue(rt->comm->ctx, op, op->kind == HD_OP_COLL ? HD_NONE :
+				       hd_op_peer(rt->sc, op, rt->rank), buf_ptr(rt, op->src),
+				       buf_ptr(rt, op->dst), s, rt->e) == 0;
+		break;
+	case HD_OP_BARRIER: {
+		int64_t ignore;
+
+		good = rt->comm->barrier(rt->comm->ctx, &ignore, rt->e) == 0;
+		why = HD_WHY_COLLECTIVE;
+		break;
+	}
 	case HD_OP_KERNEL:
 		good = launch_kernel(rt, op, s);
 		break;
@@ -391,7 +435,8 @@ exec_op(struct rt *rt, int i)
 		why = HD_WHY_EVENT_SYNC;
 		break;
 	case HD_OP_EVENT_QUERY: {
-		cudaError_t rc = cudaEventQuery(rt->events[op->event]);
+		cudaError_t rc = HD_FAULT("cudaEventQuery") ? cudaErrorUnknown :
+				 cudaEventQuery(rt->events[op->event]);
 
 		good = rc == cudaSuccess || rc == cudaErrorNotReady || ok(rt, rc, "cudaEventQuery");
 		break;
@@ -457,7 +502,7 @@ walk(struct rt *rt)
 		}
 		op = &rt->sc->ops[i];
 		if (op->kind == HD_OP_REPEAT || op->kind == HD_OP_ON_RANK) {
-			int skip = op->kind == HD_OP_REPEAT ? op->count == 0 : op->rank != 0;
+			int skip = op->kind == HD_OP_REPEAT ? op->count == 0 : op->rank != rt->rank;
 
 			if (skip || op->body_len == 0) {
 				i += 1 + op->body_len;
@@ -493,10 +538,13 @@ setup(struct rt *rt)
 	rt->streams = hd_xcalloc((size_t)sc->nstreams, sizeof *rt->streams);
 	rt->events = hd_xcalloc((size_t)(sc->nevents ? sc->nevents : 1), sizeof *rt->events);
 	rt->iters = hd_xcalloc((size_t)sc->nops, sizeof *rt->iters);
-	if (!CK(rt, cudaSetDevice(0)) || !CK(rt, cudaFree(NULL)))   /* create the context now */
+	if (!CK(rt, cudaSetDevice(rt->dev)) || !CK(rt, cudaFree(NULL)))  /* the context now */
 		return 0;
-	/* Host-side copies from one CPU near the GPU, as calibration measured them. */
-	hd_real_pin_host_thread(0);
+	/* Host-side copies from one CPU near the GPU, as calibration measured them.
+	 * Not for ranks: ranks sharing a NUMA node would share that one CPU, and
+	 * NCCL's threads with them; the ranks run unpinned, as nccl-tests does. */
+	if (rt->comm == NULL)
+		hd_real_pin_host_thread(rt->dev);
 	for (i = 0; i < sc->nbuffers; i++) {
 		rt->bufs[i].mem = sc->buffers[i].mem;
 		rt->bufs[i].bytes = sc->buffers[i].bytes;
@@ -535,6 +583,17 @@ setup(struct rt *rt)
 	if (!CK(rt, cudaMalloc((void **)&rt->scratch, 4096)) ||
 	    !CK(rt, cudaEventCreate(&rt->base)))
 		return 0;
+	if (rt->comm != NULL) {
+		void **ptrs = hd_xcalloc((size_t)sc->nbuffers + 1, sizeof *ptrs);
+		int rc;
+
+		for (i = 0; i < sc->nbuffers; i++)
+			ptrs[i] = rt->bufs[i].mem == HD_MEM_DEVICE ? rt->bufs[i].p : NULL;
+		rc = rt->comm->share(rt->comm->ctx, sc, ptrs, rt->e);
+		free(ptrs);
+		if (rc != 0)
+			return 0;
+	}
 	return 1;
 }
 
@@ -610,6 +669,7 @@ span_kind_of_op(const struct hd_op *op)
 	case HD_OP_KERNEL: return HD_SPAN_KERNEL;
 	case HD_OP_RECORD: return HD_SPAN_EVENT;
 	case HD_OP_PREFETCH: return HD_SPAN_PREFETCH;
+	case HD_OP_SEND: case HD_OP_RECV: case HD_OP_COLL: return HD_SPAN_COMM;
 	default: return HD_SPAN_COPY;
 	}
 }
@@ -667,6 +727,9 @@ one_repeat(struct rt *rt, struct rt_span **out, size_t *nout)
 	memset(rt->iters, 0, (size_t)sc->nops * sizeof *rt->iters);
 	if (!reset_state(rt))
 		return 0;
+	/* Ranks start each repeat together. */
+	if (rt->comm != NULL && rt->comm->barrier(rt->comm->ctx, &rt->origin, rt->e) != 0)
+		return 0;
 	before = now_ns();
 	if (!CK(rt, cudaEventRecord(rt->base, cudaStreamLegacy)) ||
 	    !CK(rt, cudaEventSynchronize(rt->base)))
@@ -674,6 +737,11 @@ one_repeat(struct rt *rt, struct rt_span **out, size_t *nout)
 	after = now_ns();
 	rt->t0 = before + (after - before) / 2;
 	if (!walk(rt) || !CK(rt, cudaDeviceSynchronize()))
+		return 0;
+	/* One time base for all ranks, agreed after the walk so as not to
+	 * delay its start. */
+	rt->origin = rt->t0;
+	if (rt->comm != NULL && rt->comm->origin(rt->comm->ctx, rt->t0, &rt->origin, rt->e) != 0)
 		return 0;
 	for (k = 0; k < rt->nhost; k++) {
 		struct rt_host *h = &rt->host[k];
@@ -686,8 +754,8 @@ one_repeat(struct rt *rt, struct rt_span **out, size_t *nout)
 		r->s.iter = h->iter;
 		r->s.kind = h->kind;
 		r->s.why = h->why;
-		r->s.start = (h->t0 - rt->t0) * HD_NS;
-		r->s.end = (h->t1 - rt->t0) * HD_NS;
+		r->s.start = (h->t0 - rt->origin) * HD_NS;
+		r->s.end = (h->t1 - rt->origin) * HD_NS;
 		r->s.label = -1;
 		r->lane_kind = h->api ? HD_LANE_API : HD_LANE_HOST;
 	}
@@ -704,6 +772,8 @@ one_repeat(struct rt *rt, struct rt_span **out, size_t *nout)
 		if (!CK(rt, cudaEventElapsedTime(&ms, rt->base, t->b)))
 			goto fail;
 		b = (hd_time)llround((double)ms * 1e9);
+		a += (rt->t0 - rt->origin) * HD_NS;
+		b += (rt->t0 - rt->origin) * HD_NS;
 		if (b < a)
 			b = a;
 		lanes = lane_kind_of_op(op, &engine) ? 2 : 1;
@@ -763,9 +833,9 @@ static const char *const engine_lane_names[HD_LANE__COUNT] = {
 	[HD_LANE_COMPUTE] = "Compute",
 };
 
-static int
-cuda_run(const struct hd_scenario *sc, const struct hd_run_opts *o,
-	 const struct hd_sink *sink, struct hd_err *e)
+int
+hd_rt_run(const struct hd_scenario *sc, const struct hd_run_opts *o,
+	  const struct hd_rt_comm *comm, const struct hd_sink *sink, struct hd_err *e)
 {
 	struct rt rt;
 	struct rt_span **reps = NULL;
@@ -775,14 +845,15 @@ cuda_run(const struct hd_scenario *sc, const struct hd_run_opts *o,
 	int r, good = 0;
 	uint64_t execs;
 	hd_time *starts = NULL, *ends = NULL;
+	int64_t last;
 
-	if (sc->nranks > 1) {
+	if (sc->nranks > 1 && comm == NULL) {
 		hd_err_set(e, HD_EXIT_FAIL, "",
-			   "scenario '%s' has %d ranks: it needs one process per GPU, which "
-			   "this backend does not start", sc->name, sc->nranks);
+			   "scenario '%s' has %d ranks: it needs one process per GPU", sc->name,
+			   sc->nranks);
 		return -1;
 	}
-	execs = hd_scenario_op_instances(sc, 0);
+	execs = hd_scenario_op_instances(sc, comm ? comm->rank : 0);
 	if (execs > RT_MAX_EXECS) {
 		hd_err_set(e, HD_EXIT_INPUT, "",
 			   "scenario '%s' executes %llu ops; timing each on the GPU is limited "
@@ -795,6 +866,9 @@ cuda_run(const struct hd_scenario *sc, const struct hd_run_opts *o,
 	rt.sc = sc;
 	rt.e = e;
 	rt.stop = o ? o->stop : NULL;
+	rt.comm = comm;
+	rt.rank = comm ? comm->rank : 0;
+	rt.dev = comm ? comm->device : 0;
 	if (!setup(&rt))
 		goto out;
 	reps = hd_xcalloc((size_t)repeats, sizeof *reps);
@@ -818,6 +892,10 @@ cuda_run(const struct hd_scenario *sc, const struct hd_run_opts *o,
 			goto out;
 		}
 	}
+	/* No rank frees its buffers while another's peer copy may still write
+	 * into them: each repeat ends synchronised, so one barrier suffices. */
+	if (comm != NULL && comm->barrier(comm->ctx, &last, e) != 0)
+		goto out;
 	/* Median start and end of each span over the repeats. */
 	starts = hd_xcalloc((size_t)repeats, sizeof *starts);
 	ends = hd_xcalloc((size_t)repeats, sizeof *ends);
@@ -847,7 +925,7 @@ cuda_run(const struct hd_scenario *sc, const struct hd_run_opts *o,
 			stream_lane_name(sc, s0->lane_index, name, sizeof name);
 			lname = name;
 		}
-		out.lane = sink->lane(sink->ctx, s0->lane_kind, 0, s0->lane_index, lname);
+		out.lane = sink->lane(sink->ctx, s0->lane_kind, rt.rank, s0->lane_index, lname);
 		out.label = sink->string(sink->ctx, op->label ? op->label : hd_op_api_name(op));
 		sink->span(sink->ctx, &out);
 	}
@@ -863,10 +941,32 @@ out:
 	return good ? 0 : -1;
 }
 
+int
+hd_rt_device_count(struct hd_err *e)
+{
+	int n = 0;
+
+	if (cuda_available(e) != 0)
+		return -1;
+	cudaGetDeviceCount(&n);
+	return n;
+}
+
+/* One GPU here; several ranks go to one process per rank (ranks.h). */
+static int
+cuda_run(const struct hd_scenario *sc, const struct hd_run_opts *o,
+	 const struct hd_sink *sink, struct hd_err *e)
+{
+	if (sc->nranks > 1)
+		return hd_ranks_run(sc, o, sink, e);
+	return hd_rt_run(sc, o, NULL, sink, e);
+}
+
 const struct hd_backend_ops hd_real_backend = {
 	.name = "cuda",
 	.available = cuda_available,
 	.run = cuda_run,
+	.fits = hd_ranks_fits,
 };
 
 #define HD_STR2(x) #x

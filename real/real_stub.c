@@ -5,6 +5,7 @@
  * `calibrate` and `doctor` say what is missing instead of pretending.
  */
 #include "backend.h"
+#include "ranks.h"
 #include "real.h"
 
 static const char no_cuda[] =
@@ -32,6 +33,7 @@ const struct hd_backend_ops hd_real_backend = {
 	.name = "cuda",
 	.available = stub_available,
 	.run = stub_run,
+	.fits = hd_ranks_fits,
 };
 
 const char *

@@ -28,6 +28,10 @@ struct hd_backend_ops {
 	 * hold a prefix of the trace, which the caller discards. */
 	int (*run)(const struct hd_scenario *sc, const struct hd_run_opts *o,
 		   const struct hd_sink *sink, struct hd_err *e);
+	/* Can sc run here (enough GPUs, NCCL for ranks)?  1, or 0 with `why`
+	 * saying what it needs, e.g. "needs 4 GPUs; this machine has 1".  NULL:
+	 * only scenarios of one rank fit. */
+	int (*fits)(const struct hd_scenario *sc, char *why, size_t n);
 };
 
 extern const struct hd_backend_ops hd_sim_backend;

@@ -212,7 +212,11 @@ parse_atom(struct hd_expr_parser *p, const char *what)
 	char d[96];
 	size_t f;
 
-	if (++p->depth > HD_EXPR_MAX_DEPTH)
+	/* depth counts the atoms around this one and itself: a '(' or '-' at
+	 * depth d opens nesting level d, and up to HD_EXPR_MAX_DEPTH are allowed */
+	++p->depth;
+	if ((is_punct(t, HD_P_MINUS) || is_punct(t, HD_P_LPAREN)) &&
+	    p->depth > HD_EXPR_MAX_DEPTH)
 		return perr(p, t, "expression is nested more than %d deep", HD_EXPR_MAX_DEPTH);
 	if (t->kind == HD_TOK_NUMBER) {
 		x = new_expr(HD_EX_NUM, t);

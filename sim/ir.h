@@ -162,6 +162,7 @@ struct hd_scenario {
 	char *title;              /* one line for people */
 	int nranks;               /* 1 unless the scenario says `ranks N` */
 	bool per_thread_default;  /* nvcc --default-stream per-thread: unqualified ops go to stream 1 */
+	bool expect_deadlock;     /* the lesson shows a deadlock: ending in one is the result */
 
 	struct hd_buffer *buffers;
 	int nbuffers;

@@ -140,6 +140,11 @@ parse_knob(struct hd_parser *p)
 		free(name);
 		return hd_parse_error(p, t, "knob '%.*s' is declared twice", (int)t->len, t->p);
 	}
+	if (l->nknobs >= HD_LESSON_MAX_NAMES) {
+		free(name);
+		return hd_parse_error(p, kw, "more than %d knobs; the limit is %d",
+		    HD_LESSON_MAX_NAMES, HD_LESSON_MAX_NAMES);
+	}
 	k.name = name;
 	k.line = kw->line;
 	k.col = kw->col;
@@ -501,6 +506,11 @@ parse_question(struct hd_parser *p, struct pending_scen **pend, int *npend)
 	t = tok(p);
 	if ((q.id = hd_parse_name(p, "the question's identifier")) == NULL)
 		return -1;
+	if (l->nquestions >= HD_LESSON_MAX_NAMES) {
+		hd_parse_error(p, kw, "more than %d questions; the limit is %d",
+		    HD_LESSON_MAX_NAMES, HD_LESSON_MAX_NAMES);
+		goto fail;
+	}
 	for (i = 0; i < l->nquestions; i++)
 		if (strcmp(l->questions[i].id, q.id) == 0) {
 			hd_parse_error(p, t, "question '%s' is declared twice", q.id);

@@ -119,6 +119,14 @@ struct hd_scenario *hd_lesson_instantiate(const struct hd_lesson *l, int i,
 					  const double *knobs, struct hd_err *e);
 
 /*
+ * Is claim c stated for the hardware of profile `profile` (a built-in
+ * name; NULL when the hardware matches none)?  1 when it is (a claim with no
+ * `on` list is stated for all), else 0 and `why` (size n) gets
+ * "not checked: it is stated for profile a, b".
+ */
+int hd_claim_applies(const struct hd_claim *c, const char *profile, char *why, size_t n);
+
+/*
  * Evaluate claim i.  `traces[j]` is the trace of scenario j (NULL if not
  * run: a claim naming it is then "not checked").  Returns 1 (holds), 0 (does
  * not hold), or -1 (could not be evaluated: e says why).  *lhs and *rhs get

@@ -17,8 +17,12 @@
 #define HD_LESSON_MAX_BYTES (1ull << 62)
 #define HD_LESSON_MAX_COUNT 1000000000.0 /* iterations of one loop */
 #define HD_LESSON_MAX_INSTANCES 100000000ull /* op executions per rank */
-#define HD_LESSON_MAX_RANKS 1024
+#define HD_LESSON_MAX_RANKS 4096
 #define HD_LESSON_MAX_OPS 1000000       /* IR ops of one scenario */
+/* Names of one kind: buffers, streams and events together, or labels, in a
+ * scenario; knobs, scenarios or questions in a lesson.  Names are looked up
+ * by scanning, so this keeps a file of a million names from taking hours. */
+#define HD_LESSON_MAX_NAMES 1000
 
 /* One statement of a scenario that becomes IR ops. */
 struct hd_stmt {
@@ -61,6 +65,7 @@ struct hd_scen {
 	int nevents;
 	struct hd_expr *ranks;        /* NULL: one rank */
 	bool per_thread;
+	bool expect_deadlock;     /* `expect deadlock` */
 	bool has_default_stream;
 	struct hd_stmt *body;
 	int nbody;

@@ -71,7 +71,7 @@ eval_int(struct lower *lw, const struct hd_expr *x, int rank, double lo, double 
 		    what, (int)x->src_len, x->src_p, v);
 	if (v < lo || v > hi)
 		return lerr(lw, x->sline, x->scol, "%s must be from %.0f to %.0f, but '%.*s' is "
-		    "%.0f",
+		    "%.15g",
 		    what, lo, hi, (int)x->src_len, x->src_p, v);
 	*out = v;
 	return 0;
@@ -85,7 +85,7 @@ eval_bytes(struct lower *lw, const struct hd_expr *x, uint64_t *out)
 	if (eval(lw, x, 0, &v) < 0)
 		return -1;
 	if (v < 0)
-		return lerr(lw, x->sline, x->scol, "a size cannot be negative: '%.*s' is %.0f B",
+		return lerr(lw, x->sline, x->scol, "a size cannot be negative: '%.*s' is %.15g B",
 		    (int)x->src_len, x->src_p, v);
 	if (v > (double)HD_LESSON_MAX_BYTES)
 		return lerr(lw, x->sline, x->scol, "size '%.*s' is too large: the limit is 2^62 "
@@ -447,6 +447,7 @@ hd_lesson_instantiate(const struct hd_lesson *l, int idx, const double *knobs,
 	out->name = hd_xstrdup(sc->name);
 	out->title = hd_xstrdup(sc->title);
 	out->per_thread_default = sc->per_thread;
+	out->expect_deadlock = sc->expect_deadlock;
 	out->nranks = 1;
 	if (sc->ranks != NULL) {
 		double v;
@@ -766,6 +767,24 @@ describe_side(const struct hd_lesson *l, const struct hd_expr *x, double v,
 	}
 	hd_expr_fmt_value(val, sizeof val, v, x->dim);
 	hd_buf_puts(b, val);
+}
+
+int
+hd_claim_applies(const struct hd_claim *c, const char *profile, char *why, size_t n)
+{
+	size_t len;
+	int i;
+
+	if (c->nprofiles == 0)
+		return 1;
+	for (i = 0; profile != NULL && i < c->nprofiles; i++)
+		if (strcmp(c->profiles[i], profile) == 0)
+			return 1;
+	len = (size_t)snprintf(why, n, "not checked: it is stated for profile");
+	for (i = 0; i < c->nprofiles && len < n; i++)
+		len += (size_t)snprintf(why + len, n - len, "%s %s", i == 0 ? "" : ",",
+					c->profiles[i]);
+	return 0;
 }
 
 int

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll.h"
 #include "engine.h"
 #include "flow.h"
 #include "model.h"
@@ -45,11 +46,22 @@ enum ev_type {
 	EV_KDONE,       /* a kernel finishes */
 	EV_XLAT,        /* a transfer's set-up latency has passed: start its flow */
 	EV_FLOW,        /* the earliest flow finishes (a = generation) */
+	EV_COLL,        /* this rank's part of a collective ends */
 };
+/* Event types carry the rank above the low four bits. */
+#define EV_SHIFT 4
+#define EV_MASK 0xfu
+/* Spans one run may draw: keeps a run's trace within about 1 GB however
+ * the ops multiply out (a pageable copy stages in many chunks). */
+#define MAX_SPANS 10000000u
 
-enum dir { DIR_H2D, DIR_D2H, DIR_D2D, DIR__COUNT };
+/* DIR_P2P: a peer copy or send/recv; its path comes with the transfer. */
+enum dir { DIR_H2D, DIR_D2H, DIR_D2D, DIR_P2P, DIR__COUNT };
 
-enum gop_kind { G_KERNEL, G_COPY, G_PREFETCH, G_RECORD, G_WAIT, G_STAGED };
+enum gop_kind {
+	G_KERNEL, G_COPY, G_PREFETCH, G_RECORD, G_WAIT, G_STAGED,
+	G_SEND, G_RECV, G_COLL,
+};
 
 enum gop_state {
 	GS_FREE,
@@ -59,7 +71,7 @@ enum gop_state {
 	GS_RUNNING,
 };
 
-enum xfer_kind { X_COPY, X_CHUNK, X_PREFETCH, X_FAULT };
+enum xfer_kind { X_COPY, X_CHUNK, X_PREFETCH, X_FAULT, X_COMM };
 
 struct dep {
 	int stream;
@@ -90,6 +102,10 @@ struct gop {
 	uint64_t nchunks;
 	int buf;                /* prefetch: the buffer */
 	int to_device;
+	/* communication */
+	int peer;               /* send / recv / peer copy: the other rank */
+	int pnext;              /* next in the rank's list of posted sends or recvs */
+	uint64_t seq;           /* collectives: which of the rank's collectives */
 };
 
 struct xfer {
@@ -100,9 +116,14 @@ struct xfer {
 	uint64_t bytes;
 	double cap;
 	hd_time lat;
-	int engine;             /* -1: no copy engine (page faults) */
+	int engine;             /* -1: no copy engine (page faults, NCCL) */
 	hd_time t0, t1;         /* on the engine, on the wire */
 	int next, next_free;
+	/* DIR_P2P: the path, and for send/recv the receiving rank's gop */
+	int res[4], nres;
+	enum hd_link_class cls;
+	int rgop;
+	uint32_t rgen;
 };
 
 struct engine {
@@ -136,6 +157,7 @@ enum wait_kind {
 	W_QUEUE,        /* stream has room in its queue */
 	W_STARTED,      /* staged gop (slot, gen) is running */
 	W_CHUNKS,       /* staged gop (slot, gen) has `ticket` chunks done */
+	W_BARRIER,      /* every rank has reached barrier number `ticket` */
 };
 
 struct hwait {
@@ -177,7 +199,13 @@ struct host {
 	hd_time stage_start;
 };
 
+struct world;
+
+/* One rank: its host thread and its GPU. */
 struct model {
+	struct world *w;
+	int rank;
+	int touched;            /* on the world's list of ranks to look at */
 	const struct hd_scenario *sc;
 	const struct hd_profile *p;
 	const struct hd_sink *sink;
@@ -205,20 +233,60 @@ struct model {
 	int kq_head, kq_tail;
 	int sms_used, nkernels;
 
-	uint32_t flow_gen;
-	hd_time flow_at;        /* time of the live EV_FLOW, or -1 */
-
 	struct host h;
 	int dirty;              /* a gop completed: heads may start */
 
 	/* lanes and labels */
 	int lane_host, lane_api, lane_ce[DIR__COUNT], lane_compute, lane_pcie[2];
-	int *work_label;        /* per op, -1 until interned */
-	int *api_label;         /* per op, -1 until interned */
+	int lane_link[HD_LINK__COUNT];
+	int *work_label;        /* per op, -1 until interned (the world's) */
+	int *api_label;         /* per op, -1 until interned (the world's) */
 	int lbl_staging, lbl_fault;
+
+	/* communication */
+	int res_out, res_in;    /* NVLink ports (flow resources) */
+	int sends, recvs;       /* posted sends / recvs not yet matched (lists of gops) */
+	uint64_t ncoll;         /* collectives started on this rank */
+	int comm_stream;        /* the stream and ticket of the last NCCL call, */
+	uint64_t comm_ticket;   /* which the next one waits for (-1: none) */
+	uint64_t nbarrier;      /* barriers reached */
 
 	uint64_t spans, op_execs;
 	hd_time makespan;
+};
+
+/* A collective some ranks have reached. */
+struct coll {
+	uint64_t seq;
+	int arrived;
+	int op;                 /* the first arrival's op, for checks and messages */
+	int rank0;              /* the first rank that arrived */
+	hd_time *at;            /* arrival per rank */
+	int *gop;               /* per rank: its gop (or -1) */
+	uint32_t *gen;
+};
+
+/* Every rank, and what they share: time, the flow network, collectives. */
+struct world {
+	const struct hd_scenario *sc;
+	const struct hd_profile *p;
+	const struct hd_sink *sink;
+	struct hd_engine *eng;
+	struct hd_flownet *net;
+	int n;
+	struct model *rk;
+	int *touched;           /* ranks to look at after this event */
+	int ntouched;
+	uint32_t flow_gen;
+	hd_time flow_at;        /* time of the live EV_FLOW, or -1 */
+	int *work_label, *api_label;
+	int *nic_out, *nic_in;  /* network resources per node, -1 until needed */
+	struct coll *colls;     /* collectives in progress, oldest first */
+	size_t ncolls, collcap;
+	uint64_t barrier_arrived, barrier_done;
+	char *problem;          /* a mismatch found: the run stops */
+	uint64_t spans;         /* drawn by every rank so far, at most MAX_SPANS */
+	int lbl_link[HD_LINK__COUNT];
 };
 
 /* --- spans, lanes and labels ------------------------------------------------- */
@@ -240,6 +308,9 @@ emit(struct model *m, int lane, int op, uint32_t iter, enum hd_span_kind kind,
 	s.label = label;
 	m->sink->span(m->sink->ctx, &s);
 	m->spans++;
+	if (++m->w->spans > MAX_SPANS && m->w->problem == NULL)
+		m->w->problem = hd_xasprintf("it draws more than %u spans; the limit is 10^7 "
+		    "(fewer repeats, or larger copies and chunks)", MAX_SPANS);
 	if (end > m->makespan)
 		m->makespan = end;
 }
@@ -307,6 +378,16 @@ work_label(struct model *m, int opi)
 			s = op->text != NULL && op->text[0] != '\0' ?
 			    op->text : "host work";
 			break;
+		case HD_OP_SEND:
+		case HD_OP_RECV:
+			snprintf(tmp, sizeof tmp, "%s %s", op->kind == HD_OP_SEND ?
+			    "send" : "recv", op->kind == HD_OP_SEND ?
+			    (op->src >= 0 ? m->sc->buffers[op->src].name : "") :
+			    (op->dst >= 0 ? m->sc->buffers[op->dst].name : ""));
+			break;
+		case HD_OP_COLL:
+			s = hd_coll_name(op->coll);
+			break;
 		default:
 			s = "op";
 			break;
@@ -346,7 +427,14 @@ api_name(const struct model *m, const struct hd_op *op)
 		mem = m->sc->buffers[op->dst].mem;
 		return op->kind == HD_OP_ALLOC ? alloc[mem] : freef[mem];
 	case HD_OP_COPY:
+		if (op->copy == HD_COPY_P2P)
+			return op->async ? "cudaMemcpyPeerAsync" : "cudaMemcpyPeer";
 		return op->async ? "cudaMemcpyAsync" : "cudaMemcpy";
+	case HD_OP_SEND:
+	case HD_OP_RECV:
+	case HD_OP_COLL:
+	case HD_OP_BARRIER:
+		return hd_op_api_name(op);
 	default:
 		return names[op->kind] != NULL ? names[op->kind] : "call";
 	}
@@ -375,7 +463,7 @@ stream_lane(struct model *m, int s)
 	else
 		snprintf(name, sizeof name, "Stream %d (%s)", s,
 		    hs->name != NULL ? hs->name : "?");
-	m->st[s].lane = m->sink->lane(m->sink->ctx, HD_LANE_STREAM, 0, s, name);
+	m->st[s].lane = m->sink->lane(m->sink->ctx, HD_LANE_STREAM, m->rank, s, name);
 	return m->st[s].lane;
 }
 
@@ -383,7 +471,7 @@ static int
 lane_get(struct model *m, int *slot, enum hd_lane_kind kind, const char *name)
 {
 	if (*slot < 0)
-		*slot = m->sink->lane(m->sink->ctx, kind, 0, 0, name);
+		*slot = m->sink->lane(m->sink->ctx, kind, m->rank, 0, name);
 	return *slot;
 }
 
@@ -391,10 +479,12 @@ static int
 ce_lane(struct model *m, enum dir d)
 {
 	static const enum hd_lane_kind k[DIR__COUNT] = {
-		HD_LANE_CE_H2D, HD_LANE_CE_D2H, HD_LANE_CE_D2D };
+		HD_LANE_CE_H2D, HD_LANE_CE_D2H, HD_LANE_CE_D2D, HD_LANE_CE_D2D };
 	static const char *const n[DIR__COUNT] = {
-		"Memcpy HtoD", "Memcpy DtoH", "Memcpy DtoD" };
+		"Memcpy HtoD", "Memcpy DtoH", "Memcpy DtoD", "Memcpy DtoD" };
 
+	if (d == DIR_P2P)
+		d = DIR_D2D;    /* peer copies use the device-to-device engine */
 	return lane_get(m, &m->lane_ce[d], k[d], n[d]);
 }
 
@@ -410,6 +500,21 @@ pcie_lane(struct model *m, enum dir d)
 	if (d == DIR_H2D)
 		return lane_get(m, &m->lane_pcie[0], HD_LANE_PCIE_H2D, "PCIe HtoD");
 	return lane_get(m, &m->lane_pcie[1], HD_LANE_PCIE_D2H, "PCIe DtoH");
+}
+
+/* The row of this rank's traffic out over one kind of link. */
+static int
+link_lane(struct model *m, enum hd_link_class c)
+{
+	static const char *const n[HD_LINK__COUNT] = {
+		[HD_LINK_NVLINK] = "NVLink out", [HD_LINK_PCIE] = "PCIe peer out",
+		[HD_LINK_NET] = "Network out",
+	};
+
+	if (m->lane_link[c] < 0)
+		m->lane_link[c] = m->sink->lane(m->sink->ctx, HD_LANE_LINK,
+		    m->rank, (int)c, n[c]);
+	return m->lane_link[c];
 }
 
 static uint64_t
@@ -457,6 +562,11 @@ make_lanes(struct model *m)
 			if (managed)
 				pcie[0] = 1;
 			break;
+		case HD_OP_SEND:
+		case HD_OP_RECV:
+		case HD_OP_COLL:
+			used[op->stream] = 1;
+			break;
 		case HD_OP_COPY:
 			if (op->copy == HD_COPY_H2H)
 				break;
@@ -485,8 +595,8 @@ make_lanes(struct model *m)
 			break;
 		}
 	}
-	m->lane_host = m->sink->lane(m->sink->ctx, HD_LANE_HOST, 0, 0, "Host thread");
-	m->lane_api = m->sink->lane(m->sink->ctx, HD_LANE_API, 0, 0, "CUDA API");
+	m->lane_host = m->sink->lane(m->sink->ctx, HD_LANE_HOST, m->rank, 0, "Host thread");
+	m->lane_api = m->sink->lane(m->sink->ctx, HD_LANE_API, m->rank, 0, "CUDA API");
 	for (i = 0; i < sc->nstreams; i++)
 		if (used[i])
 			stream_lane(m, i);
@@ -500,6 +610,25 @@ make_lanes(struct model *m)
 	if (pcie[1])
 		pcie_lane(m, DIR_D2H);
 	free(used);
+}
+
+/* --- events and ranks -------------------------------------------------------- */
+
+/* Schedule an event for this rank. */
+static void
+at(struct model *m, hd_time t, enum ev_type type, uint32_t a, uint64_t b)
+{
+	hd_engine_at(m->eng, t, (uint32_t)type | ((uint32_t)m->rank << EV_SHIFT), a, b);
+}
+
+/* Something changed on rank m: look at its streams and host after this event. */
+static void
+touch(struct model *m)
+{
+	if (!m->touched) {
+		m->touched = 1;
+		m->w->touched[m->w->ntouched++] = m->rank;
+	}
 }
 
 /* --- gops and streams ------------------------------------------------------ */
@@ -530,6 +659,8 @@ gop_new(struct model *m, enum gop_kind kind, int stream, int op, uint32_t iter)
 	g->chunks_done = g->nchunks = 0;
 	g->bytes = 0;
 	g->buf = -1;
+	g->peer = -1;
+	g->pnext = -1;
 	m->inflight++;
 	if (m->inflight > m->peak_inflight)
 		m->peak_inflight = m->inflight;
@@ -595,6 +726,7 @@ stream_submit(struct model *m, int gi)
 	}
 	s->tail = gi;
 	m->dirty = 1;
+	touch(m);
 }
 
 static void
@@ -617,6 +749,7 @@ gop_complete(struct model *m, int gi)
 	m->gfree = gi;
 	m->inflight--;
 	m->dirty = 1;
+	touch(m);
 }
 
 /* --- transfers and copy engines ------------------------------------------- */
@@ -647,6 +780,10 @@ xfer_new(struct model *m, enum xfer_kind kind, int gi, enum dir d,
 	x->engine = engine;
 	x->t0 = x->t1 = 0;
 	x->next = -1;
+	x->nres = 0;
+	x->cls = HD_LINK_NVLINK;
+	x->rgop = -1;
+	x->rgen = 0;
 	return i;
 }
 
@@ -657,7 +794,7 @@ xfer_begin(struct model *m, int xi)
 	hd_time now = hd_engine_now(m->eng);
 
 	x->t0 = now;
-	hd_engine_at(m->eng, now + x->lat, EV_XLAT, (uint32_t)xi, x->gen);
+	at(m, now + x->lat, EV_XLAT, (uint32_t)xi, x->gen);
 }
 
 static void
@@ -690,17 +827,17 @@ engine_queue(struct model *m, int xi)
 }
 
 static void
-flow_resched(struct model *m)
+flow_resched(struct world *w)
 {
-	hd_time t = hd_flow_next(m->net), now = hd_engine_now(m->eng);
+	hd_time t = hd_flow_next(w->net), now = hd_engine_now(w->eng);
 
-	if (t == HD_TIME_MAX || t == m->flow_at)
+	if (t == HD_TIME_MAX || t == w->flow_at)
 		return;
 	if (t < now)
 		t = now;
-	m->flow_gen++;
-	m->flow_at = t;
-	hd_engine_at(m->eng, t, EV_FLOW, m->flow_gen, 0);
+	w->flow_gen++;
+	w->flow_at = t;
+	hd_engine_at(w->eng, t, EV_FLOW, w->flow_gen, 0);
 }
 
 static void kernel_compute(struct model *m, int gi);
@@ -715,9 +852,13 @@ xfer_done(struct model *m, int xi)
 	int label;
 
 	kind = x.kind == X_PREFETCH ? HD_SPAN_PREFETCH :
-	    x.kind == X_FAULT ? HD_SPAN_FAULT : HD_SPAN_COPY;
+	    x.kind == X_FAULT ? HD_SPAN_FAULT :
+	    x.kind == X_COMM ? HD_SPAN_COMM : HD_SPAN_COPY;
 	label = x.kind == X_FAULT ? m->lbl_fault : work_label(m, g->op);
-	if (x.dir != DIR_D2D)
+	if (x.dir == DIR_P2P)
+		emit(m, link_lane(m, x.cls), g->op, g->iter, kind, HD_WHY_NONE,
+		    x.t1, now, x.bytes, label);
+	else if (x.dir != DIR_D2D)
 		emit(m, pcie_lane(m, x.dir), g->op, g->iter, kind, HD_WHY_NONE,
 		    x.t1, now, x.bytes, label);
 	if (x.engine >= 0) {
@@ -753,6 +894,20 @@ xfer_done(struct model *m, int xi)
 		    HD_WHY_NONE, g->start, now, x.bytes, m->lbl_fault);
 		kernel_compute(m, x.gop);
 		break;
+	case X_COMM: {
+		struct model *q = &m->w->rk[g->peer];
+		struct gop *rg = &q->g[x.rgop];
+
+		if (rg->gen != x.rgen)
+			hd_fatal("model: stale receive on rank %d", g->peer);
+		emit(m, stream_lane(m, g->stream), g->op, g->iter, HD_SPAN_COMM,
+		    HD_WHY_NONE, g->start, now, x.bytes, label);
+		emit(q, stream_lane(q, rg->stream), rg->op, rg->iter, HD_SPAN_COMM,
+		    HD_WHY_NONE, rg->start, now, x.bytes, work_label(q, rg->op));
+		gop_complete(m, x.gop);
+		gop_complete(q, x.rgop);
+		break;
+	}
 	}
 }
 
@@ -767,28 +922,34 @@ flow_start(struct model *m, int xi)
 		xfer_done(m, xi);
 		return;
 	}
-	hd_flow_start(m->net, now, (double)x->bytes, x->cap, m->res[x->dir],
-	    m->nres[x->dir], ((uint64_t)x->gen << 32) | (uint32_t)xi);
-	flow_resched(m);
+	/* the tag: transfer (24 bits), rank (20 bits), generation (20 bits) */
+	hd_flow_start(m->net, now, (double)x->bytes, x->cap,
+	    x->dir == DIR_P2P ? x->res : m->res[x->dir],
+	    x->dir == DIR_P2P ? x->nres : m->nres[x->dir],
+	    ((uint64_t)(x->gen & 0xfffffu) << 44) | ((uint64_t)m->rank << 24) |
+	    (uint32_t)xi);
+	flow_resched(m->w);
 }
 
 static void
-on_flow(struct model *m, uint32_t gen)
+on_flow(struct world *w, uint32_t gen)
 {
 	uint64_t tag;
-	hd_time now = hd_engine_now(m->eng);
+	hd_time now = hd_engine_now(w->eng);
 
-	if (gen != m->flow_gen)
+	if (gen != w->flow_gen)
 		return;         /* rates changed since this was scheduled */
-	m->flow_at = -1;
-	while (hd_flow_done(m->net, now, &tag)) {
-		int xi = (int)(uint32_t)tag;
+	w->flow_at = -1;
+	while (hd_flow_done(w->net, now, &tag)) {
+		int xi = (int)(tag & 0xffffffu);
+		struct model *m = &w->rk[(tag >> 24) & 0xfffffu];
 
-		if (m->x[xi].gen != (uint32_t)(tag >> 32))
+		if ((m->x[xi].gen & 0xfffffu) != (uint32_t)(tag >> 44))
 			hd_fatal("model: stale transfer %d", xi);
 		xfer_done(m, xi);
+		touch(m);
 	}
-	flow_resched(m);
+	flow_resched(w);
 }
 
 /* --- kernels ------------------------------------------------------------------ */
@@ -848,7 +1009,7 @@ kernel_compute(struct model *m, int gi)
 	hd_time now = hd_engine_now(m->eng);
 
 	g->compute_start = now;
-	hd_engine_at(m->eng, now + g->dur, EV_KDONE, (uint32_t)gi, g->gen);
+	at(m, now + g->dur, EV_KDONE, (uint32_t)gi, g->gen);
 }
 
 static void
@@ -909,6 +1070,272 @@ kernel_duration(const struct model *m, const struct hd_op *op)
 	}
 }
 
+/* --- between ranks ----------------------------------------------------------- */
+
+/* The flow-network path of a transfer from rank m to rank peer. */
+static void
+peer_path(struct model *m, struct xfer *x, int peer)
+{
+	struct world *w = m->w;
+	struct model *q = &w->rk[peer];
+	struct hd_link l = hd_coll_link(m->p, m->rank, peer);
+	int na, nb;
+
+	x->cls = l.cls;
+	x->lat += l.lat;
+	x->cap = l.bw;
+	switch (l.cls) {
+	case HD_LINK_NVLINK:
+		x->res[0] = m->res_out;
+		x->res[1] = q->res_in;
+		x->nres = 2;
+		break;
+	case HD_LINK_PCIE:
+		/* through the root complex: up one GPU's link, down the other's */
+		x->res[0] = m->res[DIR_D2H][0];
+		x->res[1] = q->res[DIR_H2D][0];
+		x->nres = 2;
+		break;
+	case HD_LINK_NET:
+	default:
+		na = hd_coll_node(m->p, m->rank);
+		nb = hd_coll_node(m->p, peer);
+		if (w->nic_out[na] < 0)
+			w->nic_out[na] = hd_flow_resource(w->net, m->p->nic_bw);
+		if (w->nic_in[nb] < 0)
+			w->nic_in[nb] = hd_flow_resource(w->net, m->p->nic_bw);
+		x->res[0] = w->nic_out[na];
+		x->res[1] = w->nic_in[nb];
+		x->nres = 2;
+		break;
+	}
+}
+
+/* A matched send (on snd) and recv (on rcv): the data moves. */
+static void
+comm_start(struct model *snd, int sgi, struct model *rcv, int rgi)
+{
+	struct gop *g = &snd->g[sgi];
+	int xi = xfer_new(snd, X_COMM, sgi, DIR_P2P, g->bytes, 0,
+	    snd->p->coll_base, -1);
+	struct xfer *x = &snd->x[xi];
+
+	peer_path(snd, x, rcv->rank);
+	x->rgop = rgi;
+	x->rgen = rcv->g[rgi].gen;
+	xfer_begin(snd, xi);
+}
+
+/* Take from list *head the first gop whose peer is `peer`, or -1. */
+static int
+unlist(struct model *m, int *head, int peer)
+{
+	int *pp = head;
+
+	while (*pp >= 0) {
+		int gi = *pp;
+
+		if (m->g[gi].peer == peer) {
+			*pp = m->g[gi].pnext;
+			m->g[gi].pnext = -1;
+			return gi;
+		}
+		pp = &m->g[gi].pnext;
+	}
+	return -1;
+}
+
+static void
+enlist(struct model *m, int *head, int gi)
+{
+	int *pp = head;
+
+	while (*pp >= 0)
+		pp = &m->g[*pp].pnext;
+	*pp = gi;
+	m->g[gi].pnext = -1;
+}
+
+/*
+ * A send or recv reached the head of its stream: match it with the peer's
+ * oldest posted counterpart (NCCL matches them in order per pair of ranks),
+ * or post it to wait for one.
+ */
+static void
+post(struct model *m, int gi)
+{
+	struct gop *g = &m->g[gi];
+	struct model *q = &m->w->rk[g->peer];
+	int other;
+
+	if (g->kind == G_SEND) {
+		other = unlist(q, &q->recvs, m->rank);
+		if (other >= 0)
+			comm_start(m, gi, q, other);
+		else
+			enlist(m, &m->sends, gi);
+	} else {
+		other = unlist(q, &q->sends, m->rank);
+		if (other >= 0)
+			comm_start(q, other, m, gi);
+		else
+			enlist(m, &m->recvs, gi);
+	}
+}
+
+struct coll_ctx {
+	struct world *w;
+	const struct coll *c;
+};
+
+/* A transfer of a collective's schedule: a span on the sender's link row. */
+static void
+coll_span(void *ctx, const struct hd_coll_xfer *x)
+{
+	struct coll_ctx *cc = ctx;
+	struct model *m = &cc->w->rk[x->src];
+	const struct gop *g = &m->g[cc->c->gop[x->src]];
+
+	emit(m, link_lane(m, x->cls), g->op, g->iter, HD_SPAN_COMM, HD_WHY_NONE,
+	    x->start, x->end, x->bytes, work_label(m, g->op));
+}
+
+/* Transfers a schedule makes, roughly: beyond a million, no link spans. */
+static uint64_t
+coll_transfers(enum hd_coll c, uint64_t bytes, int n, const struct hd_profile *p)
+{
+	uint64_t N = (uint64_t)n, K = p->coll_chunk > 0 ?
+	    bytes / p->coll_chunk + 1 : 1;
+
+	switch (c) {
+	case HD_COLL_ALLREDUCE:
+		return 2 * N * (N + K);
+	case HD_COLL_BROADCAST:
+	case HD_COLL_REDUCE:
+		return N * K;
+	case HD_COLL_GATHER:
+		return N;
+	default:
+		return N * N;
+	}
+}
+
+#define COLL_SPAN_LIMIT 1000000u
+
+static void
+coll_fail(struct world *w, struct model *m, const struct coll *c, int opi)
+{
+	const struct hd_op *a = &w->sc->ops[c->op], *b = &w->sc->ops[opi];
+	struct hd_buf t;
+
+	hd_buf_init(&t);
+	hd_buf_printf(&t, "collective mismatch: as collective number %llu, rank %d "
+	    "calls %s of %llu bytes (root %d, line %d) but rank %d calls %s of "
+	    "%llu bytes (root %d, line %d); NCCL would hang or corrupt data: "
+	    "every rank must make the same collective calls in the same order",
+	    (unsigned long long)c->seq + 1, c->rank0, hd_coll_name(a->coll),
+	    (unsigned long long)a->bytes, a->root, a->line, m->rank,
+	    hd_coll_name(b->coll), (unsigned long long)b->bytes, b->root, b->line);
+	free(w->problem);
+	w->problem = hd_xstrdup(t.s);
+	hd_buf_free(&t);
+}
+
+/* Rank m's collective gop gi starts: when every rank is there, run it. */
+static void
+coll_arrive(struct model *m, int gi)
+{
+	struct world *w = m->w;
+	struct gop *g = &m->g[gi];
+	const struct hd_op *op = &w->sc->ops[g->op];
+	struct coll *c = NULL;
+	hd_time now = hd_engine_now(w->eng), *done;
+	size_t i;
+	int r;
+
+	for (i = 0; i < w->ncolls; i++)
+		if (w->colls[i].seq == g->seq) {
+			c = &w->colls[i];
+			break;
+		}
+	if (c == NULL) {
+		/* keep them ordered by seq */
+		w->colls = hd_xgrow(w->colls, &w->collcap, w->ncolls + 1, sizeof *w->colls);
+		for (i = w->ncolls; i > 0 && w->colls[i - 1].seq > g->seq; i--)
+			w->colls[i] = w->colls[i - 1];
+		c = &w->colls[i];
+		w->ncolls++;
+		memset(c, 0, sizeof *c);
+		c->seq = g->seq;
+		c->op = g->op;
+		c->rank0 = m->rank;
+		c->at = hd_xmalloc((size_t)w->n * sizeof *c->at);
+		c->gop = hd_xmalloc((size_t)w->n * sizeof *c->gop);
+		c->gen = hd_xmalloc((size_t)w->n * sizeof *c->gen);
+		for (r = 0; r < w->n; r++)
+			c->gop[r] = -1;
+	} else {
+		const struct hd_op *first = &w->sc->ops[c->op];
+
+		if (first->coll != op->coll || first->bytes != op->bytes ||
+		    (first->root != op->root && first->coll != HD_COLL_ALLREDUCE &&
+		    first->coll != HD_COLL_ALLGATHER &&
+		    first->coll != HD_COLL_REDUCESCATTER &&
+		    first->coll != HD_COLL_ALLTOALL)) {
+			coll_fail(w, m, c, g->op);
+			return;
+		}
+	}
+	c->at[m->rank] = now;
+	c->gop[m->rank] = gi;
+	c->gen[m->rank] = g->gen;
+	if (++c->arrived < w->n)
+		return;
+
+	done = hd_xmalloc((size_t)w->n * sizeof *done);
+	if (w->p->coll_model == HD_CMODEL_FORMULA) {
+		hd_time last = 0, t = hd_coll_formula(op->coll, w->p->coll_algo,
+		    op->bytes, w->n, w->p);
+
+		for (r = 0; r < w->n; r++)
+			if (c->at[r] > last)
+				last = c->at[r];
+		for (r = 0; r < w->n; r++)
+			done[r] = last + t;
+	} else {
+		struct coll_ctx cc;
+
+		cc.w = w;
+		cc.c = c;
+		hd_coll_schedule(op->coll, w->p->coll_algo, op->bytes,
+		    op->root, w->n, w->p, c->at, done,
+		    coll_transfers(op->coll, op->bytes, w->n, w->p) <=
+		    COLL_SPAN_LIMIT ? coll_span : NULL, &cc, NULL);
+	}
+	for (r = 0; r < w->n; r++)
+		at(&w->rk[r], done[r] > now ? done[r] : now, EV_COLL,
+		    (uint32_t)c->gop[r], c->gen[r]);
+	free(done);
+	free(c->at);
+	free(c->gop);
+	free(c->gen);
+	i = (size_t)(c - w->colls);
+	memmove(&w->colls[i], &w->colls[i + 1], (w->ncolls - i - 1) * sizeof *w->colls);
+	w->ncolls--;
+}
+
+/* Rank m's part of a collective is over. */
+static void
+coll_done(struct model *m, int gi)
+{
+	struct gop *g = &m->g[gi];
+
+	emit(m, stream_lane(m, g->stream), g->op, g->iter, HD_SPAN_COMM,
+	    HD_WHY_NONE, g->start, hd_engine_now(m->eng), g->bytes,
+	    work_label(m, g->op));
+	gop_complete(m, gi);
+}
+
 /* --- starting stream heads -------------------------------------------------- */
 
 /* The head of a stream has its dependencies: start it. */
@@ -924,7 +1351,7 @@ gop_start(struct model *m, int gi)
 		ready = g->submit + m->p->launch_latency;
 		if (ready > now) {
 			g->state = GS_LAUNCH;
-			hd_engine_at(m->eng, ready, EV_READY, (uint32_t)gi, g->gen);
+			at(m, ready, EV_READY, (uint32_t)gi, g->gen);
 		} else
 			kernel_ready(m, gi);
 		break;
@@ -940,7 +1367,9 @@ gop_start(struct model *m, int gi)
 		xi = xfer_new(m, g->kind == G_COPY ? X_COPY : X_PREFETCH, gi,
 		    g->dir, g->bytes,
 		    g->kind == G_PREFETCH ? m->p->um_prefetch_bw : 0,
-		    m->p->copy_latency, m->ce_of[g->dir]);
+		    g->dir == DIR_P2P ? 0 : m->p->copy_latency, m->ce_of[g->dir]);
+		if (g->dir == DIR_P2P)
+			peer_path(m, &m->x[xi], g->peer);
 		engine_queue(m, xi);
 		break;
 	case G_RECORD:
@@ -958,6 +1387,17 @@ gop_start(struct model *m, int gi)
 	case G_STAGED:
 		g->state = GS_RUNNING;  /* the host thread drives it now */
 		g->start = now;
+		break;
+	case G_SEND:
+	case G_RECV:
+		g->state = GS_WAITRES;
+		g->start = now;
+		post(m, gi);
+		break;
+	case G_COLL:
+		g->state = GS_WAITRES;
+		g->start = now;
+		coll_arrive(m, gi);
 		break;
 	}
 }
@@ -1015,6 +1455,8 @@ wait_holds(struct model *m, const struct hwait *w)
 	case W_CHUNKS:
 		g = &m->g[w->slot];
 		return g->gen != w->gen || g->chunks_done >= w->ticket;
+	case W_BARRIER:
+		return m->w->barrier_done >= w->ticket;
 	}
 	return 1;
 }
@@ -1052,15 +1494,14 @@ host_poll(struct model *m)
 	if (!h->w.quiet && end > h->w.since)
 		emit(m, m->lane_api, h->op, h->iter, HD_SPAN_BLOCKED, h->w.why,
 		    h->w.since, end, 0, api_label(m, h->op));
-	hd_engine_at(m->eng, end, EV_HOST, 0, 0);
+	at(m, end, EV_HOST, 0, 0);
 }
 
 static int
 host_sleep(struct model *m, hd_time dt, int phase)
 {
 	m->h.phase = phase;
-	hd_engine_at(m->eng, hd_engine_now(m->eng) + (dt > 0 ? dt : 0),
-	    EV_HOST, 0, 0);
+	at(m, hd_engine_now(m->eng) + (dt > 0 ? dt : 0), EV_HOST, 0, 0);
 	return H_YIELD;
 }
 
@@ -1339,7 +1780,7 @@ op_copy_dma(struct model *m, const struct hd_op *op, int opi)
 {
 	static const enum dir dirs[HD_COPY__COUNT] = {
 		[HD_COPY_H2D] = DIR_H2D, [HD_COPY_D2H] = DIR_D2H,
-		[HD_COPY_D2D] = DIR_D2D };
+		[HD_COPY_D2D] = DIR_D2D, [HD_COPY_P2P] = DIR_P2P };
 	struct host *h = &m->h;
 	int gi, r;
 
@@ -1353,6 +1794,8 @@ op_copy_dma(struct model *m, const struct hd_op *op, int opi)
 		gi = gop_new(m, G_COPY, op->stream, opi, h->iter);
 		m->g[gi].dir = dirs[op->copy];
 		m->g[gi].bytes = op->bytes;
+		if (op->copy == HD_COPY_P2P)
+			m->g[gi].peer = hd_op_peer(m->sc, op, m->rank);
 		stream_submit(m, gi);
 		kick(m);
 		/* cudaMemcpy to or from the host returns when the copy is done;
@@ -1524,6 +1967,59 @@ op_read(struct model *m, const struct hd_op *op, int opi)
 	    op->bytes != 0 ? op->bytes : buf_bytes(m, op->src, 0), HD_WHY_READ);
 }
 
+/* ncclSend, ncclRecv and the collectives: a launch, then work on the stream. */
+static int
+op_comm(struct model *m, const struct hd_op *op, int opi)
+{
+	static const enum gop_kind kinds[HD_OP__COUNT] = {
+		[HD_OP_SEND] = G_SEND, [HD_OP_RECV] = G_RECV, [HD_OP_COLL] = G_COLL,
+	};
+	int gi, r, buf = op->kind == HD_OP_RECV ? op->dst : op->src;
+
+	if (m->h.phase < 2) {
+		if ((r = submit_prologue(m, op->stream, m->p->api_launch)) != H_NEXT)
+			return r;
+	}
+	gi = gop_new(m, kinds[op->kind], op->stream, opi, m->h.iter);
+	m->g[gi].bytes = op->bytes != 0 ? op->bytes :
+	    buf_bytes(m, buf >= 0 ? buf : op->dst, 0);
+	if (op->kind == HD_OP_COLL)
+		m->g[gi].seq = m->ncoll++;
+	else
+		m->g[gi].peer = hd_op_peer(m->sc, op, m->rank);
+	stream_submit(m, gi);
+	/* one communicator runs its calls one at a time, in the order they were
+	 * made, whatever their streams (NVIDIA/nccl#574) */
+	if (m->comm_stream >= 0 && m->comm_stream != op->stream)
+		gop_dep(m, gi, m->comm_stream, m->comm_ticket);
+	m->comm_stream = op->stream;
+	m->comm_ticket = m->g[gi].ticket;
+	kick(m);
+	return host_api_end(m);
+}
+
+/* A host barrier across ranks (MPI_Barrier). */
+static int
+op_barrier(struct model *m, const struct hd_op *op, int opi)
+{
+	struct world *w = m->w;
+	int r;
+
+	(void)op;
+	(void)opi;
+	if (m->h.phase == 0) {
+		m->nbarrier++;
+		if (++w->barrier_arrived == (uint64_t)w->n) {
+			w->barrier_arrived = 0;
+			w->barrier_done++;
+			for (r = 0; r < w->n; r++)
+				touch(&w->rk[r]);
+		}
+	}
+	return op_sync(m, wait_of(W_BARRIER, 0, m->nbarrier, HD_WHY_COLLECTIVE,
+	    m->p->sync_wake));
+}
+
 typedef int (*op_fn)(struct model *, const struct hd_op *, int);
 
 /* What the host thread does for each kind of op, one step at a time. */
@@ -1542,8 +2038,11 @@ static const op_fn op_table[HD_OP__COUNT] = {
 	[HD_OP_DEVICE_SYNC] = op_device_sync,
 	[HD_OP_HOST] = op_host,
 	[HD_OP_READ] = op_read,
-	/* loops and rank blocks are walked by host_next; communication is
-	 * refused by hd_model_check */
+	[HD_OP_SEND] = op_comm,
+	[HD_OP_RECV] = op_comm,
+	[HD_OP_COLL] = op_comm,
+	[HD_OP_BARRIER] = op_barrier,
+	/* loops and rank blocks are walked by host_next */
 };
 
 /* Run one step of op opi; H_DONE when the op is over. */
@@ -1596,8 +2095,7 @@ host_next(struct model *m)
 			continue;
 		}
 		if (op->kind == HD_OP_ON_RANK) {
-			/* one rank in this version: rank 0 runs the body */
-			h->pc += op->rank == 0 ? 1 : 1 + op->body_len;
+			h->pc += op->rank == m->rank ? 1 : 1 + op->body_len;
 			continue;
 		}
 		h->returned++;
@@ -1637,10 +2135,10 @@ hd_model_check(const struct hd_scenario *sc, struct hd_err *e)
 {
 	int i;
 
-	if (sc->nranks > 1) {
-		hd_err_set(e, HD_EXIT_FAIL, "",
-		    "scenario '%s' has %d ranks: multi-rank simulation is not in "
-		    "this version of hdsim", sc->name, sc->nranks);
+	if (sc->nranks < 1 || sc->nranks > HD_MODEL_MAX_RANKS) {
+		hd_err_set(e, HD_EXIT_INPUT, sc->name != NULL ? sc->name : "",
+		    "scenario '%s' has %d ranks; the simulator runs 1 to %d",
+		    sc->name, sc->nranks, HD_MODEL_MAX_RANKS);
 		return -1;
 	}
 	if (sc->nstreams < 2) {
@@ -1655,17 +2153,12 @@ hd_model_check(const struct hd_scenario *sc, struct hd_err *e)
 
 		snprintf(where, sizeof where, "line %d", op->line);
 		multi = op->kind == HD_OP_SEND || op->kind == HD_OP_RECV ||
-		    op->kind == HD_OP_COLL || op->kind == HD_OP_BARRIER ||
 		    (op->kind == HD_OP_COPY && op->copy == HD_COPY_P2P);
-		if (multi) {
-			hd_err_set(e, HD_EXIT_FAIL, "", "scenario '%s' uses %s at "
-			    "line %d: multi-rank simulation is not in this "
-			    "version of hdsim", sc->name,
-			    op->kind == HD_OP_COPY ? "a peer copy" :
-			    op->kind == HD_OP_BARRIER ? "a barrier" :
-			    "NCCL communication", op->line);
-			return -1;
-		}
+		if (multi && (op->peer < 0 || op->peer >= sc->nranks ||
+		    (!op->peer_rel && sc->nranks < 2) || (op->peer_rel && op->peer == 0)))
+			bad = 1;
+		if (op->kind == HD_OP_COLL && (unsigned)op->coll >= HD_COLL__COUNT)
+			bad = 1;
 		if ((unsigned)op->kind >= HD_OP__COUNT)
 			bad = 1;
 		switch (op->kind) {
@@ -1676,6 +2169,9 @@ hd_model_check(const struct hd_scenario *sc, struct hd_err *e)
 		case HD_OP_WAIT:
 		case HD_OP_STREAM_SYNC:
 		case HD_OP_READ:
+		case HD_OP_SEND:
+		case HD_OP_RECV:
+		case HD_OP_COLL:
 			if (op->stream < 0 || op->stream >= sc->nstreams)
 				bad = 1;
 			break;
@@ -1761,28 +2257,28 @@ model_free(struct model *m)
 	free(m->ev);
 	free(m->buf);
 	free(m->execs);
-	free(m->work_label);
-	free(m->api_label);
 	free(m->h.stack);
-	hd_flow_free(m->net);
-	hd_engine_free(m->eng);
 }
 
 static void
-model_init(struct model *m, const struct hd_scenario *sc,
-	   const struct hd_profile *p, const struct hd_sink *sink)
+model_init(struct model *m, struct world *w, int rank)
 {
+	const struct hd_scenario *sc = w->sc;
+	const struct hd_profile *p = w->p;
 	int i;
 
 	memset(m, 0, sizeof *m);
+	m->w = w;
+	m->rank = rank;
 	m->sc = sc;
 	m->p = p;
-	m->sink = sink;
-	m->eng = hd_engine_new();
-	m->net = hd_flow_new();
+	m->sink = w->sink;
+	m->eng = w->eng;
+	m->net = w->net;
 	m->gfree = m->xfree = -1;
 	m->kq_head = m->kq_tail = -1;
-	m->flow_at = -1;
+	m->sends = m->recvs = -1;
+	m->comm_stream = -1;
 
 	/* PCIe: a link per direction plus the host side both directions share */
 	{
@@ -1800,10 +2296,16 @@ model_init(struct model *m, const struct hd_scenario *sc,
 		m->res[DIR_D2D][0] = hbm;
 		m->nres[DIR_D2D] = 1;
 	}
+	/* NVLink ports, out and in, when peers can use them */
+	m->res_out = m->res_in = -1;
+	if (sc->nranks > 1 && p->nvlinks > 0 && p->nvlink_bw > 0) {
+		m->res_out = hd_flow_resource(m->net, (double)p->nvlinks * p->nvlink_bw);
+		m->res_in = hd_flow_resource(m->net, (double)p->nvlinks * p->nvlink_bw);
+	}
 	/* one engine serves both directions; two split them; a third takes DtoD */
 	m->ce_of[DIR_H2D] = 0;
 	m->ce_of[DIR_D2H] = p->copy_engines >= 2 ? 1 : 0;
-	m->ce_of[DIR_D2D] = p->copy_engines >= 3 ? 2 : 0;
+	m->ce_of[DIR_D2D] = m->ce_of[DIR_P2P] = p->copy_engines >= 3 ? 2 : 0;
 	for (i = 0; i < 3; i++) {
 		m->ce[i].head = m->ce[i].tail = -1;
 		m->ce[i].busy = -1;
@@ -1824,13 +2326,226 @@ model_init(struct model *m, const struct hd_scenario *sc,
 		m->buf[i].resident = sc->buffers[i].mem == HD_MEM_DEVICE;
 	}
 	m->execs = hd_xcalloc((size_t)(sc->nops > 0 ? sc->nops : 1), sizeof *m->execs);
-	m->work_label = hd_xmalloc((size_t)(sc->nops > 0 ? sc->nops : 1) * sizeof(int));
-	m->api_label = hd_xmalloc((size_t)(sc->nops > 0 ? sc->nops : 1) * sizeof(int));
-	for (i = 0; i < sc->nops; i++)
-		m->work_label[i] = m->api_label[i] = -1;
-	m->lane_ce[0] = m->lane_ce[1] = m->lane_ce[2] = -1;
+	m->work_label = w->work_label;
+	m->api_label = w->api_label;
+	for (i = 0; i < DIR__COUNT; i++)
+		m->lane_ce[i] = -1;
+	for (i = 0; i < HD_LINK__COUNT; i++)
+		m->lane_link[i] = -1;
 	m->lane_compute = m->lane_pcie[0] = m->lane_pcie[1] = -1;
 	m->h.op = -1;
+}
+
+/* --- deadlocks ------------------------------------------------------------- */
+
+/* What the gop at the head of a stream waits for, in words. */
+static void
+describe_gop(struct world *w, struct model *m, int gi, struct hd_buf *b)
+{
+	const struct gop *g = &m->g[gi];
+	const struct hd_op *op = &w->sc->ops[g->op];
+	size_t i;
+	int r, k = 0;
+
+	if ((g->kind == G_SEND || g->kind == G_RECV || g->kind == G_COLL) &&
+	    g->state == GS_QUEUED && g->ndeps > 0) {
+		hd_buf_printf(b, "%s (line %d), queued behind this rank's earlier NCCL "
+		    "call: one communicator runs one call at a time", hd_op_api_name(op),
+		    op->line);
+		return;
+	}
+	switch (g->kind) {
+	case G_SEND:
+		hd_buf_printf(b, "ncclSend to rank %d (line %d), which waits for rank "
+		    "%d to post the matching ncclRecv from rank %d", g->peer,
+		    op->line, g->peer, m->rank);
+		return;
+	case G_RECV:
+		hd_buf_printf(b, "ncclRecv from rank %d (line %d), which waits for "
+		    "rank %d to post the matching ncclSend to rank %d", g->peer,
+		    op->line, g->peer, m->rank);
+		return;
+	case G_COLL:
+		hd_buf_printf(b, "%s (line %d), which waits for", hd_op_api_name(op),
+		    op->line);
+		for (i = 0; i < w->ncolls; i++) {
+			if (w->colls[i].seq != g->seq)
+				continue;
+			for (r = 0; r < w->n; r++) {
+				if (w->colls[i].gop[r] >= 0)
+					continue;
+				if (k < 6)
+					hd_buf_printf(b, "%s rank %d", k > 0 ? "," : "", r);
+				k++;
+			}
+		}
+		if (k > 6)
+			hd_buf_printf(b, " and %d more ranks", k - 6);
+		hd_buf_printf(b, " to call it");
+		return;
+	default:
+		if (g->state == GS_QUEUED && g->ndeps > 0)
+			hd_buf_printf(b, "%s (line %d), which waits for work on another "
+			    "stream", hd_op_kind_name(op->kind), op->line);
+		else
+			hd_buf_printf(b, "%s (line %d)", hd_op_kind_name(op->kind),
+			    op->line);
+		return;
+	}
+}
+
+/* Why rank m's host thread cannot go on, in words. */
+static void
+describe_rank(struct world *w, struct model *m, struct hd_buf *b)
+{
+	const struct host *h = &m->h;
+	const struct hd_op *op = h->op >= 0 ? &w->sc->ops[h->op] : NULL;
+	int s, said = 0;
+
+	hd_buf_printf(b, "  rank %d: ", m->rank);
+	if (op == NULL) {
+		hd_buf_printf(b, "waits\n");
+		return;
+	}
+	hd_buf_printf(b, "%s (line %d) ", api_name(m, op), op->line);
+	if (h->w.kind == W_BARRIER) {
+		hd_buf_printf(b, "waits for every rank to reach the barrier\n");
+		return;
+	}
+	hd_buf_printf(b, "waits for ");
+	for (s = 0; s < w->sc->nstreams; s++) {
+		int gi = m->st[s].head;
+
+		if (gi < 0)
+			continue;
+		if (h->w.kind == W_TICKET && s != h->w.stream)
+			continue;
+		if (m->g[gi].kind != G_SEND && m->g[gi].kind != G_RECV &&
+		    m->g[gi].kind != G_COLL && said)
+			continue;
+		hd_buf_printf(b, "%s", said ? "; and " : "");
+		describe_gop(w, m, gi, b);
+		said = 1;
+	}
+	if (!said)
+		hd_buf_printf(b, "work that cannot start");
+	hd_buf_printf(b, "\n");
+}
+
+static char *
+deadlock_text(struct world *w)
+{
+	struct hd_buf b;
+	char when[32];
+	int r, shown = 0, stuck = 0;
+
+	hd_buf_init(&b);
+	for (r = 0; r < w->n; r++)
+		if (!w->rk[r].h.done)
+			stuck++;
+	hd_buf_printf(&b, "deadlock at %s: %d of %d ranks wait and nothing left "
+	    "can wake them\n", hd_fmt_time(when, sizeof when, hd_engine_now(w->eng)),
+	    stuck, w->n);
+	for (r = 0; r < w->n; r++) {
+		if (w->rk[r].h.done)
+			continue;
+		if (shown++ == 8) {
+			hd_buf_printf(&b, "  ... and %d more ranks\n", stuck - 8);
+			break;
+		}
+		describe_rank(w, &w->rk[r], &b);
+	}
+	return b.s;
+}
+
+/* --- the run ---------------------------------------------------------------- */
+
+static void
+world_free(struct world *w)
+{
+	size_t i;
+	int r;
+
+	if (w->rk != NULL)
+		for (r = 0; r < w->n; r++)
+			model_free(&w->rk[r]);
+	for (i = 0; i < w->ncolls; i++) {
+		free(w->colls[i].at);
+		free(w->colls[i].gop);
+		free(w->colls[i].gen);
+	}
+	free(w->colls);
+	free(w->rk);
+	free(w->touched);
+	free(w->work_label);
+	free(w->api_label);
+	free(w->nic_out);
+	free(w->nic_in);
+	free(w->problem);
+	hd_flow_free(w->net);
+	hd_engine_free(w->eng);
+}
+
+static void
+world_init(struct world *w, const struct hd_scenario *sc,
+	   const struct hd_profile *p, const struct hd_sink *sink)
+{
+	int i, nodes, n = sc->nranks;
+
+	memset(w, 0, sizeof *w);
+	w->sc = sc;
+	w->p = p;
+	w->sink = sink;
+	w->n = n;
+	w->eng = hd_engine_new();
+	w->net = hd_flow_new();
+	w->flow_at = -1;
+	w->touched = hd_xmalloc((size_t)n * sizeof *w->touched);
+	w->work_label = hd_xmalloc((size_t)(sc->nops > 0 ? sc->nops : 1) * sizeof(int));
+	w->api_label = hd_xmalloc((size_t)(sc->nops > 0 ? sc->nops : 1) * sizeof(int));
+	for (i = 0; i < sc->nops; i++)
+		w->work_label[i] = w->api_label[i] = -1;
+	nodes = (n + (p->gpus_per_node > 0 ? p->gpus_per_node : 1) - 1) /
+	    (p->gpus_per_node > 0 ? p->gpus_per_node : 1);
+	w->nic_out = hd_xmalloc((size_t)nodes * sizeof *w->nic_out);
+	w->nic_in = hd_xmalloc((size_t)nodes * sizeof *w->nic_in);
+	for (i = 0; i < nodes; i++)
+		w->nic_out[i] = w->nic_in[i] = -1;
+	w->rk = hd_xcalloc((size_t)n, sizeof *w->rk);
+	for (i = 0; i < n; i++)
+		model_init(&w->rk[i], w, i);
+}
+
+static void
+handle(struct world *w, const struct hd_event_rec *ev, volatile int *stop)
+{
+	struct model *m = &w->rk[ev->type >> EV_SHIFT];
+
+	switch ((enum ev_type)(ev->type & EV_MASK)) {
+	case EV_HOST:
+		host_step(m, stop);
+		break;
+	case EV_READY:
+		if (m->g[ev->a].gen == (uint32_t)ev->b)
+			kernel_ready(m, (int)ev->a);
+		break;
+	case EV_KDONE:
+		if (m->g[ev->a].gen == (uint32_t)ev->b)
+			kernel_done(m, (int)ev->a);
+		break;
+	case EV_XLAT:
+		if (m->x[ev->a].gen == (uint32_t)ev->b)
+			flow_start(m, (int)ev->a);
+		break;
+	case EV_FLOW:
+		on_flow(w, ev->a);
+		return;
+	case EV_COLL:
+		if (m->g[ev->a].gen == (uint32_t)ev->b)
+			coll_done(m, (int)ev->a);
+		break;
+	}
+	touch(m);
 }
 
 int
@@ -1838,64 +2553,94 @@ hd_model_run(const struct hd_scenario *sc, const struct hd_profile *p,
 	     const struct hd_sink *sink, volatile int *stop,
 	     struct hd_model_stats *st, struct hd_err *e)
 {
-	struct model m;
+	struct world w;
 	struct hd_event_rec ev;
-	int rc = 0;
+	int rc = 0, r, i, stuck = 0;
 
 	if (hd_model_check(sc, e) < 0 || check_profile(p, e) < 0)
 		return -1;
-	model_init(&m, sc, p, sink);
-	make_lanes(&m);
-	m.lbl_staging = intern(&m, "staging memcpy");
-	m.lbl_fault = intern(&m, "page faults");
+	world_init(&w, sc, p, sink);
+	for (r = 0; r < w.n; r++) {
+		struct model *m = &w.rk[r];
 
-	hd_engine_at(m.eng, 0, EV_HOST, 0, 0);
-	while (hd_engine_pop(m.eng, &ev)) {
-		switch (ev.type) {
-		case EV_HOST:
-			host_step(&m, stop);
-			break;
-		case EV_READY:
-			if (m.g[ev.a].gen == (uint32_t)ev.b)
-				kernel_ready(&m, (int)ev.a);
-			break;
-		case EV_KDONE:
-			if (m.g[ev.a].gen == (uint32_t)ev.b)
-				kernel_done(&m, (int)ev.a);
-			break;
-		case EV_XLAT:
-			if (m.x[ev.a].gen == (uint32_t)ev.b)
-				flow_start(&m, (int)ev.a);
-			break;
-		case EV_FLOW:
-			on_flow(&m, ev.a);
-			break;
+		make_lanes(m);
+		m->lbl_staging = intern(m, "staging memcpy");
+		m->lbl_fault = intern(m, "page faults");
+		at(m, 0, EV_HOST, 0, 0);
+	}
+	while (w.problem == NULL && hd_engine_pop(w.eng, &ev)) {
+		handle(&w, &ev, stop);
+		/* ranks whose state changed: start stream heads, wake hosts */
+		for (i = 0; i < w.ntouched; i++) {
+			struct model *m = &w.rk[w.touched[i]];
+
+			if (m->dirty)
+				kick(m);
+			host_poll(m);
 		}
-		if (m.dirty)
-			kick(&m);
-		host_poll(&m);
+		for (i = 0; i < w.ntouched; i++)
+			w.rk[w.touched[i]].touched = 0;
+		w.ntouched = 0;
 		if (stop != NULL && *stop)
 			break;
+	}
+	for (r = 0; r < w.n; r++) {
+		struct model *m = &w.rk[r];
+		hd_time now = hd_engine_now(w.eng);
+
+		if (m->h.done)
+			continue;
+		stuck++;
+		/* a deadlocked rank's call never returns: show it open until now */
+		if (w.problem == NULL && !(stop != NULL && *stop) && m->h.op >= 0) {
+			if (m->h.blocked && now > m->h.w.since)
+				emit(m, m->lane_api, m->h.op, m->h.iter, HD_SPAN_BLOCKED,
+				    m->h.w.why, m->h.w.since, now, 0, api_label(m, m->h.op));
+			emit(m, m->lane_api, m->h.op, m->h.iter, HD_SPAN_API, HD_WHY_NONE,
+			    m->h.t0, now, 0, api_label(m, m->h.op));
+		}
 	}
 	if (stop != NULL && *stop) {
 		hd_err_set(e, HD_EXIT_FAIL, "",
 		    "the run of scenario '%s' was stopped", sc->name);
 		rc = -1;
-	} else if (!m.h.done) {
-		/* cannot happen with one rank: every GPU op finishes */
-		hd_err_set(e, HD_EXIT_FAIL, "",
-		    "scenario '%s' stopped making progress at op %d", sc->name,
-		    m.h.op);
+	} else if (w.problem != NULL) {
+		hd_err_set(e, w.spans > MAX_SPANS ? HD_EXIT_INPUT : HD_EXIT_FAIL, "",
+		    "scenario '%s': %s", sc->name, w.problem);
 		rc = -1;
+	} else if (stuck > 0 || sc->expect_deadlock) {
+		char *text = stuck > 0 ? deadlock_text(&w) : NULL;
+
+		if (stuck > 0 && sc->expect_deadlock) {
+			if (sink->note != NULL)
+				sink->note(sink->ctx, text);
+		} else if (stuck > 0) {
+			hd_err_set(e, HD_EXIT_FAIL, "", "scenario '%s': %s", sc->name, text);
+			if (sink->note != NULL)
+				sink->note(sink->ctx, text);
+			rc = -1;
+		} else {
+			hd_err_set(e, HD_EXIT_INPUT, "", "scenario '%s' says 'expect "
+			    "deadlock' but every rank finished", sc->name);
+			rc = -1;
+		}
+		free(text);
 	}
 	if (st != NULL) {
-		st->events = hd_engine_events(m.eng);
-		st->peak_pending = hd_engine_peak(m.eng);
-		st->peak_ops = m.peak_inflight;
-		st->spans = m.spans;
-		st->op_execs = m.op_execs;
-		st->makespan = m.makespan;
+		memset(st, 0, sizeof *st);
+		st->events = hd_engine_events(w.eng);
+		st->peak_pending = hd_engine_peak(w.eng);
+		for (r = 0; r < w.n; r++) {
+			struct model *m = &w.rk[r];
+
+			st->peak_ops += m->peak_inflight;
+			st->spans += m->spans;
+			st->op_execs += m->op_execs;
+			if (m->makespan > st->makespan)
+				st->makespan = m->makespan;
+		}
+		st->deadlocked = stuck > 0;
 	}
-	model_free(&m);
+	world_free(&w);
 	return rc;
 }

@@ -112,6 +112,10 @@ check_new_name(struct hd_parser *p, const struct hd_tok *t)
 
 	if (t->kind != HD_TOK_NAME)
 		return 0;    /* hd_parse_name reports it */
+	if (p->sc->nbufs + p->sc->nstreams + p->sc->nevents >= HD_LESSON_MAX_NAMES + 2)
+		return hd_parse_error(p, t, "scenario %s declares more than %d buffers, streams "
+		    "and events; the limit is %d", p->sc->name, HD_LESSON_MAX_NAMES,
+		    HD_LESSON_MAX_NAMES);
 	if (is_kw(t, "device") || is_kw(t, "rank") || is_kw(t, "nranks"))
 		return hd_parse_error(p, t, "'%.*s' is reserved: choose another name",
 		    (int)t->len, t->p);
@@ -648,6 +652,9 @@ add_label(struct hd_parser *p, const struct hd_tok *t)
 	struct hd_scen *sc = p->sc;
 	int i;
 
+	if (sc->nlabels >= HD_LESSON_MAX_NAMES)
+		return hd_parse_error(p, t, "scenario %s has more than %d labels; the limit is %d",
+		    sc->name, HD_LESSON_MAX_NAMES, HD_LESSON_MAX_NAMES);
 	for (i = 0; i < sc->nlabels; i++)
 		if (strlen(sc->labels[i]) == t->len && memcmp(sc->labels[i], t->p, t->len) == 0)
 			return hd_parse_error(p, t, "label '%.*s' is used twice in scenario %s",
@@ -690,6 +697,7 @@ parse_scen_stmt(struct hd_parser *p, struct hd_stmt **body, int *nbody, int *don
 		p->stmt_start = p->pos;
 		if (is_kw(t, "buffer") || is_kw(t, "stream") || is_kw(t, "event") ||
 		    is_kw(t, "ranks") || is_kw(t, "default-stream") || is_kw(t, "end") ||
+		    is_kw(t, "expect") ||
 		    at_eol(t))
 			return hd_parse_error(p, label, "a label names an operation; '%.*s' is "
 			    "not one",
@@ -715,6 +723,24 @@ parse_scen_stmt(struct hd_parser *p, struct hd_stmt **body, int *nbody, int *don
 		}
 		sc->has_default_stream = true;
 		sc->per_thread = is_kw(v, "per-thread");
+		p->pos += 2;
+		return hd_parse_eol(p);
+	}
+	if (is_kw(t, "expect")) {
+		const struct hd_tok *v = peek(p, 1);
+
+		if (!is_kw(v, "deadlock")) {
+			char d[96];
+			hd_tok_describe(v, d, sizeof d);
+			return hd_parse_error(p, v, "expected 'deadlock' after 'expect', "
+			    "found %s", d);
+		}
+		if (sc->expect_deadlock)
+			return hd_parse_error(p, t, "'expect deadlock' is given twice");
+		if (p->depth > 1)
+			return hd_parse_error(p, t, "'expect deadlock' belongs at the top "
+			    "of the scenario, not inside a block");
+		sc->expect_deadlock = true;
 		p->pos += 2;
 		return hd_parse_eol(p);
 	}
@@ -781,7 +807,10 @@ parse_scen_stmt(struct hd_parser *p, struct hd_stmt **body, int *nbody, int *don
 				goto fail;
 			}
 	}
-	*body = hd_xrealloc(*body, (size_t)(*nbody + 1) * sizeof **body);
+	/* grow by doubling (a body may hold 10^6 statements): the capacity is
+	 * nbody rounded up to a power of two */
+	if ((*nbody & (*nbody - 1)) == 0)
+		*body = hd_xrealloc(*body, (size_t)(*nbody > 0 ? 2 * *nbody : 1) * sizeof **body);
 	(*body)[(*nbody)++] = s;
 	return 0;
 fail:
@@ -836,6 +865,9 @@ hd_parse_scenario(struct hd_parser *p)
 
 	p->pos++;
 	t = tok(p);
+	if (l->nscens >= HD_LESSON_MAX_NAMES)
+		return hd_parse_error(p, kw, "more than %d scenarios; the limit is %d",
+		    HD_LESSON_MAX_NAMES, HD_LESSON_MAX_NAMES);
 	if (t->kind == HD_TOK_NAME)
 		for (i = 0; i < l->nscens; i++)
 			if (is_kw(t, l->scens[i].name))

@@ -89,6 +89,7 @@ hd_trace_free(struct hd_trace *t)
 	free(t->strings);
 	free(t->lanes);
 	free(t->spans);
+	free(t->note);
 	free(t);
 }
 
@@ -376,6 +377,15 @@ sink_span(void *ctx, const struct hd_span *s)
 	hd_trace_add(ctx, s);
 }
 
+static void
+sink_note(void *ctx, const char *text)
+{
+	struct hd_trace *t = ctx;
+
+	free(t->note);
+	t->note = text != NULL ? hd_xstrdup(text) : NULL;
+}
+
 struct hd_sink
 hd_trace_sink(struct hd_trace *t)
 {
@@ -385,5 +395,6 @@ hd_trace_sink(struct hd_trace *t)
 	s.lane = sink_lane;
 	s.string = sink_string;
 	s.span = sink_span;
+	s.note = sink_note;
 	return s;
 }

@@ -96,6 +96,8 @@ struct hd_trace {
 	int nstrings, strings_cap;
 	hd_time makespan;   /* end of the last span */
 	uint64_t events;    /* engine events processed (0 for measured traces) */
+	char *note;         /* what the run ended with, when not plain success
+			     * (a deadlock report), or NULL */
 };
 
 struct hd_trace *hd_trace_new(void);
@@ -136,6 +138,8 @@ struct hd_sink {
 	int (*lane)(void *ctx, enum hd_lane_kind kind, int rank, int index, const char *name);
 	int (*string)(void *ctx, const char *s);
 	void (*span)(void *ctx, const struct hd_span *s);
+	/* A message about the run as a whole (a deadlock report); may be NULL. */
+	void (*note)(void *ctx, const char *text);
 };
 struct hd_sink hd_trace_sink(struct hd_trace *t);
 

@@ -260,8 +260,17 @@ hd_read_file(const char *path, size_t *len, struct hd_err *e)
 		return NULL;
 	}
 	hd_buf_init(&b);
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
 		hd_buf_putn(&b, chunk, n);
+		/* /dev/zero or a runaway file: stop, do not fill memory */
+		if (b.len > HD_READ_MAX) {
+			hd_err_set(e, HD_EXIT_INPUT, path, "file is more than %u bytes long; "
+				   "the limit is %u bytes", HD_READ_MAX, HD_READ_MAX);
+			fclose(f);
+			hd_buf_free(&b);
+			return NULL;
+		}
+	}
 	if (ferror(f)) {
 		hd_err_set(e, HD_EXIT_INPUT, path, "cannot read: %s", strerror(errno));
 		fclose(f);

@@ -191,6 +191,40 @@ make_parent(const char *path, struct hd_err *e)
 	return 0;
 }
 
+/* PRAGMA quick_check (structure, not index contents: linear in the file's
+ * size, milliseconds for a term's runs): 0, or -1 with e naming the damage. */
+static int
+intact(struct hd_store *s, struct hd_err *e)
+{
+	sqlite3_stmt *st = NULL;
+	const char *ok;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, "PRAGMA quick_check(1)", -1, &st, NULL) != SQLITE_OK) {
+		hd_err_set(e, HD_EXIT_INPUT, s->path, "the database is damaged (%s); it was "
+			   "left untouched: move it aside, or restore a copy",
+			   sqlite3_errmsg(s->db));
+		return -1;
+	}
+	rc = sqlite3_step(st);
+	ok = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+	if (ok == NULL || strcmp(ok, "ok") != 0) {
+		char what[200], *p;
+
+		/* quick_check's report spans lines: one line for the message */
+		snprintf(what, sizeof what, "%s", ok ? ok : sqlite3_errmsg(s->db));
+		for (p = what; *p != '\0'; p++)
+			if (*p == '\n')
+				*p = ' ';
+		hd_err_set(e, HD_EXIT_INPUT, s->path, "the database is damaged (%s); it was "
+			   "left untouched: move it aside, or restore a copy", what);
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
 /* Bring the schema to HD_STORE_SCHEMA, or refuse a file that is not ours. */
 static int
 migrate(struct hd_store *s, struct hd_err *e)
@@ -200,14 +234,23 @@ migrate(struct hd_store *s, struct hd_err *e)
 
 	if (query_int(s, "PRAGMA application_id", &app, e) != 0 ||
 	    query_int(s, "PRAGMA user_version", &version, e) != 0 ||
-	    query_int(s, "SELECT count(*) FROM sqlite_master", &tables, e) != 0)
+	    query_int(s, "SELECT count(*) FROM sqlite_master", &tables, e) != 0) {
+		if ((sqlite3_errcode(s->db) & 0xff) == SQLITE_CORRUPT)
+			hd_err_set(e, HD_EXIT_INPUT, s->path, "the database is damaged (%s); it "
+				   "was left untouched: move it aside, or restore a copy",
+				   sqlite3_errmsg(s->db));
 		return -1;
+	}
 	if (app != HD_STORE_APP_ID && !(app == 0 && version == 0 && tables == 0)) {
 		hd_err_set(e, HD_EXIT_INPUT, s->path,
 			   "this SQLite file is not an hdsim database (application_id %lld); "
 			   "it was left untouched", (long long)app);
 		return -1;
 	}
+	/* A damaged file is not written to: a write that happens to miss the
+	 * damaged pages would commit, and the next checkpoint would rewrite it. */
+	if (tables > 0 && intact(s, e) != 0)
+		return -1;
 	if (version > HD_STORE_SCHEMA) {
 		hd_err_set(e, HD_EXIT_INPUT, s->path,
 			   "the database has schema version %lld, newer than this hdsim "
@@ -735,6 +778,147 @@ hd_store_runs(struct hd_store *s, const char *lesson,
 	}
 	sqlite3_finalize(st);
 	return 0;
+}
+
+static void run_info_free(struct hd_store_run_info *ri);
+
+/* A text column, copied (NULL stays NULL). */
+static char *
+col_dup(sqlite3_stmt *st, int col)
+{
+	const char *v = (const char *)sqlite3_column_text(st, col);
+
+	return v != NULL ? hd_xstrdup(v) : NULL;
+}
+
+int
+hd_store_run_info(struct hd_store *s, int64_t run_id, struct hd_store_run_info *out,
+		  struct hd_err *e)
+{
+	struct hd_store_machine *m = &out->machine;
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (sqlite3_prepare_v2(s->db,
+	    "SELECT r.id, coalesce(r.pair_run, 0), r.lesson, r.scenario, r.params, r.backend,"
+	    " r.source, p.name, r.status, r.version, r.timer, r.note, r.created, r.warmup,"
+	    " r.repeats, r.makespan_ps, r.machine_id, m.hostname, m.gpu_name, m.gpu_uuid,"
+	    " m.pci_bus_id, m.driver, m.cuda_runtime, m.nccl, m.facts, coalesce(m.gpu_count, 0)"
+	    " FROM runs r LEFT JOIN profiles p ON p.id = r.profile_id"
+	    " LEFT JOIN machines m ON m.id = r.machine_id WHERE r.id = ?", -1, &st,
+	    NULL) != SQLITE_OK) {
+		fail(s, e, "SELECT FROM runs");
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, run_id);
+	if ((rc = sqlite3_step(st)) != SQLITE_ROW) {
+		if (rc == SQLITE_DONE)
+			hd_err_set(e, HD_EXIT_INPUT, s->path, "no run %lld in this database",
+				   (long long)run_id);
+		else
+			fail(s, e, "SELECT FROM runs");
+		sqlite3_finalize(st);
+		return -1;
+	}
+	out->id = sqlite3_column_int64(st, 0);
+	out->pair_run = sqlite3_column_int64(st, 1);
+	out->lesson = col_dup(st, 2);
+	out->scenario = col_dup(st, 3);
+	out->params_json = col_dup(st, 4);
+	out->backend = col_dup(st, 5);
+	out->source = col_dup(st, 6);
+	out->profile_name = col_dup(st, 7);
+	out->status = col_dup(st, 8);
+	out->version = col_dup(st, 9);
+	out->timer = col_dup(st, 10);
+	out->note = col_dup(st, 11);
+	out->created = col_dup(st, 12);
+	out->warmup = sqlite3_column_int(st, 13);
+	out->repeats = sqlite3_column_int(st, 14);
+	out->makespan = sqlite3_column_int64(st, 15);
+	out->has_machine = sqlite3_column_type(st, 16) != SQLITE_NULL;
+	if (out->has_machine) {
+		m->hostname = col_dup(st, 17);
+		m->gpu_name = col_dup(st, 18);
+		m->gpu_uuid = col_dup(st, 19);
+		m->pci_bus_id = col_dup(st, 20);
+		m->driver = col_dup(st, 21);
+		m->cuda_runtime = col_dup(st, 22);
+		m->nccl = col_dup(st, 23);
+		m->facts_json = col_dup(st, 24);
+		m->gpu_count = sqlite3_column_int(st, 25);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(s->db,
+	    "SELECT idx, text, expr, outcome, lhs, rhs, detail FROM claim_results"
+	    " WHERE run_id = ? ORDER BY idx", -1, &st, NULL) != SQLITE_OK) {
+		fail(s, e, "SELECT FROM claim_results");
+		goto fail;
+	}
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct hd_store_claim *c;
+		const char *oc = (const char *)sqlite3_column_text(st, 3);
+
+		out->claims = hd_xgrow(out->claims, &cap, (size_t)out->nclaims + 1,
+				       sizeof *out->claims);
+		c = &out->claims[out->nclaims++];
+		memset(c, 0, sizeof *c);
+		c->index = sqlite3_column_int(st, 0);
+		c->text = col_dup(st, 1);
+		c->expr = col_dup(st, 2);
+		c->outcome = oc && strcmp(oc, "holds") == 0 ? 1 : oc && strcmp(oc, "fails") == 0 ?
+			     0 : -1;
+		c->lhs = sqlite3_column_double(st, 4);
+		c->rhs = sqlite3_column_double(st, 5);
+		c->detail = col_dup(st, 6);
+	}
+	if (rc != SQLITE_DONE) {
+		fail(s, e, "SELECT FROM claim_results");
+		goto fail;
+	}
+	sqlite3_finalize(st);
+	return 0;
+fail:
+	sqlite3_finalize(st);
+	hd_store_run_info_free(out);
+	return -1;
+}
+
+void
+hd_store_run_info_free(struct hd_store_run_info *ri)
+{
+	if (ri != NULL)
+		run_info_free(ri);
+}
+
+static void
+run_info_free(struct hd_store_run_info *ri)
+{
+	char **str[] = { &ri->lesson, &ri->scenario, &ri->params_json, &ri->backend,
+			 &ri->source, &ri->profile_name, &ri->status, &ri->version,
+			 &ri->timer, &ri->note, &ri->created };
+	const char **mstr[] = { &ri->machine.hostname, &ri->machine.gpu_name,
+				&ri->machine.gpu_uuid, &ri->machine.pci_bus_id,
+				&ri->machine.driver, &ri->machine.cuda_runtime,
+				&ri->machine.nccl, &ri->machine.facts_json };
+	size_t i;
+	int k;
+
+	for (i = 0; i < HD_ARRAY_LEN(str); i++)
+		free(*str[i]);
+	for (i = 0; i < HD_ARRAY_LEN(mstr); i++)
+		free((char *)*mstr[i]);
+	for (k = 0; k < ri->nclaims; k++) {
+		free((char *)ri->claims[k].text);
+		free((char *)ri->claims[k].expr);
+		free((char *)ri->claims[k].detail);
+	}
+	free(ri->claims);
+	memset(ri, 0, sizeof *ri);
 }
 
 /* ---- learners and their progress --------------------------------------- */

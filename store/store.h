@@ -116,6 +116,31 @@ int hd_store_runs(struct hd_store *s, const char *lesson,
 		  void *ctx, struct hd_err *e);
 
 /*
+ * Everything stored about one run except its spans, read back.  Every string
+ * is owned by the struct (NULL where the column is NULL) and released by
+ * hd_store_run_info_free; the claims are the run's claim_results, by index.
+ */
+struct hd_store_run_info {
+	int64_t id, pair_run;       /* pair_run: 0 when the run has no pair */
+	char *lesson, *scenario, *params_json, *backend, *source, *profile_name;
+	char *status, *version, *timer, *note, *created;
+	int warmup, repeats;
+	hd_time makespan;
+	int has_machine;            /* machine is filled (measured runs) */
+	struct hd_store_machine machine;
+	struct hd_store_claim *claims;
+	int nclaims;
+};
+/*
+ * Read run run_id's description, machine and claims into *out (zeroed
+ * first).  Returns 0, or -1 with e set (no such run: HD_EXIT_INPUT naming
+ * the id; SQLite failures) and *out holding nothing to free.
+ */
+int hd_store_run_info(struct hd_store *s, int64_t run_id, struct hd_store_run_info *out,
+		      struct hd_err *e);
+void hd_store_run_info_free(struct hd_store_run_info *ri);     /* accepts NULL */
+
+/*
  * Find the learner called name, creating them if new.  A name is 1 to
  * HD_STORE_NAME_MAX bytes without control characters.  Returns 0 and the
  * learner's id, or -1 with e set (a bad name, a read-only store, SQLite).

@@ -1,13 +1,15 @@
 /*
  * check_fit.c - the calibration arithmetic: medians and spreads, the
  * t = alpha + n / beta fit, the pageable staging pipeline and its fit, the
- * bidirectional and managed-memory splits.  Synthetic data only: no GPU.
+ * bidirectional and managed-memory splits; the node's topology, the ring
+ * all-reduce fit and the rank figures.  Synthetic data only: no GPU.
  */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "fit.h"
+#include "fit_ranks.h"
 #include "testutil.h"
 
 #define REL(a, b) (fabs((a) - (b)) / fabs(b))
@@ -410,6 +412,325 @@ START_TEST(um_split)
 }
 END_TEST
 
+/* ---- ranks ------------------------------------------------------------------ */
+
+/* All-reduce sizes as the calibration sweeps them: 8 B, then 16 B x4 .. 1 GiB. */
+static size_t
+ar_sizes(double *b)
+{
+	size_t k = 0;
+	double s;
+
+	b[k++] = 8;
+	for (s = 16; s <= 1073741824.0; s *= 4)
+		b[k++] = s;
+	return k;
+}
+
+/* A node of n GPUs whose pairs with nv(i, j) run at nvbw, the others at pcie. */
+static void
+node_fill(struct hd_fit_node *nd, int n, int (*nv)(int, int), double nvbw, double p2pbw,
+	  double nvlat, double plat, double hostbw)
+{
+	int i, j;
+
+	memset(nd, 0, sizeof *nd);
+	nd->n = n;
+	nd->pcie_bw = hostbw;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++) {
+			if (i == j)
+				continue;
+			nd->p2p[i][j] = 1;
+			nd->atomics[i][j] = nv(i, j);
+			nd->bw[i][j] = nv(i, j) ? nvbw : p2pbw;
+			nd->lat[i][j] = nv(i, j) ? nvlat : plat;
+		}
+}
+
+static int
+nv_all(int i, int j)
+{
+	return i != j;
+}
+
+static int
+nv_pairs(int i, int j)
+{
+	return i != j && i / 2 == j / 2;
+}
+
+static int
+nv_none(int i, int j)
+{
+	(void)i;
+	(void)j;
+	return 0;
+}
+
+static int
+nv_ring(int i, int j)
+{
+	return abs(i - j) == 1;
+}
+
+START_TEST(coll_time_by_hand)
+{
+	struct hd_coll_fig f = { 4, 1e-6, 100e9, 10e-6, 1e6 };
+
+	/* 10 us + 6 (1 us + 1 MB / 100 GB/s) = 10 + 6 * 11 us */
+	ck_assert(REL(hd_fit_coll_time(HD_COLL_ALLREDUCE, &f, 4e6), 76e-6) < 1e-12);
+	/* all-gather: 3 steps of S/4 */
+	ck_assert(REL(hd_fit_coll_time(HD_COLL_ALLGATHER, &f, 4e6), 43e-6) < 1e-12);
+	/* broadcast of 4 chunks of 1 MB over a chain of 3 hops: 6 steps of 11 us */
+	ck_assert(REL(hd_fit_coll_time(HD_COLL_BROADCAST, &f, 4e6), 76e-6) < 1e-12);
+	/* smaller than a chunk: 3 hops of the whole */
+	ck_assert(REL(hd_fit_coll_time(HD_COLL_BROADCAST, &f, 1e5), 10e-6 + 3 * 2e-6) < 1e-12);
+	f.n = 1;
+	ck_assert(hd_fit_coll_time(HD_COLL_ALLREDUCE, &f, 4e6) == 10e-6);
+}
+END_TEST
+
+START_TEST(ring_fit_exact)
+{
+	static const int ns[] = { 2, 4, 8 };
+	double b[32], t[32];
+	size_t k = ar_sizes(b), i, r;
+	struct hd_fit_ring fr;
+	struct hd_err e = { 0 };
+
+	for (r = 0; r < 3; r++) {
+		struct hd_coll_fig f = { ns[r], 0.9e-6, 370e9, 8e-6, 512 * 1024 };
+
+		for (i = 0; i < k; i++)
+			t[i] = hd_fit_coll_time(HD_COLL_ALLREDUCE, &f, b[i]);
+		ck_assert_int_eq(hd_fit_ring(ns[r], b, t, k, 65536, 64 << 20, 0.9e-6, &fr, &e),
+				 0);
+		ck_assert_msg(REL(fr.beta, 370e9) < 1e-6, "n %d beta %g", ns[r], fr.beta);
+		ck_assert(REL(fr.base, 8e-6) < 1e-4);
+		ck_assert(REL(fr.intercept, 8e-6 + 2 * (ns[r] - 1) * 0.9e-6) < 1e-4);
+		ck_assert(!fr.base_clamped);
+		ck_assert(fr.max_rel < 1e-4);
+	}
+}
+END_TEST
+
+START_TEST(ring_fit_noisy)
+{
+	struct hd_coll_fig f = { 2, 1.5e-6, 360e9, 12e-6, 0 };
+	double b[32], t[32];
+	size_t k = ar_sizes(b), i;
+	struct hd_fit_ring fr;
+	struct hd_err e = { 0 };
+	uint32_t st = 7;
+
+	for (i = 0; i < k; i++)
+		t[i] = hd_fit_coll_time(HD_COLL_ALLREDUCE, &f, b[i]) * (1 + 0.03 * noise(&st));
+	ck_assert_int_eq(hd_fit_ring(2, b, t, k, 65536, 64 << 20, 1.5e-6, &fr, &e), 0);
+	ck_assert_msg(REL(fr.beta, 360e9) < 0.04, "beta %g", fr.beta);
+	ck_assert_msg(REL(fr.base, 12e-6) < 0.1, "base %g", fr.base);
+	ck_assert(fr.max_rel < 0.07 && fr.max_rel > 0.005);
+	ck_assert(fr.rms_rel <= fr.max_rel);
+}
+END_TEST
+
+START_TEST(ring_fit_clamps_and_fails)
+{
+	struct hd_coll_fig f = { 2, 1e-6, 100e9, 2e-6, 0 };
+	double b[32], t[32];
+	size_t k = ar_sizes(b), i;
+	struct hd_fit_ring fr;
+	struct hd_err e = { 0 };
+
+	for (i = 0; i < k; i++)
+		t[i] = hd_fit_coll_time(HD_COLL_ALLREDUCE, &f, b[i]);
+	/* a per-hop latency larger than the intercept allows: base 0 */
+	ck_assert_int_eq(hd_fit_ring(2, b, t, k, 65536, 64 << 20, 5e-6, &fr, &e), 0);
+	ck_assert(fr.base == 0 && fr.base_clamped);
+	ck_assert(REL(fr.intercept, 4e-6) < 1e-4);
+	ck_assert_int_eq(hd_fit_ring(1, b, t, k, 65536, 64 << 20, 1e-6, &fr, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "two ranks"));
+	memset(&e, 0, sizeof e);
+	ck_assert_int_eq(hd_fit_ring(2, b, t, 1, 65536, 64 << 20, 1e-6, &fr, &e), -1);
+	ck_assert(e.set);
+	memset(&e, 0, sizeof e);
+	ck_assert_int_eq(hd_fit_ring(2, b, t, k, 65536, 64 << 20, NAN, &fr, &e), -1);
+	ck_assert(e.set);
+}
+END_TEST
+
+START_TEST(topo_kinds)
+{
+	struct hd_fit_node nd;
+	struct hd_fit_topo t;
+	struct hd_err e = { 0 };
+
+	/* every pair far faster than the host link */
+	node_fill(&nd, 4, nv_all, 380e9, 0, 1e-6, 0, 55e9);
+	ck_assert_int_eq(hd_fit_topo(&nd, &t, &e), 0);
+	ck_assert_int_eq(t.kind, HD_TOPO_NVSWITCH);
+	ck_assert(t.exact && t.by_rate && t.nvlink_pairs == 6 && t.gpus_per_node == 4);
+	/* two GPUs joined by NVLink */
+	node_fill(&nd, 2, nv_all, 380e9, 0, 1e-6, 0, 55e9);
+	ck_assert_int_eq(hd_fit_topo(&nd, &t, &e), 0);
+	ck_assert_int_eq(t.kind, HD_TOPO_NVSWITCH);
+	/* pairs 0-1 and 2-3 */
+	node_fill(&nd, 4, nv_pairs, 200e9, 20e9, 1e-6, 2e-6, 25e9);
+	ck_assert_int_eq(hd_fit_topo(&nd, &t, &e), 0);
+	ck_assert_int_eq(t.kind, HD_TOPO_NVLINK_PAIRS);
+	ck_assert(t.exact && t.nvlink_pairs == 2 && t.pcie_pairs == 4);
+	ck_assert(t.nvlink[2][3] && t.nvlink[3][2] && !t.nvlink[1][2]);
+	/* an odd GPU out: still pairs */
+	node_fill(&nd, 3, nv_pairs, 200e9, 20e9, 1e-6, 2e-6, 25e9);
+	ck_assert_int_eq(hd_fit_topo(&nd, &t, &e), 0);
+	ck_assert_int_eq(t.kind, HD_TOPO_NVLINK_PAIRS);
+	ck_assert(t.exact);
+	/* PCIe only: peer rates near the host link's, even with atomics reported */
+	node_fill(&nd, 4, nv_all, 30e9, 0, 2e-6, 0, 25e9);
+	ck_assert_int_eq(hd_fit_topo(&nd, &t, &e), 0);
+	ck_assert_int_eq(t.kind, HD_TOPO_PCIE);
+	ck_assert(t.exact && t.nvlink_pairs == 0 && t.pcie_pairs == 6);
+	/* a chain 0-1-2-3 matches no kind: the closest, flagged */
+	node_fill(&nd, 4, nv_ring, 200e9, 20e9, 1e-6, 2e-6, 25e9);
+	ck_assert_int_eq(hd_fit_topo(&nd, &t, &e), 0);
+	ck_assert(!t.exact);
+	ck_assert_int_eq(t.kind, HD_TOPO_NVLINK_PAIRS);
+	/* no rates: native atomics on a GPU with NVLinks decide */
+	node_fill(&nd, 2, nv_all, 0, 0, -1, -1, 0);
+	ck_assert_int_eq(hd_fit_topo(&nd, &t, &e), 0);
+	ck_assert_int_eq(t.kind, HD_TOPO_NVSWITCH);
+	ck_assert(!t.by_rate);
+	nd.links = -1;
+	ck_assert_int_eq(hd_fit_topo(&nd, &t, &e), 0);
+	ck_assert_int_eq(t.kind, HD_TOPO_PCIE);
+	/* peer access impossible: traffic through the host */
+	node_fill(&nd, 2, nv_none, 10e9, 10e9, 5e-6, 5e-6, 25e9);
+	nd.p2p[0][1] = nd.p2p[1][0] = 0;
+	ck_assert_int_eq(hd_fit_topo(&nd, &t, &e), 0);
+	ck_assert_int_eq(t.kind, HD_TOPO_PCIE);
+	ck_assert(t.host_pairs == 1 && t.pcie_pairs == 0);
+	/* one GPU, and too many */
+	nd.n = 1;
+	ck_assert_int_eq(hd_fit_topo(&nd, &t, &e), 0);
+	ck_assert_int_eq(t.kind, HD_TOPO_SINGLE);
+	nd.n = HD_FIT_MAX_GPUS + 1;
+	ck_assert_int_eq(hd_fit_topo(&nd, &t, &e), -1);
+	ck_assert(e.set);
+	ck_assert(hd_fit_topo_link(HD_TOPO_NVLINK_PAIRS, 2, 3));
+	ck_assert(!hd_fit_topo_link(HD_TOPO_NVLINK_PAIRS, 1, 2));
+	ck_assert(hd_fit_topo_link(HD_TOPO_NVSWITCH, 5, 0));
+	ck_assert(!hd_fit_topo_link(HD_TOPO_PCIE, 0, 1));
+	ck_assert(!hd_fit_topo_link(HD_TOPO_NVSWITCH, 1, 1));
+}
+END_TEST
+
+/* Synthetic all-reduce times over n GPUs from known figures, with noise. */
+static size_t
+ar_times(const struct hd_coll_fig *f, double amp, double *b, double *t)
+{
+	size_t k = ar_sizes(b), i;
+	uint32_t st = 11;
+
+	for (i = 0; i < k; i++)
+		t[i] = hd_fit_coll_time(HD_COLL_ALLREDUCE, f, b[i]) * (1 + amp * noise(&st));
+	return k;
+}
+
+START_TEST(ranks_nvswitch)
+{
+	/* 4 GPUs on NVSwitch, 18 links reported; NCCL's ring runs at 360 GB/s */
+	struct hd_coll_fig f = { 4, 0.8e-6, 360e9, 9e-6, 0 };
+	struct hd_fit_node nd;
+	struct hd_fit_ranks r;
+	struct hd_err e = { 0 };
+	double b[32], t[32];
+	size_t k = ar_times(&f, 0.02, b, t);
+
+	node_fill(&nd, 4, nv_all, 390e9, 0, 0.8e-6, 0, 55e9);
+	nd.links = 18;
+	ck_assert_int_eq(hd_fit_ranks(&nd, 12, 2e-6, b, t, k, 65536, 64 << 20, &r, &e), 0);
+	ck_assert_int_eq(r.topo.kind, HD_TOPO_NVSWITCH);
+	ck_assert(r.ring_over_nvlink && r.have_ring && r.rate_from_ring);
+	ck_assert(r.links == 18 && r.links_reported);
+	ck_assert_msg(REL(r.nvlink_rate * 18, 360e9) < 0.03, "rate %g", r.nvlink_rate);
+	ck_assert(REL(r.nvlink_latency, 0.8e-6) < 1e-9);
+	ck_assert(r.alpha == r.nvlink_latency);
+	ck_assert_msg(REL(r.coll_base, 9e-6) < 0.15, "base %g", r.coll_base);
+	ck_assert(r.p2p_pcie == 0);     /* no pair without NVLink: nothing to measure it */
+	ck_assert(REL(r.copy_nvlink_bw, 390e9) < 1e-9);
+	/* links not reported: the base profile's count */
+	nd.links = 0;
+	ck_assert_int_eq(hd_fit_ranks(&nd, 12, 2e-6, b, t, k, 65536, 64 << 20, &r, &e), 0);
+	ck_assert(r.links == 12 && !r.links_reported);
+	ck_assert(REL(r.nvlink_rate * 12, 360e9) < 0.03);
+	/* neither: one link carrying it all */
+	ck_assert_int_eq(hd_fit_ranks(&nd, 0, 2e-6, b, t, k, 65536, 64 << 20, &r, &e), 0);
+	ck_assert(r.links == 1 && REL(r.nvlink_rate, 360e9) < 0.03);
+}
+END_TEST
+
+START_TEST(ranks_pcie_only)
+{
+	/* 2 GPUs without NVLink: the ring runs at the peer PCIe rate, and its
+	 * per-hop latency is pcie.latency */
+	struct hd_coll_fig f = { 2, 2e-6, 20e9, 15e-6, 0 };
+	struct hd_fit_node nd;
+	struct hd_fit_ranks r;
+	struct hd_err e = { 0 };
+	double b[32], t[32];
+	size_t k = ar_times(&f, 0, b, t);
+
+	node_fill(&nd, 2, nv_none, 22e9, 22e9, 3e-6, 3e-6, 26e9);
+	nd.links = -1;
+	ck_assert_int_eq(hd_fit_ranks(&nd, 18, 2e-6, b, t, k, 65536, 64 << 20, &r, &e), 0);
+	ck_assert_int_eq(r.topo.kind, HD_TOPO_PCIE);
+	ck_assert(!r.ring_over_nvlink && r.links == 0 && r.nvlink_rate == 0);
+	ck_assert(r.nvlink_latency < 0);
+	ck_assert(r.alpha == 2e-6);
+	ck_assert(REL(r.p2p_pcie, 20e9) < 1e-6);
+	ck_assert(REL(r.coll_base, 15e-6) < 1e-4);
+	/* no NCCL sweep: the peer copies give the rate, coll.base is not set */
+	ck_assert_int_eq(hd_fit_ranks(&nd, 18, 2e-6, NULL, NULL, 0, 65536, 64 << 20, &r, &e),
+			 0);
+	ck_assert(!r.have_ring && !r.rate_from_ring);
+	ck_assert(REL(r.p2p_pcie, 22e9) < 1e-9 && r.coll_base < 0);
+}
+END_TEST
+
+START_TEST(ranks_pairs)
+{
+	/* 4 GPUs in NVLink pairs: the ring crosses PCIe, so all-reduce gives
+	 * topo.p2p_pcie and the pairs' copies give nvlink.rate */
+	struct hd_coll_fig f = { 4, 2e-6, 21e9, 10e-6, 0 };
+	struct hd_fit_node nd;
+	struct hd_fit_ranks r;
+	struct hd_err e = { 0 };
+	double b[32], t[32];
+	size_t k = ar_times(&f, 0, b, t);
+
+	node_fill(&nd, 4, nv_pairs, 240e9, 24e9, 1.2e-6, 3e-6, 25e9);
+	nd.links = 12;
+	ck_assert_int_eq(hd_fit_ranks(&nd, 4, 2e-6, b, t, k, 65536, 64 << 20, &r, &e), 0);
+	ck_assert_int_eq(r.topo.kind, HD_TOPO_NVLINK_PAIRS);
+	ck_assert(!r.ring_over_nvlink && r.alpha == 2e-6);
+	ck_assert(REL(r.p2p_pcie, 21e9) < 1e-6);
+	ck_assert(REL(r.nvlink_rate, 20e9) < 1e-9);
+	ck_assert(REL(r.nvlink_latency, 1.2e-6) < 1e-9);
+	ck_assert(REL(r.coll_base, 10e-6) < 1e-4);
+	/* two GPUs of one pair: the whole ring is NVLink */
+	node_fill(&nd, 2, nv_pairs, 240e9, 0, 1.2e-6, 0, 25e9);
+	nd.links = 12;
+	f.n = 2;
+	f.alpha = 1.2e-6;
+	f.beta = 230e9;
+	k = ar_times(&f, 0, b, t);
+	ck_assert_int_eq(hd_fit_ranks(&nd, 4, 2e-6, b, t, k, 65536, 64 << 20, &r, &e), 0);
+	ck_assert(r.ring_over_nvlink);
+	ck_assert(REL(r.nvlink_rate * 12, 230e9) < 1e-6);
+	ck_assert(REL(r.coll_base, 10e-6) < 1e-4);
+}
+END_TEST
+
 static Suite *
 fit_suite(void)
 {
@@ -432,6 +753,14 @@ fit_suite(void)
 	tcase_add_test(tc, staging_fit_degenerate);
 	tcase_add_test(tc, bidir);
 	tcase_add_test(tc, um_split);
+	tcase_add_test(tc, coll_time_by_hand);
+	tcase_add_test(tc, ring_fit_exact);
+	tcase_add_test(tc, ring_fit_noisy);
+	tcase_add_test(tc, ring_fit_clamps_and_fails);
+	tcase_add_test(tc, topo_kinds);
+	tcase_add_test(tc, ranks_nvswitch);
+	tcase_add_test(tc, ranks_pcie_only);
+	tcase_add_test(tc, ranks_pairs);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -900,7 +900,7 @@ START_TEST(million_iterations)
 	struct hd_profile p = test_profile();
 	struct hd_model_stats st;
 	struct counter c = { 0, 0 };
-	struct hd_sink sink = { &c, count_lane, count_string, count_span };
+	struct hd_sink sink = { &c, count_lane, count_string, count_span, NULL };
 	struct timespec t0, t1;
 	struct hd_err err;
 	struct hd_op *op;
@@ -968,7 +968,7 @@ START_TEST(deep_queue_bounded)
 	struct hd_profile p = test_profile();
 	struct hd_model_stats st;
 	struct counter c = { 0, 0 };
-	struct hd_sink sink = { &c, count_lane, count_string, count_span };
+	struct hd_sink sink = { &c, count_lane, count_string, count_span, NULL };
 	struct hd_err e;
 	struct hd_op *op;
 
@@ -1023,7 +1023,7 @@ START_TEST(prefetch_resident_is_free)
 }
 END_TEST
 
-/* --- 12: what this version refuses ---------------------------------------------------- */
+/* --- 12: what the model refuses ------------------------------------------------------ */
 
 START_TEST(multi_rank_refused)
 {
@@ -1033,7 +1033,7 @@ START_TEST(multi_rank_refused)
 	struct hd_trace *t;
 	struct hd_err e;
 
-	sc->nranks = 4;
+	sc->nranks = 0;
 	sc_spin(sc, 0, HD_US, 0);
 	memset(&e, 0, sizeof e);
 	memset(&o, 0, sizeof o);
@@ -1041,18 +1041,17 @@ START_TEST(multi_rank_refused)
 	t = hd_backend_trace(&hd_sim_backend, sc, &o, &e);
 	ck_assert(t == NULL);
 	ck_assert(e.set);
-	ck_assert_int_eq(e.status, HD_EXIT_FAIL);
-	ck_assert_str_eq(e.msg, "scenario 'ring' has 4 ranks: multi-rank "
-	    "simulation is not in this version of hdsim");
+	ck_assert_int_eq(e.status, HD_EXIT_INPUT);
+	ck_assert_ptr_nonnull(strstr(e.msg, "has 0 ranks; the simulator runs 1 to"));
 
-	/* one rank but a send */
+	/* one rank but a send to rank 1, which does not exist */
 	sc->nranks = 1;
 	sc_op(sc, HD_OP_SEND, 0)->peer = 1;
 	memset(&e, 0, sizeof e);
 	ck_assert_int_eq(hd_sim_backend.run(sc, &o, NULL, &e), -1);
 	ck_assert(e.set);
-	ck_assert_int_eq(e.status, HD_EXIT_FAIL);
-	ck_assert_ptr_nonnull(strstr(e.msg, "multi-rank simulation is not in this version"));
+	ck_assert_int_eq(e.status, HD_EXIT_INPUT);
+	ck_assert_ptr_nonnull(strstr(e.msg, "refers to something that does not exist"));
 	sc_free(sc);
 }
 END_TEST

@@ -659,6 +659,78 @@ START_TEST(diagram_blocked_host)
 }
 END_TEST
 
+/* Four ranks: rank r blocked in a sync while its stream runs an all-reduce
+ * and its NVLink row carries one transfer, half done at t = 50 us. */
+static struct hd_trace *
+ranks_trace(void)
+{
+	struct hd_trace *t = hd_trace_new();
+	int sync = hd_trace_string(t, "cudaStreamSynchronize");
+	int ar = hd_trace_string(t, "ar");
+	int r;
+
+	for (r = 0; r < 4; r++) {
+		int api = hd_trace_lane(t, HD_LANE_API, r, 0, "CUDA API");
+		int st = hd_trace_lane(t, HD_LANE_STREAM, r, 2, "Stream 2 (s)");
+		int ln = hd_trace_lane(t, HD_LANE_LINK, r, 0, "NVLink out");
+		struct hd_span a = { api, 1, 0, HD_SPAN_API, HD_WHY_NONE, 0, 100 * HD_US,
+			0, sync, 0 };
+		struct hd_span b = { api, 1, 0, HD_SPAN_BLOCKED, HD_WHY_STREAM_SYNC, 5 * HD_US,
+			100 * HD_US, 0, sync, 0 };
+		struct hd_span c = { st, 0, 0, HD_SPAN_COMM, HD_WHY_NONE, 0, 100 * HD_US,
+			64 << 20, ar, 0 };
+		struct hd_span d = { ln, 0, 0, HD_SPAN_COMM, HD_WHY_NONE, 25 * HD_US,
+			75 * HD_US, 16 << 20, ar, 0 };
+
+		hd_trace_add(t, &a);
+		hd_trace_add(t, &b);
+		hd_trace_add(t, &c);
+		hd_trace_add(t, &d);
+	}
+	hd_trace_sort(t);
+	return t;
+}
+
+START_TEST(diagram_ranks)
+{
+	struct hd_trace *t = ranks_trace();
+	struct hd_screen *s = hd_screen_new(100, 9), *narrow = hd_screen_new(40, 9);
+	struct hd_view_opts o;
+	char *d, *n;
+
+	hd_screen_set_ascii(s, true);
+	hd_screen_set_ascii(narrow, true);
+	hd_view_opts_init(&o);
+	o.t = 50 * HD_US;
+	hd_view_diagram(s, hd_screen_rect(s), t, NULL, &o);
+	d = dump(s);
+	ck_assert_ptr_nonnull(strstr(d, "4 ranks, one GPU each"));
+	ck_assert_ptr_nonnull(strstr(d, "Rank 0"));
+	ck_assert_ptr_nonnull(strstr(d, "Rank 3"));
+	ck_assert_ptr_nonnull(strstr(d, "stream-sync"));   /* every host blocked */
+	ck_assert_ptr_nonnull(strstr(d, "ar"));            /* every GPU in the all-reduce */
+	ck_assert_ptr_nonnull(strstr(d, "NVLink out"));    /* the link moving data */
+	ck_assert_ptr_null(strstr(d, "link idle"));
+	/* too narrow for four boxes: the first and the last rank stand for all */
+	hd_view_diagram(narrow, hd_screen_rect(narrow), t, NULL, &o);
+	n = dump(narrow);
+	ck_assert_ptr_nonnull(strstr(n, "Rank 0"));
+	ck_assert_ptr_nonnull(strstr(n, "... R3"));
+	ck_assert_ptr_null(strstr(n, "Rank 2"));
+	free(d);
+	free(n);
+	/* after the transfer: the link is idle */
+	o.t = 80 * HD_US;
+	hd_view_diagram(s, hd_screen_rect(s), t, NULL, &o);
+	d = dump(s);
+	ck_assert_ptr_nonnull(strstr(d, "link idle"));
+	free(d);
+	hd_screen_free(s);
+	hd_screen_free(narrow);
+	hd_trace_free(t);
+}
+END_TEST
+
 /* ---- playback events ----------------------------------------------------- */
 
 START_TEST(event_stepping)
@@ -750,6 +822,7 @@ tui_suite(void)
 	tcase_add_test(tc, link_use_bars);
 	tcase_add_test(tc, roles_and_highlight);
 	tcase_add_test(tc, diagram_blocked_host);
+	tcase_add_test(tc, diagram_ranks);
 	tcase_add_test(tc, event_stepping);
 	tcase_add_test(tc, golden_small);
 	suite_add_tcase(s, tc);

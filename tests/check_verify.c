@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "catalog.h"
+#include "report.h"
 #include "testutil.h"
 #include "verify.h"
 
@@ -115,6 +116,17 @@ opts(struct hd_verify_opts *o, const struct hd_profile *p, const char *db)
 	o->width = 100;
 }
 
+/* A built-in lesson by its id: the tests name lessons, not places in the list. */
+static const struct hd_lesson *
+lesson(const char *id)
+{
+	struct hd_err e = { 0 };
+	int i = hd_catalog_find(cat, id, &e);
+
+	ck_assert_msg(i >= 0, "%s", e.msg);
+	return hd_catalog_get(cat, i);
+}
+
 START_TEST(pairs_stored_and_claims_checked)
 {
 	const struct hd_lesson *ls[3];
@@ -123,11 +135,10 @@ START_TEST(pairs_stored_and_claims_checked)
 	struct hd_err e = { 0 };
 	struct hd_buf out;
 	char *db = hd_xasprintf("%s/runs.db", dir);
-	int i;
 
-	ck_assert_int_ge(hd_catalog_count(cat), 3);
-	for (i = 0; i < 3; i++)
-		ls[i] = hd_catalog_get(cat, i);
+	ls[0] = lesson("pinned-vs-pageable");
+	ls[1] = lesson("two-streams");
+	ls[2] = lesson("legacy-default-stream");
 	opts(&o, &h100, db);
 	hd_buf_init(&out);
 	ck_assert_msg(hd_verify_lessons(ls, 3, &o, &out, &res, &e) == 0, "%s", e.msg);
@@ -174,8 +185,8 @@ START_TEST(interruption_stores_nothing_of_the_lesson)
 	struct hd_buf out;
 	char *db = hd_xasprintf("%s/int.db", dir);
 
-	ls[0] = hd_catalog_get(cat, 0);         /* 3 scenarios */
-	ls[1] = hd_catalog_get(cat, 1);
+	ls[0] = lesson("pinned-vs-pageable");  /* 3 scenarios */
+	ls[1] = lesson("two-streams");
 	opts(&o, &h100, db);
 	interrupt_at = 4;                       /* the second lesson's second scenario */
 	hd_buf_init(&out);
@@ -200,7 +211,7 @@ START_TEST(bad_database_fails_before_measuring)
 	struct hd_err e = { 0 };
 	struct hd_buf out;
 
-	ls[0] = hd_catalog_get(cat, 0);
+	ls[0] = lesson("pinned-vs-pageable");
 	opts(&o, &h100, dir);                   /* a folder, not a database */
 	hd_buf_init(&out);
 	ck_assert_int_eq(hd_verify_lessons(ls, 1, &o, &out, &res, &e), -1);
@@ -234,7 +245,8 @@ START_TEST(rank_scenarios_are_skipped)
 	ck_assert_msg(hd_verify_lessons(ls, 1, &o, &out, &res, &e) == 0, "%s", e.msg);
 	ck_assert_int_eq(res.scenarios_run, 1);
 	ck_assert_int_eq(res.scenarios_skipped, 1);
-	ck_assert_ptr_nonnull(strstr(out.s, "skipped: it needs 2 GPUs"));
+	ck_assert_ptr_nonnull(strstr(out.s, "scenario two needs 2 GPUs, one process per rank"));
+	ck_assert_ptr_nonnull(strstr(out.s, "Skipped on this machine (1):\n  mixed/two: needs 2"));
 	ck_assert_int_eq(count(db, "SELECT count(*) FROM runs"), 2);
 	hd_buf_free(&out);
 	hd_verify_result_free(&res);
@@ -252,7 +264,7 @@ START_TEST(one_scenario_only)
 	struct hd_buf out;
 	char *db = hd_xasprintf("%s/one.db", dir);
 
-	ls[0] = hd_catalog_get(cat, 0);
+	ls[0] = lesson("pinned-vs-pageable");
 	opts(&o, &h100, db);
 	o.scenario = "pin-first";
 	hd_buf_init(&out);
@@ -312,6 +324,55 @@ START_TEST(profile_choice)
 }
 END_TEST
 
+/* algBw and busBw as nccl-tests: the slowest rank's mean time per execution. */
+START_TEST(collective_bandwidths)
+{
+	static const char text[] =
+		"hdsim 1\nlesson bw\ntitle \"Bw\"\n"
+		"scenario four \"four ranks\"\n  ranks 4\n  buffer d device 1MB\n"
+		"  sum: allreduce d\n  gat: allgather d\n  sync device\nend\n";
+	struct hd_err e = { 0 };
+	struct hd_lesson *l = hd_lesson_parse(text, sizeof text - 1, "bw.hds", &e);
+	struct hd_scenario *sc;
+	struct hd_trace *t = hd_trace_new();
+	double alg = 0, bus = 0;
+	int r, k, sum = -1, gat = -1;
+
+	ck_assert_msg(l != NULL, "%s", e.msg);
+	sc = hd_lesson_instantiate(l, 0, NULL, &e);
+	ck_assert_msg(sc != NULL, "%s", e.msg);
+	for (k = 0; k < sc->nops; k++) {
+		if (sc->ops[k].label && strcmp(sc->ops[k].label, "sum") == 0)
+			sum = k;
+		if (sc->ops[k].label && strcmp(sc->ops[k].label, "gat") == 0)
+			gat = k;
+	}
+	ck_assert_int_ge(sum, 0);
+	ck_assert_int_ge(gat, 0);
+	/* Rank r's all-reduce takes (r + 1) * 10 us, twice; rank 3's are the slowest. */
+	for (r = 0; r < 4; r++) {
+		int lane = hd_trace_lane(t, HD_LANE_STREAM, r, 0, "Stream 0 (default)");
+
+		for (k = 0; k < 2; k++) {
+			struct hd_span s = { .lane = lane, .op = sum, .iter = (uint32_t)k,
+					     .kind = HD_SPAN_COMM, .label = -1 };
+
+			s.start = k * 100 * HD_US;
+			s.end = s.start + (r + 1) * 10 * HD_US;
+			hd_trace_add(t, &s);
+		}
+	}
+	ck_assert_int_eq(hd_report_coll_bw(sc, sum, t, &alg, &bus), 0);
+	ck_assert_double_eq_tol(alg, 1e6 / 40e-6, 1);          /* 25 GB/s */
+	ck_assert_double_eq_tol(bus, 2.0 * 3 / 4 * 1e6 / 40e-6, 1);
+	ck_assert_int_eq(hd_report_coll_bw(sc, gat, t, &alg, &bus), -1);  /* no spans */
+	ck_assert_int_eq(hd_report_coll_bw(sc, 99, t, &alg, &bus), -1);
+	hd_trace_free(t);
+	hd_scenario_free(sc);
+	hd_lesson_free(l);
+}
+END_TEST
+
 static Suite *
 verify_suite(void)
 {
@@ -326,6 +387,7 @@ verify_suite(void)
 	tcase_add_test(tc, rank_scenarios_are_skipped);
 	tcase_add_test(tc, one_scenario_only);
 	tcase_add_test(tc, profile_choice);
+	tcase_add_test(tc, collective_bandwidths);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -52,15 +52,15 @@ for lesson in $lessons; do
 done
 
 # The C names the same calls the lesson's ops stand for.
-"$HDSIM" show --cuda 1 --scenario pageable > "$tmp/one.txt" || fail=1
+"$HDSIM" show --cuda pinned-vs-pageable --scenario pageable > "$tmp/one.txt" || fail=1
 grep -q 'cudaMemcpyAsync(d, h, 268435456ULL, cudaMemcpyHostToDevice, s)' "$tmp/one.txt" ||
-	{ echo "FAIL: lesson 1 pageable: no cudaMemcpyAsync of 256 MiB on s"; fail=1; }
+	{ echo "FAIL: pinned-vs-pageable, pageable: no cudaMemcpyAsync of 256 MiB on s"; fail=1; }
 grep -qF 'h = (char *)malloc(268435456ULL)' "$tmp/one.txt" ||
-	{ echo "FAIL: lesson 1 pageable: the pageable buffer is not malloc'd"; fail=1; }
-"$HDSIM" show --cuda 1 --scenario pageable --set size=1MiB > "$tmp/one.txt" || fail=1
+	{ echo "FAIL: pinned-vs-pageable, pageable: the pageable buffer is not malloc'd"; fail=1; }
+"$HDSIM" show --cuda pinned-vs-pageable --scenario pageable --set size=1MiB > "$tmp/one.txt" || fail=1
 grep -q 'cudaMemcpyAsync(d, h, 1048576ULL' "$tmp/one.txt" ||
 	{ echo "FAIL: --set size=1MiB did not reach the CUDA C"; fail=1; }
-if "$HDSIM" show --cuda 1 --scenario nosuch > /dev/null 2>&1; then
+if "$HDSIM" show --cuda pinned-vs-pageable --scenario nosuch > /dev/null 2>&1; then
 	echo "FAIL: an unknown --scenario was accepted"; fail=1
 fi
 

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -90,7 +91,9 @@ forget(const void *p)
 static struct CUstream_st *
 st(cudaStream_t s)
 {
-	return s != NULL ? (struct CUstream_st *)s : &legacy;
+	/* the legacy and per-thread handles are one stream here */
+	return s != NULL && s != cudaStreamLegacy && s != cudaStreamPerThread ?
+	       (struct CUstream_st *)s : &legacy;
 }
 
 static void
@@ -100,6 +103,12 @@ queue(cudaStream_t s, double d)
 	double t = now();
 
 	x->busy = (x->busy > t ? x->busy : t) + d;
+}
+
+void
+fake_cuda_queue(cudaStream_t s, double seconds)
+{
+	queue(s, seconds);
 }
 
 static cudaError_t
@@ -129,7 +138,9 @@ cudaGetLastError(void)
 cudaError_t
 cudaGetDeviceCount(int *n)
 {
-	*n = 1;
+	const char *v = getenv("FAKE_CUDA_DEVICES");   /* seen by rank workers too */
+
+	*n = v != NULL && *v ? atoi(v) : 1;
 	return cudaSuccess;
 }
 
@@ -197,6 +208,13 @@ cudaStreamCreateWithFlags(cudaStream_t *s, unsigned f)
 }
 
 cudaError_t
+cudaStreamCreateWithPriority(cudaStream_t *s, unsigned f, int prio)
+{
+	(void)prio;
+	return cudaStreamCreateWithFlags(s, f);
+}
+
+cudaError_t
 cudaStreamDestroy(cudaStream_t s)
 {
 	free(s);
@@ -208,6 +226,53 @@ cudaEventCreate(cudaEvent_t *e)
 {
 	*e = (cudaEvent_t)calloc(1, sizeof(struct CUevent_st));
 	return checked();
+}
+
+cudaError_t
+cudaEventCreateWithFlags(cudaEvent_t *e, unsigned f)
+{
+	(void)f;
+	return cudaEventCreate(e);
+}
+
+cudaError_t
+cudaEventSynchronize(cudaEvent_t e)
+{
+	double t = ((struct CUevent_st *)e)->t;
+
+	while (now() < t)
+		;
+	return checked();
+}
+
+cudaError_t
+cudaEventQuery(cudaEvent_t e)
+{
+	return now() < ((struct CUevent_st *)e)->t ? cudaErrorNotReady : cudaSuccess;
+}
+
+/* IPC: a handle carries the pointer; the ranks' fake buffers are never touched. */
+cudaError_t
+cudaIpcGetMemHandle(cudaIpcMemHandle_t *h, void *p)
+{
+	memset(h, 0, sizeof *h);
+	memcpy(h->reserved, &p, sizeof p);
+	return checked();
+}
+
+cudaError_t
+cudaIpcOpenMemHandle(void **p, cudaIpcMemHandle_t h, unsigned f)
+{
+	(void)f;
+	memcpy(p, h.reserved, sizeof *p);
+	return *p != NULL ? checked() : cudaErrorInvalidValue;
+}
+
+cudaError_t
+cudaIpcCloseMemHandle(void *p)
+{
+	(void)p;
+	return cudaSuccess;
 }
 
 cudaError_t
@@ -359,7 +424,7 @@ cudaMemcpyAsync(void *d, const void *s, size_t n, enum cudaMemcpyKind k, cudaStr
 	const void *h = k == cudaMemcpyHostToDevice ? s : d;
 
 	spin(2e-6);
-	if (k == cudaMemcpyDeviceToDevice)
+	if (k == cudaMemcpyDeviceToDevice || k == cudaMemcpyDefault)   /* default: peer */
 		queue(stream, 1.5e-6 + (double)n / FAKE_D2D);
 	else if (find(h) < 0) {
 		/* pageable: the host stages every byte before returning */
@@ -401,6 +466,65 @@ cudaMemPrefetchAsync(const void *p, size_t n, struct cudaMemLocation l, unsigned
 		known[i].resident = l.type == cudaMemLocationTypeDevice;
 	queue(s, 5e-6 + (double)n / FAKE_PREFETCH);
 	return checked();
+}
+
+/* Several GPUs (FAKE_CUDA_DEVICES): every pair has peer access with native
+ * atomics, and a peer copy takes FAKE_PEER_LAT + n / FAKE_PEER on the stream. */
+cudaError_t
+cudaGetDevice(int *d)
+{
+	*d = 0;
+	return checked();
+}
+
+cudaError_t
+cudaDeviceCanAccessPeer(int *can, int d, int peer)
+{
+	*can = d != peer;
+	return checked();
+}
+
+cudaError_t
+cudaDeviceGetP2PAttribute(int *v, enum cudaDeviceP2PAttr a, int src, int dst)
+{
+	(void)src;
+	(void)dst;
+	*v = a == cudaDevP2PAttrPerformanceRank ? 0 : 1;
+	return checked();
+}
+
+cudaError_t
+cudaDeviceEnablePeerAccess(int peer, unsigned f)
+{
+	(void)peer;
+	(void)f;
+	return checked();
+}
+
+cudaError_t
+cudaDeviceDisablePeerAccess(int peer)
+{
+	(void)peer;
+	return checked();
+}
+
+cudaError_t
+cudaMemcpyPeerAsync(void *d, int dd, const void *s, int sd, size_t n, cudaStream_t stream)
+{
+	(void)d;
+	(void)dd;
+	(void)s;
+	(void)sd;
+	spin(0.5e-6);
+	queue(stream, FAKE_PEER_LAT + (double)n / FAKE_PEER);
+	return checked();
+}
+
+/* Not counted: how often a caller polls depends on timing. */
+cudaError_t
+cudaStreamQuery(cudaStream_t s)
+{
+	return now() < st(s)->busy ? cudaErrorNotReady : cudaSuccess;
 }
 
 int

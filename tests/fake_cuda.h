@@ -9,6 +9,8 @@
 #ifndef HD_FAKE_CUDA_H
 #define HD_FAKE_CUDA_H
 
+#include <cuda_runtime_api.h>
+
 /* The figures the fake GPU runs at. */
 #define FAKE_H2D 55e9
 #define FAKE_D2H 53e9
@@ -17,9 +19,15 @@
 #define FAKE_FLOPS 60e12
 #define FAKE_PIN 6e9
 #define FAKE_PREFETCH 40e9
+#define FAKE_PEER 300e9          /* peer copies between any two GPUs */
+#define FAKE_PEER_LAT 2e-6
 
 extern int fake_cuda_calls;             /* checked calls made so far */
 extern int fake_cuda_fail_at;           /* the call number that fails (0: none) */
 extern int fake_cuda_latch_times_out;   /* the latch kernel reports a timeout */
+
+/* Occupy stream s for `seconds` from when it is free (fake_nccl.c's calls).
+ * FAKE_CUDA_DEVICES in the environment sets the device count (default 1). */
+void fake_cuda_queue(cudaStream_t s, double seconds);
 
 #endif

@@ -4,7 +4,8 @@
 #
 # A writer inserting runs is killed with SIGKILL at random points, many
 # times over; after each kill the database must pass its integrity check and
-# hold only whole runs (every span and claim of a run, or none of it).
+# hold only whole runs (every span and claim of a run, or none of it).  A
+# writer killed beside another costs the other nothing.
 set -u
 w=${STORE_WRITER:-./tests/store_writer}
 [ -x "$w" ] || { echo "no $w: skipped"; exit 77; }
@@ -52,4 +53,37 @@ if [ "$ra" != 0 ] || [ "$rb" != 0 ] || [ "$n" != 80 ]; then
 else
 	echo "two writers at once: 80 of 80 runs stored"
 fi
+
+# A writer killed while another writes: the survivor stores every run it
+# was asked for, the killed one only whole runs, the file stays consistent.
+db3="$tmp/mixed.db"
+rounds=${STORE_MIXED:-8}
+i=0
+while [ "$i" -lt "$rounds" ]; do
+	"$w" write "$db3" 10 "$spans" survivor 2> "$tmp/err" & a=$!
+	"$w" write "$db3" 1000 "$spans" victim 2> /dev/null & b=$!
+	delay=$(awk -v s="$i" 'BEGIN { srand(s * 104729 + 3); printf "%.3f", rand() * 0.1 }')
+	sleep "$delay"
+	kill -9 "$b" 2> /dev/null
+	wait "$b" 2> /dev/null
+	wait "$a"; ra=$?
+	i=$((i + 1))
+	if [ "$ra" != 0 ]; then
+		echo "FAIL: round $i: the surviving writer failed:"
+		sed 's/^/    /' "$tmp/err"
+		fail=1
+		break
+	fi
+	if ! n=$("$w" check "$db3" "$spans" survivor); then
+		echo "FAIL: round $i: the database is not consistent after a kill beside a writer"
+		fail=1
+		break
+	fi
+	if [ "$n" != $((i * 10)) ]; then
+		echo "FAIL: round $i: $n survivor runs stored of $((i * 10))"
+		fail=1
+		break
+	fi
+done
+[ "$fail" = 0 ] && echo "$rounds kills beside a second writer: its $((rounds * 10)) runs all stored"
 exit $fail

@@ -2,11 +2,12 @@
  * store_writer.c - a test program that writes runs into a database, or
  * checks one, for tests/store_kill.sh.
  *
- *   store_writer write DB RUNS SPANS   insert RUNS runs of SPANS spans each
- *   store_writer check DB SPANS        integrity check; every run whole
+ *   store_writer write DB RUNS SPANS [LESSON]   insert RUNS runs of SPANS spans each
+ *   store_writer check DB SPANS [LESSON]        integrity check; every run whole
  *
- * `check` prints the number of runs and exits 1 if the database fails its
- * integrity check or holds a run that is not whole (a span or claim short).
+ * `check` prints the number of runs (of LESSON only, when named) and exits 1
+ * if the database fails its integrity check or holds a run that is not whole
+ * (a span or claim short).
  */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -16,7 +17,7 @@
 #include "store.h"
 
 static int
-write_runs(const char *db, int runs, int spans)
+write_runs(const char *db, int runs, int spans, const char *lesson)
 {
 	struct hd_err e = { 0 };
 	struct hd_store *s = hd_store_open(db, HD_STORE_RW, &e);
@@ -30,6 +31,7 @@ write_runs(const char *db, int runs, int spans)
 				  .profile_text = "hdsim-profile 1\n", .status = "ok" };
 	int lane, i;
 
+	r.lesson = lesson;
 	if (s == NULL) {
 		hd_err_print(&e, stderr);
 		return 1;
@@ -56,7 +58,7 @@ write_runs(const char *db, int runs, int spans)
 }
 
 static int
-check(const char *db, int spans)
+check(const char *db, int spans, const char *lesson)
 {
 	struct hd_err e = { 0 };
 	struct hd_store *s = hd_store_open(db, HD_STORE_RW, &e);
@@ -75,11 +77,13 @@ check(const char *db, int spans)
 	if (sqlite3_prepare_v2(h,
 	    "SELECT r.id, (SELECT count(*) FROM spans WHERE run_id = r.id),"
 	    " (SELECT count(*) FROM claim_results WHERE run_id = r.id),"
-	    " (SELECT count(*) FROM lanes WHERE run_id = r.id) FROM runs r", -1, &st,
+	    " (SELECT count(*) FROM lanes WHERE run_id = r.id), r.lesson FROM runs r", -1, &st,
 	    NULL) != SQLITE_OK)
 		return 1;
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		runs++;
+		if (lesson == NULL ||
+		    strcmp((const char *)sqlite3_column_text(st, 4), lesson) == 0)
+			runs++;
 		if (sqlite3_column_int(st, 1) != spans || sqlite3_column_int(st, 2) != 2 ||
 		    sqlite3_column_int(st, 3) != 1) {
 			fprintf(stderr, "run %d is not whole: %d spans, %d claims, %d lanes\n",
@@ -97,10 +101,12 @@ check(const char *db, int spans)
 int
 main(int argc, char **argv)
 {
-	if (argc == 5 && strcmp(argv[1], "write") == 0)
-		return write_runs(argv[2], atoi(argv[3]), atoi(argv[4]));
-	if (argc == 4 && strcmp(argv[1], "check") == 0)
-		return check(argv[2], atoi(argv[3]));
-	fprintf(stderr, "usage: store_writer write DB RUNS SPANS | check DB SPANS\n");
+	if ((argc == 5 || argc == 6) && strcmp(argv[1], "write") == 0)
+		return write_runs(argv[2], atoi(argv[3]), atoi(argv[4]),
+				  argc == 6 ? argv[5] : "kill");
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "check") == 0)
+		return check(argv[2], atoi(argv[3]), argc == 5 ? argv[4] : NULL);
+	fprintf(stderr, "usage: store_writer write DB RUNS SPANS [LESSON] | "
+		"check DB SPANS [LESSON]\n");
 	return 2;
 }

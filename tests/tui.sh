@@ -114,8 +114,12 @@ if [ -n "$pid" ] && [ -r "/proc/$pid/stat" ]; then
 		fail "idle browser used CPU: $before -> $after clock ticks in 2 s"
 fi
 
-# ---- lesson 1: pages, prediction, run, explanation ---------------------------
-keys Enter
+# ---- pinned-vs-pageable, found by search: pages, prediction, run, explanation --
+keys /
+keys p i n n e d - v s
+wait_for "/pinned-vs_"
+lacks "Two streams: overlap copy and compute"
+keys Enter Enter
 wait_for "(page 1 of 2)"
 keys Right
 wait_for "(page 2 of 2)"
@@ -202,13 +206,14 @@ wait_for "CUDA API"
 keys End
 wait_for "the model gives"
 keys Enter
-wait_for "lesson 1 done"
+wait_for "lesson 4 done"
 has "done: 3/3 answered, 2 right, 1 wrong"
 
-# search, then open lesson 3 and answer its first question
+# a new search (the old one erased), then open lesson 7 and answer its first question
 keys /
-keys d e f a u l t
-wait_for "/default_"
+keys BSpace BSpace BSpace BSpace BSpace BSpace BSpace BSpace BSpace
+keys l e g a c y - d e f
+wait_for "/legacy-def_"
 lacks "Pinned vs pageable"
 has "The default stream is not just stream 0"
 keys Enter Enter
@@ -301,6 +306,42 @@ if command -v valgrind >/dev/null 2>&1 && ! ldd "$HDSIM" 2>/dev/null | grep -q l
 	wait_for "hdsim-exit=0" || sed 's/^/  valgrind| /' "$tmp/valgrind.log"
 	runner=
 	patience=50
+fi
+
+# ---- m: a measured run beneath the predicted one -----------------------------
+# seed_measured stores a run simulated on another profile as "measured"
+seed=$(dirname "$HDSIM")/tests/seed_measured
+if [ -x "$seed" ]; then
+	"$seed" "$tmp/mdb" "$HDSIM_SRCDIR/lessons/04-pinned-vs-pageable.hds" pageable \
+		a100-pcie >/dev/null && ok || fail "seed_measured failed"
+	tmux -L "$sock" kill-server 2>/dev/null
+	nsock=$((nsock + 1))
+	sock=hdsimtest$$-$nsock
+	tmux -L "$sock" -f /dev/null new-session -d -x 100 -y 30 \
+		"env HDSIM_LEARNER=m XDG_DATA_HOME=$tmp LANG=C.UTF-8 TERM=$term \
+		$HDSIM --db $tmp/mdb; echo hdsim-exit=\$?; exec sleep 600"
+	wait_for "Pinned vs pageable: the staging copy"
+	keys /
+	keys p i n n e d - v s
+	keys Enter Enter
+	wait_for "(page 1 of 2)"
+	keys Space Space
+	wait_for "predict before you run (question 1 of 3)"
+	keys b 3
+	wait_for "CUDA API"
+	keys End
+	wait_for "Explanation"
+	keys m
+	wait_for "(a100-pcie,"
+	has "vs predicted"
+	has "error "
+	has "measured "
+	keys m
+	wait_for "measured run hidden"
+	keys q q q
+	wait_for "hdsim-exit=0"
+else
+	fail "no seed_measured next to hdsim"
 fi
 
 # ---- --plain on a terminal: the line-by-line text, no browser -------------

@@ -82,6 +82,8 @@ struct app {
 	bool have_run;
 	struct hd_run prev;             /* the run before the last knob change */
 	bool have_prev;
+	struct hd_trace *measured;      /* `m`: the measured run shown beneath, or NULL */
+	int measured_sc;                /* the scenario it belongs to */
 	int knob;                       /* knob selected in the panel */
 	int page, q;
 
@@ -724,6 +726,15 @@ show_scenario(struct app *a, int sc)
 	a->last = now_s();
 	a->highlight = sc == a->qsc ? decisive_span(a->run.traces[sc], q ? q->explain : NULL)
 				    : -1;
+	/* a run that ends in a deadlock says so from the start: the first line */
+	if (a->run.traces[sc]->note != NULL) {
+		const char *nl = strchr(a->run.traces[sc]->note, '\n');
+		int len = nl != NULL ? (int)(nl - a->run.traces[sc]->note) :
+		    (int)strlen(a->run.traces[sc]->note);
+
+		snprintf(a->msg, sizeof a->msg, "this run ends in a %.*s", len,
+			 a->run.traces[sc]->note);
+	}
 }
 
 static void
@@ -801,6 +812,10 @@ draw_run(struct app *a, int w, int h)
 	vo.playing = a->playing;
 	vo.highlight = a->explained && a->sc == a->qsc ? a->highlight : -1;
 	vo.ghost = a->have_prev && a->sc < a->prev.nscen ? a->prev.traces[a->sc] : NULL;
+	if (a->measured != NULL && a->measured_sc == a->sc) {
+		vo.ghost = a->measured;
+		vo.ghost_name = "measured";
+	}
 	r.x = 0;
 	r.y = 1;
 	r.w = w;
@@ -968,6 +983,8 @@ rerun(struct app *a, int kn, double v)
 		a->prev = a->run;
 		a->have_prev = true;
 		a->run = next;
+		hd_trace_free(a->measured);     /* the knob change shows as the ghost */
+		a->measured = NULL;
 		show_scenario(a, a->sc < a->run.nscen ? a->sc : 0);
 		a->playing = false;
 		a->t = a->run.traces[a->sc]->makespan;
@@ -1029,6 +1046,13 @@ k_measured(struct app *a)
 	char meas[32], pred[32];
 	hd_time p = a->run.traces[a->sc]->makespan;
 
+	if (a->measured != NULL && a->measured_sc == a->sc) {
+		hd_trace_free(a->measured);
+		a->measured = NULL;
+		snprintf(a->msg, sizeof a->msg, "measured run hidden");
+		return;
+	}
+
 	memset(&m, 0, sizeof m);
 	m.scenario = hd_lesson_scenario_name(a->l, a->sc);
 	if (a->store == NULL) {
@@ -1044,6 +1068,10 @@ k_measured(struct app *a)
 			 "a GPU machine stores them", m.scenario, hd_lesson_id(a->l));
 		return;
 	}
+	/* the measured run beneath the predicted one, as ghost bars; m again hides it */
+	hd_trace_free(a->measured);
+	a->measured = hd_store_run_trace(a->store, m.row.id, &e);
+	a->measured_sc = a->sc;
 	hd_fmt_time(meas, sizeof meas, m.row.makespan);
 	hd_fmt_time(pred, sizeof pred, p);
 	snprintf(a->msg, sizeof a->msg, "measured %s (%s, %s) vs predicted %s: error %+.1f %%",
@@ -1148,6 +1176,8 @@ close_lesson(struct app *a)
 	if (a->have_prev)
 		hd_run_free(&a->prev);
 	a->have_run = a->have_prev = false;
+	hd_trace_free(a->measured);
+	a->measured = NULL;
 	a->knob = 0;
 	hd_events_free(a->ev);
 	a->ev = NULL;

@@ -82,9 +82,10 @@ hd_view_tl_geom(struct hd_tl_geom *g, const struct hd_trace *t,
 		const struct hd_trace *ghost, struct hd_rect r)
 {
 	int i, w = 8, axis_rows;
+	char nb[64];
 
 	for (i = 0; i < t->nlanes; i++) {
-		int l = hd_utf8_width(t->lanes[i].name);
+		int l = hd_utf8_width(hd_timeline_lane_name(t, i, nb, sizeof nb));
 		if (l > w)
 			w = l;
 	}
@@ -320,8 +321,10 @@ hd_view_timeline(struct hd_screen *scr, struct hd_rect r, const struct hd_trace 
 	for (row = 0; row < g.nrows; row++) {
 		int lane = ord[row], y = g.lanes_y + row;
 		struct hd_rect namer = { r.x, y, g.name_w, 1 };
+		char nb[64];
 
-		hd_screen_puts(scr, &namer, r.x, y, t->lanes[lane].name, style(HD_ROLE_LANE, 0));
+		hd_screen_puts(scr, &namer, r.x, y, hd_timeline_lane_name(t, lane, nb, sizeof nb),
+			       style(HD_ROLE_LANE, 0));
 		if (g.bar_w <= 0)
 			continue;
 		lane_cells(cells, &g, t, sc, lane, o);
@@ -489,6 +492,31 @@ active_span(const struct hd_trace *t, int lane, hd_time at)
 	return best;
 }
 
+/* The most important span active at `at` on rank's lanes of the kinds given. */
+static const struct hd_span *
+rank_active(const struct hd_trace *t, int rank, const enum hd_lane_kind *kinds,
+	    size_t nk, hd_time at)
+{
+	const struct hd_span *best = NULL;
+	size_t i, k;
+
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_span *s = &t->spans[i];
+		const struct hd_lane *ln = &t->lanes[s->lane];
+
+		if (ln->rank != rank || at < s->start || at >= s->end)
+			continue;
+		for (k = 0; k < nk && kinds[k] != ln->kind; k++)
+			;
+		if (k == nk)
+			continue;
+		if (best == NULL || hd_timeline_glyph_prio(s->kind) >
+		    hd_timeline_glyph_prio(best->kind))
+			best = s;
+	}
+	return best;
+}
+
 /* The short label of a span: its op's name or call, without bytes. */
 static void
 short_label(const struct hd_trace *t, const struct hd_scenario *sc,
@@ -501,6 +529,8 @@ short_label(const struct hd_trace *t, const struct hd_scenario *sc,
 		 hd_span_kind_name(s->kind));
 }
 
+static const enum hd_lane_kind host_kinds[] = { HD_LANE_HOST, HD_LANE_API };
+
 static void
 draw_host(struct hd_screen *scr, struct hd_rect b, const struct hd_trace *t,
 	  const struct hd_scenario *sc, hd_time at)
@@ -508,21 +538,13 @@ draw_host(struct hd_screen *scr, struct hd_rect b, const struct hd_trace *t,
 	struct hd_rect in = { b.x + 2, b.y + 1, b.w - 3, b.h - 2 };
 	const struct hd_span *best = NULL, *s;
 	char lab[96];
-	int i, y = in.y;
+	int y = in.y;
 	size_t k;
 
 	hd_screen_box(scr, b, "Host", style(HD_ROLE_BORDER, 0));
 	if (in.w <= 0 || in.h <= 0)
 		return;
-	for (i = 0; i < t->nlanes; i++) {
-		if (t->lanes[i].rank != 0 || (t->lanes[i].kind != HD_LANE_HOST &&
-		    t->lanes[i].kind != HD_LANE_API))
-			continue;
-		s = active_span(t, i, at);
-		if (s != NULL && (best == NULL || hd_timeline_glyph_prio(s->kind) >
-		    hd_timeline_glyph_prio(best->kind)))
-			best = s;
-	}
+	best = rank_active(t, 0, host_kinds, HD_ARRAY_LEN(host_kinds), at);
 	if (best == NULL) {
 		hd_screen_puts(scr, &in, in.x, y, "idle", style(HD_ROLE_TEXT, HD_ATTR_DIM));
 		return;
@@ -647,16 +669,121 @@ draw_gpu(struct hd_screen *scr, struct hd_rect b, const struct hd_trace *t,
 	free(ord);
 }
 
+/*
+ * Several ranks: a box per rank (as many as fit; the last one stands at
+ * the end with "..." between) with what its host thread and its GPU do at
+ * the playhead, and under each the rank's link out (NVLink, PCIe peer or
+ * network): a meter of its use and the transfer's head moving as bytes
+ * arrive.
+ */
+static void
+draw_ranks(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
+	   const struct hd_scenario *sc, const struct hd_view_opts *o, int maxr)
+{
+	static const enum hd_lane_kind gpu_k[] = {
+		HD_LANE_STREAM, HD_LANE_COMPUTE, HD_LANE_CE_H2D, HD_LANE_CE_D2H,
+		HD_LANE_CE_D2D };
+	int n = maxr + 1, bw = 16, fit, shown, i, rank;
+	double peak = 0;
+	size_t k;
+	char lab[96], title[64];
+
+	/* 100 % of a link: the fastest transfer on any link row */
+	for (k = 0; k < t->nspans; k++) {
+		const struct hd_span *s = &t->spans[k];
+
+		if (t->lanes[s->lane].kind == HD_LANE_LINK && s->end > s->start &&
+		    (double)s->bytes * 1e12 / (double)(s->end - s->start) > peak)
+			peak = (double)s->bytes * 1e12 / (double)(s->end - s->start);
+	}
+	snprintf(title, sizeof title, "%d ranks, one GPU each", n);
+	hd_screen_puts(scr, &r, r.x, r.y, title, style(HD_ROLE_TITLE, HD_ATTR_BOLD));
+	fit = (r.w + 1) / (bw + 1);
+	if (fit < 1)
+		return;
+	shown = n <= fit ? n : fit;
+	for (i = 0; i < shown; i++) {
+		struct hd_rect b = { r.x + i * (bw + 1), r.y + 1, bw, r.h - 1 };
+		struct hd_rect in = { b.x + 1, b.y + 1, b.w - 2, b.h - 2 };
+		const struct hd_span *h, *g;
+		char name[24];
+		int y = in.y;
+
+		/* too many to show: the first ones and the last */
+		rank = n > fit && i == shown - 1 ? maxr : i;
+		snprintf(name, sizeof name, n > fit && i == shown - 1 ? "... R%d" : "Rank %d",
+			 rank);
+		hd_screen_box(scr, b, name, style(HD_ROLE_BORDER, 0));
+		if (in.h <= 0 || in.w <= 0)
+			continue;
+		h = rank_active(t, rank, host_kinds, HD_ARRAY_LEN(host_kinds), o->t);
+		if (h == NULL)
+			hd_screen_puts(scr, &in, in.x, y, "host idle", style(HD_ROLE_TEXT,
+				       HD_ATTR_DIM));
+		else if (h->kind == HD_SPAN_BLOCKED)
+			hd_screen_puts(scr, &in, in.x, y, hd_why_name(h->why),
+				       style(HD_ROLE_BLOCKED, HD_ATTR_BOLD));
+		else {
+			short_label(t, sc, h, lab, sizeof lab);
+			hd_screen_puts(scr, &in, in.x, y, lab, style(hd_view_span_role(t, sc, h), 0));
+		}
+		if (++y >= in.y + in.h)
+			continue;
+		g = rank_active(t, rank, gpu_k, HD_ARRAY_LEN(gpu_k), o->t);
+		if (g == NULL)
+			hd_screen_puts(scr, &in, in.x, y, "GPU idle", style(HD_ROLE_TEXT,
+				       HD_ATTR_DIM));
+		else {
+			short_label(t, sc, g, lab, sizeof lab);
+			hd_screen_puts(scr, &in, in.x, y, lab, style(hd_view_span_role(t, sc, g),
+				       HD_ATTR_BOLD));
+		}
+		if (++y >= in.y + in.h)
+			continue;
+		/* the rank's link out, with the transfer's head moving */
+		{
+			static const enum hd_lane_kind link_k[] = { HD_LANE_LINK };
+			const struct hd_span *l = rank_active(t, rank, link_k, 1, o->t);
+			int mw = in.w - 2;
+
+			if (l == NULL || mw < 3) {
+				hd_screen_puts(scr, &in, in.x, y, "link idle",
+					       style(HD_ROLE_TEXT, HD_ATTR_DIM));
+				continue;
+			}
+			{
+				double rate = (double)l->bytes * 1e12 / (double)(l->end - l->start);
+				double done = (double)(o->t - l->start) / (double)(l->end - l->start);
+				int head = (int)(done * (mw - 1) + 0.5);
+
+				hd_view_meter(scr, &in, in.x, y, mw, peak > 0 ? rate / peak : 1, "=",
+					      style(HD_ROLE_COMM, 0));
+				hd_screen_puts(scr, &in, in.x + head, y,
+					       hd_screen_glyph(scr, HD_G_ARROW_R),
+					       style(HD_ROLE_COMM, HD_ATTR_BOLD));
+				if (y + 1 < in.y + in.h)
+					hd_screen_puts(scr, &in, in.x, y + 1,
+						       t->lanes[l->lane].name,
+						       style(HD_ROLE_TEXT, 0));
+			}
+		}
+	}
+}
+
 void
 hd_view_diagram(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 		const struct hd_scenario *sc, const struct hd_view_opts *o)
 {
 	struct hd_rect host, gpu, link;
-	int hw, gw, rows;
+	int hw, gw, rows, maxr;
 
 	r = hd_rect_clip(r, hd_screen_rect(scr));
 	if (r.w < 40 || r.h < 3)
 		return;
+	if ((maxr = hd_timeline_max_rank(t)) > 0) {
+		draw_ranks(scr, r, t, sc, o, maxr);
+		return;
+	}
 	hw = r.w / 5 < 12 ? 12 : r.w / 5 > 24 ? 24 : r.w / 5;
 	gw = r.w * 2 / 5 < 20 ? 20 : r.w * 2 / 5 > 56 ? 56 : r.w * 2 / 5;
 	host = (struct hd_rect){ r.x, r.y, hw, r.h };
@@ -698,7 +825,8 @@ hd_view_status(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t
 	if (o->ghost != NULL) {
 		hd_time delta = t->makespan - o->ghost->makespan;
 		hd_fmt_time(d, sizeof d, delta < 0 ? -delta : delta);
-		hd_screen_printf(scr, &r, x, r.y, st, "   before %s (%s%s)",
+		hd_screen_printf(scr, &r, x, r.y, st, "   %s %s (%s%s)",
+				 o->ghost_name != NULL ? o->ghost_name : "before",
 				 hd_fmt_time(ms, sizeof ms, o->ghost->makespan),
 				 delta < 0 ? "-" : "+", d);
 	}

@@ -28,6 +28,8 @@ struct hd_view_opts {
 	double speed;                   /* playback speed shown in the status line (1 = 1x) */
 	bool playing;                   /* status line: playing or paused */
 	const struct hd_trace *ghost;   /* previous run drawn dim beneath, or NULL */
+	const char *ghost_name;         /* what the ghost is, for the status line
+					 * (NULL: "before", the run before a knob change) */
 	int highlight;                  /* span index drawn highlighted, or -1 */
 	double h2d_bw, d2h_bw;          /* PCIe peak per direction, bytes/s; 0: the
 					 * fastest span of that lane in the trace */

@@ -1,0 +1,1034 @@
+/*
+ * check_export.c - `hdsim export`: the tables read back through an RFC 4180
+ * reader (names with commas, quotes and line breaks), the JSON documents
+ * parse, the Perfetto trace keeps overlapping spans on threads of their own
+ * and links launches to GPU work, SVG escapes names, bad databases and
+ * options are refused with nothing written, and two learners' databases
+ * merge into the class files row by row.
+ *
+ * `check_export --make-db FILE` writes the fixture database and exits; the
+ * shell test tests/export.sh exports it with the hdsim binary and checks the
+ * files with Python's parsers, a trace-event checker and Chromium.
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "catalog.h"
+#include "cli.h"
+#include "export.h"
+#include "profile.h"
+#include "store.h"
+#include "testutil.h"
+
+/* Names that break naive CSV, JSON, XML and Markdown writers. */
+#define NASTY_LESSON "comma, \"quoted\"\nand <b>&amp;"
+#define NASTY_LABEL "k,1 \"x\"\r\nend|<"
+#define NASTY_ANSWER "yes, \"really\"\nsure"
+
+static char dir[64];
+static int in_suite = 1;        /* 0 for --make-db: no Check macros there */
+
+/* Stop with a message when a fixture step fails, in or out of a suite. */
+static void
+need(int ok, const char *what, const struct hd_err *e)
+{
+	if (ok)
+		return;
+	if (in_suite)
+		ck_abort_msg("%s: %s", what, e ? e->msg : "failed");
+	fprintf(stderr, "check_export: %s: %s\n", what, e ? e->msg : "failed");
+	exit(1);
+}
+
+static void
+setup(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/hdsim-export-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void
+teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static char *
+path_in(const char *name)
+{
+	return hd_xasprintf("%s/%s", dir, name);
+}
+
+static void
+span(struct hd_trace *t, int lane, int op, int iter, enum hd_span_kind k, hd_time s, hd_time e,
+     const char *label)
+{
+	struct hd_span sp = { .lane = lane, .op = op, .iter = (uint32_t)iter, .kind = k,
+			      .start = s, .end = e, .label = hd_trace_string(t, label) };
+
+	if (k == HD_SPAN_BLOCKED)
+		sp.why = HD_WHY_STREAM_SYNC;
+	if (k == HD_SPAN_COPY)
+		sp.bytes = 1u << 20;
+	hd_trace_add(t, &sp);
+}
+
+/*
+ * A run's trace: an API call with its blocked part nested, the copy and
+ * kernel it launched, and two kernels overlapping on the compute lane
+ * (they cannot nest on one thread).  scale stretches the times.
+ */
+static struct hd_trace *
+fixture_trace(hd_time scale)
+{
+	struct hd_trace *t = hd_trace_new();
+	int api = hd_trace_lane(t, HD_LANE_API, 0, 0, "CUDA API");
+	int st = hd_trace_lane(t, HD_LANE_STREAM, 0, 1, "Stream 13 (s1)");
+	int ce = hd_trace_lane(t, HD_LANE_CE_H2D, 0, 0, "Memcpy HtoD");
+	int sm = hd_trace_lane(t, HD_LANE_COMPUTE, 0, 0, "Compute, \"SMs\"");
+
+	span(t, api, 0, 0, HD_SPAN_API, 0, 5000 * scale, "cudaMemcpyAsync");
+	span(t, ce, 0, 0, HD_SPAN_COPY, 1000 * scale, 40000 * scale, "up");
+	span(t, st, 0, 0, HD_SPAN_COPY, 1000 * scale, 40000 * scale, "up");
+	span(t, api, 1, 0, HD_SPAN_API, 6000 * scale, 9000 * scale, "cudaLaunchKernel");
+	span(t, st, 1, 0, HD_SPAN_KERNEL, 40000 * scale, 70000 * scale, NASTY_LABEL);
+	span(t, sm, 1, 0, HD_SPAN_KERNEL, 40000 * scale, 70000 * scale, NASTY_LABEL);
+	span(t, sm, 2, 0, HD_SPAN_KERNEL, 50000 * scale, 90000 * scale, "other");
+	span(t, api, 3, 0, HD_SPAN_API, 10000 * scale, 95000 * scale, "cudaStreamSynchronize");
+	span(t, api, 3, 0, HD_SPAN_BLOCKED, 10500 * scale, 94000 * scale, "cudaStreamSynchronize");
+	return t;
+}
+
+static void
+add_answer(struct hd_store *s, const char *learner, const char *lesson, const char *q,
+	   const char *answer, int correct, int confidence, double seconds, int hints)
+{
+	struct hd_err e = { 0 };
+	struct hd_store_progress p = { .learner = learner, .lesson = lesson, .question = q,
+				       .answer = answer, .correct = correct,
+				       .confidence = confidence, .seconds = seconds,
+				       .hints = hints };
+
+	need(hd_store_progress_add(s, &p, NULL, &e) == 0, "progress_add", &e);
+}
+
+/* The fixture database: a predicted and a measured run paired, with claims,
+ * a second lesson with a prediction only, and answers. */
+static void
+make_db(const char *path)
+{
+	struct hd_err e = { 0 };
+	struct hd_store *s = hd_store_open(path, HD_STORE_RW, &e);
+	struct hd_trace *p = fixture_trace(1000), *m = fixture_trace(1100);
+	struct hd_store_machine mach = { .hostname = "node, 1", .gpu_name = "NVIDIA H100 80GB HBM3",
+					 .driver = "550.54", .cuda_runtime = "12.4",
+					 .gpu_count = 1 };
+	struct hd_store_claim claims[2] = {
+		{ 0, "copies, \"pinned\", are faster", "time(up) < 1s", 1, 1e-3, 1.0, "holds" },
+		{ 1, "the sync blocks", "blocked(api) > 1s", 0, 1e-4, 1.0, "fails: a, b" },
+	};
+	struct hd_store_run r = { .lesson = NASTY_LESSON, .scenario = "pinned", .backend = "sim",
+				  .source = "predicted", .profile_name = "h100-sxm",
+				  .profile_text = "hdsim-profile 1\n", .status = "ok",
+				  .params_json = "{\"size\": 1048576}", .timer = "model",
+				  .repeats = 1 };
+	int64_t pid;
+
+	need(s != NULL, "open", &e);
+	need(hd_store_run_insert(s, &r, p, claims, 2, &pid, &e) == 0, "insert", &e);
+	r.backend = "cuda";
+	r.source = "measured";
+	r.machine = &mach;
+	r.pair_run = pid;
+	r.timer = "cuda-events";
+	r.repeats = 5;
+	claims[1].outcome = 1;
+	need(hd_store_run_insert(s, &r, m, claims, 2, NULL, &e) == 0, "insert", &e);
+	r.lesson = "two-streams";
+	r.scenario = "overlap";
+	r.backend = "sim";
+	r.source = "predicted";
+	r.machine = NULL;
+	r.pair_run = 0;
+	need(hd_store_run_insert(s, &r, p, NULL, 0, NULL, &e) == 0, "insert", &e);
+	add_answer(s, "ada", "pinned-vs-pageable", "q1", NASTY_ANSWER, 1, 4, 12.5, 0);
+	add_answer(s, "ada", "pinned-vs-pageable", "q2", "b", 0, 5, 3, 1);
+	hd_trace_free(p);
+	hd_trace_free(m);
+	hd_store_close(s);
+}
+
+/* ---- an RFC 4180 reader ---------------------------------------------------- */
+
+struct csv {
+	char ***rows;           /* rows[i][j], NULL-terminated per row */
+	int *ncols;
+	int nrows;
+};
+
+/* Parse text; -1 on a malformed quote. */
+static int
+csv_parse(const char *s, struct csv *c)
+{
+	struct hd_buf f;
+	char **row = NULL;
+	int n = 0;
+
+	memset(c, 0, sizeof *c);
+	hd_buf_init(&f);
+	while (*s != '\0') {
+		hd_buf_init(&f);
+		hd_buf_putn(&f, "", 0);
+		if (*s == '"') {
+			for (s++;; s++) {
+				if (*s == '\0')
+					return -1;
+				if (*s == '"' && s[1] == '"')
+					hd_buf_putc(&f, *s++);
+				else if (*s == '"')
+					break;
+				else
+					hd_buf_putc(&f, *s);
+			}
+			s++;
+			if (*s != ',' && *s != '\r' && *s != '\n' && *s != '\0')
+				return -1;
+		} else {
+			for (; *s != ',' && *s != '\r' && *s != '\n' && *s != '\0'; s++) {
+				if (*s == '"')
+					return -1;      /* a quote in an unquoted field */
+				hd_buf_putc(&f, *s);
+			}
+		}
+		row = hd_xrealloc(row, sizeof *row * (size_t)(n + 2));
+		row[n++] = f.s ? f.s : hd_xstrdup("");
+		row[n] = NULL;
+		if (*s == ',') {
+			s++;
+			continue;
+		}
+		if (*s == '\r')
+			s++;
+		if (*s == '\n')
+			s++;
+		c->rows = hd_xrealloc(c->rows, sizeof *c->rows * (size_t)(c->nrows + 1));
+		c->ncols = hd_xrealloc(c->ncols, sizeof *c->ncols * (size_t)(c->nrows + 1));
+		c->rows[c->nrows] = row;
+		c->ncols[c->nrows++] = n;
+		row = NULL;
+		n = 0;
+	}
+	return 0;
+}
+
+static void
+csv_free(struct csv *c)
+{
+	int i, j;
+
+	for (i = 0; i < c->nrows; i++) {
+		for (j = 0; j < c->ncols[i]; j++)
+			free(c->rows[i][j]);
+		free(c->rows[i]);
+	}
+	free(c->rows);
+	free(c->ncols);
+}
+
+/* Column index of name in the header row, or -1. */
+static int
+col(const struct csv *c, const char *name)
+{
+	int j;
+
+	for (j = 0; j < c->ncols[0]; j++)
+		if (strcmp(c->rows[0][j], name) == 0)
+			return j;
+	return -1;
+}
+
+/* ---- a JSON validator (recursive descent) ----------------------------------- */
+
+static const char *json_value(const char *p, int depth);
+
+static const char *
+ws(const char *p)
+{
+	while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')
+		p++;
+	return p;
+}
+
+static const char *
+json_string(const char *p)
+{
+	int i;
+
+	if (*p++ != '"')
+		return NULL;
+	for (; *p != '"'; p++) {
+		if ((unsigned char)*p < 0x20)
+			return NULL;
+		if (*p != '\\')
+			continue;
+		p++;
+		if (*p == 'u') {
+			for (i = 1; i <= 4; i++)
+				if (strchr("0123456789abcdefABCDEF", p[i]) == NULL || p[i] == '\0')
+					return NULL;
+			p += 4;
+		} else if (strchr("\"\\/bfnrt", *p) == NULL || *p == '\0')
+			return NULL;
+	}
+	return p + 1;
+}
+
+static const char *
+json_number(const char *p)
+{
+	const char *d;
+
+	if (*p == '-')
+		p++;
+	if (*p == '0')
+		p++;
+	else if (*p >= '1' && *p <= '9')
+		while (*p >= '0' && *p <= '9')
+			p++;
+	else
+		return NULL;
+	if (*p == '.') {
+		d = ++p;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (p == d)
+			return NULL;
+	}
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		d = p;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (p == d)
+			return NULL;
+	}
+	return p;
+}
+
+static const char *
+json_value(const char *p, int depth)
+{
+	if (depth > 64 || p == NULL)
+		return NULL;
+	p = ws(p);
+	if (*p == '{' || *p == '[') {
+		char close = *p == '{' ? '}' : ']';
+		int obj = *p == '{';
+
+		p = ws(p + 1);
+		if (*p == close)
+			return p + 1;
+		for (;;) {
+			if (obj) {
+				if ((p = json_string(ws(p))) == NULL)
+					return NULL;
+				p = ws(p);
+				if (*p++ != ':')
+					return NULL;
+			}
+			if ((p = json_value(p, depth + 1)) == NULL)
+				return NULL;
+			p = ws(p);
+			if (*p == close)
+				return p + 1;
+			if (*p++ != ',')
+				return NULL;
+		}
+	}
+	if (*p == '"')
+		return json_string(p);
+	if (strncmp(p, "true", 4) == 0)
+		return p + 4;
+	if (strncmp(p, "false", 5) == 0)
+		return p + 5;
+	if (strncmp(p, "null", 4) == 0)
+		return p + 4;
+	return json_number(p);
+}
+
+static int
+json_valid(const char *s)
+{
+	const char *end = json_value(s, 0);
+
+	return end != NULL && *ws(end) == '\0';
+}
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+static void
+load(struct hd_export_set *set, const char *db)
+{
+	struct hd_export_select sel = { .answers = true };
+	struct hd_err e = { 0 };
+
+	hd_export_set_init(set);
+	if (hd_export_load(set, db, &sel, &e) < 0)
+		ck_abort_msg("load: %s", e.msg);
+}
+
+static char *
+write_mem(const struct hd_export_set *set, enum hd_export_format f, enum hd_export_table t)
+{
+	struct hd_exw w;
+
+	hd_exw_init(&w, NULL);
+	hd_export_write(set, f, t, &w);
+	return hd_buf_take(&w.b);
+}
+
+static char *
+write_table(const struct hd_export_set *set, enum hd_export_table t)
+{
+	return write_mem(set, HD_EXPORT_CSV, t);
+}
+
+/* ---- tests ---------------------------------------------------------------- */
+
+START_TEST(csv_reads_back)
+{
+	char *db = path_in("a.db"), *text;
+	struct hd_export_set set;
+	struct csv c;
+	int i, lesson, label, answer, n = 0;
+
+	make_db(db);
+	load(&set, db);
+	ck_assert_uint_eq(set.nruns, 3);
+	ck_assert_uint_eq(set.nanswers, 2);
+
+	text = write_table(&set, HD_EXPORT_RUNS);
+	ck_assert_int_eq(csv_parse(text, &c), 0);
+	ck_assert_int_eq(c.nrows, 4);
+	ck_assert_int_ge(lesson = col(&c, "lesson"), 0);
+	for (i = 1; i < c.nrows; i++)
+		ck_assert_int_eq(c.ncols[i], c.ncols[0]);
+	ck_assert_str_eq(c.rows[1][lesson], NASTY_LESSON);
+	ck_assert_str_eq(c.rows[2][col(&c, "hostname")], "node, 1");
+	ck_assert_str_eq(c.rows[2][col(&c, "pair_run")], "1");
+	ck_assert_str_eq(c.rows[2][col(&c, "source")], "measured");
+	ck_assert_str_eq(c.rows[1][col(&c, "params")], "{\"size\": 1048576}");
+	csv_free(&c);
+	free(text);
+
+	text = write_table(&set, HD_EXPORT_SPANS);
+	ck_assert_int_eq(csv_parse(text, &c), 0);
+	ck_assert_int_eq(c.nrows, 1 + 3 * 9);
+	label = col(&c, "label");
+	for (i = 1; i < c.nrows; i++) {
+		ck_assert_int_eq(c.ncols[i], c.ncols[0]);
+		n += strcmp(c.rows[i][label], NASTY_LABEL) == 0;
+	}
+	ck_assert_int_eq(n, 3 * 2);
+	ck_assert_str_eq(c.rows[1][col(&c, "lane_name")], "CUDA API");
+	ck_assert_str_eq(c.rows[1][col(&c, "end_ps")], "5000000");
+	csv_free(&c);
+	free(text);
+
+	text = write_table(&set, HD_EXPORT_CLAIMS);
+	ck_assert_int_eq(csv_parse(text, &c), 0);
+	ck_assert_int_eq(c.nrows, 5);
+	ck_assert_str_eq(c.rows[1][col(&c, "text")], "copies, \"pinned\", are faster");
+	ck_assert_str_eq(c.rows[2][col(&c, "outcome")], "fails");
+	ck_assert_str_eq(c.rows[4][col(&c, "outcome")], "holds");
+	ck_assert_str_eq(c.rows[2][col(&c, "detail")], "fails: a, b");
+	csv_free(&c);
+	free(text);
+
+	text = write_table(&set, HD_EXPORT_PROGRESS);
+	ck_assert_int_eq(csv_parse(text, &c), 0);
+	ck_assert_int_eq(c.nrows, 3);
+	answer = col(&c, "answer");
+	ck_assert_str_eq(c.rows[1][answer], NASTY_ANSWER);
+	ck_assert_str_eq(c.rows[1][col(&c, "result")], "right");
+	ck_assert_str_eq(c.rows[2][col(&c, "confidence")], "5");
+	csv_free(&c);
+	free(text);
+	hd_export_set_free(&set);
+	free(db);
+}
+END_TEST
+
+START_TEST(csv_field_quoting)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "plain", "plain" }, { "", "" }, { "a,b", "\"a,b\"" },
+		{ "say \"hi\"", "\"say \"\"hi\"\"\"" }, { "two\nlines", "\"two\nlines\"" },
+		{ "cr\r", "\"cr\r\"" }, { " lead", "\" lead\"" }, { "bad\xff", "bad\xef\xbf\xbd" },
+	};
+	size_t i;
+
+	for (i = 0; i < HD_ARRAY_LEN(cases); i++) {
+		struct hd_exw w;
+
+		hd_exw_init(&w, NULL);
+		hd_exw_csv(&w, cases[i].in);
+		hd_exw_putc(&w, '\0');
+		ck_assert_str_eq(w.b.s, cases[i].out);
+		hd_exw_free(&w);
+	}
+}
+END_TEST
+
+START_TEST(times_in_microseconds)
+{
+	static const struct {
+		hd_time ps;
+		const char *us;
+	} cases[] = {
+		{ 0, "0.000" }, { 999, "0.000" }, { 1000, "0.001" }, { 1234567891, "1234.567" },
+		{ 5000000, "5.000" }, { -1, "-0.001" },
+	};
+	size_t i;
+
+	for (i = 0; i < HD_ARRAY_LEN(cases); i++) {
+		struct hd_exw w;
+
+		hd_exw_init(&w, NULL);
+		hd_exw_us(&w, cases[i].ps);
+		hd_exw_putc(&w, '\0');
+		ck_assert_str_eq(w.b.s, cases[i].us);
+		hd_exw_free(&w);
+	}
+}
+END_TEST
+
+START_TEST(json_documents_parse)
+{
+	char *db = path_in("a.db"), *text;
+	struct hd_export_set set;
+
+	make_db(db);
+	load(&set, db);
+	text = write_mem(&set, HD_EXPORT_JSON, 0);
+	ck_assert_msg(json_valid(text), "the JSON export does not parse");
+	ck_assert_ptr_nonnull(strstr(text, "\"lesson\":\"comma, \\\"quoted\\\"\\nand <b>&amp;\""));
+	ck_assert_ptr_nonnull(strstr(text, "\"answer\":\"yes, \\\"really\\\"\\nsure\""));
+	free(text);
+	/* the validator itself refuses what it must */
+	ck_assert(!json_valid("{\"a\":1,}"));
+	ck_assert(!json_valid("[\"raw\ncontrol\"]"));
+	ck_assert(!json_valid("{\"a\" 1}"));
+	ck_assert(!json_valid("[01]"));
+	ck_assert(json_valid("{\"a\":[1,-2.5e3,true,null,\"\\u00e9\"]}"));
+
+	text = write_mem(&set, HD_EXPORT_PERFETTO, 0);
+	ck_assert_msg(json_valid(text), "the Perfetto export does not parse");
+	free(text);
+	hd_export_set_free(&set);
+	free(db);
+}
+END_TEST
+
+START_TEST(perfetto_threads_and_flows)
+{
+	char *db = path_in("a.db"), *text, *p;
+	struct hd_export_set set;
+	int s = 0, f = 0;
+
+	make_db(db);
+	load(&set, db);
+	text = write_mem(&set, HD_EXPORT_PERFETTO, 0);
+	/* predicted and measured are processes of their own */
+	ck_assert_ptr_nonnull(strstr(text, ": predicted (run 1)"));
+	ck_assert_ptr_nonnull(strstr(text, ": measured (run 2)"));
+	/* the overlapping kernel gets a second compute thread */
+	ck_assert_ptr_nonnull(strstr(text, "\"name\":\"Compute, \\\"SMs\\\" (2)\""));
+	ck_assert_ptr_nonnull(strstr(text, "\"name\":\"thread_sort_index\""));
+	/* the blocked part carries why */
+	ck_assert_ptr_nonnull(strstr(text, "\"why\":\"stream-sync\""));
+	ck_assert_ptr_nonnull(strstr(text, "\"name\":\"blocked: stream-sync\""));
+	/* microseconds: the predicted sync call ends at 95 us */
+	ck_assert_ptr_nonnull(strstr(text, "\"ts\":10.000,\"dur\":85.000"));
+	/* one flow start and one finish per launch: the memcpy's and the
+	 * kernel launch's (the sync of op 3 starts no GPU work), in 3 runs */
+	for (p = text; (p = strstr(p, "\"ph\":\"s\"")) != NULL; p++)
+		s++;
+	for (p = text; (p = strstr(p, "\"ph\":\"f\",\"bp\":\"e\"")) != NULL; p++)
+		f++;
+	ck_assert_int_eq(s, 3 * 2);
+	ck_assert_int_eq(f, s);
+	free(text);
+	hd_export_set_free(&set);
+	free(db);
+}
+END_TEST
+
+static int
+count(const char *text, const char *what)
+{
+	int n = 0;
+
+	for (; (text = strstr(text, what)) != NULL; text++)
+		n++;
+	return n;
+}
+
+START_TEST(perfetto_ranks_are_processes)
+{
+	struct hd_export_set set;
+	struct hd_store_run_info info;
+	struct hd_trace *t = hd_trace_new();
+	int a0 = hd_trace_lane(t, HD_LANE_API, 0, 0, "CUDA API");
+	int a1 = hd_trace_lane(t, HD_LANE_API, 1, 0, "CUDA API");
+	int l1 = hd_trace_lane(t, HD_LANE_LINK, 1, 0, "NVLink 0");
+	char *text;
+
+	span(t, a0, 0, 0, HD_SPAN_API, 0, 1000, "ncclAllReduce");
+	span(t, a1, 0, 0, HD_SPAN_API, 0, 1000, "ncclAllReduce");
+	span(t, l1, 0, 0, HD_SPAN_COMM, 100, 900, "allreduce");
+	memset(&info, 0, sizeof info);
+	info.id = 7;
+	info.lesson = hd_xstrdup("collectives");
+	info.scenario = hd_xstrdup("ring");
+	info.source = hd_xstrdup("predicted");
+	hd_export_set_init(&set);
+	hd_export_add_run(&set, NULL, &info, t);
+	text = write_mem(&set, HD_EXPORT_PERFETTO, 0);
+	ck_assert(json_valid(text));
+	ck_assert_ptr_nonnull(strstr(text, "\"collectives / ring: predicted (run 7, simulated now) "
+					  "rank 0\""));
+	ck_assert_ptr_nonnull(strstr(text, "\"collectives / ring: predicted (run 7, simulated now) "
+					  "rank 1\""));
+	/* rank 1's API call is a slice of process 2 */
+	ck_assert_ptr_nonnull(strstr(text, "{\"ph\":\"X\",\"pid\":2,"));
+	free(text);
+	hd_export_set_free(&set);
+}
+END_TEST
+
+START_TEST(svg_and_reports_escape_names)
+{
+	char *db = path_in("a.db"), *text;
+	struct hd_export_set set;
+
+	make_db(db);
+	load(&set, db);
+	text = write_mem(&set, HD_EXPORT_SVG, 0);
+	ck_assert_ptr_nonnull(strstr(text, "<?xml"));
+	ck_assert_ptr_null(strstr(text, "<b>"));
+	ck_assert_ptr_nonnull(strstr(text, "&lt;b&gt;&amp;amp;"));
+	ck_assert_ptr_nonnull(strstr(text, "predicted (top) and measured (bottom)"));
+	ck_assert_ptr_nonnull(strstr(text, "predicted vs measured makespan"));
+	free(text);
+
+	text = write_mem(&set, HD_EXPORT_HTML, 0);
+	ck_assert_ptr_nonnull(strstr(text, "<!DOCTYPE html>"));
+	ck_assert_ptr_null(strstr(text, "<b>"));
+	ck_assert_ptr_null(strstr(text, "<script"));
+	ck_assert_int_eq(count(text, "http"), count(text, "http://www.w3.org/2000/svg"));
+	ck_assert_ptr_nonnull(strstr(text, "NVIDIA H100 80GB HBM3"));
+	ck_assert_ptr_nonnull(strstr(text, "<td class=\"ok\">verified</td>"));
+	ck_assert_ptr_nonnull(strstr(text, "<td class=\"bad\">does not hold</td>"));
+	/* the per-op table: the copy took 39 us predicted, 42.9 us measured */
+	ck_assert_ptr_nonnull(strstr(text, "39.0 us"));
+	ck_assert_ptr_nonnull(strstr(text, "42.9 us"));
+	ck_assert_ptr_nonnull(strstr(text, "-9.1 %"));
+	free(text);
+
+	text = write_mem(&set, HD_EXPORT_MD, 0);
+	ck_assert_ptr_nonnull(strstr(text, "# hdsim report"));
+	ck_assert_ptr_nonnull(strstr(text, "| verified |"));
+	ck_assert_ptr_nonnull(strstr(text, "-9.1 %"));
+	ck_assert_ptr_nonnull(strstr(text, "\\<b>"));
+	ck_assert_ptr_nonnull(strstr(text, "Timeline, measured (run 2):\n\n~~~~\nCUDA API"));
+	ck_assert_ptr_null(strstr(text, "k,1 \"x\"\r\n"));
+	free(text);
+	hd_export_set_free(&set);
+	free(db);
+}
+END_TEST
+
+/* Run `hdsim ARGS` through the command with captured output; returns the
+ * status. */
+static int
+run_cli(const char *const *args, int n, char **err_text)
+{
+	char *argv[32];
+	struct hd_cli_opts o;
+	struct hd_catalog *cat = hd_catalog_new();
+	struct hd_profile prof;
+	struct hd_err e = { 0 };
+	FILE *out = tmpfile(), *err = tmpfile();
+	long len;
+	int i, rc;
+
+	argv[0] = (char *)"hdsim";
+	for (i = 0; i < n; i++)
+		argv[i + 1] = (char *)args[i];
+	ck_assert_int_eq(hd_cli_parse(n + 1, argv, &o, stderr), 0);
+	ck_assert_int_eq(hd_profile_resolve(NULL, &prof, &e), 0);
+	hd_catalog_add_builtin(cat);
+	rc = hd_export_command(&o, o.args + 1, o.nargs - 1, cat, &prof, out, err);
+	len = ftell(err);
+	rewind(err);
+	*err_text = hd_xcalloc((size_t)len + 1, 1);
+	ck_assert_int_eq(fread(*err_text, 1, (size_t)len, err), (size_t)len);
+	fclose(out);
+	fclose(err);
+	hd_cli_opts_free(&o);
+	hd_catalog_free(cat);
+	return rc;
+}
+
+static bool
+exists(const char *p)
+{
+	return access(p, F_OK) == 0;
+}
+
+static void
+write_bytes(const char *path, const char *bytes, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(bytes, 1, n, f), n);
+	fclose(f);
+}
+
+START_TEST(bad_input_writes_nothing)
+{
+	char *db = path_in("a.db"), *out = path_in("out.json"), *missing = path_in("none.db");
+	char *foreign = path_in("foreign.db"), *newer = path_in("newer.db");
+	char *junk = path_in("junk.db"), *msg;
+	sqlite3 *q;
+	char buf[4096];
+	const struct {
+		const char *args[12];   /* up to the first NULL */
+		const char *says;
+	} cases[] = {
+		{ { "export", "--format", "pdf", "--db", db, "-o", out },
+		  "unknown export format 'pdf'" },
+		{ { "export", "--format", "json", "--db", db, "--run", "99", "-o", out },
+		  "no run 99" },
+		{ { "export", "--format", "json", "--db", db, "--run", "x1", "-o", out },
+		  "a run id is a whole number" },
+		{ { "export", "--format", "json", "--db", missing, "-o", out },
+		  "no such database" },
+		{ { "export", "--format", "json", "--db", foreign, "-o", out },
+		  "not an hdsim database" },
+		{ { "export", "--format", "json", "--db", newer, "-o", out },
+		  "newer than this hdsim" },
+		{ { "export", "--format", "json", "--db", junk, "-o", out }, "failed" },
+		{ { "export", "--format", "json", "--db", db, "--db", junk, "-o", out },
+		  "failed" },
+		{ { "export", "--format", "json", "--lesson", "no-such-lesson", "--db", db, "-o",
+		    out }, "no lesson 'no-such-lesson'" },
+		{ { "export", "--format", "json", "--all", "--run", "1", "--db", db },
+		  "give one of them" },
+		{ { "export", "--format", "html", "--table", "runs", "--db", db },
+		  "--table goes with --format csv" },
+		{ { "export", "--class", "-o", out }, "name the learners' databases" },
+	};
+	size_t i;
+
+	make_db(db);
+	/* another program's SQLite file, one from a newer hdsim, and junk */
+	ck_assert_int_eq(sqlite3_open(foreign, &q), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(q, "CREATE TABLE t(x)", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(q);
+	ck_assert_int_eq(sqlite3_open(newer, &q), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(q, "CREATE TABLE t(x); PRAGMA application_id = 1751413609;"
+				      " PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(q);
+	memset(buf, 0x5a, sizeof buf);
+	memcpy(buf, "SQLite format 3", 16);
+	write_bytes(junk, buf, sizeof buf);
+
+	for (i = 0; i < HD_ARRAY_LEN(cases); i++) {
+		int n = 0, rc;
+
+		while (n < 12 && cases[i].args[n] != NULL)
+			n++;
+		rc = run_cli(cases[i].args, n, &msg);
+
+		ck_assert_msg(rc == HD_EXIT_INPUT, "case %zu: status %d, message %s", i, rc, msg);
+		ck_assert_msg(strstr(msg, cases[i].says) != NULL, "case %zu says: %s", i, msg);
+		ck_assert_msg(!exists(out), "case %zu left %s", i, out);
+		free(msg);
+	}
+	/* and nothing else was left in the folder: no temporary files */
+	{
+		char cmd[256];
+
+		snprintf(cmd, sizeof cmd, "test $(ls '%s' | grep -c tmp) -eq 0", dir);
+		ck_assert_int_eq(system(cmd), 0);
+	}
+	/* the good line writes the file */
+	{
+		const char *args[] = { "export", "--format", "json", "--db", db, "-o", out };
+
+		ck_assert_int_eq(run_cli(args, 7, &msg), 0);
+		free(msg);
+		ck_assert(exists(out));
+	}
+	free(db);
+	free(out);
+	free(missing);
+	free(foreign);
+	free(newer);
+	free(junk);
+}
+END_TEST
+
+START_TEST(run_selects_its_pair)
+{
+	char *db = path_in("a.db");
+	struct hd_export_set set;
+	struct hd_export_select sel = { .run = 2 };
+	struct hd_export_group *g;
+	struct hd_err e = { 0 };
+
+	make_db(db);
+	hd_export_set_init(&set);
+	ck_assert_int_eq(hd_export_load(&set, db, &sel, &e), 2);
+	ck_assert_uint_eq(set.nruns, 2);
+	ck_assert_int_eq(set.runs[0].info.id, 1);
+	ck_assert_int_eq(set.runs[1].info.id, 2);
+	ck_assert_uint_eq(hd_export_groups(&set, &g), 1);
+	ck_assert_ptr_eq(g[0].pred, &set.runs[0]);
+	ck_assert_ptr_eq(g[0].meas, &set.runs[1]);
+	free(g);
+	hd_export_set_free(&set);
+	/* the store's reader: machine, pair and claims back; no run 999 */
+	{
+		struct hd_store *st = hd_store_open(db, HD_STORE_RO, &e);
+		struct hd_store_run_info ri;
+
+		ck_assert_ptr_nonnull(st);
+		ck_assert_int_eq(hd_store_run_info(st, 2, &ri, &e), 0);
+		ck_assert_int_eq(ri.pair_run, 1);
+		ck_assert(ri.has_machine);
+		ck_assert_str_eq(ri.machine.gpu_name, "NVIDIA H100 80GB HBM3");
+		ck_assert_int_eq(ri.nclaims, 2);
+		ck_assert_int_eq(ri.claims[1].outcome, 1);
+		ck_assert_str_eq(ri.claims[1].detail, "fails: a, b");
+		ck_assert_int_eq(ri.repeats, 5);
+		ck_assert_str_eq(ri.timer, "cuda-events");
+		hd_store_run_info_free(&ri);
+		ck_assert_int_eq(hd_store_run_info(st, 999, &ri, &e), -1);
+		ck_assert_ptr_nonnull(strstr(e.msg, "no run 999"));
+		hd_store_run_info_free(NULL);
+		hd_store_close(st);
+	}
+	free(db);
+}
+END_TEST
+
+START_TEST(lesson_without_runs_is_simulated)
+{
+	struct hd_catalog *cat = hd_catalog_new();
+	struct hd_export_set set;
+	struct hd_profile prof;
+	struct hd_err e = { 0 };
+	char *text;
+	size_t i;
+	int claims = 0;
+
+	hd_catalog_add_builtin(cat);
+	ck_assert_int_eq(hd_profile_resolve(NULL, &prof, &e), 0);
+	hd_export_set_init(&set);
+	ck_assert_int_eq(hd_export_simulate(&set, hd_catalog_get(cat, 0), &prof, &e), 0);
+	ck_assert_uint_ge(set.nruns, 1);
+	for (i = 0; i < set.nruns; i++) {
+		ck_assert_ptr_null(set.runs[i].db);
+		ck_assert_str_eq(set.runs[i].info.source, "predicted");
+		ck_assert_uint_gt(set.runs[i].trace->nspans, 0);
+		claims += set.runs[i].info.nclaims;
+	}
+	ck_assert_int_eq(claims, hd_lesson_nclaims(hd_catalog_get(cat, 0)));
+	text = write_mem(&set, HD_EXPORT_PERFETTO, 0);
+	ck_assert(json_valid(text));
+	ck_assert_ptr_nonnull(strstr(text, "simulated now"));
+	free(text);
+	hd_export_set_free(&set);
+	hd_catalog_free(cat);
+}
+END_TEST
+
+/* Set every answer's time in a database (the store stamps "now"). */
+static void
+stamp(const char *db, const char *when)
+{
+	sqlite3 *q;
+	char sql[128];
+
+	snprintf(sql, sizeof sql, "UPDATE progress SET created = '%s'", when);
+	ck_assert_int_eq(sqlite3_open(db, &q), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(q, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(q);
+}
+
+START_TEST(class_merges_two_databases)
+{
+	char *d1 = path_in("alice.db"), *d2 = path_in("bob.db"), *out = path_in("class");
+	char *p, *msg, *text;
+	struct hd_err e = { 0 };
+	struct hd_store *s;
+	struct csv c;
+	size_t len;
+	int i;
+
+	s = hd_store_open(d1, HD_STORE_RW, &e);
+	add_answer(s, "alice", "pinned-vs-pageable", "q1", "a", 0, 5, 10, 0);
+	add_answer(s, "alice", "pinned-vs-pageable", "q2", "faster, \"much\"", 1, 3, 20.5, 2);
+	hd_store_close(s);
+	stamp(d1, "2026-11-20T10:00:00Z");
+	s = hd_store_open(d2, HD_STORE_RW, &e);
+	add_answer(s, "bob", "pinned-vs-pageable", "q1", "b", 1, 0, 7.25, 1);
+	add_answer(s, "bob", "two-streams", "q1", "c", 0, 2, 30, 0);
+	/* alice again, later, on bob's machine: her newer answer to q1 counts */
+	add_answer(s, "alice", "pinned-vs-pageable", "q1", "b", 1, 4, 5, 0);
+	hd_store_close(s);
+	stamp(d2, "2026-11-21T09:00:00Z");
+	{
+		const char *args[] = { "export", "--class", d1, d2, "-o", out };
+
+		ck_assert_int_eq(run_cli(args, 6, &msg), 0);
+		free(msg);
+	}
+
+	p = hd_xasprintf("%s/answers.csv", out);
+	text = hd_read_file(p, &len, &e);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_int_eq(csv_parse(text, &c), 0);
+	ck_assert_int_eq(c.nrows, 5);
+	{
+		/* learner, lesson, question, answer, result, correct, confidence,
+		 * seconds, hints, attempts, answered_at, database, comments */
+		const char *want[5][13] = {
+			{ "learner", "lesson", "question", "answer", "result", "correct",
+			  "confidence", "seconds", "hints", "attempts", "answered_at", "database",
+			  "comments" },
+			{ "alice", "pinned-vs-pageable", "q1", "b", "right", "1", "4", "5", "0", "2",
+			  "2026-11-21T09:00:00Z", d2, "" },
+			{ "alice", "pinned-vs-pageable", "q2", "faster, \"much\"", "right", "1", "3",
+			  "20.5", "2", "1", "2026-11-20T10:00:00Z", d1, "" },
+			{ "bob", "pinned-vs-pageable", "q1", "b", "right", "1", "", "7.25", "1", "1",
+			  "2026-11-21T09:00:00Z", d2, "" },
+			{ "bob", "two-streams", "q1", "c", "wrong", "0", "2", "30", "0", "1",
+			  "2026-11-21T09:00:00Z", d2, "" },
+		};
+		int j;
+
+		for (i = 0; i < 5; i++) {
+			ck_assert_int_eq(c.ncols[i], 13);
+			for (j = 0; j < 13; j++)
+				ck_assert_msg(strcmp(c.rows[i][j], want[i][j]) == 0,
+					      "answers.csv row %d column %d: '%s', not '%s'", i, j,
+					      c.rows[i][j], want[i][j]);
+		}
+	}
+	csv_free(&c);
+	free(text);
+	free(p);
+
+	p = hd_xasprintf("%s/gradebook.csv", out);
+	text = hd_read_file(p, &len, &e);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_int_eq(csv_parse(text, &c), 0);
+	ck_assert_int_eq(c.nrows, 4);
+	{
+		const char *want[4][7] = {
+			{ "Student", "ID", "SIS User ID", "SIS Login ID", "Section",
+			  "hdsim pinned-vs-pageable", "hdsim two-streams" },
+			{ "Points Possible", "", "", "", "", "", "" },
+			{ "alice", "", "", "alice", "", "2", "" },
+			{ "bob", "", "", "bob", "", "1", "0" },
+		};
+		int j;
+		struct hd_catalog *cat = hd_catalog_new();
+		int idx;
+		char pts[2][16];
+
+		/* points possible: each lesson's questions in the catalogue
+		 * (else the most questions a learner answered: 2 and 1) */
+		hd_catalog_add_builtin(cat);
+		idx = hd_catalog_find(cat, "pinned-vs-pageable", &e);
+		snprintf(pts[0], sizeof pts[0], "%d", idx >= 0 ?
+			 hd_lesson_nquestions(hd_catalog_get(cat, idx)) : 2);
+		idx = hd_catalog_find(cat, "two-streams", &e);
+		snprintf(pts[1], sizeof pts[1], "%d", idx >= 0 ?
+			 hd_lesson_nquestions(hd_catalog_get(cat, idx)) : 1);
+		want[1][5] = pts[0];
+		want[1][6] = pts[1];
+		for (i = 0; i < 4; i++) {
+			ck_assert_int_eq(c.ncols[i], 7);
+			for (j = 0; j < 7; j++)
+				ck_assert_msg(strcmp(c.rows[i][j], want[i][j]) == 0,
+					      "gradebook.csv row %d column %d: '%s', not '%s'", i,
+					      j, c.rows[i][j], want[i][j]);
+		}
+		hd_catalog_free(cat);
+	}
+	csv_free(&c);
+	free(text);
+	free(p);
+
+	p = hd_xasprintf("%s/class.html", out);
+	text = hd_read_file(p, &len, &e);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_ptr_nonnull(strstr(text, "2 learners, 2 lessons, 4 answers"));
+	ck_assert_ptr_nonnull(strstr(text, "<td>alice</td>"));
+	free(text);
+	free(p);
+	free(d1);
+	free(d2);
+	free(out);
+}
+END_TEST
+
+static Suite *
+export_suite(void)
+{
+	Suite *s = suite_create("export");
+	TCase *tc = tcase_create("export");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, csv_reads_back);
+	tcase_add_test(tc, csv_field_quoting);
+	tcase_add_test(tc, times_in_microseconds);
+	tcase_add_test(tc, json_documents_parse);
+	tcase_add_test(tc, perfetto_threads_and_flows);
+	tcase_add_test(tc, perfetto_ranks_are_processes);
+	tcase_add_test(tc, svg_and_reports_escape_names);
+	tcase_add_test(tc, bad_input_writes_nothing);
+	tcase_add_test(tc, run_selects_its_pair);
+	tcase_add_test(tc, lesson_without_runs_is_simulated);
+	tcase_add_test(tc, class_merges_two_databases);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "--make-db") == 0) {
+		in_suite = 0;
+		make_db(argv[2]);
+		return 0;
+	}
+	return hd_test_run(export_suite());
+}

@@ -1,0 +1,269 @@
+/*
+ * check_fault.c - the real backend when CUDA calls fail: every checked call
+ * of a run, made to fail in turn (real/fault.h) against the fake GPU of
+ * tests/fake_cuda.c, through the whole `hdsim --real` pipeline into a
+ * database.  Each failure must name the call that failed, the run must stop
+ * with an error, and the database must hold nothing of the lesson: no half
+ * run, no measured run without its prediction, integrity intact.
+ *
+ * Under the sanitizer build LeakSanitizer also checks that each error path
+ * frees what the run had allocated (the fake GPU's memory is malloc'd).
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "fault.h"
+#include "testutil.h"
+#include "verify.h"
+
+/* One scenario with every kind of call the backend makes on one GPU. */
+static const char lesson_text[] =
+	"hdsim 1\n"
+	"lesson faults\n"
+	"title \"Every kind of CUDA call\"\n"
+	"scenario all\n"
+	"  buffer h pinned 64KiB\n"
+	"  buffer p pageable 64KiB\n"
+	"  buffer m managed 64KiB\n"
+	"  buffer d device 64KiB\n"
+	"  buffer d2 device 64KiB\n"
+	"  stream s\n"
+	"  stream q nonblocking priority -1\n"
+	"  event e\n"
+	"  event n notiming\n"
+	"  pin p\n"
+	"  copy h -> d async on s\n"
+	"  copy p -> d2\n"
+	"  kernel spin 1us on s\n"
+	"  kernel compute 1MFLOP on q\n"
+	"  kernel memory d on s\n"
+	"  kernel fill d2 on q\n"
+	"  kernel reduce d on s\n"
+	"  prefetch m to device on q\n"
+	"  record e on s\n"
+	"  wait e on q\n"
+	"  record n on q\n"
+	"  query e\n"
+	"  sync e\n"
+	"  copy d -> d2 async on q\n"
+	"  sync q\n"
+	"  read d 4KiB\n"
+	"  free d2\n"
+	"  sync device\n"
+	"end\n";
+
+static char dir[64];
+static struct hd_lesson *lesson;
+static struct hd_profile h100;
+
+static void
+setup(void)
+{
+	struct hd_err e = { 0 };
+
+	lesson = hd_lesson_parse(lesson_text, sizeof lesson_text - 1, "faults.hds", &e);
+	ck_assert_msg(lesson != NULL, "%s: %s", e.where, e.msg);
+	ck_assert_int_eq(hd_profile_resolve("h100-sxm", &h100, &e), 0);
+	snprintf(dir, sizeof dir, "/tmp/hdsim-fault-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	hd_fault_set("");
+}
+
+static void
+teardown(void)
+{
+	char cmd[128];
+
+	hd_lesson_free(lesson);
+	lesson = NULL;
+	hd_fault_set("");
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static int64_t
+count(const char *db, const char *sql)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	int64_t n = -1;
+
+	ck_assert_int_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return n;
+}
+
+/* Verify the lesson into db with the real backend (on the fake GPU). */
+static int
+verify(const char *db, struct hd_err *e)
+{
+	const struct hd_lesson *ls[1] = { lesson };
+	struct hd_verify_opts o;
+	struct hd_verify_result res;
+	struct hd_buf out;
+	int rc;
+
+	memset(&o, 0, sizeof o);
+	o.measured = &hd_real_backend;
+	o.profile = &h100;
+	o.db_path = db;
+	o.warmup = 1;
+	o.repeats = 1;
+	o.width = 100;
+	hd_buf_init(&out);
+	rc = hd_verify_lessons(ls, 1, &o, &out, &res, e);
+	hd_buf_free(&out);
+	hd_verify_result_free(&res);
+	return rc;
+}
+
+/* What a database must hold: n whole pairs, nothing else, intact. */
+static void
+holds_pairs(const char *db, int n)
+{
+	struct hd_err e = { 0 };
+	struct hd_store *s = hd_store_open(db, HD_STORE_RO, &e);
+
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	ck_assert_msg(hd_store_check(s, &e) == 0, "%s", e.msg);
+	hd_store_close(s);
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM runs"), 2 * n);
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM runs WHERE source = 'measured' AND"
+			       " pair_run IN (SELECT id FROM runs WHERE source = 'predicted')"),
+			 n);
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM runs r WHERE NOT EXISTS"
+			       " (SELECT 1 FROM spans WHERE run_id = r.id)"), 0);
+}
+
+START_TEST(a_clean_run_makes_every_kind_of_call)
+{
+	static const char *const kinds[] = {
+		"cudaGetDeviceCount", "cudaSetDevice", "cudaMalloc", "cudaMallocHost",
+		"cudaMallocManaged", "cudaMemset", "cudaHostRegister", "cudaHostUnregister",
+		"cudaStreamCreateWithPriority", "cudaEventCreate", "cudaEventCreateWithFlags",
+		"cudaMemcpyAsync", "cudaMemcpy", "kernel launch", "cudaMemPrefetchAsync",
+		"cudaEventRecord", "cudaStreamWaitEvent", "cudaEventQuery",
+		"cudaEventSynchronize", "cudaStreamSynchronize", "cudaDeviceSynchronize",
+		"cudaEventElapsedTime", "cudaFree", "cudaFreeHost",
+	};
+	struct hd_err e = { 0 };
+	char *db = hd_xasprintf("%s/clean.db", dir);
+	size_t k;
+	int i, n;
+
+	ck_assert_msg(verify(db, &e) == 0, "%s", e.msg);
+	n = hd_fault_calls();
+	ck_assert_int_gt(n, 40);
+	ck_assert_ptr_null(hd_fault_injected());
+	for (k = 0; k < HD_ARRAY_LEN(kinds); k++) {
+		for (i = 1; i <= n; i++)
+			if (strcmp(hd_fault_call_name(i), kinds[k]) == 0)
+				break;
+		ck_assert_msg(i <= n, "a clean run makes no %s call", kinds[k]);
+	}
+	holds_pairs(db, 1);
+	free(db);
+}
+END_TEST
+
+/*
+ * Every checked call of a run, failed in turn.  Up to the last timing read
+ * (cudaEventElapsedTime) a failure stops the run with an error naming the
+ * call, and nothing of the lesson is stored.  After it only clean-up is left
+ * (frees, unregistering), whose failures cannot spoil what was measured: the
+ * run is stored whole.  Either way the database holds whole pairs only.
+ */
+START_TEST(each_call_failing_stores_nothing)
+{
+	struct hd_err e = { 0 };
+	char *db = hd_xasprintf("%s/faults.db", dir), spec[16];
+	int i, n, last_timing = 0, failed = 0, pairs = 1;
+
+	ck_assert_msg(verify(db, &e) == 0, "%s", e.msg);
+	n = hd_fault_calls();
+	for (i = 1; i <= n; i++)
+		if (strcmp(hd_fault_call_name(i), "cudaEventElapsedTime") == 0)
+			last_timing = i;
+	ck_assert_int_gt(last_timing, n / 2);
+	for (i = 1; i <= n; i++) {
+		char name[64];
+		int rc;
+
+		snprintf(spec, sizeof spec, "%d", i);
+		ck_assert_int_eq(hd_fault_set(spec), 0);
+		memset(&e, 0, sizeof e);
+		rc = verify(db, &e);
+		ck_assert_ptr_nonnull(hd_fault_injected());
+		snprintf(name, sizeof name, "%s", hd_fault_call_name(i));
+		if (rc == 0) {
+			ck_assert_msg(i > last_timing, "call %d (%s) failed and the run went on",
+				      i, name);
+			pairs++;
+		} else {
+			ck_assert_msg(strstr(e.msg, name) != NULL,
+				      "call %d (%s) failed, but the message does not name it: %s",
+				      i, name, e.msg);
+			ck_assert_msg(strstr(e.msg, "failed") != NULL, "call %d: %s", i, e.msg);
+			ck_assert_int_ne(e.status, 0);
+			failed++;
+		}
+		holds_pairs(db, pairs);
+	}
+	ck_assert_int_ge(failed, last_timing);
+	free(db);
+}
+END_TEST
+
+/* By name, as HDSIM_FAULT=NAME:N gives it: the second cudaMalloc. */
+START_TEST(fault_by_name_and_from_the_environment)
+{
+	struct hd_err e = { 0 };
+	char *db = hd_xasprintf("%s/env.db", dir);
+
+	ck_assert_int_eq(hd_fault_set("cudaMalloc:"), -1);
+	ck_assert_int_eq(hd_fault_set("0"), -1);
+	ck_assert_int_eq(hd_fault_set("cudaMalloc:2"), 0);
+	ck_assert_int_ne(verify(db, &e), 0);
+	ck_assert_ptr_nonnull(strstr(e.msg, "cudaMalloc("));
+	ck_assert_ptr_nonnull(strstr(hd_fault_injected(), "cudaMalloc("));
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM runs"), 0);
+
+	/* NULL: $HDSIM_FAULT, as a fresh process reads it */
+	ck_assert_int_eq(setenv("HDSIM_FAULT", "cudaStreamSynchronize", 1), 0);
+	hd_fault_set(NULL);
+	memset(&e, 0, sizeof e);
+	ck_assert_int_ne(verify(db, &e), 0);
+	ck_assert_ptr_nonnull(strstr(e.msg, "cudaStreamSynchronize("));
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM runs"), 0);
+	unsetenv("HDSIM_FAULT");
+	free(db);
+}
+END_TEST
+
+static Suite *
+fault_suite(void)
+{
+	Suite *s = suite_create("fault");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 300);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, a_clean_run_makes_every_kind_of_call);
+	tcase_add_test(tc, each_call_failing_stores_nothing);
+	tcase_add_test(tc, fault_by_name_and_from_the_environment);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return hd_test_run(fault_suite());
+}

@@ -1,0 +1,69 @@
+/*
+ * seed_measured.c - a test program that stores a "measured" run without a
+ * GPU, so the lesson browser's `m` (measured beside predicted) can be
+ * tested: it simulates a lesson's scenario on another profile and stores
+ * that trace as a measured run of a made-up machine.
+ *
+ *   seed_measured DB LESSON_FILE SCENARIO PROFILE
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "backend.h"
+#include "lesson.h"
+#include "store.h"
+
+int
+main(int argc, char **argv)
+{
+	struct hd_err e = { 0 };
+	struct hd_store_machine mach = { .hostname = "test-host", .gpu_name = "Test GPU",
+		.gpu_uuid = "GPU-test", .pci_bus_id = "0000:00:00.0", .driver = "0",
+		.cuda_runtime = "0", .nccl = "", .gpu_count = 1, .facts_json = "{}" };
+	struct hd_store_run r = { .backend = "cuda", .source = "measured", .status = "ok",
+		.warmup = 1, .repeats = 5, .timer = "cuda-events", .machine = &mach };
+	struct hd_lesson *l = NULL;
+	struct hd_scenario *sc = NULL;
+	struct hd_trace *t = NULL;
+	struct hd_store *s = NULL;
+	struct hd_profile p;
+	struct hd_run_opts o;
+	int64_t id;
+	int i, rc = 1;
+
+	if (argc != 5) {
+		fprintf(stderr, "usage: seed_measured DB LESSON_FILE SCENARIO PROFILE\n");
+		return 2;
+	}
+	if ((l = hd_lesson_load(argv[2], &e)) == NULL)
+		goto out;
+	if ((i = hd_lesson_find_scenario(l, argv[3])) < 0) {
+		hd_err_set(&e, 2, argv[3], "no such scenario");
+		goto out;
+	}
+	if (hd_profile_resolve(argv[4], &p, &e) < 0 ||
+	    (sc = hd_lesson_instantiate(l, i, NULL, &e)) == NULL)
+		goto out;
+	memset(&o, 0, sizeof o);
+	o.profile = &p;
+	if ((t = hd_backend_trace(&hd_sim_backend, sc, &o, &e)) == NULL)
+		goto out;
+	if ((s = hd_store_open(argv[1], HD_STORE_RW, &e)) == NULL)
+		goto out;
+	r.lesson = hd_lesson_id(l);
+	r.scenario = argv[3];
+	r.profile_name = p.name;
+	r.profile_text = "hdsim-profile 1\n";
+	if (hd_store_run_insert(s, &r, t, NULL, 0, &id, &e) != 0)
+		goto out;
+	printf("%lld\n", (long long)id);
+	rc = 0;
+out:
+	if (rc != 0)
+		hd_err_print(&e, stderr);
+	hd_store_close(s);
+	hd_trace_free(t);
+	hd_scenario_free(sc);
+	hd_lesson_free(l);
+	return rc;
+}
