@@ -43,6 +43,7 @@
 #endif
 
 #include "calib_ranks.h"
+#include "coll.h"
 #include "fit_ranks.h"
 #include "ir.h"
 #include "kernels.h"
@@ -1143,12 +1144,12 @@ nccl_open(struct rk *k, struct nccl *nc)
 static double
 peer_model(struct rk *k, int i, int j, double bytes)
 {
-	const struct hd_profile *p = k->p;
-	int nv = hd_fit_topo_link(p->topo, i, j) && p->nvlinks > 0;
-	double beta = nv ? p->nvlinks * p->nvlink_bw : p->p2p_pcie_bw;
-	double alpha = hd_time_to_s(nv ? p->nvlink_latency : p->copy_latency);
+	/* the simulator's own path, and its copy-engine rate over NVLink */
+	struct hd_link l = hd_coll_link(k->p, i, j);
+	double beta = l.cls == HD_LINK_NVLINK && k->p->nvlink_copy_bw > 0 ?
+	    k->p->nvlink_copy_bw : l.bw;
 
-	return alpha + bytes / beta;
+	return hd_time_to_s(l.lat) + bytes / beta;
 }
 
 static void
@@ -1177,9 +1178,8 @@ log_peer_model(struct rk *k, const struct peer_sweep *ps)
 				      ps->t[i][j][l] * 1e6, m1 * 1e6,
 				      100 * (m1 - ps->t[i][j][l]) / ps->t[i][j][l]);
 		}
-	hd_buf_printf(k->log, "  (times in us; the model sends peer copies at the link rate "
-		      "the all-reduce fit gives, so copy-engine copies may run faster or slower "
-		      "than predicted)\n");
+	hd_buf_printf(k->log, "  (times in us; the model sends copy-engine peer copies at "
+		      "nvlink.copy_rate over NVLink, at the link rate otherwise)\n");
 }
 
 static const char *
@@ -1238,6 +1238,9 @@ write_keys(struct rk *k, const struct hd_fit_ranks *f)
 	if (f->nvlink_latency >= 0)
 		set_time(k, "nvlink.latency", &p->nvlink_latency, f->nvlink_latency,
 			 "median fitted alpha of peer copies over NVLink");
+	if (f->copy_nvlink_bw > 0)
+		set_rate(k, "nvlink.copy_rate", &p->nvlink_copy_bw, f->copy_nvlink_bw,
+			 "median fitted rate of copy-engine peer copies over NVLink");
 	else
 		hd_buf_printf(k->r->sum, "  %-20s kept (nothing over NVLink measured)\n",
 			      "nvlink.latency");

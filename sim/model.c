@@ -247,6 +247,7 @@ struct model {
 	int res_out, res_in;    /* NVLink ports (flow resources) */
 	int sends, recvs;       /* posted sends / recvs not yet matched (lists of gops) */
 	uint64_t ncoll;         /* collectives started on this rank */
+	int nccl_running;       /* NCCL kernels on the GPU now (they hold coll_sms SMs) */
 	int comm_stream;        /* the stream and ticket of the last NCCL call, */
 	uint64_t comm_ticket;   /* which the next one waits for (-1: none) */
 	uint64_t nbarrier;      /* barriers reached */
@@ -904,6 +905,8 @@ xfer_done(struct model *m, int xi)
 		    HD_WHY_NONE, g->start, now, x.bytes, label);
 		emit(q, stream_lane(q, rg->stream), rg->op, rg->iter, HD_SPAN_COMM,
 		    HD_WHY_NONE, rg->start, now, x.bytes, work_label(q, rg->op));
+		m->nccl_running--;
+		q->nccl_running--;
 		gop_complete(m, x.gop);
 		gop_complete(q, x.rgop);
 		break;
@@ -1009,6 +1012,12 @@ kernel_compute(struct model *m, int gi)
 	hd_time now = hd_engine_now(m->eng);
 
 	g->compute_start = now;
+	/* beside a running NCCL kernel a kernel gets the SMs it leaves (a spin
+	 * kernel waits on the clock, not on SMs) */
+	if (m->nccl_running > 0 && m->p->coll_sms > 0 && m->p->coll_sms < m->p->sms &&
+	    m->sc->ops[g->op].kernel != HD_KERNEL_SPIN)
+		g->dur = (hd_time)((double)g->dur * m->p->sms /
+		    (double)(m->p->sms - m->p->coll_sms) + 0.5);
 	at(m, now + g->dur, EV_KDONE, (uint32_t)gi, g->gen);
 }
 
@@ -1084,6 +1093,9 @@ peer_path(struct model *m, struct xfer *x, int peer)
 	x->cls = l.cls;
 	x->lat += l.lat;
 	x->cap = l.bw;
+	/* a copy engine's peer copy runs at its own rate over NVLink */
+	if (x->kind == X_COPY && l.cls == HD_LINK_NVLINK && m->p->nvlink_copy_bw > 0)
+		x->cap = m->p->nvlink_copy_bw;
 	switch (l.cls) {
 	case HD_LINK_NVLINK:
 		x->res[0] = m->res_out;
@@ -1333,6 +1345,7 @@ coll_done(struct model *m, int gi)
 	emit(m, stream_lane(m, g->stream), g->op, g->iter, HD_SPAN_COMM,
 	    HD_WHY_NONE, g->start, hd_engine_now(m->eng), g->bytes,
 	    work_label(m, g->op));
+	m->nccl_running--;
 	gop_complete(m, gi);
 }
 
@@ -1392,11 +1405,13 @@ gop_start(struct model *m, int gi)
 	case G_RECV:
 		g->state = GS_WAITRES;
 		g->start = now;
+		m->nccl_running++;
 		post(m, gi);
 		break;
 	case G_COLL:
 		g->state = GS_WAITRES;
 		g->start = now;
+		m->nccl_running++;
 		coll_arrive(m, gi);
 		break;
 	}
@@ -2299,8 +2314,12 @@ model_init(struct model *m, struct world *w, int rank)
 	/* NVLink ports, out and in, when peers can use them */
 	m->res_out = m->res_in = -1;
 	if (sc->nranks > 1 && p->nvlinks > 0 && p->nvlink_bw > 0) {
-		m->res_out = hd_flow_resource(m->net, (double)p->nvlinks * p->nvlink_bw);
-		m->res_in = hd_flow_resource(m->net, (double)p->nvlinks * p->nvlink_bw);
+		double port = (double)p->nvlinks * p->nvlink_bw;
+
+		if (p->nvlink_copy_bw > port)
+			port = p->nvlink_copy_bw;
+		m->res_out = hd_flow_resource(m->net, port);
+		m->res_in = hd_flow_resource(m->net, port);
 	}
 	/* one engine serves both directions; two split them; a third takes DtoD */
 	m->ce_of[DIR_H2D] = 0;

@@ -162,6 +162,8 @@ static const struct pkey keys[] = {
 	    "achievable rate per link, per direction"),
 	TIME("nvlink.latency", nvlink_latency, "ns", 0,
 	    "GPU-to-GPU latency over NVLink"),
+	RATE("nvlink.copy_rate", nvlink_copy_bw, "GB/s", 0,
+	    "a copy-engine peer copy over NVLink (0: links x rate)"),
 	RATE("net.rate", nic_bw, "GB/s", KF_POS,
 	    "network rate per node, per direction"),
 	TIME("net.latency", net_latency, "us", 0, "network latency per hop"),
@@ -174,6 +176,8 @@ static const struct pkey keys[] = {
 	    "fixed GPU cost of one collective or send/recv"),
 	SIZE("coll.chunk", coll_chunk, KF_POS,
 	    "pipelining unit of trees, broadcast, reduce and send/recv"),
+	INT("coll.sms", coll_sms, 0, 100000,
+	    "SMs NCCL's kernels hold while they run; kernels started then get the rest"),
 };
 #define NKEYS ((int)HD_ARRAY_LEN(keys))
 

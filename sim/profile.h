@@ -90,6 +90,8 @@ struct hd_profile {
 	int nvlinks;            /* links per GPU */
 	double nvlink_bw;       /* per link, per direction, bytes/s */
 	hd_time nvlink_latency;
+	double nvlink_copy_bw;  /* a copy-engine peer copy (cudaMemcpyPeer) over NVLink,
+				 * bytes/s; 0: the links' rate */
 	double p2p_pcie_bw;     /* peer traffic without NVLink, bytes/s */
 	double nic_bw;          /* per node, per direction, bytes/s */
 	hd_time net_latency;
@@ -99,6 +101,7 @@ struct hd_profile {
 	enum hd_coll_model coll_model;
 	hd_time coll_base;      /* fixed cost of one collective or send/recv on the GPU */
 	uint64_t coll_chunk;    /* pipelining unit of trees, broadcast, reduce and send/recv */
+	int coll_sms;           /* SMs NCCL's kernels hold while they run (a block per channel) */
 };
 
 /* The built-in profiles, in display order; the first is the default. */

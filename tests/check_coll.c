@@ -407,7 +407,10 @@ START_TEST(peer_copy_nvlink_vs_pcie)
 	hd_time t = label_end(nv.t, 0, "c");
 
 	ck_assert_msg(nv.rc == 0 && pc.rc == 0, "%s %s", nv.e.msg, pc.e.msg);
-	ck_assert(t >= hd_time_for_bytes(256.0 * MiB, l.bw));
+	/* the copy engine's own rate over NVLink, not the NCCL links' rate */
+	ck_assert(p.nvlink_copy_bw > l.bw);
+	ck_assert(t >= hd_time_for_bytes(256.0 * MiB, p.nvlink_copy_bw));
+	ck_assert(t < hd_time_for_bytes(256.0 * MiB, l.bw));
 	ck_assert(label_end(pc.t, 0, "c") > 5 * t);
 	hd_trace_free(nv.t);
 	hd_trace_free(pc.t);
@@ -446,6 +449,31 @@ START_TEST(ranks_deterministic_and_formula_model)
 }
 END_TEST
 
+START_TEST(nccl_takes_sms_from_kernels)
+{
+	/* a compute kernel beside a running all-reduce gets sms - coll.sms SMs */
+	const char *body = "  ranks 2\n  buffer d device 1GiB\n  stream c\n  stream n\n"
+	    "  event e\n  record e on c\n  wait e on n\n  ar: allreduce d on n\n"
+	    "  k: kernel compute 20GFLOP on c\n  sync device\n";
+	struct run r = run_text(body, "h100-sxm");
+	struct hd_profile p = prof("h100-sxm");
+	hd_time alone = p.kernel_overhead + hd_time_for_bytes(20e9, p.flops), got;
+	size_t i;
+
+	ck_assert_msg(r.rc == 0, "%s", r.e.msg);
+	got = 0;
+	for (i = 0; i < r.t->nspans; i++) {
+		const struct hd_span *s = &r.t->spans[i];
+
+		if (r.t->lanes[s->lane].kind == HD_LANE_COMPUTE && r.t->lanes[s->lane].rank == 0)
+			got = s->end - s->start;
+	}
+	ck_assert_msg(llabs(got - (hd_time)((double)alone * p.sms / (p.sms - p.coll_sms))) <
+	    HD_US, "kernel %lld ps, alone %lld ps", (long long)got, (long long)alone);
+	hd_trace_free(r.t);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -466,6 +494,7 @@ suite(void)
 	tcase_add_test(c, collective_mismatch);
 	tcase_add_test(c, allreduce_in_scenario_matches_schedule);
 	tcase_add_test(c, peer_copy_nvlink_vs_pcie);
+	tcase_add_test(c, nccl_takes_sms_from_kernels);
 	tcase_add_test(c, barrier_waits_for_slowest);
 	tcase_add_test(c, ranks_deterministic_and_formula_model);
 	suite_add_tcase(s, c);
