@@ -1663,6 +1663,11 @@ stage_pinning(struct cal *c)
 			 "fitted alpha of cudaHostRegister");
 	} else
 		hd_buf_printf(&c->sum, "  %-20s kept (no fit)\n", "host.pin_rate/pin_base");
+	if (oka)
+		set_rate(c, "host.mallochost_rate", &c->p->mallochost_bw, fa.beta,
+			 "fitted beta of cudaMallocHost");
+	else
+		hd_buf_printf(&c->sum, "  %-20s kept (no fit)\n", "host.mallochost_rate");
 
 	stage(c, c->hi, c->hi + (c->hi - c->lo) / 9);
 	progress(c, 0, 1, "cudaMalloc / cudaFree");

@@ -87,6 +87,7 @@ struct gop {
 	int stream;
 	uint64_t ticket;        /* its number on its stream (1-based) */
 	hd_time submit, start, head_since, compute_start;
+	hd_time kdone;          /* kernels: when its EV_KDONE fires (0: not computing) */
 	int next;               /* next in its stream */
 	int qnext;              /* next in the kernel queue */
 	int next_free;
@@ -658,6 +659,7 @@ gop_new(struct model *m, enum gop_kind kind, int stream, int op, uint32_t iter)
 	g->ndeps = 0;
 	g->next = g->qnext = -1;
 	g->chunks_done = g->nchunks = 0;
+	g->kdone = 0;
 	g->bytes = 0;
 	g->buf = -1;
 	g->peer = -1;
@@ -843,6 +845,55 @@ flow_resched(struct world *w)
 
 static void kernel_compute(struct model *m, int gi);
 
+/*
+ * NCCL's kernels hold coll_sms SMs while they run: kernels computing beside
+ * them get the rest, sms / (sms - coll_sms) times slower (a spin kernel
+ * waits on the clock, not on SMs).
+ */
+static double
+nccl_slowdown(const struct model *m)
+{
+	if (m->p->coll_sms <= 0 || m->p->coll_sms >= m->p->sms)
+		return 1.0;
+	return (double)m->p->sms / (double)(m->p->sms - m->p->coll_sms);
+}
+
+static int
+sm_bound(const struct model *m, const struct gop *g)
+{
+	return m->sc->ops[g->op].kernel != HD_KERNEL_SPIN;
+}
+
+/*
+ * The first NCCL kernel on this GPU starts (delta 1) or the last one ends
+ * (delta -1): kernels already computing go slower or faster for the rest
+ * of their work.  Their old EV_KDONE no longer matches g->kdone.
+ */
+static void
+nccl_sms(struct model *m, int delta)
+{
+	hd_time now = hd_engine_now(m->eng);
+	double f = nccl_slowdown(m);
+	size_t i;
+
+	m->nccl_running += delta;
+	if (f == 1.0 || (delta > 0 && m->nccl_running != 1) ||
+	    (delta < 0 && m->nccl_running != 0))
+		return;
+	for (i = 0; i < m->ng; i++) {
+		struct gop *g = &m->g[i];
+		hd_time left;
+
+		if (g->kind != G_KERNEL || g->state != GS_RUNNING || g->kdone <= now ||
+		    !sm_bound(m, g))
+			continue;
+		left = g->kdone - now;
+		left = (hd_time)((double)left * (delta > 0 ? f : 1.0 / f) + 0.5);
+		g->kdone = now + left;
+		at(m, g->kdone, EV_KDONE, (uint32_t)i, g->gen);
+	}
+}
+
 static void
 xfer_done(struct model *m, int xi)
 {
@@ -905,8 +956,8 @@ xfer_done(struct model *m, int xi)
 		    HD_WHY_NONE, g->start, now, x.bytes, label);
 		emit(q, stream_lane(q, rg->stream), rg->op, rg->iter, HD_SPAN_COMM,
 		    HD_WHY_NONE, rg->start, now, x.bytes, work_label(q, rg->op));
-		m->nccl_running--;
-		q->nccl_running--;
+		nccl_sms(m, -1);
+		nccl_sms(q, -1);
 		gop_complete(m, x.gop);
 		gop_complete(q, x.rgop);
 		break;
@@ -1012,13 +1063,10 @@ kernel_compute(struct model *m, int gi)
 	hd_time now = hd_engine_now(m->eng);
 
 	g->compute_start = now;
-	/* beside a running NCCL kernel a kernel gets the SMs it leaves (a spin
-	 * kernel waits on the clock, not on SMs) */
-	if (m->nccl_running > 0 && m->p->coll_sms > 0 && m->p->coll_sms < m->p->sms &&
-	    m->sc->ops[g->op].kernel != HD_KERNEL_SPIN)
-		g->dur = (hd_time)((double)g->dur * m->p->sms /
-		    (double)(m->p->sms - m->p->coll_sms) + 0.5);
-	at(m, now + g->dur, EV_KDONE, (uint32_t)gi, g->gen);
+	if (m->nccl_running > 0 && sm_bound(m, g))
+		g->dur = (hd_time)((double)g->dur * nccl_slowdown(m) + 0.5);
+	g->kdone = now + g->dur;
+	at(m, g->kdone, EV_KDONE, (uint32_t)gi, g->gen);
 }
 
 static void
@@ -1345,7 +1393,7 @@ coll_done(struct model *m, int gi)
 	emit(m, stream_lane(m, g->stream), g->op, g->iter, HD_SPAN_COMM,
 	    HD_WHY_NONE, g->start, hd_engine_now(m->eng), g->bytes,
 	    work_label(m, g->op));
-	m->nccl_running--;
+	nccl_sms(m, -1);
 	gop_complete(m, gi);
 }
 
@@ -1405,13 +1453,13 @@ gop_start(struct model *m, int gi)
 	case G_RECV:
 		g->state = GS_WAITRES;
 		g->start = now;
-		m->nccl_running++;
+		nccl_sms(m, 1);
 		post(m, gi);
 		break;
 	case G_COLL:
 		g->state = GS_WAITRES;
 		g->start = now;
-		m->nccl_running++;
+		nccl_sms(m, 1);
 		coll_arrive(m, gi);
 		break;
 	}
@@ -1624,7 +1672,8 @@ op_alloc(struct model *m, const struct hd_op *op, int opi)
 	(void)opi;
 	switch (m->sc->buffers[op->dst].mem) {
 	case HD_MEM_PINNED:
-		cost = pin_cost(m, bytes);
+		/* the OS allocates and zeroes fresh pages before they are pinned */
+		cost = p->pin_base + hd_time_for_bytes((double)bytes, p->mallochost_bw);
 		break;
 	case HD_MEM_PAGEABLE:
 		cost = HD_US;   /* malloc: the pages are touched later */
@@ -2234,6 +2283,7 @@ check_profile(const struct hd_profile *p, struct hd_err *e)
 		{ "host_memcpy_h2d_bw", offsetof(struct hd_profile, host_memcpy_h2d_bw) },
 		{ "host_memcpy_d2h_bw", offsetof(struct hd_profile, host_memcpy_d2h_bw) },
 		{ "pin_bw", offsetof(struct hd_profile, pin_bw) },
+		{ "mallochost_bw", offsetof(struct hd_profile, mallochost_bw) },
 		{ "hbm_bw", offsetof(struct hd_profile, hbm_bw) },
 		{ "flops", offsetof(struct hd_profile, flops) },
 		{ "d2d_bw", offsetof(struct hd_profile, d2d_bw) },
@@ -2549,7 +2599,8 @@ handle(struct world *w, const struct hd_event_rec *ev, volatile int *stop)
 			kernel_ready(m, (int)ev->a);
 		break;
 	case EV_KDONE:
-		if (m->g[ev->a].gen == (uint32_t)ev->b)
+		/* a kernel re-timed beside NCCL has a later EV_KDONE */
+		if (m->g[ev->a].gen == (uint32_t)ev->b && m->g[ev->a].kdone == ev->t)
 			kernel_done(m, (int)ev->a);
 		break;
 	case EV_XLAT:

@@ -54,7 +54,8 @@ struct hd_profile {
 	double host_memcpy_d2h_bw; /* CPU memcpy out of a staging buffer into pageable memory */
 	uint64_t staging_chunk; /* bytes per staging chunk */
 	int staging_buffers;    /* pinned staging buffers used in turn */
-	double pin_bw;          /* cudaMallocHost / cudaHostRegister: bytes pinned per second */
+	double pin_bw;          /* cudaHostRegister of touched pages: bytes pinned per second */
+	double mallochost_bw;   /* cudaMallocHost: fresh pages allocated and pinned, bytes/s */
 	hd_time pin_base;       /* fixed cost of one pinned allocation */
 	hd_time malloc_cost;    /* cudaMalloc of device memory */
 	hd_time free_cost;      /* cudaFree (before its implicit device sync) */

@@ -191,6 +191,26 @@ make_parent(const char *path, struct hd_err *e)
 	return 0;
 }
 
+/*
+ * Write-ahead logging (it stays set in the file).  Switching needs the file
+ * to itself, and SQLite reports a process opening it at that moment as busy
+ * without waiting: try again, for up to the busy timeout.
+ */
+static int
+set_wal(struct hd_store *s, struct hd_err *e)
+{
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (sqlite3_exec(s->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) == SQLITE_OK)
+			return 0;
+		if ((sqlite3_errcode(s->db) & 0xff) != SQLITE_BUSY)
+			break;
+		sqlite3_sleep(10);
+	}
+	return exec(s, "PRAGMA journal_mode = WAL", "PRAGMA journal_mode", e);
+}
+
 /* PRAGMA quick_check (structure, not index contents: linear in the file's
  * size, milliseconds for a term's runs): 0, or -1 with e naming the damage. */
 static int
@@ -232,6 +252,11 @@ migrate(struct hd_store *s, struct hd_err *e)
 	int64_t app, version, tables;
 	char sql[96];
 
+	/* One read transaction: another process may be creating the file, and
+	 * the three must describe the same moment (not an empty header read
+	 * before its commit and a table count after). */
+	if (exec(s, "BEGIN", "BEGIN", e) != 0)
+		return -1;
 	if (query_int(s, "PRAGMA application_id", &app, e) != 0 ||
 	    query_int(s, "PRAGMA user_version", &version, e) != 0 ||
 	    query_int(s, "SELECT count(*) FROM sqlite_master", &tables, e) != 0) {
@@ -239,8 +264,11 @@ migrate(struct hd_store *s, struct hd_err *e)
 			hd_err_set(e, HD_EXIT_INPUT, s->path, "the database is damaged (%s); it "
 				   "was left untouched: move it aside, or restore a copy",
 				   sqlite3_errmsg(s->db));
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
 	}
+	if (exec(s, "COMMIT", "COMMIT", e) != 0)
+		return -1;
 	if (app != HD_STORE_APP_ID && !(app == 0 && version == 0 && tables == 0)) {
 		hd_err_set(e, HD_EXIT_INPUT, s->path,
 			   "this SQLite file is not an hdsim database (application_id %lld); "
@@ -331,7 +359,7 @@ hd_store_open(const char *path, enum hd_store_mode mode, struct hd_err *e)
 	if (exec(s, "PRAGMA foreign_keys = ON", "PRAGMA foreign_keys", e) != 0)
 		goto fail;
 	if (mode == HD_STORE_RW &&
-	    (exec(s, "PRAGMA journal_mode = WAL", "PRAGMA journal_mode", e) != 0 ||
+	    (set_wal(s, e) != 0 ||
 	     exec(s, "PRAGMA synchronous = NORMAL", "PRAGMA synchronous", e) != 0))
 		goto fail;
 	return s;

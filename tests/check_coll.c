@@ -474,6 +474,41 @@ START_TEST(nccl_takes_sms_from_kernels)
 }
 END_TEST
 
+START_TEST(nccl_slows_a_running_kernel)
+{
+	/* the kernel runs alone for a while, then the all-reduce starts beside it */
+	const char *body = "  ranks 2\n  buffer d device 4GiB\n  stream c\n  stream n\n"
+	    "  k: kernel compute 200GFLOP on c\n  host 1ms\n  ar: allreduce d on n\n"
+	    "  sync device\n";
+	struct run r = run_text(body, "h100-sxm");
+	struct hd_profile p = prof("h100-sxm");
+	hd_time alone = p.kernel_overhead + hd_time_for_bytes(200e9, p.flops);
+	hd_time k0 = -1, k1 = -1, a0 = -1, want;
+	double f = (double)p.sms / (p.sms - p.coll_sms);
+	size_t i;
+
+	ck_assert_msg(r.rc == 0, "%s", r.e.msg);
+	for (i = 0; i < r.t->nspans; i++) {
+		const struct hd_span *s = &r.t->spans[i];
+		const struct hd_lane *ln = &r.t->lanes[s->lane];
+
+		if (ln->rank != 0)
+			continue;
+		if (ln->kind == HD_LANE_COMPUTE) {
+			k0 = s->start;
+			k1 = s->end;
+		}
+		if (ln->kind == HD_LANE_STREAM && s->kind == HD_SPAN_COMM)
+			a0 = s->start;
+	}
+	ck_assert(k0 >= 0 && a0 > k0 && a0 < k0 + alone);
+	want = a0 + (hd_time)((double)(alone - (a0 - k0)) * f + 0.5);
+	ck_assert_msg(llabs(k1 - want) <= 2, "kernel ends %lld, want %lld", (long long)k1,
+	    (long long)want);
+	hd_trace_free(r.t);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -495,6 +530,7 @@ suite(void)
 	tcase_add_test(c, allreduce_in_scenario_matches_schedule);
 	tcase_add_test(c, peer_copy_nvlink_vs_pcie);
 	tcase_add_test(c, nccl_takes_sms_from_kernels);
+	tcase_add_test(c, nccl_slows_a_running_kernel);
 	tcase_add_test(c, barrier_waits_for_slowest);
 	tcase_add_test(c, ranks_deterministic_and_formula_model);
 	suite_add_tcase(s, c);

@@ -41,6 +41,7 @@ test_profile(void)
 	p.staging_chunk = 4 * MiB;
 	p.staging_buffers = 2;
 	p.pin_bw = 10e9;
+	p.mallochost_bw = 2e9;
 	p.pin_base = 10 * HD_US;
 	p.malloc_cost = 5 * HD_US;
 	p.free_cost = 5 * HD_US;
@@ -597,6 +598,30 @@ START_TEST(host_blocks)
 }
 END_TEST
 
+/* cudaMallocHost allocates fresh pages: slower than registering touched ones */
+START_TEST(pinned_alloc_vs_register)
+{
+	struct hd_scenario *sc = sc_new("pin");
+	struct hd_profile p = test_profile();
+	int a = sc_buf(sc, "a", HD_MEM_PINNED, 64 * MiB);
+	int b = sc_buf(sc, "b", HD_MEM_PAGEABLE, 64 * MiB);
+	struct hd_trace *t;
+	struct hd_op_time oa, ob;
+
+	sc_op(sc, HD_OP_ALLOC, 0)->dst = a;
+	sc_op(sc, HD_OP_PIN, 0)->dst = b;
+	t = run(sc);
+	oa = hd_trace_op_time(t, 0);
+	ob = hd_trace_op_time(t, 1);
+	ck_assert_int_eq(oa.end - oa.start, p.pin_base +
+	    hd_time_for_bytes(64.0 * MiB, p.mallochost_bw));
+	ck_assert_int_eq(ob.end - ob.start, p.pin_base +
+	    hd_time_for_bytes(64.0 * MiB, p.pin_bw));
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
 /* --- 7: determinism -------------------------------------------------------------------- */
 
 static struct hd_scenario *
@@ -1136,6 +1161,7 @@ model_suite(void)
 	tcase_add_test(tc, legacy_stream);
 	tcase_add_test(tc, event_wait_orders);
 	tcase_add_test(tc, host_blocks);
+	tcase_add_test(tc, pinned_alloc_vs_register);
 	tcase_add_test(tc, deterministic);
 	tcase_add_test(tc, same_direction_fifo);
 	tcase_add_test(tc, bidirectional_shares);

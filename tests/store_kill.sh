@@ -5,7 +5,8 @@
 # A writer inserting runs is killed with SIGKILL at random points, many
 # times over; after each kill the database must pass its integrity check and
 # hold only whole runs (every span and claim of a run, or none of it).  A
-# writer killed beside another costs the other nothing.
+# writer killed beside another costs the other nothing, and two writers
+# creating a new database at once both succeed.
 set -u
 w=${STORE_WRITER:-./tests/store_writer}
 [ -x "$w" ] || { echo "no $w: skipped"; exit 77; }
@@ -53,6 +54,26 @@ if [ "$ra" != 0 ] || [ "$rb" != 0 ] || [ "$n" != 80 ]; then
 else
 	echo "two writers at once: 80 of 80 runs stored"
 fi
+
+# Two writers creating one new database at once, again and again: neither
+# may take the other's half-made file for a foreign one.
+i=0
+while [ "$i" -lt 10 ]; do
+	rm -f "$tmp/new.db" "$tmp/new.db-wal" "$tmp/new.db-shm"
+	"$w" write "$tmp/new.db" 5 "$spans" 2> "$tmp/err" & a=$!
+	"$w" write "$tmp/new.db" 5 "$spans" 2>> "$tmp/err" & b=$!
+	wait "$a"; ra=$?
+	wait "$b"; rb=$?
+	n=$("$w" check "$tmp/new.db" "$spans")
+	if [ "$ra" != 0 ] || [ "$rb" != 0 ] || [ "$n" != 10 ]; then
+		echo "FAIL: two writers creating a database: exit $ra and $rb, $n runs of 10:"
+		sed 's/^/    /' "$tmp/err"
+		fail=1
+		break
+	fi
+	i=$((i + 1))
+done
+[ "$fail" = 0 ] && echo "two writers creating one database, 10 times: 10 of 10 runs each time"
 
 # A writer killed while another writes: the survivor stores every run it
 # was asked for, the killed one only whole runs, the file stays consistent.

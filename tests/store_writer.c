@@ -34,6 +34,7 @@ write_runs(const char *db, int runs, int spans, const char *lesson)
 	r.lesson = lesson;
 	if (s == NULL) {
 		hd_err_print(&e, stderr);
+		hd_trace_free(t);
 		return 1;
 	}
 	lane = hd_trace_lane(t, HD_LANE_STREAM, 0, 2, "Stream 2 (s)");
