@@ -378,6 +378,18 @@ sink_span(void *ctx, const struct hd_span *s)
 }
 
 static void
+sink_makespan(void *ctx, hd_time t)
+{
+	((struct hd_trace *)ctx)->bare = t;
+}
+
+hd_time
+hd_trace_makespan(const struct hd_trace *t)
+{
+	return t->bare > 0 ? t->bare : t->makespan;
+}
+
+static void
 sink_note(void *ctx, const char *text)
 {
 	struct hd_trace *t = ctx;
@@ -396,5 +408,6 @@ hd_trace_sink(struct hd_trace *t)
 	s.string = sink_string;
 	s.span = sink_span;
 	s.note = sink_note;
+	s.makespan = sink_makespan;
 	return s;
 }

@@ -98,7 +98,12 @@ struct hd_trace {
 	uint64_t events;    /* engine events processed (0 for measured traces) */
 	char *note;         /* what the run ended with, when not plain success
 			     * (a deadlock report), or NULL */
+	hd_time bare;       /* measured: the makespan without per-op events, 0 if
+			     * not measured; hd_trace_makespan prefers it */
 };
+
+/* The run's makespan for comparisons: the uninstrumented one when measured. */
+hd_time hd_trace_makespan(const struct hd_trace *t);
 
 struct hd_trace *hd_trace_new(void);
 void hd_trace_free(struct hd_trace *t);                 /* accepts NULL */
@@ -140,6 +145,9 @@ struct hd_sink {
 	void (*span)(void *ctx, const struct hd_span *s);
 	/* A message about the run as a whole (a deadlock report); may be NULL. */
 	void (*note)(void *ctx, const char *text);
+	/* Measured runs: the makespan of repeats timed without per-op events
+	 * (instrumenting every op costs the host time of its own); may be NULL. */
+	void (*makespan)(void *ctx, hd_time t);
 };
 struct hd_sink hd_trace_sink(struct hd_trace *t);
 
