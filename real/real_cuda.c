@@ -871,10 +871,15 @@ bare_repeat(struct rt *rt)
 		goto fail;
 	host_end = now_ns();
 	end = (host_end - rt->t0) * HD_NS;
-	/* work still on a stream after the host is done: its last event */
+	/* work still on a stream after the host is done: its last event (an idle
+	 * stream's event would only mark when it was recorded) */
 	for (i = 0; i < sc->nstreams; i++) {
-		cudaEvent_t ev = pool_event(rt);
+		cudaEvent_t ev;
 
+		if (cudaStreamQuery(stream_of(rt, i)) == cudaSuccess)
+			continue;
+		(void)cudaGetLastError();       /* "not ready" is an answer, not an error */
+		ev = pool_event(rt);
 		if (ev == NULL || !CK(rt, cudaEventRecord(ev, stream_of(rt, i))) ||
 		    !CK(rt, cudaEventSynchronize(ev)) ||
 		    !CK(rt, cudaEventElapsedTime(&ms, rt->base, ev)))
