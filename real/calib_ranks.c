@@ -42,6 +42,7 @@
 #include <nccl.h>
 #endif
 
+#include "calfmt.h"
 #include "calib_ranks.h"
 #include "coll.h"
 #include "fit_ranks.h"
@@ -129,71 +130,6 @@ progress(struct rk *k, int i, int n, const char *fmt, ...)
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
 	k->r->progress(k->r->ctx, k->lo + (k->hi - k->lo) * (n > 0 ? (double)i / n : 0), what);
-}
-
-static char *
-ftime(char *b, size_t n, double s)
-{
-	return hd_fmt_time(b, n, (hd_time)llround(s * 1e12));
-}
-
-static char *
-fbytes(char *b, size_t n, double bytes)
-{
-	return hd_fmt_bytes(b, n, (uint64_t)bytes);
-}
-
-static char *
-frate(char *b, size_t n, double r)
-{
-	return hd_fmt_rate(b, n, r);
-}
-
-/* 4 significant digits, as calibrate.c rounds every rate it writes. */
-static double
-round_sig(double v)
-{
-	double m;
-
-	if (!(v > 0) || !isfinite(v))
-		return v;
-	m = pow(10, floor(log10(v)) - 3);
-	return round(v / m) * m;
-}
-
-/* Seconds to ps, rounded to 10 ns (as calibrate.c). */
-static hd_time
-to_time(double s)
-{
-	return (hd_time)llround(s * 1e8) * 10 * HD_NS;
-}
-
-static void
-set_rate(struct rk *k, const char *key, double *f, double v, const char *how)
-{
-	char a[32], b[32];
-
-	v = round_sig(v);
-	hd_buf_printf(k->r->sum, "  %-20s %-14s (base %s) %s\n", key, frate(b, sizeof b, v),
-		      frate(a, sizeof a, *f), how);
-	*f = v;
-}
-
-static void
-set_time(struct rk *k, const char *key, hd_time *f, double s, const char *how)
-{
-	char a[32], b[32];
-
-	hd_buf_printf(k->r->sum, "  %-20s %-14s (base %s) %s\n", key,
-		      hd_fmt_time(b, sizeof b, to_time(s)), hd_fmt_time(a, sizeof a, *f), how);
-	*f = to_time(s);
-}
-
-static void
-set_int(struct rk *k, const char *key, int *f, int v, const char *how)
-{
-	hd_buf_printf(k->r->sum, "  %-20s %-14d (base %d) %s\n", key, v, *f, how);
-	*f = v;
 }
 
 /* ---- NVLink count from NVML, loaded at run time ----------------------------------- */
@@ -307,7 +243,7 @@ setup(struct rk *k)
 	if (k->bufsize < 16 * MiB) {
 		hd_err_set(k->e, HD_EXIT_FAIL, "", "calibrate: too little free GPU memory for "
 			   "peer copies (%s on the fullest GPU; need 128 MiB)",
-			   fbytes(a, sizeof a, (double)least));
+			   hd_cal_fbytes(a, sizeof a, (double)least));
 		return -1;
 	}
 	for (g = 0; g < k->n; g++) {
@@ -715,7 +651,7 @@ stage_peer(struct rk *k, struct peer_sweep *ps)
 		      "samples; time per copy in us (GB/s = 10^9 B/s)\n");
 	hd_buf_printf(k->log, "  %-12s", "pair");
 	for (s = 0; s < ps->count; s++)
-		hd_buf_printf(k->log, " %9s", fbytes(a, sizeof a, (double)ps->size[s]));
+		hd_buf_printf(k->log, " %9s", hd_cal_fbytes(a, sizeof a, (double)ps->size[s]));
 	hd_buf_printf(k->log, "   fit: beta, alpha, residual max/rms\n");
 	for (i = 0; i < k->n; i++)
 		for (j = 0; j < k->n; j++) {
@@ -731,15 +667,15 @@ stage_peer(struct rk *k, struct peer_sweep *ps)
 			for (s = 0; s < ps->count; s++)
 				hd_buf_printf(k->log, " %9.2f", ps->t[i][j][s] * 1e6);
 			if (ps->fitted[i][j])
-				hd_buf_printf(k->log, "   %s, %s, %.1f/%.1f %%", frate(a, sizeof a,
-					      ps->fit[i][j].beta), ftime(b, sizeof b,
+				hd_buf_printf(k->log, "   %s, %s, %.1f/%.1f %%", hd_cal_frate(a, sizeof a,
+					      ps->fit[i][j].beta), hd_cal_ftime(b, sizeof b,
 					      ps->fit[i][j].alpha), 100 * ps->fit[i][j].max_rel,
 					      100 * ps->fit[i][j].rms_rel);
 			hd_buf_printf(k->log, "\n");
 		}
 	hd_buf_printf(k->log, "  fit t = alpha + n / beta: beta the least-squares slope over "
 		      "sizes >= %s, alpha the mean of t - n / beta over sizes <= %s\n",
-		      fbytes(a, sizeof a, ps->large_min), fbytes(b, sizeof b, ps->small_max));
+		      hd_cal_fbytes(a, sizeof a, ps->large_min), hd_cal_fbytes(b, sizeof b, ps->small_max));
 	for (i = 0; i < k->n; i++)
 		for (j = 0; j < k->n; j++)
 			if (i != j && !(k->nd.p2p[i][j] && k->nd.p2p[j][i])) {
@@ -749,7 +685,7 @@ stage_peer(struct rk *k, struct peer_sweep *ps)
 				i = j = k->n;
 			}
 	snprintf(title, sizeof title, "rate at %s (GB/s), row: from, column: to",
-		 fbytes(b, sizeof b, (double)ps->size[ps->count - 1]));
+		 hd_cal_fbytes(b, sizeof b, (double)ps->size[ps->count - 1]));
 	log_matrix(k, title, ps, cell_rate);
 	log_matrix(k, "fitted beta (GB/s)", ps, cell_beta);
 	log_matrix(k, "fitted alpha (us)", ps, cell_alpha);
@@ -757,7 +693,7 @@ stage_peer(struct rk *k, struct peer_sweep *ps)
 	ps->bi_size = ps->size[ps->count - 1];
 	hd_buf_printf(k->log, "\nPeer copies both ways at once (%s each way, GPU i's stream "
 		      "and GPU j's, released by one gate)\n",
-		      fbytes(a, sizeof a, (double)ps->bi_size));
+		      hd_cal_fbytes(a, sizeof a, (double)ps->bi_size));
 	at = 0;
 	for (i = 0; i < k->n; i++)
 		for (j = i + 1; j < k->n; j++) {
@@ -1160,8 +1096,8 @@ log_peer_model(struct rk *k, const struct peer_sweep *ps)
 
 	hd_buf_printf(k->log, "\nPeer copies under the fitted profile (alpha + n / beta with "
 		      "the keys written below)\n  %-12s %10s %10s %7s %10s %10s %7s\n", "pair",
-		      fbytes(a, sizeof a, (double)ps->size[f]), "model", "err",
-		      fbytes(b, sizeof b, (double)ps->size[l]), "model", "err");
+		      hd_cal_fbytes(a, sizeof a, (double)ps->size[f]), "model", "err",
+		      hd_cal_fbytes(b, sizeof b, (double)ps->size[l]), "model", "err");
 	for (i = 0; i < k->n; i++)
 		for (j = 0; j < k->n; j++) {
 			double m0, m1;
@@ -1219,33 +1155,33 @@ write_keys(struct rk *k, const struct hd_fit_ranks *f)
 		      hd_topo_name(f->topo.kind), hd_topo_name(p->topo),
 		      kind_why(&f->topo, k->n), src);
 	p->topo = f->topo.kind;
-	set_int(k, "topo.gpus_per_node", &p->gpus_per_node, f->topo.gpus_per_node,
+	hd_cal_set_int(k->r->sum, "topo.gpus_per_node", &p->gpus_per_node, f->topo.gpus_per_node,
 		"GPUs visible to CUDA");
 	if (f->topo.nvlink_pairs > 0)
-		set_int(k, "nvlink.links", &p->nvlinks, f->links, f->links_reported ?
+		hd_cal_set_int(k->r->sum, "nvlink.links", &p->nvlinks, f->links, f->links_reported ?
 			"active NVLinks of a GPU (NVML)" : "kept from the base (NVML gave no count)");
 	else
-		set_int(k, "nvlink.links", &p->nvlinks, 0, "no pair over NVLink");
+		hd_cal_set_int(k->r->sum, "nvlink.links", &p->nvlinks, 0, "no pair over NVLink");
 	if (f->nvlink_rate > 0) {
 		snprintf(how, sizeof how, "%s / %d links",
 			 f->ring_over_nvlink && f->rate_from_ring ?
 			 "all-reduce busBw at large sizes (fitted slope)" :
 			 "median fitted peer copy rate over NVLink pairs", f->links);
-		set_rate(k, "nvlink.rate", &p->nvlink_bw, f->nvlink_rate, how);
+		hd_cal_set_rate(k->r->sum, "nvlink.rate", &p->nvlink_bw, f->nvlink_rate, how);
 	} else
 		hd_buf_printf(k->r->sum, "  %-20s kept (nothing over NVLink measured)\n",
 			      "nvlink.rate");
 	if (f->nvlink_latency >= 0)
-		set_time(k, "nvlink.latency", &p->nvlink_latency, f->nvlink_latency,
+		hd_cal_set_time(k->r->sum, "nvlink.latency", &p->nvlink_latency, f->nvlink_latency,
 			 "median fitted alpha of peer copies over NVLink");
 	if (f->copy_nvlink_bw > 0)
-		set_rate(k, "nvlink.copy_rate", &p->nvlink_copy_bw, f->copy_nvlink_bw,
+		hd_cal_set_rate(k->r->sum, "nvlink.copy_rate", &p->nvlink_copy_bw, f->copy_nvlink_bw,
 			 "median fitted rate of copy-engine peer copies over NVLink");
 	else
 		hd_buf_printf(k->r->sum, "  %-20s kept (nothing over NVLink measured)\n",
 			      "nvlink.latency");
 	if (f->p2p_pcie > 0)
-		set_rate(k, "topo.p2p_pcie", &p->p2p_pcie_bw, f->p2p_pcie,
+		hd_cal_set_rate(k->r->sum, "topo.p2p_pcie", &p->p2p_pcie_bw, f->p2p_pcie,
 			 !f->ring_over_nvlink && f->rate_from_ring ?
 			 "all-reduce busBw at large sizes (the ring crosses PCIe)" :
 			 "median fitted peer copy rate over pairs without NVLink");
@@ -1254,7 +1190,7 @@ write_keys(struct rk *k, const struct hd_fit_ranks *f)
 	if (f->coll_base >= 0) {
 		snprintf(how, sizeof how, "all-reduce intercept - 2(n-1) x per-hop latency%s",
 			 f->ring.base_clamped ? " (negative: clamped at 0)" : "");
-		set_time(k, "coll.base", &p->coll_base, f->coll_base, how);
+		hd_cal_set_time(k->r->sum, "coll.base", &p->coll_base, f->coll_base, how);
 	} else
 		hd_buf_printf(k->r->sum, "  %-20s kept (no NCCL all-reduce measured)\n",
 			      "coll.base");
@@ -1269,14 +1205,14 @@ log_fit(struct rk *k, const struct hd_fit_ranks *f)
 		      "(S/n) / beta), n = %d:\n", k->n);
 	hd_buf_printf(k->log, "    beta = %s from the slope over sizes >= the large limit "
 		      "(%d sizes): the busBw the formula reaches at large sizes\n",
-		      frate(a, sizeof a, f->ring.beta), f->ring.line.n_large);
+		      hd_cal_frate(a, sizeof a, f->ring.beta), f->ring.line.n_large);
 	hd_buf_printf(k->log, "    intercept %s (%s); alpha %s (%s); coll.base = intercept - "
-		      "%d alpha = %s%s\n", ftime(a, sizeof a, f->ring.intercept),
+		      "%d alpha = %s%s\n", hd_cal_ftime(a, sizeof a, f->ring.intercept),
 		      f->ring.line.alpha_from_large ? "the large fit's intercept" :
 		      "mean of t - the slope's share over sizes <= 64 KiB",
-		      ftime(b, sizeof b, f->alpha), f->ring_over_nvlink ?
+		      hd_cal_ftime(b, sizeof b, f->alpha), f->ring_over_nvlink ?
 		      "nvlink.latency: peer copies over NVLink" : "pcie.latency",
-		      2 * (k->n - 1), ftime(c, sizeof c, f->ring.base),
+		      2 * (k->n - 1), hd_cal_ftime(c, sizeof c, f->ring.base),
 		      f->ring.base_clamped ? " (negative: clamped at 0)" : "");
 	hd_buf_printf(k->log, "    residual of the formula over every size: max %.1f %%, rms "
 		      "%.1f %% (NCCL changes protocol with size; one line cannot follow "
@@ -1286,7 +1222,7 @@ log_fit(struct rk *k, const struct hd_fit_ranks *f)
 			      "hop inside NCCL costs less here than a peer copy's fixed cost, so "
 			      "with one nvlink.latency for both the model over-predicts the "
 			      "smallest all-reduce by %.0f %%\n",
-			      ftime(a, sizeof a, 2.0 * (k->n - 1) * f->alpha),
+			      hd_cal_ftime(a, sizeof a, 2.0 * (k->n - 1) * f->alpha),
 			      100 * (2.0 * (k->n - 1) * f->alpha - f->ring.intercept) /
 			      f->ring.intercept);
 }

@@ -38,6 +38,7 @@
 #include <cuda_runtime_api.h>
 
 #include "calib_ranks.h"
+#include "calfmt.h"
 #include "fit.h"
 #include "kernels.h"
 #include "real.h"
@@ -138,59 +139,6 @@ progress(struct cal *c, int k, int n, const char *fmt, ...)
 	c->o->progress(c->o->ctx, c->lo + (c->hi - c->lo) * (n > 0 ? (double)k / n : 0), what);
 }
 
-static char *
-ftime(char *b, size_t n, double s)
-{
-	return hd_fmt_time(b, n, (hd_time)llround(s * 1e12));
-}
-
-static char *
-fbytes(char *b, size_t n, double bytes)
-{
-	return hd_fmt_bytes(b, n, (uint64_t)bytes);
-}
-
-static char *
-frate(char *b, size_t n, double r)
-{
-	return hd_fmt_rate(b, n, r);
-}
-
-/* 4 significant digits, so a profile file reads "55.23 GB/s". */
-static double
-round_sig(double v)
-{
-	double m;
-
-	if (!(v > 0) || !isfinite(v))
-		return v;
-	m = pow(10, floor(log10(v)) - 3);
-	return round(v / m) * m;
-}
-
-/* Seconds to ps, rounded to 10 ns. */
-static hd_time
-to_time(double s)
-{
-	return (hd_time)llround(s * 1e8) * 10 * HD_NS;
-}
-
-static void
-set_rate(struct cal *c, const char *key, double *f, double v, const char *how)
-{
-	char a[32], b[32];
-
-	if (!(v > 0) || !isfinite(v)) {
-		hd_buf_printf(&c->sum, "  %-20s %-14s kept (the measurement gave no usable "
-			      "value)\n", key, frate(a, sizeof a, *f));
-		return;
-	}
-	v = round_sig(v);
-	hd_buf_printf(&c->sum, "  %-20s %-14s (base %s) %s\n", key, frate(b, sizeof b, v),
-		      frate(a, sizeof a, *f), how);
-	*f = v;
-}
-
 static void
 set_flops(struct cal *c, const char *key, double *f, double v, const char *how)
 {
@@ -201,25 +149,10 @@ set_flops(struct cal *c, const char *key, double *f, double v, const char *how)
 			      key);
 		return;
 	}
-	v = round_sig(v);
+	v = hd_cal_round_sig(v);
 	hd_buf_printf(&c->sum, "  %-20s %-14s (base %s) %s\n", key,
 		      hd_fmt_flops(b, sizeof b, v), hd_fmt_flops(a, sizeof a, *f), how);
 	*f = v;
-}
-
-static void
-set_time(struct cal *c, const char *key, hd_time *f, double s, const char *how)
-{
-	char a[32], b[32];
-
-	if (!(s >= 0) || !isfinite(s)) {
-		hd_buf_printf(&c->sum, "  %-20s %-14s kept (the measurement gave no usable "
-			      "value)\n", key, hd_fmt_time(a, sizeof a, *f));
-		return;
-	}
-	hd_buf_printf(&c->sum, "  %-20s %-14s (base %s) %s\n", key,
-		      hd_fmt_time(b, sizeof b, to_time(s)), hd_fmt_time(a, sizeof a, *f), how);
-	*f = to_time(s);
 }
 
 static void
@@ -237,7 +170,7 @@ log_row(struct cal *c, const char *size, int samples, int ops, const struct hd_s
 	char m[32], q[32];
 
 	hd_buf_printf(c->log, "  %12s %7d %5d %12s %12s %14s\n", size, samples, ops,
-		      ftime(m, sizeof m, st->median), ftime(q, sizeof q, st->iqr), rate);
+		      hd_cal_ftime(m, sizeof m, st->median), hd_cal_ftime(q, sizeof q, st->iqr), rate);
 }
 
 static void
@@ -249,10 +182,10 @@ log_fit(struct cal *c, const struct hd_fit *f, int count, const char *rate_what,
 	if (strcmp(rate_what, "FLOP/s") == 0)
 		hd_fmt_flops(b, sizeof b, f->beta);
 	else
-		frate(b, sizeof b, f->beta);
+		hd_cal_frate(b, sizeof b, f->beta);
 	hd_buf_printf(c->log, "  fit t = alpha + n / beta: beta = %s (least squares over %d "
 		      "sizes %s); alpha = %s (%s); residual over %d sizes: max %.1f %%, "
-		      "rms %.1f %%\n", b, f->n_large, large, ftime(a, sizeof a, f->alpha),
+		      "rms %.1f %%\n", b, f->n_large, large, hd_cal_ftime(a, sizeof a, f->alpha),
 		      f->alpha_from_large ? "the intercept of that fit" : small, count,
 		      100 * f->max_rel, 100 * f->rms_rel);
 	if (f->alpha_clamped)
@@ -557,16 +490,16 @@ setup(struct cal *c, struct cudaDeviceProp *prop)
 	if (c->max_copy < 64 * MiB) {
 		hd_err_set(c->e, HD_EXIT_FAIL, "", "calibrate: too little free memory to "
 			   "measure (GPU %s free, host %s available; need 256 MiB of each)",
-			   fbytes(a, sizeof a, (double)dfree), fbytes(b, sizeof b, (double)avail));
+			   hd_cal_fbytes(a, sizeof a, (double)dfree), hd_cal_fbytes(b, sizeof b, (double)avail));
 		return -1;
 	}
 	hd_buf_printf(c->log, "GPU %d: %s, %d SMs, %d copy engines, %s of %s free; host %s "
 		      "available\n", c->dev, prop->name, prop->multiProcessorCount,
-		      prop->asyncEngineCount, fbytes(a, sizeof a, (double)dfree),
-		      fbytes(b, sizeof b, (double)dtotal), fbytes(d, sizeof d, (double)avail));
+		      prop->asyncEngineCount, hd_cal_fbytes(a, sizeof a, (double)dfree),
+		      hd_cal_fbytes(b, sizeof b, (double)dtotal), hd_cal_fbytes(d, sizeof d, (double)avail));
 	hd_buf_printf(c->log, "Largest buffer: %s (a quarter of free GPU memory, an eighth "
 		      "of available host memory, at most 1 GiB)\n",
-		      fbytes(a, sizeof a, (double)c->max_copy));
+		      hd_cal_fbytes(a, sizeof a, (double)c->max_copy));
 	{
 		/* Host-transfer rates depend on which socket's memory and CPU serve
 		 * them (measuring.md, pitfall 3): say where this run ran. */
@@ -631,7 +564,7 @@ setup(struct cal *c, struct cudaDeviceProp *prop)
 	c->hpage = aligned_alloc(4096, c->max_copy);
 	if (c->hpage == NULL) {
 		hd_err_set(c->e, HD_EXIT_FAIL, "", "calibrate: malloc of %s of pageable memory "
-			   "failed", fbytes(a, sizeof a, (double)c->max_copy));
+			   "failed", hd_cal_fbytes(a, sizeof a, (double)c->max_copy));
 		return -1;
 	}
 	memset(c->hpage, 1, c->max_copy);   /* touched: no first-touch faults in copies */
@@ -752,11 +685,11 @@ stage_api(struct cal *c)
 		if (api_cost(c, (enum api_kind)k, &v[k]) != 0)
 			return -1;
 	}
-	set_time(c, "api.launch", &c->p->api_launch, v[API_LAUNCH], api_names[API_LAUNCH].how);
-	set_time(c, "api.memcpy", &c->p->api_memcpy, v[API_MEMCPY], api_names[API_MEMCPY].how);
-	set_time(c, "api.event", &c->p->api_event, v[API_EVENT], api_names[API_EVENT].how);
-	set_time(c, "api.wait", &c->p->api_wait, v[API_WAIT], api_names[API_WAIT].how);
-	set_time(c, "api.sync", &c->p->api_sync, v[API_SYNC], api_names[API_SYNC].how);
+	hd_cal_set_time(&c->sum, "api.launch", &c->p->api_launch, v[API_LAUNCH], api_names[API_LAUNCH].how);
+	hd_cal_set_time(&c->sum, "api.memcpy", &c->p->api_memcpy, v[API_MEMCPY], api_names[API_MEMCPY].how);
+	hd_cal_set_time(&c->sum, "api.event", &c->p->api_event, v[API_EVENT], api_names[API_EVENT].how);
+	hd_cal_set_time(&c->sum, "api.wait", &c->p->api_wait, v[API_WAIT], api_names[API_WAIT].how);
+	hd_cal_set_time(&c->sum, "api.sync", &c->p->api_sync, v[API_SYNC], api_names[API_SYNC].how);
 	c->api_memcpy = v[API_MEMCPY];
 	c->api_sync = v[API_SYNC];
 	return 0;
@@ -873,7 +806,7 @@ stage_latency(struct cal *c)
 		log_row(c, "launch->start", n, 1, &st, "");
 		c->launch_latency = st.median;
 		c->have_launch_latency = 1;
-		set_time(c, "gpu.launch_latency", &c->p->launch_latency, st.median,
+		hd_cal_set_time(&c->sum, "gpu.launch_latency", &c->p->launch_latency, st.median,
 			 "launch call's return to the kernel's first write seen by the host");
 	}
 	progress(c, 1, 4, "sync wake-up");
@@ -883,12 +816,12 @@ stage_latency(struct cal *c)
 	log_row(c, "spin+sync", n, 1, &sw, "");
 	wake = sw.median - (double)SPIN_WAKE_NS * 1e-9 - c->launch_latency;
 	hd_buf_printf(c->log, "  sync wake-up = %s (launch's return to sync's return) - %s "
-		      "(spin) - %s (launch latency) = %s%s\n", ftime(a, sizeof a, sw.median),
-		      ftime(b, sizeof b, (double)SPIN_WAKE_NS * 1e-9),
-		      ftime(x, sizeof x, c->launch_latency), ftime(y, sizeof y, fmax(wake, 0)),
+		      "(spin) - %s (launch latency) = %s%s\n", hd_cal_ftime(a, sizeof a, sw.median),
+		      hd_cal_ftime(b, sizeof b, (double)SPIN_WAKE_NS * 1e-9),
+		      hd_cal_ftime(x, sizeof x, c->launch_latency), hd_cal_ftime(y, sizeof y, fmax(wake, 0)),
 		      wake < 0 ? " (clamped at 0)" : "");
 	c->wake = fmax(wake, 0);
-	set_time(c, "api.wake", &c->p->sync_wake, c->wake,
+	hd_cal_set_time(&c->sum, "api.wake", &c->p->sync_wake, c->wake,
 		 "spin-and-sync time less the spin and the launch latency");
 	progress(c, 2, 4, "event gap");
 	if (sample_event_gap(c, NULL, &dummy) != 0 ||
@@ -904,7 +837,7 @@ stage_latency(struct cal *c)
 	log_row(c, "4 B copy+sync", n, 1, &sc, "");
 	hd_buf_printf(c->log, "    = an isolated 4 B copy from the call's return to the "
 		      "sync's; less the wake-up: %s (compare with pcie.latency below)\n",
-		      ftime(a, sizeof a, fmax(sc.median - c->wake, 0)));
+		      hd_cal_ftime(a, sizeof a, fmax(sc.median - c->wake, 0)));
 	return 0;
 }
 
@@ -973,7 +906,7 @@ sweep_pinned(struct cal *c, int d2h, struct hd_fit *fit, int *fitted)
 		struct gate g;
 		struct hd_stats st;
 
-		fbytes(sz, sizeof sz, (double)sizes[i]);
+		hd_cal_fbytes(sz, sizeof sz, (double)sizes[i]);
 		if (sizes[i] > c->max_copy) {
 			hd_buf_printf(c->log, "  %12s skipped: larger than the largest buffer\n",
 				      sz);
@@ -990,7 +923,7 @@ sweep_pinned(struct cal *c, int d2h, struct hd_fit *fit, int *fitted)
 		samples = c->quick || sizes[i] >= 64 * MiB ? 3 : 5;
 		if (sample_stats(c, gated, &g, samples, &st) != 0)
 			return -1;
-		log_row(c, sz, samples, g.reps, &st, frate(r, sizeof r,
+		log_row(c, sz, samples, g.reps, &st, hd_cal_frate(r, sizeof r,
 							    (double)sizes[i] / st.median));
 		sw.n[sw.count] = (double)sizes[i];
 		sw.t[sw.count++] = st.median;
@@ -1016,11 +949,11 @@ stage_pinned(struct cal *c)
 	c->h2d = okh ? fh.beta : c->base.h2d_bw;
 	c->d2h = okd ? fd.beta : c->base.d2h_bw;
 	if (okh)
-		set_rate(c, "pcie.h2d", &c->p->h2d_bw, fh.beta, "fitted beta, pinned H2D");
+		hd_cal_set_rate(&c->sum, "pcie.h2d", &c->p->h2d_bw, fh.beta, "fitted beta, pinned H2D");
 	else
 		hd_buf_printf(&c->sum, "  %-20s kept (no fit)\n", "pcie.h2d");
 	if (okd)
-		set_rate(c, "pcie.d2h", &c->p->d2h_bw, fd.beta, "fitted beta, pinned D2H");
+		hd_cal_set_rate(&c->sum, "pcie.d2h", &c->p->d2h_bw, fd.beta, "fitted beta, pinned D2H");
 	else
 		hd_buf_printf(&c->sum, "  %-20s kept (no fit)\n", "pcie.d2h");
 	/* The model charges copy_latency per copy, then the bytes at the link rate:
@@ -1033,7 +966,7 @@ stage_pinned(struct cal *c)
 	snprintf(how, sizeof how, "fitted alpha of back-to-back copies%s",
 		 okh && okd ? ", mean of H2D and D2H" : "");
 	if (lat >= 0) {
-		set_time(c, "pcie.latency", &c->p->copy_latency, lat, how);
+		hd_cal_set_time(&c->sum, "pcie.latency", &c->p->copy_latency, lat, how);
 		c->copy_latency = lat;
 	} else {
 		hd_buf_printf(&c->sum, "  %-20s kept (no fit)\n", "pcie.latency");
@@ -1113,7 +1046,7 @@ stage_bidir(struct cal *c)
 
 	if (c->quick && b > 64 * MiB)
 		b = 64 * MiB;
-	fbytes(sz, sizeof sz, (double)b);
+	hd_cal_fbytes(sz, sizeof sz, (double)b);
 	log_head(c, "Both directions at once (pinned H2D on one stream, D2H on another)",
 		 "one spin-kernel gate releases both; total = bytes moved while both ran / "
 		 "that time, the later direction's tail at its solo rate");
@@ -1135,15 +1068,15 @@ stage_bidir(struct cal *c)
 	if (hd_fit_stats(h, samples, &sh, c->e) != 0 || hd_fit_stats(d, samples, &sd, c->e) != 0 ||
 	    hd_fit_stats(tot, samples, &st, c->e) != 0)
 		return -1;
-	log_row(c, sz, samples, reps, &sh, frate(a, sizeof a, (double)b / sh.median));
+	log_row(c, sz, samples, reps, &sh, hd_cal_frate(a, sizeof a, (double)b / sh.median));
 	hd_buf_printf(c->log, "    = H2D while D2H runs\n");
-	log_row(c, sz, samples, reps, &sd, frate(a, sizeof a, (double)b / sd.median));
+	log_row(c, sz, samples, reps, &sd, hd_cal_frate(a, sizeof a, (double)b / sd.median));
 	hd_buf_printf(c->log, "    = D2H while H2D runs\n");
 	hd_buf_printf(c->log, "  total while both ran: %s (median), IQR %s; alone: H2D %s, "
-		      "D2H %s\n", frate(a, sizeof a, st.median), frate(x, sizeof x, st.iqr),
-		      frate(y, sizeof y, c->h2d), frate(sz, sizeof sz, c->d2h));
+		      "D2H %s\n", hd_cal_frate(a, sizeof a, st.median), hd_cal_frate(x, sizeof x, st.iqr),
+		      hd_cal_frate(y, sizeof y, c->h2d), hd_cal_frate(sz, sizeof sz, c->d2h));
 	hd_buf_printf(c->log, "  PCIe link during the copies (sysfs): %s\n", r.link);
-	set_rate(c, "pcie.bidir", &c->p->bidir_bw, st.median,
+	hd_cal_set_rate(&c->sum, "pcie.bidir", &c->p->bidir_bw, st.median,
 		 "total of both directions while both ran");
 	c->bidir = st.median;
 	if (r.gen > 0 && r.lanes > 0) {
@@ -1224,7 +1157,7 @@ stage_pageable(struct cal *c)
 			double dummy;
 			int samples = c->quick ? 3 : 5;   /* host-side figures are noisy */
 
-			fbytes(sz, sizeof sz, (double)sizes[i]);
+			hd_cal_fbytes(sz, sizeof sz, (double)sizes[i]);
 			if (sizes[i] > c->max_copy) {
 				hd_buf_printf(c->log, "  %12s skipped: larger than the largest "
 					      "buffer\n", sz);
@@ -1237,10 +1170,10 @@ stage_pageable(struct cal *c)
 			if (sample_pageable(c, &op, &dummy) != 0 ||     /* warm-up */
 			    sample_stats(c, sample_pageable, &op, samples, &st) != 0)
 				return -1;
-			log_row(c, sz, samples, 1, &st, frate(r, sizeof r,
+			log_row(c, sz, samples, 1, &st, hd_cal_frate(r, sizeof r,
 							      (double)sizes[i] / st.median));
 			hd_buf_printf(c->log, "  %12s %7s %5s %12s (last sample's call)\n", "",
-				      "", "", ftime(a, sizeof a, op.call));
+				      "", "", hd_cal_ftime(a, sizeof a, op.call));
 			n[np] = (double)sizes[i];
 			t[np] = st.median;
 			d2h[np++] = dir;
@@ -1265,16 +1198,16 @@ stage_pageable(struct cal *c)
 	hd_buf_printf(c->log, "  fit of the model's staging pipeline (the pinned rates, latency "
 		      "and API costs above held fixed; one memcpy rate per direction):\n");
 	hd_buf_printf(c->log, "    base shape (chunk %s, %d buffers): host memcpy HtoD %s, DtoH "
-		      "%s; residual max %.1f %%, rms %.1f %%\n", fbytes(a, sizeof a, base.chunk),
-		      base.buffers, frate(b, sizeof b, f.base_memcpy_bw[0]),
-		      frate(x, sizeof x, f.base_memcpy_bw[1]), 100 * f.base_max_rel,
+		      "%s; residual max %.1f %%, rms %.1f %%\n", hd_cal_fbytes(a, sizeof a, base.chunk),
+		      base.buffers, hd_cal_frate(b, sizeof b, f.base_memcpy_bw[0]),
+		      hd_cal_frate(x, sizeof x, f.base_memcpy_bw[1]), 100 * f.base_max_rel,
 		      100 * f.base_rms_rel);
 	if (f.shape_fitted)
 		hd_buf_printf(c->log, "    best shape (chunk %s, %d buffers): host memcpy HtoD %s, "
 			      "DtoH %s; residual max %.1f %%, rms %.1f %%: taken\n",
-			      fbytes(a, sizeof a, f.chunk), f.buffers,
-			      frate(b, sizeof b, f.memcpy_bw[0]),
-			      frate(x, sizeof x, f.memcpy_bw[1]),
+			      hd_cal_fbytes(a, sizeof a, f.chunk), f.buffers,
+			      hd_cal_frate(b, sizeof b, f.memcpy_bw[0]),
+			      hd_cal_frate(x, sizeof x, f.memcpy_bw[1]),
 			      100 * f.max_rel, 100 * f.rms_rel);
 	else
 		hd_buf_printf(c->log, "    no other chunk size or buffer count fits clearly "
@@ -1317,9 +1250,9 @@ stage_pageable(struct cal *c)
 			hd_buf_printf(c->log, "    rates on copies of %s and more (the source "
 				      "streams from DRAM, as in lesson-size copies; smaller ones run "
 				      "partly from the CPU caches): HtoD %s, DtoH %s; residual max "
-				      "%.1f %%: taken\n", fbytes(a, sizeof a, from),
-				      frate(b, sizeof b, f2.points[0] ? f2.memcpy_bw[0] : f.memcpy_bw[0]),
-				      frate(x, sizeof x, f2.points[1] ? f2.memcpy_bw[1] : f.memcpy_bw[1]),
+				      "%.1f %%: taken\n", hd_cal_fbytes(a, sizeof a, from),
+				      hd_cal_frate(b, sizeof b, f2.points[0] ? f2.memcpy_bw[0] : f.memcpy_bw[0]),
+				      hd_cal_frate(x, sizeof x, f2.points[1] ? f2.memcpy_bw[1] : f.memcpy_bw[1]),
 				      100 * f2.max_rel);
 			for (k = 0; k < 2; k++)
 				if (f2.points[k] > 0)
@@ -1327,21 +1260,21 @@ stage_pageable(struct cal *c)
 		}
 	}
 	if (f.points[0] > 0)
-		set_rate(c, "host.memcpy_h2d", &c->p->host_memcpy_h2d_bw, f.memcpy_bw[0],
+		hd_cal_set_rate(&c->sum, "host.memcpy_h2d", &c->p->host_memcpy_h2d_bw, f.memcpy_bw[0],
 			 "fitted through the model's staging pipeline");
 	else
 		hd_buf_printf(&c->sum, "  %-20s kept (no HtoD pageable copies)\n",
 			      "host.memcpy_h2d");
 	if (f.points[1] > 0)
-		set_rate(c, "host.memcpy_d2h", &c->p->host_memcpy_d2h_bw, f.memcpy_bw[1],
+		hd_cal_set_rate(&c->sum, "host.memcpy_d2h", &c->p->host_memcpy_d2h_bw, f.memcpy_bw[1],
 			 "fitted through the model's staging pipeline");
 	else
 		hd_buf_printf(&c->sum, "  %-20s kept (no DtoH pageable copies)\n",
 			      "host.memcpy_d2h");
 	if (f.shape_fitted) {
 		hd_buf_printf(&c->sum, "  %-20s %-14s (base %s) fitted staging shape\n",
-			      "staging.chunk", fbytes(a, sizeof a, f.chunk),
-			      fbytes(b, sizeof b, (double)c->p->staging_chunk));
+			      "staging.chunk", hd_cal_fbytes(a, sizeof a, f.chunk),
+			      hd_cal_fbytes(b, sizeof b, (double)c->p->staging_chunk));
 		hd_buf_printf(&c->sum, "  %-20s %-14d (base %d) fitted staging shape\n",
 			      "staging.buffers", f.buffers, c->p->staging_buffers);
 		c->p->staging_chunk = (uint64_t)f.chunk;
@@ -1376,7 +1309,7 @@ sweep_gated(struct cal *c, const char *title, const char *what, enq_fn f, void *
 		if (flop)
 			snprintf(sz, sizeof sz, "%.3g FLOP", xs[i]);
 		else
-			fbytes(sz, sizeof sz, xs[i]);
+			hd_cal_fbytes(sz, sizeof sz, xs[i]);
 		progress(c, i, nx, "%s %s", what, sz);
 		if (k != NULL) {
 			k->bytes = (uint64_t)xs[i];
@@ -1396,7 +1329,7 @@ sweep_gated(struct cal *c, const char *title, const char *what, enq_fn f, void *
 		if (flop)
 			hd_fmt_flops(r, sizeof r, amount / st.median);
 		else
-			frate(r, sizeof r, amount / st.median);
+			hd_cal_frate(r, sizeof r, amount / st.median);
 		log_row(c, sz, 3, g.reps, &st, r);
 		sw.n[sw.count] = amount;
 		sw.t[sw.count++] = st.median;
@@ -1447,7 +1380,7 @@ stage_kernels(struct cal *c)
 			"D2D copy", enq_copy, &cp, NULL, &cp, xs, nx, 0, &f, &ok) != 0)
 		return -1;
 	if (ok)
-		set_rate(c, "gpu.d2d", &c->p->d2d_bw, f.beta, "fitted rate of D2D copies");
+		hd_cal_set_rate(&c->sum, "gpu.d2d", &c->p->d2d_bw, f.beta, "fitted rate of D2D copies");
 
 	/* memory-bound kernel: traffic = bytes (half read, half written), well
 	 * above the L2 size */
@@ -1465,7 +1398,7 @@ stage_kernels(struct cal *c)
 			"memory kernel", enq_memory, &k, &k, NULL, xs, nx, 0, &f, &ok) != 0)
 		return -1;
 	if (ok) {
-		set_rate(c, "gpu.hbm", &c->p->hbm_bw, f.beta,
+		hd_cal_set_rate(&c->sum, "gpu.hbm", &c->p->hbm_bw, f.beta,
 			 "fitted rate of the memory kernel (read + write traffic)");
 		hbm_alpha = f.alpha;
 	}
@@ -1504,8 +1437,8 @@ stage_kernels(struct cal *c)
 	per = st.median - k.done / c->flops;
 	if (hbm_alpha >= 0)
 		hd_buf_printf(c->log, "  (for comparison: the memory kernel fit's alpha is %s)\n",
-			      ftime(a, sizeof a, hbm_alpha));
-	set_time(c, "gpu.kernel_overhead", &c->p->kernel_overhead, fmax(per, 0),
+			      hd_cal_ftime(a, sizeof a, hbm_alpha));
+	hd_cal_set_time(&c->sum, "gpu.kernel_overhead", &c->p->kernel_overhead, fmax(per, 0),
 		 "time per back-to-back minimal kernel");
 	return 0;
 }
@@ -1578,7 +1511,7 @@ sweep_pin(struct cal *c, int alloc, struct hd_fit *fit, int *fitted)
 		double dummy;
 		int samples = c->quick ? 3 : 5;
 
-		fbytes(sz, sizeof sz, (double)sizes[i]);
+		hd_cal_fbytes(sz, sizeof sz, (double)sizes[i]);
 		if (sizes[i] > c->host_cap) {
 			hd_buf_printf(c->log, "  %12s skipped: more than an eighth of available "
 				      "host memory\n", sz);
@@ -1611,9 +1544,9 @@ sweep_pin(struct cal *c, int alloc, struct hd_fit *fit, int *fitted)
 		free(op.buf);
 		if (op.dev != NULL && !CK(c, cudaFree(op.dev)))
 			return -1;
-		log_row(c, sz, samples, 1, &st, frate(r, sizeof r, (double)sizes[i] / st.median));
+		log_row(c, sz, samples, 1, &st, hd_cal_frate(r, sizeof r, (double)sizes[i] / st.median));
 		hd_buf_printf(c->log, "  %12s %7s %5s %12s (undo)\n", "", "", "",
-			      ftime(a, sizeof a, op.undo));
+			      hd_cal_ftime(a, sizeof a, op.undo));
 		sw.n[sw.count] = (double)sizes[i];
 		sw.t[sw.count++] = st.median;
 	}
@@ -1657,14 +1590,14 @@ stage_pinning(struct cal *c)
 	if (sweep_pin(c, 1, &fa, &oka) != 0)
 		return -1;
 	if (ok) {
-		set_rate(c, "host.pin_rate", &c->p->pin_bw, f.beta,
+		hd_cal_set_rate(&c->sum, "host.pin_rate", &c->p->pin_bw, f.beta,
 			 "fitted beta of cudaHostRegister");
-		set_time(c, "host.pin_base", &c->p->pin_base, f.alpha,
+		hd_cal_set_time(&c->sum, "host.pin_base", &c->p->pin_base, f.alpha,
 			 "fitted alpha of cudaHostRegister");
 	} else
 		hd_buf_printf(&c->sum, "  %-20s kept (no fit)\n", "host.pin_rate/pin_base");
 	if (oka)
-		set_rate(c, "host.mallochost_rate", &c->p->mallochost_bw, fa.beta,
+		hd_cal_set_rate(&c->sum, "host.mallochost_rate", &c->p->mallochost_bw, fa.beta,
 			 "fitted beta of cudaMallocHost");
 	else
 		hd_buf_printf(&c->sum, "  %-20s kept (no fit)\n", "host.mallochost_rate");
@@ -1685,8 +1618,8 @@ stage_pinning(struct cal *c)
 		return -1;
 	log_row(c, "cudaMalloc", n, 1, &sm, "");
 	log_row(c, "cudaFree", n, 1, &sf, "");
-	set_time(c, "api.malloc", &c->p->malloc_cost, sm.median, "median cudaMalloc of 64 MiB");
-	set_time(c, "api.free", &c->p->free_cost, sf.median, "median cudaFree of 64 MiB");
+	hd_cal_set_time(&c->sum, "api.malloc", &c->p->malloc_cost, sm.median, "median cudaMalloc of 64 MiB");
+	hd_cal_set_time(&c->sum, "api.free", &c->p->free_cost, sf.median, "median cudaFree of 64 MiB");
 	return 0;
 }
 
@@ -1788,7 +1721,7 @@ stage_managed(struct cal *c)
 		hd_buf_printf(&c->sum, "  %-20s kept (too little free memory)\n", "um.*");
 		return 0;
 	}
-	fbytes(sz, sizeof sz, (double)n);
+	hd_cal_fbytes(sz, sizeof sz, (double)n);
 	hd_buf_printf(c->log, "  CUDA events; a reduce kernel over %s: prefetched to the GPU "
 		      "first, and faulting the pages in from the host\n", sz);
 	hd_buf_printf(c->log, "  %12s %7s %5s %12s %12s %14s\n", "size", "samples", "ops",
@@ -1808,13 +1741,13 @@ stage_managed(struct cal *c)
 	if (hd_fit_stats(pf, 3, &spf, c->e) != 0 || hd_fit_stats(res, 3, &sres, c->e) != 0 ||
 	    hd_fit_stats(fl, 3, &sfl, c->e) != 0)
 		goto out;
-	log_row(c, sz, 3, 1, &spf, frate(a, sizeof a, (double)n / spf.median));
+	log_row(c, sz, 3, 1, &spf, hd_cal_frate(a, sizeof a, (double)n / spf.median));
 	hd_buf_printf(c->log, "    = cudaMemPrefetchAsync to the GPU\n");
-	log_row(c, sz, 3, 1, &sres, frate(a, sizeof a, (double)n / sres.median));
+	log_row(c, sz, 3, 1, &sres, hd_cal_frate(a, sizeof a, (double)n / sres.median));
 	hd_buf_printf(c->log, "    = reduce kernel, pages resident\n");
-	log_row(c, sz, 3, 1, &sfl, frate(a, sizeof a, (double)n / sfl.median));
+	log_row(c, sz, 3, 1, &sfl, hd_cal_frate(a, sizeof a, (double)n / sfl.median));
 	hd_buf_printf(c->log, "    = reduce kernel, faulting the pages in\n");
-	set_rate(c, "um.prefetch_rate", &c->p->um_prefetch_bw, (double)n / spf.median,
+	hd_cal_set_rate(&c->sum, "um.prefetch_rate", &c->p->um_prefetch_bw, (double)n / spf.median,
 		 "bytes / time of cudaMemPrefetchAsync");
 	if (!(sfl.median > sres.median)) {
 		hd_buf_printf(c->log, "  faulting was not slower than resident: um.fault and "
@@ -1833,9 +1766,9 @@ stage_managed(struct cal *c)
 	}
 	hd_buf_printf(c->log, "  extra time for faults: %s, per %s page %s; the model "
 		      "charges um.fault per page plus the bytes at um.fault_rate: %s\n",
-		      ftime(a, sizeof a, sfl.median - sres.median),
-		      fbytes(b, sizeof b, (double)c->p->um_page),
-		      ftime(sz, sizeof sz, (sfl.median - sres.median) / (double)n *
+		      hd_cal_ftime(a, sizeof a, sfl.median - sres.median),
+		      hd_cal_fbytes(b, sizeof b, (double)c->p->um_page),
+		      hd_cal_ftime(sz, sizeof sz, (sfl.median - sres.median) / (double)n *
 			    (double)c->p->um_page),
 		      how == 0 ? "um.fault kept from the base, the rate fitted" :
 		      "the base um.fault leaves no room, so migration at the H2D link rate "
@@ -1846,9 +1779,9 @@ stage_managed(struct cal *c)
 		hd_buf_printf(&c->sum, "  %-20s kept (split: see the managed-memory section)\n",
 			      "um.fault");
 	else
-		set_time(c, "um.fault", &c->p->um_fault, fault,
+		hd_cal_set_time(&c->sum, "um.fault", &c->p->um_fault, fault,
 			 "rest of the fault time per page after migrating at the link rate");
-	set_rate(c, "um.fault_rate", &c->p->um_fault_bw, bw,
+	hd_cal_set_rate(&c->sum, "um.fault_rate", &c->p->um_fault_bw, bw,
 		 "fault time per byte less um.fault per page");
 	rc = 0;
 out:
