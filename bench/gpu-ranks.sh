@@ -24,32 +24,8 @@ ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 [ "$ngpu" -ge 2 ] || echo "gpu-ranks.sh: nvidia-smi lists $ngpu GPUs; the rank steps need 2" >&2
 sizes="64MiB 256MiB 1GiB"
 
-{
-	echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
-	echo "host: $(hostname)"
-	uname -a
-	nvidia-smi --query-gpu=name,pci.bus_id,driver_version,clocks.sm,clocks.mem --format=csv 2>&1
-	nvidia-smi topo -m 2>&1
-	nvidia-smi nvlink --status 2>&1 | head -40
-	ldd "$bin" 2>&1
-	"$bin" --version 2>&1
-	env | grep '^NCCL_' | sort
-} > "$out/machine.txt"
-
-step() {
-	name=$1
-	shift
-	echo "== $name: $*" >&2
-	{
-		echo "\$ $*"
-		start=$(date +%s.%N)
-		"$@"
-		rc=$?
-		end=$(date +%s.%N)
-		echo "exit status $rc; wall $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }') s"
-	} > "$out/$name.txt" 2>&1
-	tail -n 3 "$out/$name.txt" >&2
-}
+. "$here/gpu-lib.sh"
+machine_info
 
 # hdsim's measured all-reduce on every GPU, one run per size
 hdsim_allreduce() {

@@ -18,30 +18,8 @@ mkdir -p "$out"
 export XDG_DATA_HOME="$out/xdg"
 export NCCL_NVLS_ENABLE=0
 
-{
-	echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
-	echo "host: $(hostname)"
-	uname -a
-	nvidia-smi --query-gpu=name,pci.bus_id,driver_version,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,clocks.sm,clocks.mem --format=csv 2>&1
-	nvidia-smi topo -m 2>&1
-	ldd "$bin" 2>&1
-	"$bin" --version 2>&1
-} > "$out/machine.txt"
-
-step() {
-	name=$1
-	shift
-	echo "== $name: $*" >&2
-	{
-		echo "\$ $*"
-		start=$(date +%s.%N)
-		"$@"
-		rc=$?
-		end=$(date +%s.%N)
-		echo "exit status $rc; wall $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }') s"
-	} > "$out/$name.txt" 2>&1
-	tail -n 3 "$out/$name.txt" >&2
-}
+. "$here/gpu-lib.sh"
+machine_info
 
 for s in $(echo "$steps" | tr ',' ' '); do
 	case $s in
