@@ -191,7 +191,13 @@ barrier(void *ctx, int64_t *release_ns, struct hd_err *e)
 {
 	struct rank *rk = ctx;
 	struct hd_wbuf all = { 0 };
-	int rc = rk->b->allgather(rk->b->ctx, NULL, 0, &all, release_ns, e);
+	int64_t ignore;
+	int rc;
+
+	/* the scenario's barrier needs no release time: the fast one serves */
+	if (release_ns == NULL && rk->b->host_barrier != NULL)
+		return rk->b->host_barrier(rk->b->ctx, e);
+	rc = rk->b->allgather(rk->b->ctx, NULL, 0, &all, release_ns ? release_ns : &ignore, e);
 
 	hd_wbuf_free(&all);
 	return rc;

@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -56,6 +57,22 @@ extern char **environ;
 enum { M_SCEN = 1, M_PHASE, M_GATHER, M_ALL, M_TRACE, M_ERROR };
 
 #define WORKER_FD 3
+#define WORKER_SHM_FD 4         /* the shared page of the scenario's barriers */
+
+/*
+ * The scenario's `barrier` op, between processes of one node: a counter and
+ * a generation in a page every rank maps (memfd passed across exec).  The
+ * last rank to arrive resets the counter and bumps the generation; the
+ * others spin on it.  A round trip through the coordinator's sockets costs
+ * tens to hundreds of microseconds; MPI_Barrier on one node costs a few.
+ */
+struct shm_barrier {
+	unsigned count;
+	unsigned gen;
+};
+/* what a rank waiting in it tells the coordinator, whose watchdog then
+ * names the ranks the others wait for */
+#define BARRIER_PHASE "at the barrier"
 #define KILL_GRACE_NS 2000000000LL
 
 /* ---- fits ----------------------------------------------------------------------- */
@@ -105,6 +122,7 @@ struct coord {
 	struct worker *w;
 	int n;
 	struct hd_err *e;
+	int shm;                /* the barrier page's memfd, or -1 */
 };
 
 static int64_t
@@ -141,14 +159,16 @@ spawn(struct coord *c, const char *exe, char **env)
 
 	for (r = 0; r < c->n; r++) {
 		struct worker *w = &c->w[r];
-		char rank[16], nranks[16], fd[16];
-		char *argv[] = { (char *)exe, (char *)HD_RANKS_WORKER_ARG, rank, nranks, fd, NULL };
+		char rank[16], nranks[16], fd[16], shm[16];
+		char *argv[] = { (char *)exe, (char *)HD_RANKS_WORKER_ARG, rank, nranks, fd,
+				 c->shm >= 0 ? shm : NULL, NULL };
 		sigset_t all, old;
 		int sv[2];
 
 		snprintf(rank, sizeof rank, "%d", r);
 		snprintf(nranks, sizeof nranks, "%d", c->n);
 		snprintf(fd, sizeof fd, "%d", WORKER_FD);
+		snprintf(shm, sizeof shm, "%d", WORKER_SHM_FD);
 		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
 			hd_err_set(c->e, HD_EXIT_FAIL, "", "socketpair for rank %d failed: %s", r,
 				   strerror(errno));
@@ -186,6 +206,8 @@ spawn(struct coord *c, const char *exe, char **env)
 			if (sv[1] == WORKER_FD)
 				fcntl(sv[1], F_SETFD, 0);
 			else if (dup2(sv[1], WORKER_FD) < 0)
+				_exit(127);
+			if (c->shm >= 0 && dup2(c->shm, WORKER_SHM_FD) < 0)
 				_exit(127);
 			execve(exe, argv, env);
 			_exit(127);
@@ -338,7 +360,8 @@ stalled(struct coord *c, int64_t tmo)
 
 	hd_buf_init(&b);
 	for (r = 0; r < c->n; r++)
-		if (c->w[r].fd >= 0 && !c->w[r].gathered && c->w[r].trace == NULL) {
+		if (c->w[r].fd >= 0 && !c->w[r].gathered && c->w[r].trace == NULL &&
+		    strcmp(c->w[r].phase, BARRIER_PHASE) != 0) {
 			hd_buf_printf(&b, "%srank %d (%s)", any ? ", " : "", r, c->w[r].phase);
 			any = 1;
 		}
@@ -397,7 +420,7 @@ int
 hd_ranks_run(const struct hd_scenario *sc, const struct hd_run_opts *o,
 	     const struct hd_sink *sink, struct hd_err *e)
 {
-	struct coord c = { .sc = sc, .n = sc->nranks, .e = e };
+	struct coord c = { .sc = sc, .n = sc->nranks, .e = e, .shm = -1 };
 	struct hd_wbuf msg = { 0 };
 	char exe[PATH_MAX], why[256];
 	char **env = NULL;
@@ -424,6 +447,19 @@ hd_ranks_run(const struct hd_scenario *sc, const struct hd_run_opts *o,
 	for (r = 0; r < c.n; r++)
 		c.w[r].fd = -1;
 	env = worker_env();
+	/* no shared page (an old kernel): barriers go through the sockets */
+	c.shm = memfd_create("hdsim-barrier", MFD_CLOEXEC);
+	if (c.shm >= 0) {
+		/* above the fds the children get, so their dup2s cannot clobber it */
+		int high = fcntl(c.shm, F_DUPFD_CLOEXEC, 16);
+
+		close(c.shm);
+		c.shm = high;
+	}
+	if (c.shm >= 0 && ftruncate(c.shm, sizeof(struct shm_barrier)) != 0) {
+		close(c.shm);
+		c.shm = -1;
+	}
 	if (spawn(&c, exe, env) != 0)
 		goto out;
 	for (r = 0; r < c.n; r++)
@@ -461,6 +497,8 @@ out:
 	}
 	free(c.w);
 	free(env);
+	if (c.shm >= 0)
+		close(c.shm);
 	hd_wbuf_free(&msg);
 	return rc;
 }
@@ -468,9 +506,11 @@ out:
 /* ---- the worker ------------------------------------------------------------------- */
 
 struct pipe_boot {
-	int fd, rank;
+	int fd, rank, nranks;
 	pthread_mutex_t lock;   /* the watcher thread sends too */
+	struct shm_barrier *bar;        /* the shared page, or NULL */
 };
+
 
 static void
 pb_send(struct pipe_boot *pb, uint32_t type, const void *p, size_t n)
@@ -478,6 +518,29 @@ pb_send(struct pipe_boot *pb, uint32_t type, const void *p, size_t n)
 	pthread_mutex_lock(&pb->lock);
 	hd_msg_send(pb->fd, type, p, n);
 	pthread_mutex_unlock(&pb->lock);
+}
+
+static int
+pb_barrier(void *ctx, struct hd_err *e)
+{
+	struct pipe_boot *pb = ctx;
+	unsigned gen = __atomic_load_n(&pb->bar->gen, __ATOMIC_ACQUIRE);
+	unsigned long spins = 0;
+
+	(void)e;
+	if (__atomic_add_fetch(&pb->bar->count, 1, __ATOMIC_ACQ_REL) == (unsigned)pb->nranks) {
+		__atomic_store_n(&pb->bar->count, 0, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&pb->bar->gen, 1, __ATOMIC_RELEASE);
+		return 0;
+	}
+	/* a rank that dies ends every rank (the coordinator's watchdog), so
+	 * the wait needs no timeout of its own; the phase names it to it */
+	pb_send(pb, M_PHASE, BARRIER_PHASE, strlen(BARRIER_PHASE));
+	while (__atomic_load_n(&pb->bar->gen, __ATOMIC_ACQUIRE) == gen)
+		if (++spins % 1024 == 0)
+			sched_yield();
+	pb_send(pb, M_PHASE, "measuring", strlen("measuring"));
+	return 0;
 }
 
 static int
@@ -532,7 +595,7 @@ hd_ranks_worker_main(int argc, char **argv)
 	cpu_set_t cpus;
 	int rc = 1, i;
 
-	if (argc != 5) {
+	if (argc != 5 && argc != 6) {
 		fprintf(stderr, "hdsim: %s is started by 'hdsim --real', not by hand\n",
 			HD_RANKS_WORKER_ARG);
 		hd_trace_free(t);
@@ -560,6 +623,16 @@ hd_ranks_worker_main(int argc, char **argv)
 	b.device = b.rank;
 	b.shared_clock = 1;
 	b.allgather = pb_allgather;
+	pb.nranks = b.nranks;
+	if (argc == 6) {
+		void *page = mmap(NULL, sizeof *pb.bar, PROT_READ | PROT_WRITE, MAP_SHARED,
+				  atoi(argv[5]), 0);
+
+		if (page != MAP_FAILED) {
+			pb.bar = page;
+			b.host_barrier = pb_barrier;
+		}
+	}
 	b.phase = pb_phase;
 	b.fail = pb_fail;
 	if (hd_msg_recv(pb.fd, &type, &m, &len, 0) != 0 || type != M_SCEN) {
@@ -587,6 +660,8 @@ out:
 	hd_scenario_free(sc);
 	hd_trace_free(t);
 	close(pb.fd);
+	if (pb.bar != NULL)
+		munmap(pb.bar, sizeof *pb.bar);
 	pthread_mutex_destroy(&pb.lock);
 	return rc;
 }

@@ -407,13 +407,10 @@ exec_op(struct rt *rt, int i)
 				       hd_op_peer(rt->sc, op, rt->rank), buf_ptr(rt, op->src),
 				       buf_ptr(rt, op->dst), s, rt->e) == 0;
 		break;
-	case HD_OP_BARRIER: {
-		int64_t ignore;
-
-		good = rt->comm->barrier(rt->comm->ctx, &ignore, rt->e) == 0;
+	case HD_OP_BARRIER:
+		good = rt->comm->barrier(rt->comm->ctx, NULL, rt->e) == 0;
 		why = HD_WHY_COLLECTIVE;
 		break;
-	}
 	case HD_OP_KERNEL:
 		good = launch_kernel(rt, op, s);
 		break;
