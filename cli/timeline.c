@@ -770,6 +770,15 @@ hd_timeline_ops(struct hd_buf *out, const struct hd_trace *t,
 		cell[C_BYTES] = by;
 		cell[C_RATE] = rate;
 		opcols_row(out, on, cell);
+		/* a collective's rate is nccl-tests' algBw; its busBw beside it */
+		if (op->kind == HD_OP_COLL && ot.bytes > 0 && dur > 0 && sc->nranks > 1) {
+			double alg = (double)ot.bytes / hd_time_to_s(dur) / 1e9;
+
+			hd_buf_printf(out, "%16s   algBw %.1f GB/s, busBw %.1f GB/s "
+				      "(algBw x %.3g on %d ranks, as nccl-tests)\n", "", alg,
+				      alg * hd_coll_bus_factor(op->coll, sc->nranks),
+				      hd_coll_bus_factor(op->coll, sc->nranks), sc->nranks);
+		}
 	}
 }
 

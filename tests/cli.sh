@@ -291,5 +291,13 @@ has "$tmp/out" "my-copy-lesson" "HDSIM_LESSON_PATH"
 HDSIM_LESSON_PATH="$tmp/lessons" "$HDSIM" run my-copy-lesson >"$tmp/out" 2>&1 && ok ||
 	fail "run of a lesson from HDSIM_LESSON_PATH"
 
+# --- ranks: busBw beside algBw, and a deadlock shown as the lesson's result -----
+printf 'hdsim 1\nlesson r\ntitle "r"\nscenario ar "ar"\n  ranks 4\n  buffer d device 64MiB\n  ar: allreduce d\n  sync device\nend\nscenario dl "dl"\n  ranks 2\n  expect deadlock\n  buffer d device 1MiB\n  send d to rank + 1\n  recv d from rank - 1\n  sync device\nend\n' >"$tmp/ranks.hds"
+expect 0 run "$tmp/ranks.hds"
+has "$tmp/out" "busBw" "busBw of a collective"
+has "$tmp/out" "(algBw x 1.5 on 4 ranks, as nccl-tests)" "all-reduce bus factor"
+has "$tmp/out" "Result: deadlock at" "deadlock as the result"
+has "$tmp/out" "which waits for rank 1 to post the matching ncclRecv" "who waits for what"
+
 echo "cli.sh: $n checks passed, $fails failed"
 [ "$fails" -eq 0 ]
