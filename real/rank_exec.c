@@ -21,6 +21,7 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
+#include "fault.h"
 #include "rank_exec.h"
 #include "rt.h"
 
@@ -69,6 +70,10 @@ nccl_ok(ncclComm_t comm, ncclResult_t rc, const char *call, struct hd_err *e)
 		   last && *last ? ": " : "", last ? last : "");
 	return -1;
 }
+
+/* Check an NCCL call; tests can make it fail through fault.h's hook. */
+#define NCK(comm, call, name, e) \
+	nccl_ok((comm), HD_FAULT_CALL(#call, (call), ncclSystemError), (name), (e))
 
 static int
 cuda_ok(cudaError_t rc, const char *call, struct hd_err *e)
@@ -126,38 +131,38 @@ issue(void *ctx, const struct hd_op *op, int peer, void *src, void *dst, cudaStr
 
 	switch (op->kind) {
 	case HD_OP_SEND:
-		return nccl_ok(c, ncclSend(src, count, dt, peer, c, s), "ncclSend", e);
+		return NCK(c, ncclSend(src, count, dt, peer, c, s), "ncclSend", e);
 	case HD_OP_RECV:
-		return nccl_ok(c, ncclRecv(dst, count, dt, peer, c, s), "ncclRecv", e);
+		return NCK(c, ncclRecv(dst, count, dt, peer, c, s), "ncclRecv", e);
 	default:
 		break;
 	}
 	switch (op->coll) {
 	case HD_COLL_ALLREDUCE:
-		return nccl_ok(c, ncclAllReduce(buf, buf, count, dt, ncclSum, c, s),
+		return NCK(c, ncclAllReduce(buf, buf, count, dt, ncclSum, c, s),
 			       "ncclAllReduce", e);
 	case HD_COLL_BROADCAST:
-		return nccl_ok(c, ncclBroadcast(buf, buf, count, dt, op->root, c, s),
+		return NCK(c, ncclBroadcast(buf, buf, count, dt, op->root, c, s),
 			       "ncclBroadcast", e);
 	case HD_COLL_REDUCE:
-		return nccl_ok(c, ncclReduce(buf, buf, count, dt, ncclSum, op->root, c, s),
+		return NCK(c, ncclReduce(buf, buf, count, dt, ncclSum, op->root, c, s),
 			       "ncclReduce", e);
 	case HD_COLL_ALLGATHER:
-		return nccl_ok(c, ncclAllGather(buf + (size_t)me * cb, buf, chunk, dt, c, s),
+		return NCK(c, ncclAllGather(buf + (size_t)me * cb, buf, chunk, dt, c, s),
 			       "ncclAllGather", e);
 	case HD_COLL_REDUCESCATTER:
-		return nccl_ok(c, ncclReduceScatter(buf, buf + (size_t)me * cb, chunk, dt,
+		return NCK(c, ncclReduceScatter(buf, buf + (size_t)me * cb, chunk, dt,
 						    ncclSum, c, s), "ncclReduceScatter", e);
 	case HD_COLL_GATHER:
-		if (nccl_ok(c, ncclGroupStart(), "ncclGroupStart", e) != 0)
+		if (NCK(c, ncclGroupStart(), "ncclGroupStart", e) != 0)
 			return -1;
 		for (p = 0; p < n; p++) {
 			if (me == op->root && p != me &&
-			    nccl_ok(c, ncclRecv(buf + (size_t)p * cb, chunk, dt, p, c, s),
+			    NCK(c, ncclRecv(buf + (size_t)p * cb, chunk, dt, p, c, s),
 				    "ncclRecv (gather)", e) != 0)
 				break;
 			if (me != op->root && p == op->root &&
-			    nccl_ok(c, ncclSend(buf + (size_t)me * cb, chunk, dt, p, c, s),
+			    NCK(c, ncclSend(buf + (size_t)me * cb, chunk, dt, p, c, s),
 				    "ncclSend (gather)", e) != 0)
 				break;
 		}
@@ -165,21 +170,21 @@ issue(void *ctx, const struct hd_op *op, int peer, void *src, void *dst, cudaStr
 			ncclGroupEnd();
 			return -1;
 		}
-		return nccl_ok(c, ncclGroupEnd(), "ncclGroupEnd (gather)", e);
+		return NCK(c, ncclGroupEnd(), "ncclGroupEnd (gather)", e);
 	case HD_COLL_ALLTOALL:
-		if (nccl_ok(c, ncclGroupStart(), "ncclGroupStart", e) != 0)
+		if (NCK(c, ncclGroupStart(), "ncclGroupStart", e) != 0)
 			return -1;
 		for (p = 0; p < n; p++)
-			if (nccl_ok(c, ncclSend(buf + (size_t)p * cb, chunk, dt, p, c, s),
+			if (NCK(c, ncclSend(buf + (size_t)p * cb, chunk, dt, p, c, s),
 				    "ncclSend (all-to-all)", e) != 0 ||
-			    nccl_ok(c, ncclRecv((char *)rk->scratch + (size_t)p * cb, chunk, dt,
+			    NCK(c, ncclRecv((char *)rk->scratch + (size_t)p * cb, chunk, dt,
 						p, c, s), "ncclRecv (all-to-all)", e) != 0)
 				break;
 		if (p < n) {
 			ncclGroupEnd();
 			return -1;
 		}
-		return nccl_ok(c, ncclGroupEnd(), "ncclGroupEnd (all-to-all)", e);
+		return NCK(c, ncclGroupEnd(), "ncclGroupEnd (all-to-all)", e);
 	default:
 		hd_err_set(e, HD_EXIT_FAIL, "", "op at line %d: unknown collective", op->line);
 		return -1;
@@ -346,7 +351,7 @@ hd_rank_execute(const struct hd_scenario *sc, const struct hd_run_opts *o,
 	b->phase(b->ctx, "setting up (cudaSetDevice, ncclGetUniqueId)");
 	if (cuda_ok(cudaSetDevice(b->device), "cudaSetDevice", e) != 0)
 		return -1;
-	if (b->rank == 0 && nccl_ok(NULL, ncclGetUniqueId(&id), "ncclGetUniqueId", e) != 0)
+	if (b->rank == 0 && NCK(NULL, ncclGetUniqueId(&id), "ncclGetUniqueId", e) != 0)
 		return -1;
 	if (b->allgather(b->ctx, &id, b->rank == 0 ? sizeof id : 0, &all, &ignore, e) != 0)
 		return -1;
@@ -360,7 +365,7 @@ hd_rank_execute(const struct hd_scenario *sc, const struct hd_run_opts *o,
 	hd_wbuf_free(&all);
 	b->phase(b->ctx, "joining the communicator (ncclCommInitRank)");
 	comm_live = 1;
-	if (nccl_ok(NULL, ncclCommInitRank(&rk.comm, b->nranks, id, b->rank),
+	if (NCK(NULL, ncclCommInitRank(&rk.comm, b->nranks, id, b->rank),
 		    "ncclCommInitRank", e) != 0) {
 		comm_live = 0;
 		return -1;
@@ -384,7 +389,7 @@ hd_rank_execute(const struct hd_scenario *sc, const struct hd_run_opts *o,
 	drop_peers(&rk);
 	if (rc != 0) {
 		ncclCommAbort(rk.comm);
-	} else if (nccl_ok(rk.comm, ncclCommFinalize(rk.comm), "ncclCommFinalize", e) != 0) {
+	} else if (NCK(rk.comm, ncclCommFinalize(rk.comm), "ncclCommFinalize", e) != 0) {
 		ncclCommAbort(rk.comm);
 		rc = -1;
 	} else {

@@ -22,6 +22,7 @@
 
 #include "lesson.h"
 #include "ranks.h"
+#include "fault.h"
 #include "report.h"
 #include "testutil.h"
 #include "verify.h"
@@ -271,6 +272,35 @@ START_TEST(failing_call_is_named)
 }
 END_TEST
 
+/*
+ * Every kind of NCCL call the ring makes, failed through the wrapper layer's
+ * hook (real/fault.h) in one rank process after another: the run ends with
+ * the call named, never a hang.
+ */
+START_TEST(every_nccl_call_fails_cleanly)
+{
+	static const char *const calls[] = {
+		"ncclGetUniqueId", "ncclCommInitRank", "ncclAllReduce", "ncclSend",
+		"ncclRecv", "ncclGroupStart", "ncclAllGather", "ncclGroupEnd",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+		struct hd_err e = { 0 };
+		double took;
+
+		knobs("2");
+		setenv("HDSIM_FAULT", calls[i], 1);
+		ck_assert_msg(run_ring(2, &e, &took) == NULL, "%s did not fail", calls[i]);
+		ck_assert_msg(strstr(e.msg, calls[i]) != NULL && strstr(e.msg, "failed") != NULL,
+			      "%s: %s", calls[i], e.msg);
+		ck_assert_msg(took < 10, "%s: took %.1f s", calls[i], took);
+		unsetenv("HDSIM_FAULT");
+	}
+	hd_fault_set("");
+}
+END_TEST
+
 START_TEST(async_error_ends_the_run)
 {
 	struct hd_err e = { 0 };
@@ -433,6 +463,7 @@ ranks_suite(void)
 	tcase_add_test(tc, four_ranks_send_back_their_spans);
 	tcase_add_test(tc, killed_rank_ends_the_run);
 	tcase_add_test(tc, failing_call_is_named);
+	tcase_add_test(tc, every_nccl_call_fails_cleanly);
 	tcase_add_test(tc, async_error_ends_the_run);
 	tcase_add_test(tc, hung_rank_times_out);
 	tcase_add_test(tc, interrupt_ends_the_ranks);
