@@ -53,7 +53,6 @@ enum ev_type {
 #define EV_MASK 0xfu
 /* Spans one run may draw: keeps a run's trace within about 1 GB however
  * the ops multiply out (a pageable copy stages in many chunks). */
-#define MAX_SPANS 10000000u
 
 /* DIR_P2P: a peer copy or send/recv; its path comes with the transfer. */
 enum dir { DIR_H2D, DIR_D2H, DIR_D2D, DIR_P2P, DIR__COUNT };
@@ -287,7 +286,7 @@ struct world {
 	size_t ncolls, collcap;
 	uint64_t barrier_arrived, barrier_done;
 	char *problem;          /* a mismatch found: the run stops */
-	uint64_t spans;         /* drawn by every rank so far, at most MAX_SPANS */
+	uint64_t spans;         /* drawn by every rank so far, at most the sink's max_spans */
 	int lbl_link[HD_LINK__COUNT];
 };
 
@@ -310,9 +309,12 @@ emit(struct model *m, int lane, int op, uint32_t iter, enum hd_span_kind kind,
 	s.label = label;
 	m->sink->span(m->sink->ctx, &s);
 	m->spans++;
-	if (++m->w->spans > MAX_SPANS && m->w->problem == NULL)
-		m->w->problem = hd_xasprintf("it draws more than %u spans; the limit is 10^7 "
-		    "(fewer repeats, or larger copies and chunks)", MAX_SPANS);
+	/* a sink that keeps spans holds them in memory: past its limit, stop */
+	if (++m->w->spans > m->sink->max_spans && m->sink->max_spans > 0 &&
+	    m->w->problem == NULL)
+		m->w->problem = hd_xasprintf("it draws more than %llu spans; the limit is "
+		    "10^7 (fewer repeats, or larger copies and chunks)",
+		    (unsigned long long)m->sink->max_spans);
 	if (end > m->makespan)
 		m->makespan = end;
 }
@@ -2675,7 +2677,8 @@ hd_model_run(const struct hd_scenario *sc, const struct hd_profile *p,
 		    "the run of scenario '%s' was stopped", sc->name);
 		rc = -1;
 	} else if (w.problem != NULL) {
-		hd_err_set(e, w.spans > MAX_SPANS ? HD_EXIT_INPUT : HD_EXIT_FAIL, "",
+		hd_err_set(e, sink->max_spans > 0 && w.spans > sink->max_spans ?
+		    HD_EXIT_INPUT : HD_EXIT_FAIL, "",
 		    "scenario '%s': %s", sc->name, w.problem);
 		rc = -1;
 	} else if (stuck > 0 || sc->expect_deadlock) {

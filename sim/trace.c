@@ -409,5 +409,6 @@ hd_trace_sink(struct hd_trace *t)
 	s.span = sink_span;
 	s.note = sink_note;
 	s.makespan = sink_makespan;
+	s.max_spans = HD_TRACE_MAX_SPANS;
 	return s;
 }

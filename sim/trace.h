@@ -148,7 +148,13 @@ struct hd_sink {
 	/* Measured runs: the makespan of repeats timed without per-op events
 	 * (instrumenting every op costs the host time of its own); may be NULL. */
 	void (*makespan)(void *ctx, hd_time t);
+	/* Most spans the sink will keep (a trace holds them all in memory), or
+	 * 0 for no limit (a sink that only counts them). */
+	uint64_t max_spans;
 };
+
+/* What hd_trace_sink keeps: more than this is an error of the run. */
+#define HD_TRACE_MAX_SPANS 10000000u
 struct hd_sink hd_trace_sink(struct hd_trace *t);
 
 #endif
