@@ -75,6 +75,18 @@ run(int fail_at, double stop_at, struct hd_profile *p, struct hd_buf *log, struc
 	return hd_real_calibrate(&o, p, log, e);
 }
 
+/*
+ * The fake GPU keeps real time: under valgrind the host's own costs swell
+ * the small timings the fits rest on, so the fitted figures are checked at
+ * full speed only (`make valgrind` sets HDSIM_UNDER_VALGRIND); every code
+ * path still runs and is checked for memory errors.
+ */
+static int
+at_speed(void)
+{
+	return getenv("HDSIM_UNDER_VALGRIND") == NULL;
+}
+
 START_TEST(quick_run_finds_the_figures)
 {
 	struct hd_profile p, back;
@@ -84,22 +96,24 @@ START_TEST(quick_run_finds_the_figures)
 	char *text;
 
 	ck_assert_msg(run(0, 0, &p, &log, &e, &pr) == 0, "%s", e.msg);
-	ck_assert(REL(p.h2d_bw, FAKE_H2D) < 0.03);
-	ck_assert(REL(p.d2h_bw, FAKE_D2H) < 0.03);
-	ck_assert(REL(p.d2d_bw, FAKE_D2D) < 0.03);
-	ck_assert(REL(p.hbm_bw, FAKE_HBM) < 0.03);
-	ck_assert(REL(p.flops, FAKE_FLOPS) < 0.03);
-	/* pinning is timed on the host clock: a loaded test machine stretches
-	 * the small registrations the fit's intercept rests on, so the slope is
-	 * checked loosely (the profile it starts from says 32 GB/s, not 6) */
-	ck_assert_msg(REL(p.pin_bw, FAKE_PIN) < 0.3, "pin rate %.3g", p.pin_bw);
-	ck_assert(REL(p.um_prefetch_bw, FAKE_PREFETCH) < 0.1);
-	/* both directions ran at full rate at once */
-	ck_assert(REL(p.bidir_bw, FAKE_H2D + FAKE_D2H) < 0.05);
-	ck_assert(p.copy_latency > HD_US && p.copy_latency < 4 * HD_US);
+	if (at_speed()) {
+		ck_assert(REL(p.h2d_bw, FAKE_H2D) < 0.03);
+		ck_assert(REL(p.d2h_bw, FAKE_D2H) < 0.03);
+		ck_assert(REL(p.d2d_bw, FAKE_D2D) < 0.03);
+		ck_assert(REL(p.hbm_bw, FAKE_HBM) < 0.03);
+		ck_assert(REL(p.flops, FAKE_FLOPS) < 0.03);
+		/* pinning is timed on the host clock: a loaded test machine stretches
+		 * the small registrations the fit's intercept rests on, so the slope is
+		 * checked loosely (the profile it starts from says 32 GB/s, not 6) */
+		ck_assert_msg(REL(p.pin_bw, FAKE_PIN) < 0.3, "pin rate %.3g", p.pin_bw);
+		ck_assert(REL(p.um_prefetch_bw, FAKE_PREFETCH) < 0.1);
+		/* both directions ran at full rate at once */
+		ck_assert(REL(p.bidir_bw, FAKE_H2D + FAKE_D2H) < 0.05);
+		ck_assert(p.copy_latency > HD_US && p.copy_latency < 4 * HD_US);
+		ck_assert(p.host_memcpy_h2d_bw > 1e9 && p.host_memcpy_h2d_bw < 100e9);
+		ck_assert(p.host_memcpy_d2h_bw > 1e9 && p.host_memcpy_d2h_bw < 100e9);
+	}
 	ck_assert(p.api_launch > 0 && p.api_memcpy > 0 && p.api_sync > 0);
-	ck_assert(p.host_memcpy_h2d_bw > 1e9 && p.host_memcpy_h2d_bw < 100e9);
-	ck_assert(p.host_memcpy_d2h_bw > 1e9 && p.host_memcpy_d2h_bw < 100e9);
 	ck_assert_str_eq(p.origin, "calibrated");
 	ck_assert_str_eq(p.name, "calibrated-nvidia-h100-80gb-hbm3-fake");
 	ck_assert_str_eq(p.gpu_name, "NVIDIA H100 80GB HBM3 (fake)");
@@ -212,8 +226,9 @@ START_TEST(two_gpus_fit_the_links)
 	ck_assert_int_eq(p.gpus_per_node, 2);
 	/* no NVML here: the base's link count divides the rate */
 	ck_assert_int_eq(p.nvlinks, base->nvlinks);
-	ck_assert_msg(REL(hd_time_to_s(p.nvlink_latency), FAKE_PEER_LAT) < 0.25, "%g",
-		      hd_time_to_s(p.nvlink_latency));
+	if (at_speed())
+		ck_assert_msg(REL(hd_time_to_s(p.nvlink_latency), FAKE_PEER_LAT) < 0.25, "%g",
+			      hd_time_to_s(p.nvlink_latency));
 	ck_assert(p.p2p_pcie_bw == base->p2p_pcie_bw);  /* no pair without NVLink */
 	ck_assert_ptr_nonnull(strstr(log.s, "GPU0->GPU1"));
 	ck_assert_ptr_nonnull(strstr(log.s, "fitted alpha (us)"));
@@ -224,10 +239,12 @@ START_TEST(two_gpus_fit_the_links)
 	ck_assert(pr.last == 1);
 #ifdef HAVE_NCCL
 	/* fake_nccl.c: an all-reduce takes 5 us + 2(n-1)/n S / 100 GB/s */
-	ck_assert_msg(REL(p.nvlinks * p.nvlink_bw, 100e9) < 0.03, "%g", p.nvlink_bw);
-	/* the intercept (5 us) less 2(n-1) hops of the peer latency (2 us) */
-	ck_assert_msg(p.coll_base >= 0 && p.coll_base < 3 * HD_US, "%g",
-		      hd_time_to_s(p.coll_base));
+	if (at_speed()) {
+		ck_assert_msg(REL(p.nvlinks * p.nvlink_bw, 100e9) < 0.03, "%g", p.nvlink_bw);
+		/* the intercept (5 us) less 2(n-1) hops of the peer latency (2 us) */
+		ck_assert_msg(p.coll_base >= 0 && p.coll_base < 3 * HD_US, "%g",
+			      hd_time_to_s(p.coll_base));
+	}
 	ck_assert(p.coll_base != base->coll_base);
 	ck_assert_ptr_nonnull(strstr(log.s, "NCCL_NVLS_ENABLE=0 set for this run"));
 	ck_assert_ptr_nonnull(strstr(log.s, "busbw"));
@@ -236,7 +253,8 @@ START_TEST(two_gpus_fit_the_links)
 	ck_assert_ptr_nonnull(strstr(log.s, "send/recv, 2 ranks"));
 	ck_assert_ptr_nonnull(strstr(log.s, "residual of the formula"));
 #else
-	ck_assert(REL(p.nvlinks * p.nvlink_bw, FAKE_PEER) < 0.03);
+	if (at_speed())
+		ck_assert(REL(p.nvlinks * p.nvlink_bw, FAKE_PEER) < 0.03);
 	ck_assert(p.coll_base == base->coll_base);
 	ck_assert_ptr_nonnull(strstr(log.s, "this build has no NCCL"));
 #endif
@@ -313,7 +331,8 @@ START_TEST(host_only_keeps_the_gpu_figures)
 	ck_assert_msg(hd_real_calibrate(&o, &p, &log, &e) == 0, "%s", e.msg);
 	ck_assert_ptr_nonnull(strstr(log.s, "the host's figures again"));
 	/* pinning found again: the fake pins at 6 GB/s, the profile said 32 */
-	ck_assert_msg(REL(p.pin_bw, FAKE_PIN) < 0.3, "pin rate %.3g", p.pin_bw);
+	if (at_speed())
+		ck_assert_msg(REL(p.pin_bw, FAKE_PIN) < 0.3, "pin rate %.3g", p.pin_bw);
 	ck_assert(p.api_memcpy > 0);
 	/* the GPU's figures and the name are those it started from */
 	ck_assert(p.h2d_bw == before.h2d_bw);
