@@ -401,54 +401,11 @@ work_label(struct model *m, int opi)
 	return m->work_label[opi];
 }
 
-/* The CUDA call an op makes, as the API row shows it. */
-static const char *
-api_name(const struct model *m, const struct hd_op *op)
-{
-	static const char *const alloc[HD_MEM__COUNT] = {
-		"malloc", "cudaMallocHost", "cudaMallocManaged", "cudaMalloc",
-	};
-	static const char *const freef[HD_MEM__COUNT] = {
-		"free", "cudaFreeHost", "cudaFree", "cudaFree",
-	};
-	static const char *const names[HD_OP__COUNT] = {
-		[HD_OP_PIN] = "cudaHostRegister",
-		[HD_OP_KERNEL] = "cudaLaunchKernel",
-		[HD_OP_PREFETCH] = "cudaMemPrefetchAsync",
-		[HD_OP_RECORD] = "cudaEventRecord",
-		[HD_OP_WAIT] = "cudaStreamWaitEvent",
-		[HD_OP_EVENT_SYNC] = "cudaEventSynchronize",
-		[HD_OP_EVENT_QUERY] = "cudaEventQuery",
-		[HD_OP_STREAM_SYNC] = "cudaStreamSynchronize",
-		[HD_OP_DEVICE_SYNC] = "cudaDeviceSynchronize",
-		[HD_OP_READ] = "cudaMemcpy",
-	};
-	enum hd_mem mem;
-
-	switch (op->kind) {
-	case HD_OP_ALLOC:
-	case HD_OP_FREE:
-		mem = m->sc->buffers[op->dst].mem;
-		return op->kind == HD_OP_ALLOC ? alloc[mem] : freef[mem];
-	case HD_OP_COPY:
-		if (op->copy == HD_COPY_P2P)
-			return op->async ? "cudaMemcpyPeerAsync" : "cudaMemcpyPeer";
-		return op->async ? "cudaMemcpyAsync" : "cudaMemcpy";
-	case HD_OP_SEND:
-	case HD_OP_RECV:
-	case HD_OP_COLL:
-	case HD_OP_BARRIER:
-		return hd_op_api_name(op);
-	default:
-		return names[op->kind] != NULL ? names[op->kind] : "call";
-	}
-}
-
 static int
 api_label(struct model *m, int opi)
 {
 	if (m->api_label[opi] < 0)
-		m->api_label[opi] = intern(m, api_name(m, &m->sc->ops[opi]));
+		m->api_label[opi] = intern(m, hd_op_api_name_sc(m->sc, &m->sc->ops[opi]));
 	return m->api_label[opi];
 }
 
@@ -2478,7 +2435,7 @@ describe_rank(struct world *w, struct model *m, struct hd_buf *b)
 		hd_buf_printf(b, "waits\n");
 		return;
 	}
-	hd_buf_printf(b, "%s (line %d) ", api_name(m, op), op->line);
+	hd_buf_printf(b, "%s (line %d) ", hd_op_api_name_sc(w->sc, op), op->line);
 	if (h->w.kind == W_BARRIER) {
 		hd_buf_printf(b, "waits for every rank to reach the barrier\n");
 		return;

@@ -22,6 +22,7 @@
 #include "export.h"
 #include "profile.h"
 #include "store.h"
+#include "jsoncheck.h"
 #include "testutil.h"
 
 /* Names that break naive CSV, JSON, XML and Markdown writers. */
@@ -256,123 +257,6 @@ col(const struct csv *c, const char *name)
 
 /* ---- a JSON validator (recursive descent) ----------------------------------- */
 
-static const char *json_value(const char *p, int depth);
-
-static const char *
-ws(const char *p)
-{
-	while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')
-		p++;
-	return p;
-}
-
-static const char *
-json_string(const char *p)
-{
-	int i;
-
-	if (*p++ != '"')
-		return NULL;
-	for (; *p != '"'; p++) {
-		if ((unsigned char)*p < 0x20)
-			return NULL;
-		if (*p != '\\')
-			continue;
-		p++;
-		if (*p == 'u') {
-			for (i = 1; i <= 4; i++)
-				if (strchr("0123456789abcdefABCDEF", p[i]) == NULL || p[i] == '\0')
-					return NULL;
-			p += 4;
-		} else if (strchr("\"\\/bfnrt", *p) == NULL || *p == '\0')
-			return NULL;
-	}
-	return p + 1;
-}
-
-static const char *
-json_number(const char *p)
-{
-	const char *d;
-
-	if (*p == '-')
-		p++;
-	if (*p == '0')
-		p++;
-	else if (*p >= '1' && *p <= '9')
-		while (*p >= '0' && *p <= '9')
-			p++;
-	else
-		return NULL;
-	if (*p == '.') {
-		d = ++p;
-		while (*p >= '0' && *p <= '9')
-			p++;
-		if (p == d)
-			return NULL;
-	}
-	if (*p == 'e' || *p == 'E') {
-		p++;
-		if (*p == '+' || *p == '-')
-			p++;
-		d = p;
-		while (*p >= '0' && *p <= '9')
-			p++;
-		if (p == d)
-			return NULL;
-	}
-	return p;
-}
-
-static const char *
-json_value(const char *p, int depth)
-{
-	if (depth > 64 || p == NULL)
-		return NULL;
-	p = ws(p);
-	if (*p == '{' || *p == '[') {
-		char close = *p == '{' ? '}' : ']';
-		int obj = *p == '{';
-
-		p = ws(p + 1);
-		if (*p == close)
-			return p + 1;
-		for (;;) {
-			if (obj) {
-				if ((p = json_string(ws(p))) == NULL)
-					return NULL;
-				p = ws(p);
-				if (*p++ != ':')
-					return NULL;
-			}
-			if ((p = json_value(p, depth + 1)) == NULL)
-				return NULL;
-			p = ws(p);
-			if (*p == close)
-				return p + 1;
-			if (*p++ != ',')
-				return NULL;
-		}
-	}
-	if (*p == '"')
-		return json_string(p);
-	if (strncmp(p, "true", 4) == 0)
-		return p + 4;
-	if (strncmp(p, "false", 5) == 0)
-		return p + 5;
-	if (strncmp(p, "null", 4) == 0)
-		return p + 4;
-	return json_number(p);
-}
-
-static int
-json_valid(const char *s)
-{
-	const char *end = json_value(s, 0);
-
-	return end != NULL && *ws(end) == '\0';
-}
-
 /* ---- helpers ---------------------------------------------------------------- */
 
 static void
@@ -522,19 +406,19 @@ START_TEST(json_documents_parse)
 	make_db(db);
 	load(&set, db);
 	text = write_mem(&set, HD_EXPORT_JSON, 0);
-	ck_assert_msg(json_valid(text), "the JSON export does not parse");
+	ck_assert_msg(hd_test_json_valid(text), "the JSON export does not parse");
 	ck_assert_ptr_nonnull(strstr(text, "\"lesson\":\"comma, \\\"quoted\\\"\\nand <b>&amp;\""));
 	ck_assert_ptr_nonnull(strstr(text, "\"answer\":\"yes, \\\"really\\\"\\nsure\""));
 	free(text);
 	/* the validator itself refuses what it must */
-	ck_assert(!json_valid("{\"a\":1,}"));
-	ck_assert(!json_valid("[\"raw\ncontrol\"]"));
-	ck_assert(!json_valid("{\"a\" 1}"));
-	ck_assert(!json_valid("[01]"));
-	ck_assert(json_valid("{\"a\":[1,-2.5e3,true,null,\"\\u00e9\"]}"));
+	ck_assert(!hd_test_json_valid("{\"a\":1,}"));
+	ck_assert(!hd_test_json_valid("[\"raw\ncontrol\"]"));
+	ck_assert(!hd_test_json_valid("{\"a\" 1}"));
+	ck_assert(!hd_test_json_valid("[01]"));
+	ck_assert(hd_test_json_valid("{\"a\":[1,-2.5e3,true,null,\"\\u00e9\"]}"));
 
 	text = write_mem(&set, HD_EXPORT_PERFETTO, 0);
-	ck_assert_msg(json_valid(text), "the Perfetto export does not parse");
+	ck_assert_msg(hd_test_json_valid(text), "the Perfetto export does not parse");
 	free(text);
 	hd_export_set_free(&set);
 	free(db);
@@ -606,7 +490,7 @@ START_TEST(perfetto_ranks_are_processes)
 	hd_export_set_init(&set);
 	hd_export_add_run(&set, NULL, &info, t);
 	text = write_mem(&set, HD_EXPORT_PERFETTO, 0);
-	ck_assert(json_valid(text));
+	ck_assert(hd_test_json_valid(text));
 	ck_assert_ptr_nonnull(strstr(text, "\"collectives / ring: predicted (run 7, simulated now) "
 					  "rank 0\""));
 	ck_assert_ptr_nonnull(strstr(text, "\"collectives / ring: predicted (run 7, simulated now) "
@@ -860,7 +744,7 @@ START_TEST(lesson_without_runs_is_simulated)
 	}
 	ck_assert_int_eq(claims, hd_lesson_nclaims(hd_catalog_get(cat, 0)));
 	text = write_mem(&set, HD_EXPORT_PERFETTO, 0);
-	ck_assert(json_valid(text));
+	ck_assert(hd_test_json_valid(text));
 	ck_assert_ptr_nonnull(strstr(text, "simulated now"));
 	free(text);
 	hd_export_set_free(&set);
