@@ -10,33 +10,14 @@
 # shellcheck disable=SC2015  # "test && ok || fail" is safe: ok never fails
 set -u
 
-if [ -z "${HDSIM:-}" ] || [ ! -x "$HDSIM" ]; then
-	echo "tui.sh: HDSIM is not set: skipped"
-	exit 77
-fi
-if ! command -v tmux >/dev/null 2>&1; then
-	echo "tui.sh: tmux is not installed: skipped"
-	exit 77
-fi
+name=tui.sh
+. "$(dirname "$0")/tmux-lib.sh"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hdsim-tui.XXXXXX") || exit 99
 sock=hdsimtest$$-0
 nsock=0
 trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
-unset HDSIM_LESSON_PATH NO_COLOR TMUX
-# The keys tmux sends (Home is ESC [ 1 ~) are those of its own terminal types.
-term=tmux-256color
-infocmp "$term" >/dev/null 2>&1 || term=screen-256color
-
-fails=0
-n=0
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
-ok() {
-	n=$((n + 1))
-}
+unset HDSIM_LESSON_PATH
 
 # start [ARGS]: run hdsim in a fresh 100x30 pane; the shell around it
 # reports hdsim's exit status and keeps the pane open.
@@ -47,45 +28,6 @@ start() {
 	tmux -L "$sock" -f /dev/null new-session -d -x 100 -y 30 \
 		"env HDSIM_LEARNER=t XDG_DATA_HOME=$tmp LANG=C.UTF-8 TERM=$term \
 		${runner:-} $HDSIM --db $tmp/db $*; echo hdsim-exit=\$?; exec sleep 600"
-}
-screen() {
-	tmux -L "$sock" capture-pane -p
-}
-keys() {
-	tmux -L "$sock" send-keys "$@"
-}
-# wait_for TEXT: poll the pane for up to $patience tenths of a second (5 s);
-# fail with the pane shown.
-patience=50
-wait_for() {
-	i=0
-	while [ $i -lt $patience ]; do
-		if screen | grep -qF -- "$1"; then
-			ok
-			return 0
-		fi
-		sleep 0.1
-		i=$((i + 1))
-	done
-	fail "waited for '$1'; the pane shows:"
-	screen | sed 's/^/  | /'
-	return 1
-}
-# has TEXT / lacks TEXT: the pane as it is now.
-has() {
-	screen | grep -qF -- "$1" && ok || fail "pane lacks '$1'"
-}
-lacks() {
-	screen | grep -qF -- "$1" && fail "pane shows '$1'" || ok
-}
-restored() {
-	[ "$(tmux -L "$sock" display -p '#{alternate_on}')" = 0 ] && ok ||
-		fail "the terminal is still in the alternate screen"
-	[ "$(tmux -L "$sock" display -p '#{cursor_flag}')" = 1 ] && ok ||
-		fail "the cursor was left hidden"
-}
-resize() {
-	tmux -L "$sock" resize-window -x "$1" -y "$2"
 }
 
 # ---- the browser ----------------------------------------------------------
@@ -102,9 +44,6 @@ has "The default stream is not just stream 0"
 
 # Idle in the browser, the TUI waits for a key and uses no CPU: at most two
 # clock ticks (20 ms at the usual 100 Hz) of CPU over two seconds.
-cpu_ticks() {
-	awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null
-}
 pid=$(tmux -L "$sock" display -p '#{pane_pid}')
 if [ -n "$pid" ] && [ -r "/proc/$pid/stat" ]; then
 	before=$(cpu_ticks "$pid")

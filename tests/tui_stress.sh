@@ -10,22 +10,13 @@
 # shellcheck disable=SC2015  # "test && ok || fail" is safe: ok never fails
 set -u
 
-if [ -z "${HDSIM:-}" ] || [ ! -x "$HDSIM" ]; then
-	echo "tui_stress.sh: HDSIM is not set: skipped"
-	exit 77
-fi
-if ! command -v tmux >/dev/null 2>&1; then
-	echo "tui_stress.sh: tmux is not installed: skipped"
-	exit 77
-fi
+name=tui_stress.sh
+. "$(dirname "$0")/tmux-lib.sh"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hdsim-tuis.XXXXXX") || exit 99
 sock=hdsimstress$$-0
 nsock=0
 trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
-unset NO_COLOR TMUX
-term=tmux-256color
-infocmp "$term" >/dev/null 2>&1 || term=screen-256color
 
 # A lesson of our own, found by searching its title: a run that plays a while.
 mkdir "$tmp/lessons"
@@ -60,16 +51,6 @@ scenario play "Copies and kernels"
 end
 LESSON
 
-fails=0
-n=0
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
-ok() {
-	n=$((n + 1))
-}
-
 # start W H [ENV...]: hdsim in a fresh W x H pane; the shell around it
 # reports hdsim's exit status and keeps the pane open.
 start() {
@@ -82,36 +63,6 @@ start() {
 		"env HDSIM_LEARNER=t XDG_DATA_HOME=$tmp HDSIM_LESSON_PATH=$tmp/lessons \
 		LANG=C.UTF-8 TERM=$term $* $HDSIM --db $tmp/db; echo hdsim-exit=\$?; \
 		exec sleep 600"
-}
-screen() {
-	tmux -L "$sock" capture-pane -p
-}
-keys() {
-	tmux -L "$sock" send-keys "$@"
-}
-patience=50
-wait_for() {
-	i=0
-	while [ $i -lt $patience ]; do
-		if screen | grep -qF -- "$1"; then
-			ok
-			return 0
-		fi
-		sleep 0.1
-		i=$((i + 1))
-	done
-	fail "waited for '$1'; the pane shows:"
-	screen | sed 's/^/  | /'
-	return 1
-}
-restored() {
-	[ "$(tmux -L "$sock" display -p '#{alternate_on}')" = 0 ] && ok ||
-		fail "$1: the terminal is still in the alternate screen"
-	[ "$(tmux -L "$sock" display -p '#{cursor_flag}')" = 1 ] && ok ||
-		fail "$1: the cursor was left hidden"
-}
-resize() {
-	tmux -L "$sock" resize-window -x "$1" -y "$2"
 }
 hdsim_pid() {
 	pane=$(tmux -L "$sock" display -p '#{pane_pid}')
@@ -134,9 +85,6 @@ play() {
 	wait_for "How sure are you?"
 	keys Enter
 	wait_for "CUDA API"
-}
-cpu_ticks() {
-	awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null
 }
 
 # ---- started far too small; then grown --------------------------------------

@@ -1,0 +1,70 @@
+# tmux-lib.sh - what the tmux tests of the lesson browser share (tui.sh,
+# tui_stress.sh); sourced after they set $name (for messages) and before
+# they set $sock (the tmux server of the pane under test).  Skips (77)
+# without $HDSIM or tmux.
+# shellcheck disable=SC2015  # "test && ok || fail" is safe: ok never fails
+
+if [ -z "${HDSIM:-}" ] || [ ! -x "$HDSIM" ]; then
+	echo "$name: HDSIM is not set: skipped"
+	exit 77
+fi
+if ! command -v tmux >/dev/null 2>&1; then
+	echo "$name: tmux is not installed: skipped"
+	exit 77
+fi
+unset NO_COLOR TMUX
+# The keys tmux sends (Home is ESC [ 1 ~) are those of its own terminal types.
+term=tmux-256color
+infocmp "$term" >/dev/null 2>&1 || term=screen-256color
+
+fails=0
+n=0
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+ok() {
+	n=$((n + 1))
+}
+screen() {
+	tmux -L "$sock" capture-pane -p
+}
+keys() {
+	tmux -L "$sock" send-keys "$@"
+}
+# wait_for TEXT: until the pane shows TEXT, at most $patience tenths of a second
+patience=50
+wait_for() {
+	i=0
+	while [ $i -lt $patience ]; do
+		if screen | grep -qF -- "$1"; then
+			ok
+			return 0
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	fail "waited for '$1'; the pane shows:"
+	screen | sed 's/^/  | /'
+	return 1
+}
+has() {
+	screen | grep -qF -- "$1" && ok || fail "pane lacks '$1'"
+}
+lacks() {
+	screen | grep -qF -- "$1" && fail "pane shows '$1'" || ok
+}
+# restored [WHEN]: the main screen is back and the cursor shown
+restored() {
+	[ "$(tmux -L "$sock" display -p '#{alternate_on}')" = 0 ] && ok ||
+		fail "${1:+$1: }the terminal is still in the alternate screen"
+	[ "$(tmux -L "$sock" display -p '#{cursor_flag}')" = 1 ] && ok ||
+		fail "${1:+$1: }the cursor was left hidden"
+}
+# cpu_ticks PID: user + system clock ticks the process has used
+cpu_ticks() {
+	awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null
+}
+resize() {
+	tmux -L "$sock" resize-window -x "$1" -y "$2"
+}
