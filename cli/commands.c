@@ -846,10 +846,12 @@ on_sigint(int sig)
  */
 /*
  * The host CPU's own figures (API call costs, the memcpy rates of pageable
- * staging, pinning) move between processes on one machine by as much as the
- * prediction target (bench/results/2026-11-22-gpu.md: +-8 to 14 % between
- * four processes on one H100 host), so `--real` measures them again here, a
- * few seconds, and predicts with them and the calibrated GPU figures.  The
+ * staging, pinning, the driver's handling of managed-memory faults) move
+ * between processes on one machine by as much as the prediction target
+ * (bench/results/2026-11-22-gpu.md: +-8 to 14 % between four processes on one
+ * H100 host; bench/results/2026-11-22-h100-host/), so `--real` measures them
+ * again here, a few seconds, and predicts with them and the calibrated GPU
+ * figures.  The
  * stored profile of each predicted run has the figures used.
  */
 static void
@@ -859,7 +861,7 @@ refresh_host_figures(struct ctx *x, struct hd_profile *p, char *why, size_t n)
 	struct hd_profile q = *p;
 	struct hd_buf log;
 	struct hd_err e = { 0 };
-	char a[32], b[32], c[32], d[32], f[32], g[32];
+	char a[32], b[32], c[32], d[32], f[32], g[32], u[32], v[32];
 	size_t len;
 
 	memset(&co, 0, sizeof co);
@@ -868,7 +870,7 @@ refresh_host_figures(struct ctx *x, struct hd_profile *p, char *why, size_t n)
 	co.stop = &real_stop;
 	hd_buf_init(&log);
 	fprintf(x->err, "hdsim: measuring this process's host figures (pageable copies, "
-		"pinning, API costs)...\n");
+		"pinning, API costs, managed-memory faults)...\n");
 	if (hd_real_calibrate(&co, &q, &log, &e) != 0) {
 		fprintf(x->err, "hdsim: host figures not measured again (%s): the calibrated "
 			"ones are used\n", e.msg);
@@ -882,6 +884,9 @@ refresh_host_figures(struct ctx *x, struct hd_profile *p, char *why, size_t n)
 		hd_fmt_rate(c, sizeof c, q.host_memcpy_d2h_bw),
 		hd_fmt_rate(d, sizeof d, p->host_memcpy_d2h_bw),
 		hd_fmt_rate(f, sizeof f, q.pin_bw), hd_fmt_rate(g, sizeof g, p->pin_bw));
+	fprintf(x->err, "hdsim: managed-memory faults %s per page (calibrated %s), at %s (%s)\n",
+		hd_fmt_time(u, sizeof u, q.um_fault), hd_fmt_time(v, sizeof v, p->um_fault),
+		hd_fmt_rate(a, sizeof a, q.um_fault_bw), hd_fmt_rate(b, sizeof b, p->um_fault_bw));
 	snprintf(q.name, sizeof q.name, "%s", p->name);
 	snprintf(q.origin, sizeof q.origin, "%s", p->origin);
 	*p = q;

@@ -99,7 +99,7 @@ static const struct pkey keys[] = {
 	RATE("pcie.bidir", bidir_bw, "GB/s", KF_POS,
 	    "both directions at once, total (a host-side cap)"),
 	TIME("pcie.latency", copy_latency, "us", 0,
-	    "per copy: DMA set-up until the first byte moves"),
+	    "per copy: the copy engine's fixed cost (DMA set-up, gap to the next copy)"),
 	INT("pcie.copy_engines", copy_engines, 1, 64,
 	    "copy engines (asyncEngineCount)"),
 
