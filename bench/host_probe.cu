@@ -8,7 +8,7 @@
  * mmap + MADV_HUGEPAGE, mmap + MADV_NOHUGEPAGE) and reports how much of each
  * buffer the kernel backed with transparent huge pages.
  *
- *   nvcc -O2 -o host_probe bench/host_probe.cu && ./host_probe [TRIALS]
+ *   nvcc -O2 -o host_probe bench/host_probe.cu && ./host_probe [TRIALS [interleave]]
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -113,6 +113,44 @@ touch(const char *p, size_t n, int *out)
 		*out = s;
 }
 
+/*
+ * Buffer or time?  Four fresh 256 MiB buffers, each measured in turn for
+ * `rounds` rounds: if a buffer keeps its own rate round after round, the
+ * spread comes from the pages behind it; if all move together, from time.
+ */
+static void
+interleave(void *d, cudaStream_t s, size_t n, int rounds)
+{
+	enum { NB = 4 };
+	char *b[NB];
+	int i, r;
+
+	for (i = 0; i < NB; i++) {
+		b[i] = (char *)malloc(n);
+		memset(b[i], 1, n);
+	}
+	printf("interleaved: pageable H2D GB/s, then cudaHostRegister GB/s, per buffer and round\n");
+	for (r = 0; r < rounds; r++) {
+		printf("round %d:", r);
+		for (i = 0; i < NB; i++) {
+			double t0 = now(), h2d, pin;
+
+			CK(cudaMemcpyAsync(d, b[i], n, cudaMemcpyHostToDevice, s));
+			CK(cudaStreamSynchronize(s));
+			h2d = n / (now() - t0) / 1e9;
+			t0 = now();
+			CK(cudaHostRegister(b[i], n, cudaHostRegisterDefault));
+			pin = n / (now() - t0) / 1e9;
+			CK(cudaMemcpy(d, b[i], n, cudaMemcpyHostToDevice));
+			CK(cudaHostUnregister(b[i]));
+			printf("  buf%d %5.2f %5.1f", i, h2d, pin);
+		}
+		printf("\n");
+	}
+	for (i = 0; i < NB; i++)
+		free(b[i]);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -131,6 +169,10 @@ main(int argc, char **argv)
 	CK(cudaMalloc(&d, n));
 	CK(cudaMalloc((void **)&scratch, 4096));
 	CK(cudaStreamCreate(&s));
+	if (argc > 2 && strcmp(argv[2], "interleave") == 0) {
+		interleave(d, s, n, trials);
+		return 0;
+	}
 	q = malloc(n);
 	memset(q, 2, n);
 	printf("pid %d on cpu %d, 256 MiB buffers\n", (int)getpid(), cpu);
