@@ -8,7 +8,7 @@
  * mmap + MADV_HUGEPAGE, mmap + MADV_NOHUGEPAGE) and reports how much of each
  * buffer the kernel backed with transparent huge pages.
  *
- *   nvcc -O2 -o host_probe bench/host_probe.cu && ./host_probe [TRIALS [interleave]]
+ *   nvcc -O2 -o host_probe bench/host_probe.cu && ./host_probe [TRIALS [interleave|behind|align]]
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -113,6 +113,105 @@ touch(const char *p, size_t n, int *out)
 		*out = s;
 }
 
+__global__ void
+spin(unsigned long long ns)
+{
+	unsigned long long t0, t;
+
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+	do
+		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	while (t - t0 < ns);
+}
+
+/*
+ * A pageable copy on an idle stream against the same copy queued behind a
+ * 5 ms kernel (time after the kernel's end): does waiting change the copy?
+ */
+static void
+behind(void *d, cudaStream_t s, size_t n, int rounds)
+{
+	char *h = (char *)malloc(n);
+	cudaEvent_t e;
+	int r, dir;
+
+	memset(h, 1, n);
+	CK(cudaEventCreate(&e));
+	printf("pageable %zu MiB copies: idle stream vs queued behind a 5 ms kernel (ms after it)\n",
+	       n / MiB);
+	for (r = 0; r < rounds; r++)
+		for (dir = 0; dir < 2; dir++) {
+			enum cudaMemcpyKind k = dir ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice;
+			void *dst = dir ? (void *)h : d, *src = dir ? d : (void *)h;
+			double t0, idle, after, waited;
+
+			CK(cudaStreamSynchronize(s));
+			t0 = now();
+			CK(cudaMemcpyAsync(dst, src, n, k, s));
+			CK(cudaStreamSynchronize(s));
+			idle = now() - t0;
+			spin<<<1, 32, 0, s>>>(5000000ull);
+			CK(cudaEventRecord(e, s));
+			t0 = now();
+			CK(cudaMemcpyAsync(dst, src, n, k, s));
+			CK(cudaStreamSynchronize(s));
+			after = now() - t0;
+			spin<<<1, 32, 0, s>>>(5000000ull);
+			CK(cudaStreamSynchronize(s));
+			t0 = now();
+			CK(cudaMemcpyAsync(dst, src, n, k, s));
+			CK(cudaStreamSynchronize(s));
+			waited = now() - t0;
+			printf("round %d %s: idle %.2f ms, behind kernel %.2f ms (incl. the rest of the "
+			       "kernel), after a sync %.2f ms\n", r, dir ? "D2H" : "H2D", idle * 1e3,
+			       after * 1e3, waited * 1e3);
+		}
+	free(h);
+}
+
+/*
+ * Does the buffer's alignment matter?  malloc of a large block returns the
+ * start of an mmap'd region plus malloc's 16-byte header; aligned_alloc
+ * starts on a page.  Pageable copies from each, in turn.
+ */
+static void
+alignment(void *d, cudaStream_t s, int rounds)
+{
+	static const size_t sizes[] = { 32 * MiB, 64 * MiB, 256 * MiB };
+	int r, k, a, dir;
+
+	printf("pageable copies, GB/s: malloc'd (page + 16 B) vs aligned_alloc(4096)\n");
+	for (k = 0; k < 3; k++) {
+		size_t n = sizes[k];
+		char *b[2];
+
+		b[0] = (char *)malloc(n);
+		b[1] = (char *)aligned_alloc(4096, n);
+		memset(b[0], 1, n);
+		memset(b[1], 1, n);
+		printf("%zu MiB (malloc at page offset %zu):\n", n / MiB,
+		       (size_t)((unsigned long)b[0] % 4096));
+		for (r = 0; r < rounds; r++) {
+			printf("  round %d:", r);
+			for (dir = 0; dir < 2; dir++)
+				for (a = 0; a < 2; a++) {
+					double t0 = now();
+
+					if (dir)
+						CK(cudaMemcpyAsync(b[a], d, n, cudaMemcpyDeviceToHost, s));
+					else
+						CK(cudaMemcpyAsync(d, b[a], n, cudaMemcpyHostToDevice, s));
+					CK(cudaStreamSynchronize(s));
+					printf("  %s %s %5.2f", dir ? "D2H" : "H2D", a ? "aligned" : "malloc",
+					       n / (now() - t0) / 1e9);
+				}
+			printf("\n");
+		}
+		free(b[0]);
+		free(b[1]);
+	}
+}
+
 /*
  * Buffer or time?  Four fresh 256 MiB buffers, each measured in turn for
  * `rounds` rounds: if a buffer keeps its own rate round after round, the
@@ -169,6 +268,14 @@ main(int argc, char **argv)
 	CK(cudaMalloc(&d, n));
 	CK(cudaMalloc((void **)&scratch, 4096));
 	CK(cudaStreamCreate(&s));
+	if (argc > 2 && strcmp(argv[2], "align") == 0) {
+		alignment(d, s, trials);
+		return 0;
+	}
+	if (argc > 2 && strcmp(argv[2], "behind") == 0) {
+		behind(d, s, 64 * MiB, trials);
+		return 0;
+	}
 	if (argc > 2 && strcmp(argv[2], "interleave") == 0) {
 		interleave(d, s, n, trials);
 		return 0;

@@ -226,6 +226,8 @@ alloc_buf(struct rt *rt, int i)
 
 	switch (b->mem) {
 	case HD_MEM_PAGEABLE:
+		/* plain malloc, as a program's buffer; calibrate.c measures the
+		 * host's pageable rates on malloc'd memory too */
 		b->p = malloc(n);
 		if (b->p == NULL) {
 			hd_err_set(rt->e, HD_EXIT_FAIL, "",
