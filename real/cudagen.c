@@ -103,8 +103,9 @@ put_buf_ident(struct hd_buf *b, const struct hd_scenario *sc, int i)
 	put_ident(b, sc->buffers[i].name);
 }
 
+/* `touch`: the set-up's allocation fills pageable memory; an alloc op does not */
 static void
-c_alloc(struct hd_buf *b, const struct hd_scenario *sc, int i, int depth)
+c_alloc(struct hd_buf *b, const struct hd_scenario *sc, int i, int depth, int touch)
 {
 	const struct hd_buffer *buf = &sc->buffers[i];
 	char size[32];
@@ -117,6 +118,8 @@ c_alloc(struct hd_buf *b, const struct hd_scenario *sc, int i, int depth)
 		put_buf_ident(b, sc, i);
 		hd_buf_printf(b, " = (char *)malloc(%" PRIu64 "ULL);  /* %s pageable */\n",
 			      buf->bytes, size);
+		if (!touch)
+			return;
 		indent(b, depth);
 		hd_buf_puts(b, "memset(");
 		put_buf_ident(b, sc, i);
@@ -217,7 +220,7 @@ c_op(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, int
 		hd_buf_printf(b, "/* %s */\n", op->label);
 	}
 	if (op->kind == HD_OP_ALLOC) {
-		c_alloc(b, sc, op->dst, depth);
+		c_alloc(b, sc, op->dst, depth, 0);
 		return;
 	}
 	if (op->kind == HD_OP_FREE) {
@@ -403,7 +406,7 @@ hd_cudagen_c(const struct hd_scenario *sc, struct hd_buf *b)
 		hd_buf_printf(b, "    CK(cudaMalloc((void **)&big, %" PRIu64 "ULL));\n", big_bytes);
 	for (i = 0; i < sc->nbuffers; i++)
 		if (!explicit_alloc(sc, i))
-			c_alloc(b, sc, i, 1);
+			c_alloc(b, sc, i, 1, 1);
 	for (i = 2; i < sc->nstreams; i++) {
 		const struct hd_stream *st = &sc->streams[i];
 
