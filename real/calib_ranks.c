@@ -43,6 +43,7 @@
 #endif
 
 #include "calfmt.h"
+#include "cudaerr.h"
 #include "calib_ranks.h"
 #include "coll.h"
 #include "fit_ranks.h"
@@ -100,8 +101,7 @@ ck(struct rk *k, cudaError_t rc, const char *call)
 {
 	if (rc == cudaSuccess)
 		return 1;
-	hd_err_set(k->e, HD_EXIT_FAIL, "", "calibrate: %.*s failed: %s (%s)",
-		   (int)strcspn(call, "("), call, cudaGetErrorString(rc), cudaGetErrorName(rc));
+	hd_cuda_fail(k->e, "calibrate: ", call, 1, rc);
 	cudaGetLastError();
 	return 0;
 }

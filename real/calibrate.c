@@ -39,6 +39,7 @@
 
 #include "calib_ranks.h"
 #include "calfmt.h"
+#include "cudaerr.h"
 #include "fit.h"
 #include "kernels.h"
 #include "real.h"
@@ -98,9 +99,7 @@ ck(struct cal *c, cudaError_t rc, const char *call)
 {
 	if (rc == cudaSuccess)
 		return 1;
-	/* the function's name, without the arguments of the expression */
-	hd_err_set(c->e, HD_EXIT_FAIL, "", "calibrate: %.*s failed: %s (%s)",
-		   (int)strcspn(call, "("), call, cudaGetErrorString(rc), cudaGetErrorName(rc));
+	hd_cuda_fail(c->e, "calibrate: ", call, 1, rc);
 	cudaGetLastError();     /* clear a sticky launch error so clean-up can run */
 	return 0;
 }
@@ -457,12 +456,9 @@ setup(struct cal *c, struct cudaDeviceProp *prop)
 	cudaError_t rc;
 
 	rc = cudaGetDeviceCount(&n);
-	if (rc != cudaSuccess) {
-		hd_err_set(c->e, HD_EXIT_FAIL, "",
-			   "no CUDA-capable GPU was found: cudaGetDeviceCount failed: %s (%s)",
-			   cudaGetErrorString(rc), cudaGetErrorName(rc));
-		return -1;
-	}
+	if (rc != cudaSuccess)
+		return hd_cuda_fail(c->e, "no CUDA-capable GPU was found: ", "cudaGetDeviceCount",
+				    1, rc);
 	if (c->dev < 0 || c->dev >= n) {
 		hd_err_set(c->e, HD_EXIT_FAIL, "", "calibrate: there is no GPU %d (%d found)",
 			   c->dev, n);

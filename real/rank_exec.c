@@ -24,6 +24,7 @@
 #include "fault.h"
 #include "rank_exec.h"
 #include "rt.h"
+#include "cudaerr.h"
 
 struct rank {
 	const struct hd_rank_boot *b;
@@ -80,9 +81,7 @@ cuda_ok(cudaError_t rc, const char *call, struct hd_err *e)
 {
 	if (rc == cudaSuccess)
 		return 0;
-	hd_err_set(e, HD_EXIT_FAIL, "", "%s failed: %s (%s)", call, cudaGetErrorString(rc),
-		   cudaGetErrorName(rc));
-	return -1;
+	return hd_cuda_fail(e, "", call, 0, rc);
 }
 
 /* Poll the communicator; end the process on an asynchronous error or SIGTERM. */

@@ -31,6 +31,7 @@
 #include "kernels.h"
 #include "ranks.h"
 #include "real.h"
+#include "cudaerr.h"
 #include "rt.h"
 
 /* More op executions than this per repeat are refused: two events each. */
@@ -102,8 +103,7 @@ ok(struct rt *rt, cudaError_t rc, const char *call)
 {
 	if (rc == cudaSuccess)
 		return 1;
-	hd_err_set(rt->e, HD_EXIT_FAIL, "", "%s failed: %s (%s)", call,
-		   cudaGetErrorString(rc), cudaGetErrorName(rc));
+	hd_cuda_fail(rt->e, "", call, 0, rc);
 	cudaGetLastError();     /* clear a sticky launch error so teardown can run */
 	return 0;
 }
@@ -117,12 +117,9 @@ cuda_available(struct hd_err *e)
 	int n = 0;
 
 	rc = HD_FAULT("cudaGetDeviceCount(&n)") ? cudaErrorUnknown : cudaGetDeviceCount(&n);
-	if (rc != cudaSuccess) {
-		hd_err_set(e, HD_EXIT_FAIL, "",
-			   "no CUDA-capable GPU was found: cudaGetDeviceCount failed: %s (%s)",
-			   cudaGetErrorString(rc), cudaGetErrorName(rc));
-		return -1;
-	}
+	if (rc != cudaSuccess)
+		return hd_cuda_fail(e, "no CUDA-capable GPU was found: ", "cudaGetDeviceCount", 1,
+				    rc);
 	if (n == 0) {
 		hd_err_set(e, HD_EXIT_FAIL, "",
 			   "no CUDA-capable GPU was found: cudaGetDeviceCount reports 0 devices");

@@ -48,17 +48,13 @@ need(int ok, const char *what, const struct hd_err *e)
 static void
 setup(void)
 {
-	snprintf(dir, sizeof dir, "/tmp/hdsim-export-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	hd_test_mkdtemp(dir, sizeof dir, "export");
 }
 
 static void
 teardown(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
+	hd_test_rmtree(dir);
 }
 
 static char *

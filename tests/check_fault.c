@@ -9,13 +9,13 @@
  * Under the sanitizer build LeakSanitizer also checks that each error path
  * frees what the run had allocated (the fake GPU's memory is malloc'd).
  */
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
 #include "fault.h"
+#include "testdb.h"
 #include "testutil.h"
 #include "verify.h"
 
@@ -67,37 +67,17 @@ setup(void)
 	lesson = hd_lesson_parse(lesson_text, sizeof lesson_text - 1, "faults.hds", &e);
 	ck_assert_msg(lesson != NULL, "%s: %s", e.where, e.msg);
 	ck_assert_int_eq(hd_profile_resolve("h100-sxm", &h100, &e), 0);
-	snprintf(dir, sizeof dir, "/tmp/hdsim-fault-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	hd_test_mkdtemp(dir, sizeof dir, "fault");
 	hd_fault_set("");
 }
 
 static void
 teardown(void)
 {
-	char cmd[128];
-
 	hd_lesson_free(lesson);
 	lesson = NULL;
 	hd_fault_set("");
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
-}
-
-static int64_t
-count(const char *db, const char *sql)
-{
-	sqlite3 *h;
-	sqlite3_stmt *st;
-	int64_t n = -1;
-
-	ck_assert_int_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(h);
-	return n;
+	hd_test_rmtree(dir);
 }
 
 /* Verify the lesson into db with the real backend (on the fake GPU). */
@@ -134,11 +114,11 @@ holds_pairs(const char *db, int n)
 	ck_assert_msg(s != NULL, "%s", e.msg);
 	ck_assert_msg(hd_store_check(s, &e) == 0, "%s", e.msg);
 	hd_store_close(s);
-	ck_assert_int_eq(count(db, "SELECT count(*) FROM runs"), 2 * n);
-	ck_assert_int_eq(count(db, "SELECT count(*) FROM runs WHERE source = 'measured' AND"
+	ck_assert_int_eq(hd_test_count(db, "SELECT count(*) FROM runs"), 2 * n);
+	ck_assert_int_eq(hd_test_count(db, "SELECT count(*) FROM runs WHERE source = 'measured' AND"
 			       " pair_run IN (SELECT id FROM runs WHERE source = 'predicted')"),
 			 n);
-	ck_assert_int_eq(count(db, "SELECT count(*) FROM runs r WHERE NOT EXISTS"
+	ck_assert_int_eq(hd_test_count(db, "SELECT count(*) FROM runs r WHERE NOT EXISTS"
 			       " (SELECT 1 FROM spans WHERE run_id = r.id)"), 0);
 }
 
@@ -233,7 +213,7 @@ START_TEST(fault_by_name_and_from_the_environment)
 	ck_assert_int_ne(verify(db, &e), 0);
 	ck_assert_ptr_nonnull(strstr(e.msg, "cudaMalloc("));
 	ck_assert_ptr_nonnull(strstr(hd_fault_injected(), "cudaMalloc("));
-	ck_assert_int_eq(count(db, "SELECT count(*) FROM runs"), 0);
+	ck_assert_int_eq(hd_test_count(db, "SELECT count(*) FROM runs"), 0);
 
 	/* NULL: $HDSIM_FAULT, as a fresh process reads it */
 	ck_assert_int_eq(setenv("HDSIM_FAULT", "cudaStreamSynchronize", 1), 0);
@@ -241,7 +221,7 @@ START_TEST(fault_by_name_and_from_the_environment)
 	memset(&e, 0, sizeof e);
 	ck_assert_int_ne(verify(db, &e), 0);
 	ck_assert_ptr_nonnull(strstr(e.msg, "cudaStreamSynchronize("));
-	ck_assert_int_eq(count(db, "SELECT count(*) FROM runs"), 0);
+	ck_assert_int_eq(hd_test_count(db, "SELECT count(*) FROM runs"), 0);
 	unsetenv("HDSIM_FAULT");
 	free(db);
 }

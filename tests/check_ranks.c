@@ -408,13 +408,13 @@ START_TEST(too_many_ranks_are_skipped)
 	struct hd_profile h100;
 	struct hd_err e = { 0 };
 	struct hd_buf out;
-	char dir[] = "/tmp/hdsim-ranks-XXXXXX", why[256], *db, *cmd;
+	char dir[64], why[256], *db;
 	char *sets[] = { (char *)"n=4" };
 
 	knobs("2");
 	ck_assert_int_eq(hd_real_backend.fits(sc, why, sizeof why), 0);
 	ck_assert_str_eq(why, "needs 4 GPUs; this machine has 2");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	hd_test_mkdtemp(dir, sizeof dir, "ranks");
 	db = hd_xasprintf("%s/r.db", dir);
 	ck_assert_int_eq(hd_profile_resolve("h100-sxm", &h100, &e), 0);
 	memset(&o, 0, sizeof o);
@@ -441,9 +441,7 @@ START_TEST(too_many_ranks_are_skipped)
 			     "below: "), "%s", out.s);
 	hd_buf_free(&out);
 	hd_verify_result_free(&res);
-	cmd = hd_xasprintf("rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
-	free(cmd);
+	hd_test_rmtree(dir);
 	free(db);
 	hd_scenario_free(sc);
 	hd_lesson_free(l);

@@ -19,17 +19,13 @@ static char dir[64];
 static void
 setup(void)
 {
-	snprintf(dir, sizeof dir, "/tmp/hdsim-store-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	hd_test_mkdtemp(dir, sizeof dir, "store");
 }
 
 static void
 teardown(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
+	hd_test_rmtree(dir);
 }
 
 static char *

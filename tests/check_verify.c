@@ -5,7 +5,6 @@
  * need several ranks are skipped, an interruption stores nothing of its
  * lesson, and a bad database fails before anything is measured.
  */
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 
 #include "catalog.h"
 #include "report.h"
+#include "testdb.h"
 #include "testutil.h"
 #include "verify.h"
 
@@ -66,8 +66,7 @@ setup(void)
 	ck_assert_int_eq(hd_catalog_add_builtin(cat), 0);
 	ck_assert_int_eq(hd_profile_resolve("h100-sxm", &h100, &e), 0);
 
-	snprintf(dir, sizeof dir, "/tmp/hdsim-verify-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	hd_test_mkdtemp(dir, sizeof dir, "verify");
 	ck_assert_int_eq(hd_profile_resolve("a100-pcie", &stand_in, &e), 0);
 	stand_in_runs = 0;
 	stop_flag = 0;
@@ -77,29 +76,9 @@ setup(void)
 static void
 teardown(void)
 {
-	char cmd[128];
-
 	hd_catalog_free(cat);
 	cat = NULL;
-
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
-}
-
-static int64_t
-count(const char *db, const char *sql)
-{
-	sqlite3 *h;
-	sqlite3_stmt *st;
-	int64_t n = -1;
-
-	ck_assert_int_eq(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(h);
-	return n;
+	hd_test_rmtree(dir);
 }
 
 static void
@@ -152,14 +131,14 @@ START_TEST(pairs_stored_and_claims_checked)
 	ck_assert_int_eq(res.nerrs, 9);
 	ck_assert(res.median_makespan_err > 0 && res.median_makespan_err <= res.worst_makespan_err);
 	ck_assert_ptr_nonnull(strstr(out.s, "Makespan error over 9 scenarios: median"));
-	ck_assert_int_eq(count(db, "SELECT count(*) FROM runs WHERE source = 'measured'"
+	ck_assert_int_eq(hd_test_count(db, "SELECT count(*) FROM runs WHERE source = 'measured'"
 			       " AND pair_run IS NOT NULL AND machine_id IS NOT NULL"), 9);
-	ck_assert_int_eq(count(db, "SELECT count(*) FROM runs r JOIN runs p ON r.pair_run = p.id"
+	ck_assert_int_eq(hd_test_count(db, "SELECT count(*) FROM runs r JOIN runs p ON r.pair_run = p.id"
 			       " WHERE r.scenario = p.scenario AND p.source = 'predicted'"), 9);
-	ck_assert_int_eq(count(db, "SELECT count(*) FROM claim_results"),
+	ck_assert_int_eq(hd_test_count(db, "SELECT count(*) FROM claim_results"),
 			 2 * (hd_lesson_nclaims(ls[0]) + hd_lesson_nclaims(ls[1]) +
 			      hd_lesson_nclaims(ls[2])));
-	ck_assert_int_eq(count(db, "SELECT count(DISTINCT outcome) FROM claim_results"
+	ck_assert_int_eq(hd_test_count(db, "SELECT count(DISTINCT outcome) FROM claim_results"
 			       " WHERE outcome NOT IN ('holds', 'fails', 'unchecked')"), 0);
 	ck_assert_int_eq(res.claims_verified + res.claims_refuted + res.claims_unchecked,
 			 hd_lesson_nclaims(ls[0]) + hd_lesson_nclaims(ls[1]) +
@@ -168,7 +147,7 @@ START_TEST(pairs_stored_and_claims_checked)
 	ck_assert_ptr_nonnull(strstr(out.s, "predicted"));
 	ck_assert_ptr_nonnull(strstr(out.s, "error"));
 	/* Stored measured spans read back as the trace that was measured. */
-	ck_assert_int_gt(count(db, "SELECT count(*) FROM spans s JOIN runs r ON s.run_id = r.id"
+	ck_assert_int_gt(hd_test_count(db, "SELECT count(*) FROM spans s JOIN runs r ON s.run_id = r.id"
 			       " WHERE r.source = 'measured'"), 9);
 	hd_buf_free(&out);
 	hd_verify_result_free(&res);
@@ -195,8 +174,8 @@ START_TEST(interruption_stores_nothing_of_the_lesson)
 	ck_assert_ptr_nonnull(strstr(e.msg, "interrupted"));
 	ck_assert_ptr_nonnull(strstr(e.msg, "not stored"));
 	/* The first lesson is stored whole, the second not at all. */
-	ck_assert_int_eq(count(db, "SELECT count(*) FROM runs"), 6);
-	ck_assert_int_eq(count(db, "SELECT count(DISTINCT lesson) FROM runs"), 1);
+	ck_assert_int_eq(hd_test_count(db, "SELECT count(*) FROM runs"), 6);
+	ck_assert_int_eq(hd_test_count(db, "SELECT count(DISTINCT lesson) FROM runs"), 1);
 	hd_buf_free(&out);
 	hd_verify_result_free(&res);
 	free(db);
@@ -247,7 +226,7 @@ START_TEST(rank_scenarios_are_skipped)
 	ck_assert_int_eq(res.scenarios_skipped, 1);
 	ck_assert_ptr_nonnull(strstr(out.s, "scenario two needs 2 GPUs, one process per rank"));
 	ck_assert_ptr_nonnull(strstr(out.s, "Skipped on this machine (1):\n  mixed/two: needs 2"));
-	ck_assert_int_eq(count(db, "SELECT count(*) FROM runs"), 2);
+	ck_assert_int_eq(hd_test_count(db, "SELECT count(*) FROM runs"), 2);
 	hd_buf_free(&out);
 	hd_verify_result_free(&res);
 	hd_lesson_free(l);
@@ -275,7 +254,7 @@ START_TEST(one_scenario_only)
 	/* Claims naming scenarios that did not run are not checked, not refuted. */
 	ck_assert_int_eq(res.claims_refuted, 0);
 	ck_assert_int_gt(res.claims_unchecked, 0);
-	ck_assert_int_eq(count(db, "SELECT count(*) FROM runs"), 2);
+	ck_assert_int_eq(hd_test_count(db, "SELECT count(*) FROM runs"), 2);
 	hd_buf_free(&out);
 	hd_verify_result_free(&res);
 	free(db);
