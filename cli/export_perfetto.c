@@ -34,24 +34,6 @@ static const char *const span_cat[HD_SPAN__COUNT] = {
 	[HD_SPAN_COMM] = "comm",
 };
 
-/* Sorting spans of one run for placement: by lane, start, longest first. */
-static const struct hd_trace *sort_trace;
-
-static int
-by_lane_start(const void *pa, const void *pb)
-{
-	const struct hd_span *a = &sort_trace->spans[*(const size_t *)pa];
-	const struct hd_span *b = &sort_trace->spans[*(const size_t *)pb];
-
-	if (a->lane != b->lane)
-		return a->lane < b->lane ? -1 : 1;
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	if (a->end != b->end)
-		return a->end > b->end ? -1 : 1;
-	return *(const size_t *)pa < *(const size_t *)pb ? -1 : 1;
-}
-
 /* One extra thread of a lane: the ends of the slices open on it. */
 struct track {
 	hd_time *ends;
@@ -220,10 +202,7 @@ run_events(const struct hd_export_run *r, struct hd_exw *w, struct pstate *ps)
 	int nranks = 0, k, j, l;
 	char name[320];
 
-	for (i = 0; i < n; i++)
-		order[i] = i;
-	sort_trace = t;
-	qsort(order, n, sizeof *order, by_lane_start);
+	hd_trace_order_by_lane(t, order);
 	place(t, order, sub, nsub);
 
 	/* a process per rank, a thread per lane and extra track */

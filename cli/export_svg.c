@@ -85,23 +85,6 @@ text(struct hd_exw *w, double x, double y, const char *attrs, const char *s)
 
 /* ---- timelines ----------------------------------------------------------- */
 
-static const struct hd_trace *sort_trace;
-
-static int
-by_lane_start(const void *pa, const void *pb)
-{
-	const struct hd_span *a = &sort_trace->spans[*(const size_t *)pa];
-	const struct hd_span *b = &sort_trace->spans[*(const size_t *)pb];
-
-	if (a->lane != b->lane)
-		return a->lane < b->lane ? -1 : 1;
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	if (a->end != b->end)
-		return a->end > b->end ? -1 : 1;
-	return *(const size_t *)pa < *(const size_t *)pb ? -1 : 1;
-}
-
 static int
 run_height(const struct hd_export_run *r)
 {
@@ -226,18 +209,15 @@ run_rows(struct hd_exw *w, const struct hd_export_run *r, int y, hd_time span)
 			snprintf(name, sizeof name, "%s", ln->name);
 		text(w, 10, row[lorder[j]] + 13, "", name);
 	}
-	for (i = 0; i < t->nspans; i++) {
-		order[i] = i;
+	for (i = 0; i < t->nspans; i++)
 		if (t->spans[i].op >= nback)
 			nback = t->spans[i].op + 1;
-	}
 	back = hd_xcalloc((size_t)nback + 1, sizeof *back);
 	for (i = 0; i < t->nspans; i++)
 		if (t->spans[i].kind == HD_SPAN_COPY && t->spans[i].op >= 0 &&
 		    hd_timeline_span_glyph(t, NULL, &t->spans[i]) == '~')
 			back[t->spans[i].op] = true;
-	sort_trace = t;
-	qsort(order, t->nspans, sizeof *order, by_lane_start);
+	hd_trace_order_by_lane(t, order);
 	hd_exw_puts(w, "<g>\n");
 	for (i = 0; i < t->nspans; i++) {
 		const struct hd_span *s = &t->spans[order[i]];

@@ -177,6 +177,44 @@ hd_trace_sort(struct hd_trace *t)
 		qsort(t->spans, t->nspans, sizeof *t->spans, span_cmp);
 }
 
+struct lane_key {
+	int lane;
+	hd_time start, end;
+	size_t i;
+};
+
+static int
+lane_key_cmp(const void *pa, const void *pb)
+{
+	const struct lane_key *a = pa, *b = pb;
+
+	if (a->lane != b->lane)
+		return a->lane < b->lane ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->end != b->end)
+		return a->end > b->end ? -1 : 1;
+	return a->i < b->i ? -1 : 1;
+}
+
+void
+hd_trace_order_by_lane(const struct hd_trace *t, size_t *order)
+{
+	struct lane_key *k = hd_xcalloc(t->nspans + 1, sizeof *k);
+	size_t i;
+
+	for (i = 0; i < t->nspans; i++) {
+		k[i].lane = t->spans[i].lane;
+		k[i].start = t->spans[i].start;
+		k[i].end = t->spans[i].end;
+		k[i].i = i;
+	}
+	qsort(k, t->nspans, sizeof *k, lane_key_cmp);
+	for (i = 0; i < t->nspans; i++)
+		order[i] = k[i].i;
+	free(k);
+}
+
 int
 hd_trace_cmp(const struct hd_trace *a, const struct hd_trace *b)
 {

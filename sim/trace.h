@@ -116,6 +116,9 @@ int hd_trace_string(struct hd_trace *t, const char *s);
 void hd_trace_add(struct hd_trace *t, const struct hd_span *s);
 /* Sort spans by (start, lane, op, iter, end): a stable, canonical order. */
 void hd_trace_sort(struct hd_trace *t);
+/* Fill order[0 .. nspans) with span indexes by lane, then start, the longest
+ * first at one start: the order that stacks nested spans for drawing. */
+void hd_trace_order_by_lane(const struct hd_trace *t, size_t *order);
 /* Compare two traces bit for bit (lanes, spans, strings). 0 if equal. */
 int hd_trace_cmp(const struct hd_trace *a, const struct hd_trace *b);
 /* A stable 64-bit digest of the whole trace, for determinism checks. */
