@@ -142,9 +142,29 @@ keep_id(void *ctx, const struct hd_store_run_row *row)
 }
 
 static char *
-dup_or_null(const char *s)
+dup_or(const char *s, const char *none)
 {
-	return s != NULL ? hd_xstrdup(s) : NULL;
+	return s != NULL ? hd_xstrdup(s) : none != NULL ? hd_xstrdup(none) : NULL;
+}
+
+void
+hd_export_answer_copy(struct hd_export_answer *a, const char *db,
+		      const struct hd_store_progress *p, bool blank)
+{
+	const char *none = blank ? "" : NULL;
+
+	a->db = hd_xstrdup(db);
+	a->learner = dup_or(p->learner, none);
+	a->lesson = dup_or(p->lesson, none);
+	a->question = dup_or(p->question, none);
+	a->answer = dup_or(p->answer, none);
+	a->profile = dup_or(p->profile, NULL);
+	a->created = dup_or(p->created, none);
+	a->id = p->id;
+	a->correct = p->correct;
+	a->confidence = p->confidence;
+	a->hints = p->hints;
+	a->seconds = p->seconds;
 }
 
 struct answer_ctx {
@@ -163,18 +183,7 @@ keep_answer(void *ctx, const struct hd_store_progress *p)
 			      sizeof *s->answers);
 	a = &s->answers[s->nanswers++];
 	memset(a, 0, sizeof *a);
-	a->db = hd_xstrdup(ac->db);
-	a->learner = dup_or_null(p->learner);
-	a->lesson = dup_or_null(p->lesson);
-	a->question = dup_or_null(p->question);
-	a->answer = dup_or_null(p->answer);
-	a->profile = dup_or_null(p->profile);
-	a->created = dup_or_null(p->created);
-	a->id = p->id;
-	a->correct = p->correct;
-	a->confidence = p->confidence;
-	a->hints = p->hints;
-	a->seconds = p->seconds;
+	hd_export_answer_copy(a, ac->db, p, false);
 	return 0;
 }
 

@@ -62,6 +62,14 @@ struct hd_export_answer {
 	double seconds;
 };
 
+/*
+ * Fill a (zeroed by the caller) with a copy of progress row p read from
+ * database db.  With blank, missing learner, lesson, question, answer and
+ * created become "" (the class tables compare them); the profile stays NULL.
+ */
+void hd_export_answer_copy(struct hd_export_answer *a, const char *db,
+			   const struct hd_store_progress *p, bool blank);
+
 struct hd_export_set {
 	struct hd_export_run *runs;
 	size_t nruns, runs_cap;

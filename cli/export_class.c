@@ -33,12 +33,6 @@ struct load_ctx {
 	const char *db;
 };
 
-static char *
-dup0(const char *s)
-{
-	return hd_xstrdup(s != NULL ? s : "");
-}
-
 static int
 keep(void *ctx, const struct hd_store_progress *p)
 {
@@ -49,18 +43,7 @@ keep(void *ctx, const struct hd_store_progress *p)
 	c->rows = hd_xgrow(c->rows, &c->rows_cap, c->nrows + 1, sizeof *c->rows);
 	memset(&c->rows[c->nrows], 0, sizeof c->rows[c->nrows]);
 	a = &c->rows[c->nrows++].a;
-	a->db = hd_xstrdup(lc->db);
-	a->learner = dup0(p->learner);
-	a->lesson = dup0(p->lesson);
-	a->question = dup0(p->question);
-	a->answer = dup0(p->answer);
-	a->profile = p->profile != NULL ? hd_xstrdup(p->profile) : NULL;
-	a->created = dup0(p->created);
-	a->id = p->id;
-	a->correct = p->correct;
-	a->confidence = p->confidence;
-	a->hints = p->hints;
-	a->seconds = p->seconds;
+	hd_export_answer_copy(a, lc->db, p, true);
 	return 0;
 }
 
