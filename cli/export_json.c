@@ -37,6 +37,27 @@ kint(struct hd_exw *w, const char *k, int64_t v)
 	hd_exw_i64(w, v);
 }
 
+/* A key whose value is known only when `have`: else null. */
+static void
+kint_if(struct hd_exw *w, const char *k, int have, int64_t v)
+{
+	key(w, k);
+	if (have)
+		hd_exw_i64(w, v);
+	else
+		hd_exw_puts(w, "null");
+}
+
+static void
+knum_if(struct hd_exw *w, const char *k, int have, double v)
+{
+	key(w, k);
+	if (have)
+		hd_exw_num(w, v);
+	else
+		hd_exw_puts(w, "null");
+}
+
 /* The first key of an object: {"database":...  (no comma before it) */
 static void
 open_row(struct hd_exw *w, size_t n, const char *db)
@@ -74,11 +95,7 @@ hd_export_json(const struct hd_export_set *s, struct hd_exw *w)
 		kstr(w, "status", f->status);
 		kint(w, "makespan_ps", f->makespan);
 		kint(w, "spans", (int64_t)r->trace->nspans);
-		key(w, "pair_run");
-		if (f->pair_run > 0)
-			hd_exw_i64(w, f->pair_run);
-		else
-			hd_exw_puts(w, "null");
+		kint_if(w, "pair_run", f->pair_run > 0, f->pair_run);
 		kstr(w, "params", f->params_json);
 		kint(w, "warmup", f->warmup);
 		kint(w, "repeats", f->repeats);
@@ -157,16 +174,8 @@ hd_export_json(const struct hd_export_set *s, struct hd_exw *w)
 			kstr(w, "expr", cl->expr);
 			kstr(w, "outcome", cl->outcome > 0 ? "holds" : cl->outcome == 0 ? "fails" :
 			     "unchecked");
-			key(w, "lhs");
-			if (cl->outcome >= 0)
-				hd_exw_num(w, cl->lhs);
-			else
-				hd_exw_puts(w, "null");
-			key(w, "rhs");
-			if (cl->outcome >= 0)
-				hd_exw_num(w, cl->rhs);
-			else
-				hd_exw_puts(w, "null");
+			knum_if(w, "lhs", cl->outcome >= 0, cl->lhs);
+			knum_if(w, "rhs", cl->outcome >= 0, cl->rhs);
 			kstr(w, "detail", cl->detail);
 			hd_exw_putc(w, '}');
 		}
@@ -183,11 +192,7 @@ hd_export_json(const struct hd_export_set *s, struct hd_exw *w)
 		kstr(w, "answer", a->answer);
 		key(w, "correct");
 		hd_exw_puts(w, a->correct > 0 ? "true" : a->correct == 0 ? "false" : "null");
-		key(w, "confidence");
-		if (a->confidence > 0)
-			hd_exw_i64(w, a->confidence);
-		else
-			hd_exw_puts(w, "null");
+		kint_if(w, "confidence", a->confidence > 0, a->confidence);
 		key(w, "seconds");
 		hd_exw_num(w, a->seconds);
 		kint(w, "hints", a->hints);
