@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "store.h"
+#include "testdb.h"
 #include "testutil.h"
 
 static char dir[64];
@@ -59,19 +60,10 @@ sample_trace(void)
 static int64_t
 count_rows(const char *path, const char *table)
 {
-	sqlite3 *db;
-	sqlite3_stmt *st;
 	char sql[256];
-	int64_t n = -1;
 
-	ck_assert_int_eq(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", table);
-	ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return n;
+	return hd_test_count(path, sql);
 }
 
 START_TEST(create_insert_read_back)
