@@ -983,15 +983,16 @@ static int
 live_latency(struct cal *c, double rate, double *alpha)
 {
 	static const size_t sizes[] = { 4 * KiB, 16 * KiB, 64 * KiB };
-	double sum = 0, dummy;
-	int i, used = 0;
+	enum { NS = (int)HD_ARRAY_LEN(sizes) };
+	double n[NS], done[NS], issue[NS], dummy;
+	int i, used;
 	char sz[32], a[32], b[32];
 
 	*alpha = -1;
 	log_head(c, "Pinned H2D copies issued live (no gate), as lessons issue them",
 		 "host clock from the first of 2048 cudaMemcpyAsync calls to the sync's return, "
 		 "per copy; 'issue' is the host's time per call");
-	for (i = 0; i < (int)HD_ARRAY_LEN(sizes); i++) {
+	for (i = 0; i < NS; i++) {
 		static struct live_op op, warm;        /* large: kept off the stack */
 		struct hd_stats st, si;
 		int samples = c->quick ? 3 : 5;
@@ -1002,30 +1003,25 @@ live_latency(struct cal *c, double rate, double *alpha)
 		op.reps = 2048;
 		warm.reps = 64;
 		hd_cal_fbytes(sz, sizeof sz, (double)sizes[i]);
-		progress(c, i, (int)HD_ARRAY_LEN(sizes), "live copies %s", sz);
+		progress(c, i, NS, "live copies %s", sz);
 		if (sample_live(c, &warm, &dummy) != 0 ||
 		    sample_stats(c, sample_live, &op, samples, &st) != 0 ||
 		    hd_fit_stats(op.issue, (size_t)samples, &si, c->e) != 0)
 			return -1;
+		n[i] = (double)sizes[i];
+		done[i] = st.median;
+		issue[i] = si.median;
 		log_row(c, sz, samples, op.reps, &st, "");
-		/* where the calls take nearly as long as the copies, the engine waited
-		 * on the host: that size bounds the engine's cost, it does not give it */
-		if (si.median >= 0.9 * st.median) {
-			hd_buf_printf(c->log, "  %12s %7s %5s %12s (issue, median: the host set "
-				      "the pace)\n", "", "", "", hd_cal_ftime(a, sizeof a, si.median));
-			continue;
-		}
-		hd_buf_printf(c->log, "  %12s %7s %5s %12s (issue, median)\n", "", "", "",
-			      hd_cal_ftime(a, sizeof a, si.median));
-		sum += st.median - (double)sizes[i] / rate;
-		used++;
+		hd_buf_printf(c->log, "  %12s %7s %5s %12s (issue, median%s)\n", "", "", "",
+			      hd_cal_ftime(a, sizeof a, si.median),
+			      si.median >= 0.9 * st.median ? ": the host set the pace" : "");
 	}
+	used = hd_fit_live_latency(n, done, issue, NS, rate, alpha);
 	if (used == 0) {
 		hd_buf_printf(c->log, "  the host's calls, not the engine, set the pace at every "
 			      "size: the gated figure stands\n");
 		return 0;
 	}
-	*alpha = sum / used;
 	hd_buf_printf(c->log, "  engine cost per live copy = mean of t - n / %s over %d size%s "
 		      "= %s\n", hd_cal_frate(b, sizeof b, rate), used, used == 1 ? "" : "s",
 		      hd_cal_ftime(a, sizeof a, *alpha));

@@ -505,3 +505,22 @@ hd_fit_um(double per_byte, double page, double base_fault, double link_bw, doubl
 	}
 	return 1;
 }
+
+int
+hd_fit_live_latency(const double *n, const double *done, const double *issue,
+		    size_t count, double rate, double *alpha)
+{
+	double sum = 0;
+	size_t i;
+	int used = 0;
+
+	for (i = 0; i < count; i++) {
+		if (issue[i] >= 0.9 * done[i])
+			continue;
+		sum += done[i] - n[i] / rate;
+		used++;
+	}
+	if (used > 0)
+		*alpha = sum / used;
+	return used;
+}

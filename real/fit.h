@@ -142,4 +142,15 @@ int hd_fit_bidir(double bytes, double t_h2d, double t_d2h, double solo_h2d,
 int hd_fit_um(double per_byte, double page, double base_fault, double link_bw,
 	      double *fault, double *bw, struct hd_err *e);
 
+/*
+ * The copy engine's fixed cost per copy from back-to-back copies issued live:
+ * sizes n[i] took done[i] seconds per copy while the host's calls took
+ * issue[i] each.  A size whose calls took at least 90 % of the copy's time
+ * was paced by the host and only bounds the engine's cost, so it is left
+ * out; *alpha is the mean of done - n / rate over the others.  Returns the
+ * number of sizes used (0: the host paced every one, *alpha untouched).
+ */
+int hd_fit_live_latency(const double *n, const double *done, const double *issue,
+			size_t count, double rate, double *alpha);
+
 #endif

@@ -124,13 +124,10 @@ START_TEST(quick_run_finds_the_figures)
 	ck_assert_ptr_nonnull(strstr(log.s, "Pinned H2D"));
 	ck_assert_ptr_nonnull(strstr(log.s, "Pageable D2H"));
 	/* the fake's host call (2 us) outlasts its engine's 4 KiB copy (1.9 us):
-	 * that size is host-bound; a 64 KiB copy (3 us) is the engine's, unless
-	 * valgrind stretches the host's calls too */
+	 * that size is paced by the host whatever the machine's load (which
+	 * verdict the larger sizes get depends on it: check_fit tests the rule) */
 	ck_assert_ptr_nonnull(strstr(log.s, "issued live"));
 	ck_assert_ptr_nonnull(strstr(log.s, "set the pace"));
-	if (at_speed())
-		ck_assert_msg(strstr(log.s, "engine cost per live copy") != NULL, "%s",
-			      strstr(log.s, "issued live"));
 	ck_assert_ptr_nonnull(strstr(log.s, "residual"));
 	ck_assert_ptr_nonnull(strstr(log.s, "figures set by this run"));
 	ck_assert_ptr_nonnull(strstr(log.s, "PCIe link during the copies (sysfs): unreadable"));

@@ -731,6 +731,32 @@ START_TEST(ranks_pairs)
 }
 END_TEST
 
+/* Live copies: sizes the host paced are left out of the engine's cost. */
+START_TEST(live_latency_leaves_out_host_paced_sizes)
+{
+	const double rate = 50e9, n[] = { 4096, 16384, 65536 };
+	/* an engine of 2.5 us + n / rate; the host's calls 2.6 us each, so the
+	 * two small sizes are paced by the host (done = issue) */
+	const double eng[] = { 2.5e-6 + 4096 / 50e9, 2.5e-6 + 16384 / 50e9,
+			       2.5e-6 + 65536 / 50e9 };
+	const double done[] = { 2.6e-6, 2.6e-6 + 1e-8, eng[2] };
+	const double issue[] = { 2.6e-6, 2.6e-6, 2.6e-6 };
+	const double slow[] = { 9e-6, 9e-6, 9e-6 };
+	double alpha = -1;
+
+	ck_assert_int_eq(hd_fit_live_latency(n, done, issue, 3, rate, &alpha), 1);
+	ck_assert_msg(fabs(alpha - 2.5e-6) < 1e-12, "%g", alpha);
+	/* every size engine-paced: the mean over all three */
+	ck_assert_int_eq(hd_fit_live_latency(n, eng, (const double[]){ 1e-6, 1e-6, 1e-6 }, 3,
+					     rate, &alpha), 3);
+	ck_assert_msg(fabs(alpha - 2.5e-6) < 1e-12, "%g", alpha);
+	/* the host slower than every copy: nothing used, alpha left alone */
+	alpha = 7;
+	ck_assert_int_eq(hd_fit_live_latency(n, slow, slow, 3, rate, &alpha), 0);
+	ck_assert(alpha == 7);
+}
+END_TEST
+
 static Suite *
 fit_suite(void)
 {
@@ -761,6 +787,7 @@ fit_suite(void)
 	tcase_add_test(tc, ranks_nvswitch);
 	tcase_add_test(tc, ranks_pcie_only);
 	tcase_add_test(tc, ranks_pairs);
+	tcase_add_test(tc, live_latency_leaves_out_host_paced_sizes);
 	suite_add_tcase(s, tc);
 	return s;
 }
