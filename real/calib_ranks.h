@@ -25,10 +25,11 @@ struct hd_calib_ranks {
 /*
  * With two or more GPUs visible: measure peer copies (bandwidth matrix at
  * large sizes, latency from small ones, both directions at once per pair)
- * and, in builds with NCCL, all-reduce, all-gather, broadcast and send/recv
- * over all GPUs; classify the node and fit topo.kind, topo.gpus_per_node,
- * nvlink.links, nvlink.rate, nvlink.latency, topo.p2p_pcie and coll.base
- * into *p.  With one GPU it logs why and changes nothing.  The current
+ * every GPU copying pinned host memory at once (host.dma_h2d, _d2h,
+ * _bidir: the node's totals), and, in builds with NCCL, all-reduce,
+ * all-gather, broadcast and send/recv over all GPUs; classify the node and
+ * fit topo.kind, topo.gpus_per_node, nvlink.links, nvlink.rate,
+ * nvlink.latency, topo.p2p_pcie and coll.base into *p.  With one GPU it logs why and changes nothing.  The current
  * device is set back as it was.  Returns 1 when it set figures, 0 when it
  * had nothing to measure, -1 with e set on a failed call, a hung NCCL
  * collective or an interruption (every resource released).

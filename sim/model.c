@@ -211,7 +211,7 @@ struct model {
 	const struct hd_sink *sink;
 	struct hd_engine *eng;
 	struct hd_flownet *net;
-	int res[DIR__COUNT][2], nres[DIR__COUNT];
+	int res[DIR__COUNT][4], nres[DIR__COUNT];
 
 	struct gop *g;
 	size_t ng, gcap;
@@ -282,6 +282,8 @@ struct world {
 	hd_time flow_at;        /* time of the live EV_FLOW, or -1 */
 	int *work_label, *api_label;
 	int *nic_out, *nic_in;  /* network resources per node, -1 until needed */
+	int (*host_dma)[3];     /* per node: the host's caps on all its GPUs' DMA,
+				 * H2D, D2H and both (-1: none) */
 	struct coll *colls;     /* collectives in progress, oldest first */
 	size_t ncolls, collcap;
 	uint64_t barrier_arrived, barrier_done;
@@ -2311,6 +2313,8 @@ model_init(struct model *m, struct world *w, int rank)
 		int host = hd_flow_resource(m->net, p->bidir_bw);
 		int hbm = hd_flow_resource(m->net, p->d2d_bw);
 
+		const int *node = w->host_dma[hd_coll_node(p, rank)];
+
 		m->res[DIR_H2D][0] = h2d;
 		m->res[DIR_H2D][1] = host;
 		m->nres[DIR_H2D] = 2;
@@ -2319,6 +2323,15 @@ model_init(struct model *m, struct world *w, int rank)
 		m->nres[DIR_D2H] = 2;
 		m->res[DIR_D2D][0] = hbm;
 		m->nres[DIR_D2D] = 1;
+		/* and the node's host, shared with the other GPUs there */
+		if (node[0] >= 0)
+			m->res[DIR_H2D][m->nres[DIR_H2D]++] = node[0];
+		if (node[1] >= 0)
+			m->res[DIR_D2H][m->nres[DIR_D2H]++] = node[1];
+		if (node[2] >= 0) {
+			m->res[DIR_H2D][m->nres[DIR_H2D]++] = node[2];
+			m->res[DIR_D2H][m->nres[DIR_D2H]++] = node[2];
+		}
 	}
 	/* NVLink ports, out and in, when peers can use them */
 	m->res_out = m->res_in = -1;
@@ -2509,6 +2522,7 @@ world_free(struct world *w)
 	free(w->api_label);
 	free(w->nic_out);
 	free(w->nic_in);
+	free(w->host_dma);
 	free(w->problem);
 	hd_flow_free(w->net);
 	hd_engine_free(w->eng);
@@ -2537,8 +2551,16 @@ world_init(struct world *w, const struct hd_scenario *sc,
 	    (p->gpus_per_node > 0 ? p->gpus_per_node : 1);
 	w->nic_out = hd_xmalloc((size_t)nodes * sizeof *w->nic_out);
 	w->nic_in = hd_xmalloc((size_t)nodes * sizeof *w->nic_in);
-	for (i = 0; i < nodes; i++)
+	w->host_dma = hd_xmalloc((size_t)nodes * sizeof *w->host_dma);
+	for (i = 0; i < nodes; i++) {
 		w->nic_out[i] = w->nic_in[i] = -1;
+		w->host_dma[i][0] = p->node_h2d_bw > 0 ?
+		    hd_flow_resource(w->net, p->node_h2d_bw) : -1;
+		w->host_dma[i][1] = p->node_d2h_bw > 0 ?
+		    hd_flow_resource(w->net, p->node_d2h_bw) : -1;
+		w->host_dma[i][2] = p->node_bidir_bw > 0 ?
+		    hd_flow_resource(w->net, p->node_bidir_bw) : -1;
+	}
 	w->rk = hd_xcalloc((size_t)n, sizeof *w->rk);
 	for (i = 0; i < n; i++)
 		model_init(&w->rk[i], w, i);

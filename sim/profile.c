@@ -48,6 +48,9 @@ enum ktype {
 
 /* Flags on a key. */
 #define KF_POS  0x1             /* must be greater than zero */
+#define KF_OPT  0x2             /* may be left out (it is then 0): keys added after
+				 * calibrated profiles were first written, so that
+				 * those still load */
 
 struct pkey {
 	const char *key;
@@ -113,6 +116,12 @@ static const struct pkey keys[] = {
 	    "cudaMallocHost: fresh pages allocated and pinned, bytes per second"),
 	TIME("host.pin_base", pin_base, "us", 0,
 	    "fixed cost of one pinned allocation"),
+	RATE("host.dma_h2d", node_h2d_bw, "GB/s", KF_OPT,
+	    "every GPU of a node copying from pinned memory at once, total (0: no cap)"),
+	RATE("host.dma_d2h", node_d2h_bw, "GB/s", KF_OPT,
+	    "every GPU of a node copying to pinned memory at once, total (0: no cap)"),
+	RATE("host.dma_bidir", node_bidir_bw, "GB/s", KF_OPT,
+	    "every GPU of a node copying both ways at once, total (0: no cap)"),
 	SIZE("staging.chunk", staging_chunk, KF_POS,
 	    "bytes per pinned staging chunk of a pageable copy"),
 	INT("staging.buffers", staging_buffers, 1, 64,
@@ -929,7 +938,7 @@ parse_text(const char *text, const char *origin, struct hd_profile *out,
 	if (!ps.has_base) {
 		hd_buf_init(&missing);
 		for (i = 0; i < NKEYS; i++) {
-			if (ps.setline[i] != 0)
+			if (ps.setline[i] != 0 || (keys[i].flags & KF_OPT))
 				continue;
 			if (nmissing < 12)
 				hd_buf_printf(&missing, "%s%s", nmissing ? ", " : "",

@@ -57,6 +57,10 @@ struct hd_profile {
 	double pin_bw;          /* cudaHostRegister of touched pages: bytes pinned per second */
 	double mallochost_bw;   /* cudaMallocHost: fresh pages allocated and pinned, bytes/s */
 	hd_time pin_base;       /* fixed cost of one pinned allocation */
+	/* Every GPU of a node moving pinned host memory at once: caps on the
+	 * node's total, bytes/s (0: none).  Host memory and the root complex
+	 * serve all GPUs, so eight copies at once get less than eight links. */
+	double node_h2d_bw, node_d2h_bw, node_bidir_bw;
 	hd_time malloc_cost;    /* cudaMalloc of device memory */
 	hd_time free_cost;      /* cudaFree (before its implicit device sync) */
 

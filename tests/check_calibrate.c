@@ -203,8 +203,10 @@ two_gpus(int on)
 	if (on) {
 		setenv("FAKE_CUDA_DEVICES", "2", 1);
 		setenv("FAKE_NCCL_EXPECT_NVLS", "0", 1);
+		setenv("FAKE_CUDA_NODE_DMA", "80e9", 1);
 		unsetenv("NCCL_NVLS_ENABLE");
 	} else {
+		unsetenv("FAKE_CUDA_NODE_DMA");
 		unsetenv("FAKE_CUDA_DEVICES");
 		unsetenv("FAKE_NCCL_EXPECT_NVLS");
 		unsetenv("NCCL_NVLS_ENABLE");
@@ -239,6 +241,15 @@ START_TEST(two_gpus_fit_the_links)
 	ck_assert_ptr_nonnull(strstr(log.s, "fitted alpha (us)"));
 	ck_assert_ptr_nonnull(strstr(log.s, "total of both directions"));
 	ck_assert_ptr_nonnull(strstr(log.s, "Peer copies under the fitted profile"));
+	/* two GPUs at 55 and 53 GB/s each share a host that moves 80 GB/s */
+	ck_assert_ptr_nonnull(strstr(log.s, "Every GPU copying pinned host memory at once"));
+	if (at_speed()) {
+		ck_assert_msg(REL(p.node_h2d_bw, 80e9) < 0.05, "%g", p.node_h2d_bw);
+		ck_assert_msg(REL(p.node_d2h_bw, 80e9) < 0.05, "%g", p.node_d2h_bw);
+		ck_assert_msg(REL(p.node_bidir_bw, 80e9) < 0.05, "%g", p.node_bidir_bw);
+	}
+	ck_assert(p.node_h2d_bw != base->node_h2d_bw && p.node_d2h_bw > 0 &&
+		  p.node_bidir_bw > 0);
 	ck_assert_ptr_nonnull(strstr(log.s, "net.rate and net.latency (one node"));
 	ck_assert_int_eq(pr.backwards, 0);
 	ck_assert(pr.last == 1);

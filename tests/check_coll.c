@@ -228,10 +228,9 @@ struct run {
 };
 
 static struct run
-run_text(const char *body, const char *profile)
+run_with(const char *body, struct hd_profile p)
 {
 	static char text[8192];
-	struct hd_profile p = prof(profile);
 	struct hd_lesson *l;
 	struct hd_scenario *sc;
 	struct hd_sink sink;
@@ -251,6 +250,12 @@ run_text(const char *body, const char *profile)
 	hd_scenario_free(sc);
 	hd_lesson_free(l);
 	return r;
+}
+
+static struct run
+run_text(const char *body, const char *profile)
+{
+	return run_with(body, prof(profile));
 }
 
 /* End of the last span on rank `rank` with this label. */
@@ -417,6 +422,74 @@ START_TEST(peer_copy_nvlink_vs_pcie)
 }
 END_TEST
 
+/*
+ * Every GPU of a node copying host memory at once shares the node's host:
+ * eight ranks get host.dma_h2d / 8 each where that is less than a link,
+ * two ranks under the cap keep their own links' rate, and without a cap
+ * each rank has its link to itself.  D2H has its own cap, and the both-ways
+ * cap holds the total when the directions overlap.
+ */
+START_TEST(node_host_dma_is_shared)
+{
+	const char *eight = "  ranks 8\n  buffer h pinned 64MiB\n  buffer d device 64MiB\n"
+	    "  c: copy h -> d\n";
+	const char *two = "  ranks 2\n  buffer h pinned 64MiB\n  buffer d device 64MiB\n"
+	    "  c: copy h -> d\n";
+	const char *back = "  ranks 4\n  buffer h pinned 64MiB\n  buffer d device 64MiB\n"
+	    "  c: copy d -> h\n";
+	const char *both = "  ranks 4\n  buffer h pinned 64MiB\n  buffer g pinned 64MiB\n"
+	    "  buffer d device 64MiB\n  buffer e device 64MiB\n  stream s\n  stream t\n"
+	    "  a: copy h -> d async on s\n  b: copy e -> g async on t\n  sync s\n  sync t\n";
+	struct hd_profile p = prof("h200-sxm"), none;
+	const double bytes = 64.0 * MiB;
+	struct run r;
+	hd_time t;
+	int k;
+
+	ck_assert(p.node_h2d_bw > 0 && p.node_h2d_bw < 8 * p.h2d_bw &&
+	    p.node_h2d_bw > 2 * p.h2d_bw);
+	r = run_with(eight, p);
+	ck_assert_msg(r.rc == 0, "%s", r.e.msg);
+	for (k = 0; k < 8; k++) {
+		t = label_end(r.t, k, "c");
+		ck_assert(t >= hd_time_for_bytes(8 * bytes, p.node_h2d_bw));
+		ck_assert(t < hd_time_for_bytes(8 * bytes, p.node_h2d_bw) * 1.05);
+	}
+	hd_trace_free(r.t);
+	r = run_with(two, p);
+	ck_assert(r.rc == 0);
+	ck_assert(label_end(r.t, 1, "c") < hd_time_for_bytes(bytes, p.h2d_bw) * 1.05);
+	hd_trace_free(r.t);
+	none = p;
+	none.node_h2d_bw = none.node_d2h_bw = none.node_bidir_bw = 0;
+	r = run_with(eight, none);
+	ck_assert(r.rc == 0);
+	ck_assert(label_end(r.t, 7, "c") < hd_time_for_bytes(bytes, p.h2d_bw) * 1.05);
+	hd_trace_free(r.t);
+
+	/* device to host: its own cap, not the host-to-device one */
+	p.node_h2d_bw = 0;
+	p.node_d2h_bw = 2 * p.d2h_bw;
+	r = run_with(back, p);
+	ck_assert(r.rc == 0);
+	t = label_end(r.t, 3, "c");
+	ck_assert(t >= hd_time_for_bytes(4 * bytes, p.node_d2h_bw));
+	ck_assert(t < hd_time_for_bytes(4 * bytes, p.node_d2h_bw) * 1.05);
+	hd_trace_free(r.t);
+
+	/* both ways at once: four ranks x two directions share the bidir cap */
+	p.node_d2h_bw = 0;
+	p.node_bidir_bw = 2 * p.h2d_bw;
+	r = run_with(both, p);
+	ck_assert_msg(r.rc == 0, "%s", r.e.msg);
+	t = label_end(r.t, 0, "a") > label_end(r.t, 0, "b") ? label_end(r.t, 0, "a") :
+	    label_end(r.t, 0, "b");
+	ck_assert(t >= hd_time_for_bytes(8 * bytes, p.node_bidir_bw));
+	ck_assert(t < hd_time_for_bytes(8 * bytes, p.node_bidir_bw) * 1.05);
+	hd_trace_free(r.t);
+}
+END_TEST
+
 START_TEST(barrier_waits_for_slowest)
 {
 	struct run r = run_text(
@@ -532,6 +605,7 @@ suite(void)
 	tcase_add_test(c, nccl_takes_sms_from_kernels);
 	tcase_add_test(c, nccl_slows_a_running_kernel);
 	tcase_add_test(c, barrier_waits_for_slowest);
+	tcase_add_test(c, node_host_dma_is_shared);
 	tcase_add_test(c, ranks_deterministic_and_formula_model);
 	suite_add_tcase(s, c);
 	return s;

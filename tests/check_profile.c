@@ -108,6 +108,7 @@ START_TEST(builtins_set_every_field)
 		SAME(bidir_bw); SAME(copy_latency); SAME(copy_engines);
 		SAME(host_memcpy_h2d_bw); SAME(host_memcpy_d2h_bw); SAME(staging_chunk); SAME(staging_buffers);
 		SAME(pin_bw); SAME(pin_base); SAME(malloc_cost); SAME(free_cost);
+		SAME(node_h2d_bw); SAME(node_d2h_bw); SAME(node_bidir_bw);
 		SAME(api_launch); SAME(api_memcpy); SAME(api_event); SAME(api_wait);
 		SAME(api_sync); SAME(sync_wake); SAME(stream_queue);
 		SAME(gpu_name); SAME(sms); SAME(hbm_bw); SAME(flops);
@@ -292,6 +293,40 @@ START_TEST(roundtrip_builtins)
 		ck_assert(memcmp(&q, p, sizeof q) == 0);
 		free(text);
 	}
+}
+END_TEST
+
+/*
+ * A profile written before the node-wide DMA keys existed (every other key,
+ * no base) still loads, with no node cap; any other key left out is still
+ * an error that names it.
+ */
+START_TEST(older_profile_without_optional_keys)
+{
+	const struct hd_profile *p = builtin_named("h200-sxm");
+	char *text = hd_profile_format(p), *line;
+	struct hd_profile q;
+	struct hd_err e;
+	static const char *const drop[] = { "host.dma_h2d", "host.dma_d2h", "host.dma_bidir" };
+	size_t i;
+
+	ck_assert(p->node_h2d_bw > 0);
+	for (i = 0; i < HD_ARRAY_LEN(drop); i++) {
+		line = strstr(text, drop[i]);
+		ck_assert_ptr_nonnull(line);
+		*line = '#';            /* the line becomes a comment */
+	}
+	memset(&q, 0, sizeof q);
+	memset(&e, 0, sizeof e);
+	ck_assert_msg(hd_profile_parse(text, "old", &q, &e) == 0, "%s", e.msg);
+	ck_assert(q.node_h2d_bw == 0 && q.node_d2h_bw == 0 && q.node_bidir_bw == 0);
+	ck_assert(q.h2d_bw == p->h2d_bw);
+	line = strstr(text, "host.pin_base");
+	ck_assert_ptr_nonnull(line);
+	*line = '#';
+	ck_assert_int_ne(hd_profile_parse(text, "old", &q, &e), 0);
+	ck_assert_ptr_nonnull(strstr(e.msg, "missing key: host.pin_base"));
+	free(text);
 }
 END_TEST
 
@@ -766,6 +801,7 @@ profile_suite(void)
 	tcase_add_test(tc, builtins_plausible);
 	tcase_add_test(tc, builtins_cite_sources);
 	tcase_add_test(tc, roundtrip_builtins);
+	tcase_add_test(tc, older_profile_without_optional_keys);
 	tcase_add_test(tc, roundtrip_awkward);
 	tcase_add_test(tc, base_inheritance);
 	tcase_add_loop_test(tc, errors, 0, (int)HD_ARRAY_LEN(bads));

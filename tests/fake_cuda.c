@@ -105,6 +105,33 @@ queue(cudaStream_t s, double d)
 	x->busy = (x->busy > t ? x->busy : t) + d;
 }
 
+/*
+ * A pinned copy over the host link.  With FAKE_CUDA_NODE_DMA (bytes/s) the
+ * host serves every GPU's copies, both ways, at that total: each copy also
+ * takes its bytes' share of one node-wide clock and ends when both its link
+ * and the host have moved it.
+ */
+static void
+queue_host_dma(cudaStream_t s, size_t n, double rate)
+{
+	static double node_busy;
+	struct CUstream_st *x = st(s);
+	const char *v = getenv("FAKE_CUDA_NODE_DMA");
+	double node = v != NULL ? atof(v) : 0, t = now(), start, end;
+
+	start = x->busy > t ? x->busy : t;
+	end = start + 1.8e-6 + (double)n / rate;
+	if (node > 0) {
+		/* from when it is queued: the host's share does not wait for the link */
+		double ns = node_busy > t ? node_busy : t;
+
+		node_busy = ns + (double)n / node;
+		if (node_busy > end)
+			end = node_busy;
+	}
+	x->busy = end;
+}
+
 void
 fake_cuda_queue(cudaStream_t s, double seconds)
 {
@@ -432,8 +459,7 @@ cudaMemcpyAsync(void *d, const void *s, size_t n, enum cudaMemcpyKind k, cudaStr
 		spin(5e-6 + (double)n / 12e9);
 		queue(stream, 4e-5);
 	} else
-		queue(stream, 1.8e-6 + (double)n / (k == cudaMemcpyHostToDevice ? FAKE_H2D :
-						     FAKE_D2H));
+		queue_host_dma(stream, n, k == cudaMemcpyHostToDevice ? FAKE_H2D : FAKE_D2H);
 	return checked();
 }
 

@@ -26,6 +26,9 @@ extern int fake_cuda_calls;             /* checked calls made so far */
 extern int fake_cuda_fail_at;           /* the call number that fails (0: none) */
 extern int fake_cuda_latch_times_out;   /* the latch kernel reports a timeout */
 
+/* FAKE_CUDA_NODE_DMA in the environment (bytes/s): the total every GPU's
+ * pinned copies, both ways, share (default: no such cap). */
+
 /* Occupy stream s for `seconds` from when it is free (fake_nccl.c's calls).
  * FAKE_CUDA_DEVICES in the environment sets the device count (default 1). */
 void fake_cuda_queue(cudaStream_t s, double seconds);
