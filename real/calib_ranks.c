@@ -54,6 +54,9 @@
 #include "fit_ranks.h"
 #include "ir.h"
 #include "kernels.h"
+#include "lesson.h"
+#include "ranks.h"
+#include "trace.h"
 
 extern char **environ;
 
@@ -836,9 +839,112 @@ hdma_teardown(struct rk *k, struct host_dma *hd)
 		}
 		cudaFreeHost(hd->h_src[g]);
 		cudaFreeHost(hd->h_dst[g]);
+		hd->s2[g] = NULL;
+		hd->h_src[g] = hd->h_dst[g] = NULL;
 	}
 	cudaGetLastError();
 }
+
+#ifdef HAVE_NCCL
+/*
+ * The same as the ranks of a lesson see it: one process per GPU, each
+ * allocating its own pinned buffers (where its process runs, which decides
+ * which host memory serves it), started as `hdsim --real` starts ranks.  A
+ * barrier before each direction starts the ranks together; a rank's time is
+ * from its first copy's start to its last copy's end (the median over the
+ * repeats), and the total is every rank's bytes over the slowest rank's
+ * time, as a scenario of equal shares sees it.
+ */
+static const char hdma_scenario[] =
+	"hdsim 1\nlesson calibrate-host-dma\ntitle \"every GPU copying host memory at once\"\n"
+	"scenario all \"host to device, device to host, both ways\"\n"
+	"  ranks %d\n"
+	"  buffer a pinned %lluMiB\n  buffer b pinned %lluMiB\n"
+	"  buffer d device %lluMiB\n  buffer e device %lluMiB\n"
+	"  stream s\n  stream t\n"
+	"  barrier\n"
+	"  repeat %d\n    up: copy a -> d async on s\n  end\n  sync s\n  barrier\n"
+	"  repeat %d\n    down: copy e -> b async on s\n  end\n  sync s\n  barrier\n"
+	"  repeat %d\n    bu: copy a -> d async on s\n    bd: copy e -> b async on t\n  end\n"
+	"  sync s\n  sync t\n"
+	"end\n";
+
+/* Per rank: seconds from the first start to the last end of spans labelled
+ * a or b (b may be NULL); the slowest rank's into *worst. */
+static void
+hdma_rank_times(const struct hd_trace *t, int n, const char *a, const char *b, double *worst)
+{
+	hd_time lo[MAXG], hi[MAXG];
+	size_t i;
+	int r;
+
+	for (r = 0; r < n; r++)
+		lo[r] = hi[r] = -1;
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_span *sp = &t->spans[i];
+		const char *l = sp->label >= 0 ? t->strings[sp->label] : "";
+
+		r = t->lanes[sp->lane].rank;
+		if (sp->kind != HD_SPAN_COPY || r < 0 || r >= n ||
+		    (strcmp(l, a) != 0 && (b == NULL || strcmp(l, b) != 0)))
+			continue;
+		if (lo[r] < 0 || sp->start < lo[r])
+			lo[r] = sp->start;
+		if (sp->end > hi[r])
+			hi[r] = sp->end;
+	}
+	*worst = 0;
+	for (r = 0; r < n; r++) {
+		if (lo[r] < 0) {
+			*worst = -1;    /* a rank without the copies: no figure */
+			return;
+		}
+		if (hd_time_to_s(hi[r] - lo[r]) > *worst)
+			*worst = hd_time_to_s(hi[r] - lo[r]);
+	}
+}
+
+static int
+hdma_ranks(struct rk *k, uint64_t size, int reps, double total[HDMA__COUNT])
+{
+	unsigned long long mib = (unsigned long long)(size / MiB);
+	char *text = hd_xasprintf(hdma_scenario, k->n, mib, mib, mib, mib, reps, reps, reps);
+	struct hd_lesson *l = hd_lesson_parse(text, strlen(text), "calibrate", k->e);
+	struct hd_scenario *sc = NULL;
+	struct hd_trace *t = NULL;
+	struct hd_run_opts o;
+	struct hd_sink sink;
+	static const char *const labels[HDMA__COUNT][2] = {
+		[HDMA_H2D] = { "up", NULL }, [HDMA_D2H] = { "down", NULL },
+		[HDMA_BOTH] = { "bu", "bd" },
+	};
+	double worst;
+	int d, rc = -1;
+
+	if (l == NULL || (sc = hd_lesson_instantiate(l, 0, NULL, k->e)) == NULL)
+		goto out;
+	memset(&o, 0, sizeof o);
+	o.warmup = 1;
+	o.repeats = k->r->quick ? 3 : 5;
+	o.stop = k->r->stop;
+	t = hd_trace_new();
+	sink = hd_trace_sink(t);
+	if (hd_ranks_run(sc, &o, &sink, k->e) != 0)
+		goto out;
+	for (d = 0; d < HDMA__COUNT; d++) {
+		hdma_rank_times(t, k->n, labels[d][0], labels[d][1], &worst);
+		total[d] = worst > 0 ? (double)size * reps * k->n *
+			   (d == HDMA_BOTH ? 2 : 1) / worst : 0;
+	}
+	rc = 0;
+out:
+	hd_trace_free(t);
+	hd_scenario_free(sc);
+	hd_lesson_free(l);
+	free(text);
+	return rc;
+}
+#endif
 
 static int
 stage_host_dma(struct rk *k)
@@ -846,7 +952,13 @@ stage_host_dma(struct rk *k)
 	struct host_dma *hd = hd_xcalloc(1, sizeof *hd);
 	const int samples = k->r->quick ? 3 : 5;
 	int gi, d, m, rc = -1, last;
-	char a[32], b[32], how[160];
+	double keys[HDMA__COUNT];
+	const char *from = "";
+	char a[32], b[32], how[200];
+#ifdef HAVE_NCCL
+	double ranks[HDMA__COUNT];
+	const char *nvls;
+#endif
 
 	if (hdma_setup(k, hd) != 0)
 		goto out;
@@ -881,22 +993,46 @@ stage_host_dma(struct rk *k)
 		hd_buf_printf(k->log, "\n");
 	}
 	last = hd->ngroups - 1;
-	for (d = 0; d < HDMA__COUNT; d++)
+	for (d = 0; d < HDMA__COUNT; d++) {
 		hd_buf_printf(k->log, "  %s: %d GPUs at once get %.0f %% of %d x one GPU's "
 			      "rate\n", hdma_name[d], k->n, 100 * hd->total[last][d] /
 			      (k->n * hd->total[0][d]), k->n);
-	snprintf(how, sizeof how, "%d GPUs copying from pinned memory at once, total "
-		 "(one alone: %s)", k->n, hd_cal_frate(b, sizeof b, hd->total[0][HDMA_H2D]));
-	hd_cal_set_rate(k->r->sum, "host.dma_h2d", &k->p->node_h2d_bw,
-			hd->total[last][HDMA_H2D], how);
-	snprintf(how, sizeof how, "%d GPUs copying to pinned memory at once, total "
-		 "(one alone: %s)", k->n, hd_cal_frate(b, sizeof b, hd->total[0][HDMA_D2H]));
-	hd_cal_set_rate(k->r->sum, "host.dma_d2h", &k->p->node_d2h_bw,
-			hd->total[last][HDMA_D2H], how);
-	snprintf(how, sizeof how, "%d GPUs copying both ways at once, total (one alone: %s)",
-		 k->n, hd_cal_frate(b, sizeof b, hd->total[0][HDMA_BOTH]));
-	hd_cal_set_rate(k->r->sum, "host.dma_bidir", &k->p->node_bidir_bw,
-			hd->total[last][HDMA_BOTH], how);
+		keys[d] = hd->total[last][d];
+		from = "one process";
+	}
+#ifdef HAVE_NCCL
+	/* the keys from what ranks see; the table above stays for comparison */
+	hdma_teardown(k, hd);
+	progress(k, 1, 1, "host memory, one process per GPU");
+	nvls = getenv("NCCL_NVLS_ENABLE");
+	hd_buf_printf(k->log, "  one process per GPU, as ranks run (each its own buffers, "
+		      "a barrier before each direction; median of the repeats; NCCL_NVLS_ENABLE=%s%s)",
+		      nvls != NULL ? nvls : "0", nvls != NULL ? " (set by the user)" :
+		      " set for the ranks");
+	if (hdma_ranks(k, hd->size, hd->reps, ranks) != 0) {
+		hd_buf_printf(k->log, ": failed\n");
+		goto out;
+	}
+	hd_buf_printf(k->log, ", totals:");
+	for (d = 0; d < HDMA__COUNT; d++) {
+		hd_buf_printf(k->log, " %s %s%s", hdma_name[d],
+			      hd_cal_frate(a, sizeof a, ranks[d]), d + 1 < HDMA__COUNT ? "," : "\n");
+		if (ranks[d] > 0) {
+			keys[d] = ranks[d];
+			from = "one process per GPU";
+		}
+	}
+#endif
+	snprintf(how, sizeof how, "%d GPUs copying from pinned memory at once, total, %s "
+		 "(one alone: %s)", k->n, from, hd_cal_frate(b, sizeof b, hd->total[0][HDMA_H2D]));
+	hd_cal_set_rate(k->r->sum, "host.dma_h2d", &k->p->node_h2d_bw, keys[HDMA_H2D], how);
+	snprintf(how, sizeof how, "%d GPUs copying to pinned memory at once, total, %s "
+		 "(one alone: %s)", k->n, from, hd_cal_frate(b, sizeof b, hd->total[0][HDMA_D2H]));
+	hd_cal_set_rate(k->r->sum, "host.dma_d2h", &k->p->node_d2h_bw, keys[HDMA_D2H], how);
+	snprintf(how, sizeof how, "%d GPUs copying both ways at once, total, %s (one alone: "
+		 "%s)", k->n, from, hd_cal_frate(b, sizeof b, hd->total[0][HDMA_BOTH]));
+	hd_cal_set_rate(k->r->sum, "host.dma_bidir", &k->p->node_bidir_bw, keys[HDMA_BOTH],
+			how);
 	rc = 0;
 out:
 	hdma_teardown(k, hd);

@@ -26,10 +26,11 @@ struct hd_rank_boot {
 	 */
 	int (*allgather)(void *ctx, const void *p, size_t n, struct hd_wbuf *all,
 			 int64_t *release_ns, struct hd_err *e);
-	/* The scenario's `barrier` op, when the bootstrap has a faster one
-	 * than an empty allgather (shared memory on one node); may be NULL.
-	 * 0, or -1 with e set. */
-	int (*host_barrier)(void *ctx, struct hd_err *e);
+	/* A barrier faster than an empty allgather (shared memory on one
+	 * node), for the scenario's `barrier` op and the start of each repeat;
+	 * *release_ns (unless NULL) gets the moment the last rank arrived, on
+	 * the shared clock.  May be NULL.  0, or -1 with e set. */
+	int (*host_barrier)(void *ctx, int64_t *release_ns, struct hd_err *e);
 	/* Say what the rank is doing now (for the watchdog's messages). */
 	void (*phase)(void *ctx, const char *what);
 	/* Report a fatal error from any thread; the process then ends. */

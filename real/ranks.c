@@ -69,6 +69,7 @@ enum { M_SCEN = 1, M_PHASE, M_GATHER, M_ALL, M_TRACE, M_ERROR };
 struct shm_barrier {
 	unsigned count;
 	unsigned gen;
+	int64_t release_ns;     /* when the last rank arrived, written before gen */
 };
 /* what a rank waiting in it tells the coordinator, whose watchdog then
  * names the ranks the others wait for */
@@ -521,7 +522,7 @@ pb_send(struct pipe_boot *pb, uint32_t type, const void *p, size_t n)
 }
 
 static int
-pb_barrier(void *ctx, struct hd_err *e)
+pb_barrier(void *ctx, int64_t *release_ns, struct hd_err *e)
 {
 	struct pipe_boot *pb = ctx;
 	unsigned gen = __atomic_load_n(&pb->bar->gen, __ATOMIC_ACQUIRE);
@@ -529,8 +530,13 @@ pb_barrier(void *ctx, struct hd_err *e)
 
 	(void)e;
 	if (__atomic_add_fetch(&pb->bar->count, 1, __ATOMIC_ACQ_REL) == (unsigned)pb->nranks) {
+		int64_t t = hd_wire_now_ns();
+
+		__atomic_store_n(&pb->bar->release_ns, t, __ATOMIC_RELAXED);
 		__atomic_store_n(&pb->bar->count, 0, __ATOMIC_RELAXED);
 		__atomic_add_fetch(&pb->bar->gen, 1, __ATOMIC_RELEASE);
+		if (release_ns != NULL)
+			*release_ns = t;
 		return 0;
 	}
 	/* a rank that dies ends every rank (the coordinator's watchdog), so
@@ -539,6 +545,9 @@ pb_barrier(void *ctx, struct hd_err *e)
 	while (__atomic_load_n(&pb->bar->gen, __ATOMIC_ACQUIRE) == gen)
 		if (++spins % 1024 == 0)
 			sched_yield();
+	/* the next barrier cannot overwrite it before this rank arrives there */
+	if (release_ns != NULL)
+		*release_ns = __atomic_load_n(&pb->bar->release_ns, __ATOMIC_RELAXED);
 	pb_send(pb, M_PHASE, "measuring", strlen("measuring"));
 	return 0;
 }

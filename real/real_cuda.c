@@ -552,7 +552,9 @@ setup(struct rt *rt)
 		return 0;
 	/* Host-side copies from one CPU near the GPU, as calibration measured them.
 	 * Not for ranks: ranks sharing a NUMA node would share that one CPU, and
-	 * NCCL's threads with them; the ranks run unpinned, as nccl-tests does. */
+	 * NCCL's threads with them; the ranks run unpinned, as nccl-tests does
+	 * (each rank on a CPU of its own, pinned after NCCL's set-up, measured
+	 * no better on 8 x H200: bench/results/2026-11-22-ranks/README.md). */
 	if (rt->comm == NULL)
 		hd_real_pin_host_thread(rt->dev);
 	for (i = 0; i < sc->nbuffers; i++) {
@@ -730,28 +732,35 @@ one_repeat(struct rt *rt, struct rt_span **out, size_t *nout)
 	const struct hd_scenario *sc = rt->sc;
 	struct rt_span *v = NULL;
 	size_t n = 0, cap = 0, k;
-	int64_t before, after;
+	int64_t before, after, start;
 	float ms;
 
 	rt->ntimed = rt->nhost = rt->pool_used = 0;
 	memset(rt->iters, 0, (size_t)sc->nops * sizeof *rt->iters);
 	if (!reset_state(rt))
 		return 0;
-	/* Ranks start each repeat together. */
-	if (rt->comm != NULL && rt->comm->barrier(rt->comm->ctx, &rt->origin, rt->e) != 0)
-		return 0;
+	/* The GPU's time base, before the ranks meet: recording and waiting
+	 * for it takes each rank a different few microseconds, which after the
+	 * barrier would stagger their starts. */
 	before = now_ns();
 	if (!CK(rt, cudaEventRecord(rt->base, cudaStreamLegacy)) ||
 	    !CK(rt, cudaEventSynchronize(rt->base)))
 		return 0;
 	after = now_ns();
 	rt->t0 = before + (after - before) / 2;
+	start = rt->t0;
+	/* Ranks start each repeat together: from when this one leaves. */
+	if (rt->comm != NULL) {
+		if (rt->comm->barrier(rt->comm->ctx, NULL, rt->e) != 0)
+			return 0;
+		start = now_ns();
+	}
 	if (!walk(rt) || !CK(rt, cudaDeviceSynchronize()))
 		return 0;
-	/* One time base for all ranks, agreed after the walk so as not to
-	 * delay its start. */
-	rt->origin = rt->t0;
-	if (rt->comm != NULL && rt->comm->origin(rt->comm->ctx, rt->t0, &rt->origin, rt->e) != 0)
+	/* One time base for all ranks (the first to leave the barrier),
+	 * agreed after the walk so as not to delay its start. */
+	rt->origin = start;
+	if (rt->comm != NULL && rt->comm->origin(rt->comm->ctx, start, &rt->origin, rt->e) != 0)
 		return 0;
 	for (k = 0; k < rt->nhost; k++) {
 		struct rt_host *h = &rt->host[k];

@@ -22,9 +22,8 @@ struct hd_rt_comm {
 	 * other side of a send or recv.  0, or -1 with e naming the call. */
 	int (*issue)(void *ctx, const struct hd_op *op, int peer, void *src, void *dst,
 		     cudaStream_t s, struct hd_err *e);
-	/* Wait until every rank arrives; *release_ns gets the moment all were
-	 * there.  release_ns NULL (the scenario's barrier op) lets a faster
-	 * barrier serve that reports no release time.  0, or -1 with e set. */
+	/* Wait until every rank arrives; *release_ns (unless NULL) gets the
+	 * moment all were there.  0, or -1 with e set. */
 	int (*barrier)(void *ctx, int64_t *release_ns, struct hd_err *e);
 	/* Where a repeat's span times count from, given this rank's start t0
 	 * (CLOCK_MONOTONIC ns): on one node, where the ranks share that clock,

@@ -2533,6 +2533,7 @@ world_init(struct world *w, const struct hd_scenario *sc,
 	   const struct hd_profile *p, const struct hd_sink *sink)
 {
 	int i, nodes, n = sc->nranks;
+	double both;
 
 	memset(w, 0, sizeof *w);
 	w->sc = sc;
@@ -2551,6 +2552,13 @@ world_init(struct world *w, const struct hd_scenario *sc,
 	    (p->gpus_per_node > 0 ? p->gpus_per_node : 1);
 	w->nic_out = hd_xmalloc((size_t)nodes * sizeof *w->nic_out);
 	w->nic_in = hd_xmalloc((size_t)nodes * sizeof *w->nic_in);
+	/* One cap shared by both directions cannot be lower than either's own
+	 * (one direction alone would be held to it): the larger serves. */
+	both = p->node_bidir_bw;
+	if (both > 0 && p->node_h2d_bw > both)
+		both = p->node_h2d_bw;
+	if (both > 0 && p->node_d2h_bw > both)
+		both = p->node_d2h_bw;
 	w->host_dma = hd_xmalloc((size_t)nodes * sizeof *w->host_dma);
 	for (i = 0; i < nodes; i++) {
 		w->nic_out[i] = w->nic_in[i] = -1;
@@ -2558,8 +2566,7 @@ world_init(struct world *w, const struct hd_scenario *sc,
 		    hd_flow_resource(w->net, p->node_h2d_bw) : -1;
 		w->host_dma[i][1] = p->node_d2h_bw > 0 ?
 		    hd_flow_resource(w->net, p->node_d2h_bw) : -1;
-		w->host_dma[i][2] = p->node_bidir_bw > 0 ?
-		    hd_flow_resource(w->net, p->node_bidir_bw) : -1;
+		w->host_dma[i][2] = both > 0 ? hd_flow_resource(w->net, both) : -1;
 	}
 	w->rk = hd_xcalloc((size_t)n, sizeof *w->rk);
 	for (i = 0; i < n; i++)

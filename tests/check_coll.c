@@ -487,6 +487,16 @@ START_TEST(node_host_dma_is_shared)
 	ck_assert(t >= hd_time_for_bytes(8 * bytes, p.node_bidir_bw));
 	ck_assert(t < hd_time_for_bytes(8 * bytes, p.node_bidir_bw) * 1.05);
 	hd_trace_free(r.t);
+
+	/* a both-ways cap below one direction's does not hold that direction alone */
+	p.node_h2d_bw = 4 * p.h2d_bw;
+	p.node_bidir_bw = p.h2d_bw;
+	r = run_with(eight, p);
+	ck_assert(r.rc == 0);
+	t = label_end(r.t, 0, "c");
+	ck_assert(t >= hd_time_for_bytes(8 * bytes, p.node_h2d_bw));
+	ck_assert(t < hd_time_for_bytes(8 * bytes, p.node_h2d_bw) * 1.05);
+	hd_trace_free(r.t);
 }
 END_TEST
 
