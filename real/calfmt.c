@@ -79,3 +79,13 @@ hd_cal_set_int(struct hd_buf *sum, const char *key, int *f, int v, const char *h
 	hd_buf_printf(sum, "  %-20s %-14d (base %d) %s\n", key, v, *f, how);
 	*f = v;
 }
+
+int
+hd_cal_stopped(volatile int *stop, struct hd_err *e)
+{
+	if (stop != NULL && *stop) {
+		hd_err_set(e, HD_EXIT_FAIL, "", "calibration interrupted");
+		return 1;
+	}
+	return 0;
+}

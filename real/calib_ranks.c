@@ -119,11 +119,7 @@ ck(struct rk *k, cudaError_t rc, const char *call)
 static int
 stopped(struct rk *k)
 {
-	if (k->r->stop != NULL && *k->r->stop) {
-		hd_err_set(k->e, HD_EXIT_FAIL, "", "calibration interrupted");
-		return 1;
-	}
-	return 0;
+	return hd_cal_stopped(k->r->stop, k->e);
 }
 
 static void HD_PRINTF(4, 5)

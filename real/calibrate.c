@@ -110,11 +110,7 @@ ck(struct cal *c, cudaError_t rc, const char *call)
 static int
 stopped(struct cal *c)
 {
-	if (c->o->stop != NULL && *c->o->stop) {
-		hd_err_set(c->e, HD_EXIT_FAIL, "", "calibration interrupted");
-		return 1;
-	}
-	return 0;
+	return hd_cal_stopped(c->o->stop, c->e);
 }
 
 static void

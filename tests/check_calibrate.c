@@ -76,6 +76,19 @@ run(int fail_at, double stop_at, struct hd_profile *p, struct hd_buf *log, struc
 	return hd_real_calibrate(&o, p, log, e);
 }
 
+/* A calibrated profile, written as a file, reads back equal. */
+static void
+ck_writes_back(const struct hd_profile *p)
+{
+	struct hd_profile back;
+	struct hd_err e = { 0 };
+	char *text = hd_profile_format(p);
+
+	ck_assert_msg(hd_profile_parse(text, "calibrated", &back, &e) == 0, "%s", e.msg);
+	ck_assert(hd_profile_equal(p, &back));
+	free(text);
+}
+
 /*
  * The fake GPU keeps real time: under valgrind the host's own costs swell
  * the small timings the fits rest on, so the fitted figures are checked at
@@ -90,11 +103,10 @@ at_speed(void)
 
 START_TEST(quick_run_finds_the_figures)
 {
-	struct hd_profile p, back;
+	struct hd_profile p;
 	struct hd_buf log;
 	struct hd_err e = { 0 };
 	struct prog pr;
-	char *text;
 
 	ck_assert_msg(run(0, 0, &p, &log, &e, &pr) == 0, "%s", e.msg);
 	if (at_speed()) {
@@ -134,10 +146,7 @@ START_TEST(quick_run_finds_the_figures)
 	ck_assert_ptr_nonnull(strstr(log.s, "PCIe link during the copies (sysfs): unreadable"));
 	ck_assert_int_eq(pr.backwards, 0);
 	ck_assert(pr.calls > 10 && pr.last == 1);
-	text = hd_profile_format(&p);
-	ck_assert_int_eq(hd_profile_parse(text, "calibrated", &back, &e), 0);
-	ck_assert(hd_profile_equal(&p, &back));
-	free(text);
+	ck_writes_back(&p);
 	hd_buf_free(&log);
 }
 END_TEST
@@ -218,11 +227,10 @@ two_gpus(int on)
 START_TEST(two_gpus_fit_the_links)
 {
 	const struct hd_profile *base = hd_profile_builtin_find("h100-sxm");
-	struct hd_profile p, back;
+	struct hd_profile p;
 	struct hd_buf log;
 	struct hd_err e = { 0 };
 	struct prog pr;
-	char *text;
 	int rc;
 
 	two_gpus(1);
@@ -285,10 +293,7 @@ START_TEST(two_gpus_fit_the_links)
 	ck_assert(p.coll_base == base->coll_base);
 	ck_assert_ptr_nonnull(strstr(log.s, "this build has no NCCL"));
 #endif
-	text = hd_profile_format(&p);
-	ck_assert_int_eq(hd_profile_parse(text, "calibrated", &back, &e), 0);
-	ck_assert(hd_profile_equal(&p, &back));
-	free(text);
+	ck_writes_back(&p);
 	hd_buf_free(&log);
 }
 END_TEST

@@ -17,15 +17,7 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 unset HDSIM_LESSON_PATH NO_COLOR
 export COLUMNS=100
 
-fails=0
-n=0
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
-ok() {
-	n=$((n + 1))
-}
+. "$(dirname "$0")/check-lib.sh"
 
 # expect STATUS CMD... : run hdsim, keep stdout/stderr in $tmp/out, $tmp/err
 expect() {
@@ -299,5 +291,4 @@ has "$tmp/out" "(algBw x 1.5 on 4 ranks, as nccl-tests)" "all-reduce bus factor"
 has "$tmp/out" "Result: deadlock at" "deadlock as the result"
 has "$tmp/out" "which waits for rank 1 to post the matching ncclRecv" "who waits for what"
 
-echo "cli.sh: $n checks passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish cli.sh

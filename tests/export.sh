@@ -42,15 +42,7 @@ HOME=$tmp/home
 export XDG_DATA_HOME HOME
 mkdir -p "$HOME"
 
-fails=0
-n=0
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
-ok() {
-	n=$((n + 1))
-}
+. "$(dirname "$0")/check-lib.sh"
 
 db=$tmp/fixture.db
 "$mk" --make-db "$db" || { echo "export.sh: cannot write the fixture database"; exit 99; }
@@ -232,5 +224,4 @@ env -u HDSIM_LEARNER XDG_CONFIG_HOME="$tmp/config" "$HDSIM" progress --db "$db" 
 grep -q '^Answers of ada,' "$tmp/out" && ok ||
 	fail "the config file's learner was not used: $(head -n 2 "$tmp/out")"
 
-echo "export.sh: $n checks passed, $fails failed"
-[ "$fails" -eq 0 ]
+finish export.sh

@@ -22,12 +22,7 @@ vlimit="ulimit -v 1500000;"     # 1.5 GB of address space
 if ldd "$HDSIM" 2>/dev/null | grep -q 'libasan\|libubsan'; then
 	vlimit=
 fi
-fails=0
-n=0
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
+. "$(dirname "$0")/check-lib.sh"
 
 # expect STATUS FRAGMENT ARGS...: hdsim ARGS exits STATUS within 60 s with
 # FRAGMENT (when not empty) in what it wrote to stderr.
@@ -246,5 +241,4 @@ done
 [ "$(grep -c ': error: ' "$tmp/err")" = 3 ] || fail "lint DIR: not exactly 3 errors:
 $(head -n 20 "$tmp/err")"
 
-echo "hostile.sh: $n cases, $fails failed"
-[ "$fails" -eq 0 ]
+finish hostile.sh

@@ -17,15 +17,7 @@ unset NO_COLOR TMUX
 term=tmux-256color
 infocmp "$term" >/dev/null 2>&1 || term=screen-256color
 
-fails=0
-n=0
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
-ok() {
-	n=$((n + 1))
-}
+. "$(dirname "$0")/check-lib.sh"
 screen() {
 	tmux -L "$sock" capture-pane -p
 }

@@ -306,5 +306,4 @@ has "Next: 'hdsim show 1'"
 grep -q "Pinned vs pageable" "$tmp/out" && ok || fail "hdsim to a pipe lists no lessons"
 grep -q "$(printf '\033')" "$tmp/out" && fail "escape sequences in piped output" || ok
 
-echo "tui.sh: $n checks, $fails failed"
-[ "$fails" -eq 0 ]
+finish tui.sh
