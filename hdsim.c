@@ -2,7 +2,7 @@
  * hdsim.c - main(): the whole program lives in the libraries (cli/ and sim/),
  * which the tests link too.
  */
-#include "cli.h"
+#include "cli/cli.h"
 
 int
 main(int argc, char **argv)

@@ -16,19 +16,20 @@
 #include <string.h>
 #include <time.h>
 
-#include "backend.h"
-#include "bench.h"
-#include "embedded.h"
-#include "engine.h"
-#include "export.h"
-#include "lesson.h"
-#include "model.h"
-#include "report.h"
-#include "screen.h"
-#include "timeline.h"
-#include "trace.h"
-#include "units.h"
-#include "view.h"
+#include "ir/backend.h"
+#include "cli/bench.h"
+#include "base/embedded.h"
+#include "sim/engine.h"
+#include "export/export.h"
+#include "lang/lesson.h"
+#include "sim/model.h"
+#include "render/report.h"
+#include "tui/screen.h"
+#include "render/timeline.h"
+#include "ir/trace.h"
+#include "base/units.h"
+#include "tui/view.h"
+#include "run/backends.h"
 
 /* Ops in the synthetic scenarios (four per loop iteration). */
 static const uint64_t sizes[] = { 1000, 10000, 100000, 1000000, 4000000 };

@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "ir.h"
-#include "profile.h"
+#include "ir/ir.h"
+#include "profile/profile.h"
 
 /*
  * The synthetic workload: `iterations` times { async H2D copy on s1, event

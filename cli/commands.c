@@ -20,21 +20,24 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app.h"
-#include "backend.h"
-#include "bench.h"
-#include "catalog.h"
-#include "cli.h"
-#include "cudagen.h"
-#include "export.h"
-#include "lesson.h"
-#include "profile.h"
-#include "ranks.h"
-#include "real.h"
-#include "report.h"
-#include "store.h"
-#include "timeline.h"
-#include "verify.h"
+#include "tui/app.h"
+#include "ir/backend.h"
+#include "cli/bench.h"
+#include "lang/catalog.h"
+#include "cli/cli.h"
+#include "cli/cmd.h"
+#include "real/cudagen.h"
+#include "export/export.h"
+#include "lang/lesson.h"
+#include "profile/profile.h"
+#include "real/ranks.h"
+#include "real/real.h"
+#include "real/calibrate/calibrate.h"
+#include "render/report.h"
+#include "store/store.h"
+#include "render/timeline.h"
+#include "run/verify.h"
+#include "run/backends.h"
 
 /* ---- options ------------------------------------------------------------- */
 
@@ -1659,7 +1662,7 @@ out:
 static int
 cmd_export(struct ctx *x)
 {
-	return hd_export_command(x->o, x->args, x->nargs, x->cat, &x->profile, x->out, x->err);
+	return hd_cmd_export(x->o, x->args, x->nargs, x->cat, &x->profile, x->out, x->err);
 }
 
 static int

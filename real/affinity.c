@@ -16,7 +16,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "real.h"
+#include "real/real.h"
 
 /* The GPU's local_cpulist from sysfs ("0-15", "0-7,16-23"), or "" if unknown. */
 static void

@@ -24,8 +24,8 @@
 #include <cuda_runtime_api.h>
 #include <mpi.h>
 
-#include "rank_exec.h"
-#include "ranks.h"
+#include "real/rank_exec.h"
+#include "real/ranks.h"
 
 static int world_rank, world_size, local_rank, active;
 

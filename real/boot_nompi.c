@@ -3,7 +3,7 @@
  * never runs under mpirun as one of several MPI ranks, so every rank
  * scenario runs on one node (ranks.c) or not at all (ranks_stub.c).
  */
-#include "ranks.h"
+#include "real/ranks.h"
 
 int
 hd_ranks_mpi_start(int *argc, char ***argv, int *status)

@@ -3,7 +3,7 @@
  */
 #include <string.h>
 
-#include "cudaerr.h"
+#include "real/cudaerr.h"
 
 int
 hd_cuda_fail(struct hd_err *e, const char *prefix, const char *call, int name_only,

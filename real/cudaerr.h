@@ -10,7 +10,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /*
  * Fill e (exit status HD_EXIT_FAIL) with "<prefix><call> failed: <message>

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cudagen.h"
+#include "real/cudagen.h"
 
 #define MAX_DEPTH 64
 

@@ -29,7 +29,7 @@
 #include <nccl.h>
 #endif
 
-#include "real.h"
+#include "real/real.h"
 
 extern char **environ;
 

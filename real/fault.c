@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fault.h"
-#include "util.h"
+#include "real/fault.h"
+#include "base/util.h"
 
 #define FAULT_KEEP 4096                 /* call names remembered */
 

@@ -21,10 +21,10 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
-#include "fault.h"
-#include "rank_exec.h"
-#include "rt.h"
-#include "cudaerr.h"
+#include "real/fault.h"
+#include "real/rank_exec.h"
+#include "real/rt.h"
+#include "real/cudaerr.h"
 
 struct rank {
 	const struct hd_rank_boot *b;

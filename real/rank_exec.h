@@ -9,8 +9,8 @@
 #ifndef HD_RANK_EXEC_H
 #define HD_RANK_EXEC_H
 
-#include "backend.h"
-#include "wire.h"
+#include "ir/backend.h"
+#include "real/wire.h"
 
 struct hd_rank_boot {
 	void *ctx;

@@ -47,10 +47,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rank_exec.h"
-#include "ranks.h"
-#include "rt.h"
-#include "wire.h"
+#include "real/rank_exec.h"
+#include "real/ranks.h"
+#include "real/rt.h"
+#include "real/wire.h"
 
 extern char **environ;
 

@@ -12,7 +12,7 @@
 #ifndef HD_RANKS_H
 #define HD_RANKS_H
 
-#include "backend.h"
+#include "ir/backend.h"
 
 #define HD_RANKS_WORKER_ARG "__rank-worker"
 

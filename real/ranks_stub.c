@@ -6,7 +6,7 @@
  */
 #include <stdio.h>
 
-#include "ranks.h"
+#include "real/ranks.h"
 
 static const char no_nccl[] =
 	"this build has no NCCL (install it and run ./configure --with-nccl)";

@@ -1,17 +1,23 @@
 /*
  * real.h - the real (CUDA) backend's entry points beyond the backend table.
  *
- * The backend table itself, hd_real_backend, is declared in backend.h.  In
- * builds configured with CUDA, real_cuda.c, doctor.c and calibrate.c
+ * The backend table, hd_real_backend (ir/backend.h's interface), is here too.  In
+ * builds configured with CUDA, real_cuda.c and doctor.c
  * implement these; otherwise real_stub.c does, and every entry point says
  * plainly that the build has no GPU support.  Callers never test for CUDA.
  */
 #ifndef HD_REAL_H
 #define HD_REAL_H
 
-#include "profile.h"
-#include "store.h"
-#include "util.h"
+#include "ir/backend.h"
+#include "profile/profile.h"
+#include "store/store.h"
+#include "base/util.h"
+
+extern const struct hd_backend_ops hd_real_backend;
+
+/* What every entry point of a build without CUDA says (real_stub.c). */
+extern const char hd_real_no_cuda[];
 
 /* One line naming what this build can do with GPUs, for --version. */
 const char *hd_real_build_info(void);
@@ -36,29 +42,5 @@ int hd_real_machine(int dev, struct hd_store_machine *m, struct hd_err *e);
  * Returns the CPU, or -1.  Builds with CUDA only.
  */
 int hd_real_pin_host_thread(int dev);
-
-struct hd_calibrate_opts {
-	int device;             /* CUDA device ordinal */
-	int quick;              /* fewer sizes and repeats (a smoke run) */
-	int host_only;          /* only what the host CPU does (API costs, pageable
-				 * staging, pinning), the rest kept from *out: these
-				 * move between processes on one machine, so
-				 * `hdsim --real` measures them again in its own */
-	volatile int *stop;     /* set asynchronously to stop between measurements */
-	/* progress: called with a fraction in [0,1] and what is being measured */
-	void (*progress)(void *ctx, double frac, const char *what);
-	void *ctx;
-};
-
-/*
- * Measure GPU o->device and fit a profile: starts from *out (the closest
- * built-in, which the caller chooses) and replaces every figure it measures;
- * with two or more GPUs also the topology, NVLink and collective figures
- * from peer copies and NCCL collectives (calib_ranks.h).
- * `log` gets a human-readable table of what was measured and fitted (raw
- * medians, spreads, fits with residuals).  0, or -1 with e set.
- */
-int hd_real_calibrate(const struct hd_calibrate_opts *o, struct hd_profile *out,
-		      struct hd_buf *log, struct hd_err *e);
 
 #endif

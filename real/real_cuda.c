@@ -26,13 +26,13 @@
 
 #include <cuda_runtime_api.h>
 
-#include "backend.h"
-#include "fault.h"
-#include "kernels.h"
-#include "ranks.h"
-#include "real.h"
-#include "cudaerr.h"
-#include "rt.h"
+#include "ir/backend.h"
+#include "real/fault.h"
+#include "kernels/kernels.h"
+#include "real/ranks.h"
+#include "real/real.h"
+#include "real/cudaerr.h"
+#include "real/rt.h"
 
 /* More op executions than this per repeat are refused: two events each. */
 #define RT_MAX_EXECS 200000

@@ -4,18 +4,18 @@
  * Every entry point fails with the same clear message, so `hdsim --real`,
  * `calibrate` and `doctor` say what is missing instead of pretending.
  */
-#include "backend.h"
-#include "ranks.h"
-#include "real.h"
+#include "ir/backend.h"
+#include "real/ranks.h"
+#include "real/real.h"
 
-static const char no_cuda[] =
+const char hd_real_no_cuda[] =
 	"this build of hdsim has no GPU support: it was configured without the CUDA "
 	"toolkit (install it and run ./configure --with-cuda, or ./quickstart)";
 
 static int
 stub_available(struct hd_err *e)
 {
-	hd_err_set(e, HD_EXIT_FAIL, "", "%s", no_cuda);
+	hd_err_set(e, HD_EXIT_FAIL, "", "%s", hd_real_no_cuda);
 	return -1;
 }
 
@@ -54,15 +54,5 @@ hd_real_machine(int dev, struct hd_store_machine *m, struct hd_err *e)
 {
 	(void)dev;
 	(void)m;
-	return stub_available(e);
-}
-
-int
-hd_real_calibrate(const struct hd_calibrate_opts *o, struct hd_profile *out,
-		  struct hd_buf *log, struct hd_err *e)
-{
-	(void)o;
-	(void)out;
-	(void)log;
 	return stub_available(e);
 }

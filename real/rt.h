@@ -12,7 +12,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "backend.h"
+#include "ir/backend.h"
 
 struct hd_rt_comm {
 	void *ctx;

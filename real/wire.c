@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "wire.h"
+#include "real/wire.h"
 
 /* Sanity limits on what a message may ask the reader to allocate. */
 #define WIRE_MAX_ITEMS (1u << 24)

@@ -15,9 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ir.h"
-#include "trace.h"
-#include "util.h"
+#include "ir/ir.h"
+#include "ir/trace.h"
+#include "base/util.h"
 
 /* A growable byte buffer being written. */
 struct hd_wbuf {

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll.h"
-#include "util.h"
+#include "sim/coll.h"
+#include "base/util.h"
 
 static const char *const link_names[HD_LINK__COUNT] = {
 	[HD_LINK_NVLINK] = "NVLink", [HD_LINK_PCIE] = "PCIe", [HD_LINK_NET] = "network",

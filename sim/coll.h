@@ -24,9 +24,9 @@
 
 #include <stdint.h>
 
-#include "ir.h"
-#include "profile.h"
-#include "units.h"
+#include "ir/ir.h"
+#include "profile/profile.h"
+#include "base/units.h"
 
 enum hd_link_class {
 	HD_LINK_NVLINK,

@@ -8,8 +8,8 @@
  */
 #include <stdlib.h>
 
-#include "engine.h"
-#include "util.h"
+#include "sim/engine.h"
+#include "base/util.h"
 
 struct hd_engine {
 	struct hd_event_rec *heap;

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "units.h"
+#include "base/units.h"
 
 struct hd_event_rec {
 	hd_time t;          /* when it fires */

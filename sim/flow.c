@@ -12,8 +12,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "flow.h"
-#include "util.h"
+#include "sim/flow.h"
+#include "base/util.h"
 
 struct flow {
 	int active;

@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#include "units.h"
+#include "base/units.h"
 
 #define HD_FLOW_MAXRES 8    /* resources one flow may cross */
 

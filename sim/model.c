@@ -35,10 +35,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll.h"
-#include "engine.h"
-#include "flow.h"
-#include "model.h"
+#include "sim/coll.h"
+#include "sim/engine.h"
+#include "sim/flow.h"
+#include "sim/model.h"
 
 enum ev_type {
 	EV_HOST,        /* the host thread resumes */

@@ -23,10 +23,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ir.h"
-#include "profile.h"
-#include "trace.h"
-#include "util.h"
+#include "ir/ir.h"
+#include "profile/profile.h"
+#include "ir/trace.h"
+#include "base/util.h"
 
 struct hd_model_stats {
 	uint64_t events;        /* engine events handled */

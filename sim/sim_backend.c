@@ -1,8 +1,9 @@
 /*
  * sim_backend.c - the simulator as a backend: the model on a profile.
  */
-#include "backend.h"
-#include "model.h"
+#include "sim/sim_backend.h"
+#include "profile/profile.h"
+#include "sim/model.h"
 
 static int
 sim_available(struct hd_err *e)

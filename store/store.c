@@ -20,7 +20,7 @@
 
 #include <sqlite3.h>
 
-#include "store.h"
+#include "store/store.h"
 
 struct hd_store {
 	sqlite3 *db;

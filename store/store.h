@@ -18,8 +18,8 @@
 
 #include <stdint.h>
 
-#include "trace.h"
-#include "util.h"
+#include "ir/trace.h"
+#include "base/util.h"
 
 #define HD_STORE_SCHEMA 2
 #define HD_STORE_APP_ID 0x68647369   /* "hdsi" */

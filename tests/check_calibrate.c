@@ -16,10 +16,11 @@
 #include <nccl.h>
 #endif
 
-#include "fake_cuda.h"
-#include "ranks.h"
-#include "real.h"
-#include "testutil.h"
+#include "tests/fake_cuda.h"
+#include "real/ranks.h"
+#include "real/real.h"
+#include "tests/testutil.h"
+#include "real/calibrate/calibrate.h"
 
 #define REL(a, b) (fabs((a) - (b)) / fabs(b))
 

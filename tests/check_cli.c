@@ -6,19 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsoncheck.h"
-#include "testutil.h"
+#include "tests/jsoncheck.h"
+#include "tests/testutil.h"
 
-#include "backend.h"
-#include "bench.h"
-#include "catalog.h"
-#include "cli.h"
-#include "lesson.h"
-#include "profile.h"
-#include "report.h"
-#include "timeline.h"
-#include "trace.h"
-#include "units.h"
+#include "ir/backend.h"
+#include "cli/bench.h"
+#include "lang/catalog.h"
+#include "cli/cli.h"
+#include "lang/lesson.h"
+#include "profile/profile.h"
+#include "render/report.h"
+#include "render/timeline.h"
+#include "ir/trace.h"
+#include "base/units.h"
+#include "run/backends.h"
 
 /* ---- a hand-made trace ----------------------------------------------------
  * 100 us long.  At width 114 the name column is 11 ("Memcpy HtoD") and the

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll.h"
-#include "lesson.h"
-#include "model.h"
-#include "testutil.h"
+#include "sim/coll.h"
+#include "lang/lesson.h"
+#include "sim/model.h"
+#include "tests/testutil.h"
 
 #define MiB (1024ull * 1024ull)
 

@@ -17,13 +17,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "catalog.h"
-#include "cli.h"
-#include "export.h"
-#include "profile.h"
-#include "store.h"
-#include "jsoncheck.h"
-#include "testutil.h"
+#include "lang/catalog.h"
+#include "cli/cli.h"
+#include "cli/cmd.h"
+#include "export/export.h"
+#include "profile/profile.h"
+#include "store/store.h"
+#include "tests/jsoncheck.h"
+#include "tests/testutil.h"
 
 /* Names that break naive CSV, JSON, XML and Markdown writers. */
 #define NASTY_LESSON "comma, \"quoted\"\nand <b>&amp;"
@@ -560,7 +561,7 @@ run_cli(const char *const *args, int n, char **err_text)
 	ck_assert_int_eq(hd_cli_parse(n + 1, argv, &o, stderr), 0);
 	ck_assert_int_eq(hd_profile_resolve(NULL, &prof, &e), 0);
 	hd_catalog_add_builtin(cat);
-	rc = hd_export_command(&o, o.args + 1, o.nargs - 1, cat, &prof, out, err);
+	rc = hd_cmd_export(&o, o.args + 1, o.nargs - 1, cat, &prof, out, err);
 	len = ftell(err);
 	rewind(err);
 	*err_text = hd_xcalloc((size_t)len + 1, 1);

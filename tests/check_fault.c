@@ -13,11 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-#include "fault.h"
-#include "testdb.h"
-#include "testutil.h"
-#include "verify.h"
+#include "ir/backend.h"
+#include "real/fault.h"
+#include "tests/testdb.h"
+#include "tests/testutil.h"
+#include "run/verify.h"
+#include "run/backends.h"
 
 /* One scenario with every kind of call the backend makes on one GPU. */
 static const char lesson_text[] =

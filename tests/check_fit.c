@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "fit.h"
-#include "fit_ranks.h"
-#include "testutil.h"
+#include "real/calibrate/fit.h"
+#include "real/calibrate/fit_ranks.h"
+#include "tests/testutil.h"
 
 #define REL(a, b) (fabs((a) - (b)) / fabs(b))
 

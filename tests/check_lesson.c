@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir.h"
-#include "lesson.h"
-#include "testutil.h"
-#include "trace.h"
-#include "units.h"
-#include "util.h"
+#include "ir/ir.h"
+#include "lang/lesson.h"
+#include "tests/testutil.h"
+#include "ir/trace.h"
+#include "base/units.h"
+#include "base/util.h"
 
 /* A lesson that uses every statement of the format. */
 static const char full_lesson[] =

@@ -8,17 +8,18 @@
 #include <string.h>
 #include <time.h>
 
-#include "testutil.h"
+#include "tests/testutil.h"
 
-#include "backend.h"
-#include "engine.h"
-#include "flow.h"
-#include "ir.h"
-#include "model.h"
-#include "profile.h"
-#include "trace.h"
-#include "units.h"
-#include "util.h"
+#include "ir/backend.h"
+#include "sim/engine.h"
+#include "sim/flow.h"
+#include "ir/ir.h"
+#include "sim/model.h"
+#include "profile/profile.h"
+#include "ir/trace.h"
+#include "base/units.h"
+#include "base/util.h"
+#include "run/backends.h"
 
 #define MiB (1024ULL * 1024ULL)
 

@@ -10,10 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "embedded.h"
-#include "profile.h"
-#include "testutil.h"
-#include "util.h"
+#include "base/embedded.h"
+#include "profile/profile.h"
+#include "tests/testutil.h"
+#include "base/util.h"
 
 /* Per-direction x16-style theoretical rate of a PCIe link, bytes/s. */
 static double

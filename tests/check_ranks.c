@@ -20,13 +20,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lesson.h"
-#include "ranks.h"
-#include "fault.h"
-#include "report.h"
-#include "testutil.h"
-#include "verify.h"
-#include "wire.h"
+#include "lang/lesson.h"
+#include "real/ranks.h"
+#include "real/fault.h"
+#include "render/report.h"
+#include "tests/testutil.h"
+#include "run/verify.h"
+#include "real/wire.h"
+#include "run/backends.h"
 
 static const char lesson_text[] =
 	"hdsim 1\nlesson ranks\ntitle \"Ranks\"\n"
@@ -224,7 +225,7 @@ check_ranks(int n)
 	}
 	/* The fake all-reduce runs below its 100 GB/s links: algBw under that,
 	 * busBw the all-reduce's 2(n-1)/n of it. */
-	ck_assert_int_eq(hd_report_coll_bw(sc, op_index(sc, "sum"), t, &alg, &bus), 0);
+	ck_assert_int_eq(hd_run_coll_bw(sc, op_index(sc, "sum"), t, &alg, &bus), 0);
 	ck_assert_msg(alg > 5e9 && alg < 100e9, "algBw %g", alg);
 	ck_assert_double_eq_tol(bus, alg * 2.0 * (n - 1) / n, 1);
 	hd_trace_free(t);

@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "store.h"
-#include "testdb.h"
-#include "testutil.h"
+#include "store/store.h"
+#include "tests/testdb.h"
+#include "tests/testutil.h"
 
 static char dir[64];
 

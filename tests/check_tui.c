@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "testutil.h"
+#include "tests/testutil.h"
 
-#include "screen.h"
-#include "trace.h"
-#include "units.h"
-#include "view.h"
+#include "tui/screen.h"
+#include "ir/trace.h"
+#include "base/units.h"
+#include "tui/view.h"
 
 static const struct hd_style plain = { HD_ROLE_TEXT, HD_ROLE_DEFAULT, 0 };
 

@@ -10,11 +10,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "catalog.h"
-#include "report.h"
-#include "testdb.h"
-#include "testutil.h"
-#include "verify.h"
+#include "lang/catalog.h"
+#include "render/report.h"
+#include "tests/testdb.h"
+#include "tests/testutil.h"
+#include "run/verify.h"
+#include "run/backends.h"
 
 static char dir[64];
 static struct hd_profile stand_in;      /* what the stand-in "measures" with */
@@ -341,11 +342,11 @@ START_TEST(collective_bandwidths)
 			hd_trace_add(t, &s);
 		}
 	}
-	ck_assert_int_eq(hd_report_coll_bw(sc, sum, t, &alg, &bus), 0);
+	ck_assert_int_eq(hd_run_coll_bw(sc, sum, t, &alg, &bus), 0);
 	ck_assert_double_eq_tol(alg, 1e6 / 40e-6, 1);          /* 25 GB/s */
 	ck_assert_double_eq_tol(bus, 2.0 * 3 / 4 * 1e6 / 40e-6, 1);
-	ck_assert_int_eq(hd_report_coll_bw(sc, gat, t, &alg, &bus), -1);  /* no spans */
-	ck_assert_int_eq(hd_report_coll_bw(sc, 99, t, &alg, &bus), -1);
+	ck_assert_int_eq(hd_run_coll_bw(sc, gat, t, &alg, &bus), -1);  /* no spans */
+	ck_assert_int_eq(hd_run_coll_bw(sc, 99, t, &alg, &bus), -1);
 	hd_trace_free(t);
 	hd_scenario_free(sc);
 	hd_lesson_free(l);

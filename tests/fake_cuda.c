@@ -17,8 +17,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "fake_cuda.h"
-#include "kernels.h"
+#include "tests/fake_cuda.h"
+#include "kernels/kernels.h"
 
 int fake_cuda_calls, fake_cuda_fail_at, fake_cuda_latch_times_out;
 

@@ -26,7 +26,7 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
-#include "fake_cuda.h"
+#include "tests/fake_cuda.h"
 
 #define FAKE_LINK 100e9         /* bytes per second on every link */
 

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "jsoncheck.h"
+#include "tests/jsoncheck.h"
 
 static const char *json_value(const char *p, int depth);
 

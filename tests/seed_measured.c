@@ -9,9 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend.h"
-#include "lesson.h"
-#include "store.h"
+#include "ir/backend.h"
+#include "lang/lesson.h"
+#include "store/store.h"
+#include "run/backends.h"
 
 int
 main(int argc, char **argv)

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store.h"
+#include "store/store.h"
 
 static int
 write_runs(const char *db, int runs, int spans, const char *lesson)

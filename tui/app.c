@@ -17,15 +17,16 @@
 #include <strings.h>
 #include <time.h>
 
-#include "app.h"
-#include "backend.h"
-#include "report.h"
-#include "screen.h"
-#include "store.h"
-#include "term.h"
-#include "timeline.h"
-#include "verify.h"
-#include "view.h"
+#include "tui/app.h"
+#include "ir/backend.h"
+#include "render/report.h"
+#include "tui/screen.h"
+#include "store/store.h"
+#include "tui/term.h"
+#include "render/timeline.h"
+#include "run/verify.h"
+#include "tui/view.h"
+#include "run/backends.h"
 
 #define MIN_W 80
 #define MIN_H 24

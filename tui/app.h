@@ -11,8 +11,8 @@
 
 #include <stdbool.h>
 
-#include "catalog.h"
-#include "profile.h"
+#include "lang/catalog.h"
+#include "profile/profile.h"
 
 struct hd_tui_opts {
 	const char *db;             /* database path, NULL: the default */

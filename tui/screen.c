@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "screen.h"
+#include "tui/screen.h"
 
 struct hd_screen {
 	int w, h;

@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* What a cell shows; the terminal module gives each role its colours. */
 enum hd_role {

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "term.h"
+#include "tui/term.h"
 
 /*
  * Each role's colour on 256- and 16-colour terminals (-1: the terminal's

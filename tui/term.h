@@ -13,8 +13,8 @@
 
 #include <stdbool.h>
 
-#include "screen.h"
-#include "util.h"
+#include "tui/screen.h"
+#include "base/util.h"
 
 /* hd_term_getkey's answers besides curses key codes. */
 #define HD_TERM_TIMEOUT (-1)    /* no key within the timeout */

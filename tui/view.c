@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "timeline.h"
-#include "view.h"
+#include "render/timeline.h"
+#include "tui/view.h"
 
 static const enum hd_role kind_roles[HD_SPAN__COUNT] = {
 	[HD_SPAN_API] = HD_ROLE_API,

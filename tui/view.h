@@ -18,10 +18,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ir.h"
-#include "screen.h"
-#include "trace.h"
-#include "units.h"
+#include "ir/ir.h"
+#include "tui/screen.h"
+#include "ir/trace.h"
+#include "base/units.h"
 
 struct hd_view_opts {
 	hd_time t;                      /* the playhead */

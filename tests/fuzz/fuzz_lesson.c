@@ -12,12 +12,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "ir.h"
-#include "lesson.h"
-#include "model.h"
-#include "profile.h"
-#include "trace.h"
-#include "util.h"
+#include "ir/ir.h"
+#include "lang/lesson.h"
+#include "sim/model.h"
+#include "profile/profile.h"
+#include "ir/trace.h"
+#include "base/util.h"
 
 #define SMALL_EXECS 2000
 #define SMALL_RANKS 8

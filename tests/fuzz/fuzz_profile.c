@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
-#include "util.h"
+#include "profile/profile.h"
+#include "base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,0 +1,240 @@
+/*
+ * units.c - unit suffixes, quantity parsing and human-readable formatting.
+ *
+ * One table of suffixes serves the lesson language, profile files and
+ * `--set`, so "64MiB" means the same everywhere.  Formatting picks the unit
+ * that keeps 1 to 3 digits before the point.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/units.h"
+
+struct unit {
+	const char *name;
+	enum hd_dim dim;
+	double factor;
+};
+
+static const struct unit units[] = {
+	{ "",       HD_DIM_NONE,    1 },
+	{ "%",      HD_DIM_PERCENT, 0.01 },
+
+	{ "B",      HD_DIM_BYTES, 1 },
+	{ "KB",     HD_DIM_BYTES, 1e3 },
+	{ "MB",     HD_DIM_BYTES, 1e6 },
+	{ "GB",     HD_DIM_BYTES, 1e9 },
+	{ "TB",     HD_DIM_BYTES, 1e12 },
+	{ "KiB",    HD_DIM_BYTES, 1024.0 },
+	{ "MiB",    HD_DIM_BYTES, 1024.0 * 1024 },
+	{ "GiB",    HD_DIM_BYTES, 1024.0 * 1024 * 1024 },
+	{ "TiB",    HD_DIM_BYTES, 1024.0 * 1024 * 1024 * 1024 },
+
+	{ "ps",     HD_DIM_TIME, 1 },
+	{ "ns",     HD_DIM_TIME, 1e3 },
+	{ "us",     HD_DIM_TIME, 1e6 },
+	{ "\xc2\xb5s", HD_DIM_TIME, 1e6 },    /* µs */
+	{ "ms",     HD_DIM_TIME, 1e9 },
+	{ "s",      HD_DIM_TIME, 1e12 },
+
+	{ "B/s",    HD_DIM_RATE, 1 },
+	{ "KB/s",   HD_DIM_RATE, 1e3 },
+	{ "MB/s",   HD_DIM_RATE, 1e6 },
+	{ "GB/s",   HD_DIM_RATE, 1e9 },
+	{ "TB/s",   HD_DIM_RATE, 1e12 },
+	{ "KiB/s",  HD_DIM_RATE, 1024.0 },
+	{ "MiB/s",  HD_DIM_RATE, 1024.0 * 1024 },
+	{ "GiB/s",  HD_DIM_RATE, 1024.0 * 1024 * 1024 },
+
+	{ "FLOP",   HD_DIM_FLOP, 1 },
+	{ "KFLOP",  HD_DIM_FLOP, 1e3 },
+	{ "MFLOP",  HD_DIM_FLOP, 1e6 },
+	{ "GFLOP",  HD_DIM_FLOP, 1e9 },
+	{ "TFLOP",  HD_DIM_FLOP, 1e12 },
+	{ "PFLOP",  HD_DIM_FLOP, 1e15 },
+
+	{ "FLOP/s",  HD_DIM_FLOPS, 1 },
+	{ "GFLOP/s", HD_DIM_FLOPS, 1e9 },
+	{ "TFLOP/s", HD_DIM_FLOPS, 1e12 },
+	{ "PFLOP/s", HD_DIM_FLOPS, 1e15 },
+	{ "GFLOPS",  HD_DIM_FLOPS, 1e9 },
+	{ "TFLOPS",  HD_DIM_FLOPS, 1e12 },
+	{ "PFLOPS",  HD_DIM_FLOPS, 1e15 },
+};
+
+static const char *const dim_names[] = {
+	[HD_DIM_NONE] = "a plain number",
+	[HD_DIM_BYTES] = "a size",
+	[HD_DIM_TIME] = "a time",
+	[HD_DIM_RATE] = "a rate",
+	[HD_DIM_FLOP] = "an amount of work (FLOP)",
+	[HD_DIM_FLOPS] = "a compute rate (FLOP/s)",
+	[HD_DIM_PERCENT] = "a percentage",
+};
+
+int
+hd_unit_lookup(const char *suffix, size_t len, enum hd_dim *dim, double *factor)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof units / sizeof units[0]; i++) {
+		if (strlen(units[i].name) == len &&
+		    memcmp(units[i].name, suffix, len) == 0) {
+			*dim = units[i].dim;
+			*factor = units[i].factor;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+const char *
+hd_dim_name(enum hd_dim dim)
+{
+	if ((unsigned)dim >= sizeof dim_names / sizeof dim_names[0])
+		return "a quantity";
+	return dim_names[dim];
+}
+
+int
+hd_quantity_parse(const char *s, enum hd_dim *dim, double *value)
+{
+	const char *end;
+	char *num_end;
+	double v, factor;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!isdigit((unsigned char)*s) && *s != '.' && *s != '-' && *s != '+')
+		return 0;
+	v = strtod(s, &num_end);
+	if (num_end == s || !isfinite(v))
+		return 0;
+	s = num_end;
+	while (*s == ' ')
+		s++;
+	end = s + strlen(s);
+	while (end > s && isspace((unsigned char)end[-1]))
+		end--;
+	if (!hd_unit_lookup(s, (size_t)(end - s), dim, &factor))
+		return 0;
+	*value = v * factor;
+	return isfinite(*value);
+}
+
+/* Format v / scale with 3 significant digits (up to 3 decimals), then unit. */
+static char *
+fmt_scaled(char *buf, size_t n, double v, double scale, const char *unit)
+{
+	double x = v / scale;
+	double ax = fabs(x);
+	int decimals = ax >= 100 ? 0 : ax >= 10 ? 1 : ax >= 1 ? 2 : 3;
+
+	snprintf(buf, n, "%.*f %s", decimals, x, unit);
+	return buf;
+}
+
+char *
+hd_fmt_time(char *buf, size_t n, hd_time t)
+{
+	static const struct { double scale; const char *unit; } steps[] = {
+		{ 1e12, "s" }, { 1e9, "ms" }, { 1e6, "us" }, { 1e3, "ns" },
+	};
+	double v = (double)t, av = fabs(v);
+	size_t i;
+
+	if (t == 0) {
+		snprintf(buf, n, "0 s");
+		return buf;
+	}
+	for (i = 0; i < sizeof steps / sizeof steps[0]; i++)
+		if (av >= steps[i].scale)
+			return fmt_scaled(buf, n, v, steps[i].scale, steps[i].unit);
+	snprintf(buf, n, "%lld ps", (long long)t);
+	return buf;
+}
+
+char *
+hd_fmt_bytes(char *buf, size_t n, uint64_t b)
+{
+	static const char *const names[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double v = (double)b;
+	int i = -1;
+
+	if (b < 1024) {
+		snprintf(buf, n, "%llu B", (unsigned long long)b);
+		return buf;
+	}
+	while (v >= 1024 && i < 5) {
+		v /= 1024;
+		i++;
+	}
+	if (v == floor(v))
+		snprintf(buf, n, "%.0f %s", v, names[i]);
+	else
+		snprintf(buf, n, "%.*f %s", v >= 100 ? 0 : v >= 10 ? 1 : 2, v, names[i]);
+	return buf;
+}
+
+char *
+hd_fmt_rate(char *buf, size_t n, double bps)
+{
+	if (bps >= 1e12)
+		return fmt_scaled(buf, n, bps, 1e12, "TB/s");
+	if (bps >= 1e9)
+		return fmt_scaled(buf, n, bps, 1e9, "GB/s");
+	if (bps >= 1e6)
+		return fmt_scaled(buf, n, bps, 1e6, "MB/s");
+	if (bps >= 1e3)
+		return fmt_scaled(buf, n, bps, 1e3, "KB/s");
+	return fmt_scaled(buf, n, bps, 1, "B/s");
+}
+
+char *
+hd_fmt_flops(char *buf, size_t n, double f)
+{
+	if (f >= 1e15)
+		return fmt_scaled(buf, n, f, 1e15, "PFLOP/s");
+	if (f >= 1e12)
+		return fmt_scaled(buf, n, f, 1e12, "TFLOP/s");
+	if (f >= 1e9)
+		return fmt_scaled(buf, n, f, 1e9, "GFLOP/s");
+	return fmt_scaled(buf, n, f, 1, "FLOP/s");
+}
+
+hd_time
+hd_time_from_s(double s)
+{
+	double ps = s * 1e12;
+
+	if (ps >= 9.2e18)
+		return HD_TIME_MAX;
+	if (ps <= -9.2e18)
+		return -HD_TIME_MAX;
+	return (hd_time)llround(ps);
+}
+
+double
+hd_time_to_s(hd_time t)
+{
+	return (double)t / 1e12;
+}
+
+hd_time
+hd_time_for_bytes(double bytes, double rate)
+{
+	double ps;
+
+	if (bytes <= 0)
+		return 0;
+	if (!(rate > 0))
+		return HD_TIME_MAX;
+	/* bytes * 1e12 first: exact for power-of-two sizes and round rates */
+	ps = ceil(bytes * 1e12 / rate);
+	if (ps >= 9.2e18)
+		return HD_TIME_MAX;
+	return (hd_time)ps;
+}

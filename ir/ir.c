@@ -1,0 +1,295 @@
+/*
+ * ir.c - names, derived facts and memory management for the scenario IR.
+ *
+ * Names live in const tables indexed by the enums, so adding an op kind is
+ * one line here and a compile error nowhere else.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/ir.h"
+#include "base/util.h"
+
+static const char *const mem_names[HD_MEM__COUNT] = {
+	[HD_MEM_PAGEABLE] = "pageable", [HD_MEM_PINNED] = "pinned",
+	[HD_MEM_MANAGED] = "managed", [HD_MEM_DEVICE] = "device",
+};
+
+static const struct {
+	const char *name;     /* the lesson word */
+	const char *api;      /* the call it stands for */
+} op_names[HD_OP__COUNT] = {
+	[HD_OP_ALLOC] = { "alloc", "cudaMalloc" },
+	[HD_OP_FREE] = { "free", "cudaFree" },
+	[HD_OP_PIN] = { "pin", "cudaHostRegister" },
+	[HD_OP_COPY] = { "copy", "cudaMemcpy" },
+	[HD_OP_KERNEL] = { "kernel", "cudaLaunchKernel" },
+	[HD_OP_PREFETCH] = { "prefetch", "cudaMemPrefetchAsync" },
+	[HD_OP_RECORD] = { "record", "cudaEventRecord" },
+	[HD_OP_WAIT] = { "wait", "cudaStreamWaitEvent" },
+	[HD_OP_EVENT_SYNC] = { "sync event", "cudaEventSynchronize" },
+	[HD_OP_EVENT_QUERY] = { "query", "cudaEventQuery" },
+	[HD_OP_STREAM_SYNC] = { "sync stream", "cudaStreamSynchronize" },
+	[HD_OP_DEVICE_SYNC] = { "sync device", "cudaDeviceSynchronize" },
+	[HD_OP_HOST] = { "host", "host work" },
+	[HD_OP_READ] = { "read", "cudaMemcpy" },
+	[HD_OP_REPEAT] = { "repeat", "loop" },
+	[HD_OP_ON_RANK] = { "rank", "if (rank == N)" },
+	[HD_OP_SEND] = { "send", "ncclSend" },
+	[HD_OP_RECV] = { "recv", "ncclRecv" },
+	[HD_OP_COLL] = { "collective", "ncclAllReduce" },
+	[HD_OP_BARRIER] = { "barrier", "MPI_Barrier" },
+};
+
+static const char *const kernel_names[HD_KERNEL__COUNT] = {
+	[HD_KERNEL_SPIN] = "spin", [HD_KERNEL_COMPUTE] = "compute",
+	[HD_KERNEL_MEMORY] = "memory", [HD_KERNEL_FILL] = "fill",
+	[HD_KERNEL_REDUCE] = "reduce",
+};
+
+static const struct {
+	const char *name;
+	const char *api;
+} coll_names[HD_COLL__COUNT] = {
+	[HD_COLL_ALLREDUCE] = { "allreduce", "ncclAllReduce" },
+	[HD_COLL_BROADCAST] = { "broadcast", "ncclBroadcast" },
+	[HD_COLL_REDUCE] = { "reduce", "ncclReduce" },
+	[HD_COLL_ALLGATHER] = { "allgather", "ncclAllGather" },
+	[HD_COLL_REDUCESCATTER] = { "reducescatter", "ncclReduceScatter" },
+	/* NCCL has no gather or all-to-all call: they are grouped sends and receives. */
+	[HD_COLL_GATHER] = { "gather", "ncclSend/ncclRecv" },
+	[HD_COLL_ALLTOALL] = { "alltoall", "ncclSend/ncclRecv" },
+};
+
+static const char *const copy_kind_names[HD_COPY__COUNT] = {
+	[HD_COPY_H2D] = "HtoD", [HD_COPY_D2H] = "DtoH", [HD_COPY_D2D] = "DtoD",
+	[HD_COPY_H2H] = "HtoH", [HD_COPY_P2P] = "PtoP",
+};
+
+/* Allocation and release calls by memory kind. */
+static const struct {
+	const char *alloc, *free;
+} mem_api[HD_MEM__COUNT] = {
+	[HD_MEM_PAGEABLE] = { "malloc", "free" },
+	[HD_MEM_PINNED] = { "cudaMallocHost", "cudaFreeHost" },
+	[HD_MEM_MANAGED] = { "cudaMallocManaged", "cudaFree" },
+	[HD_MEM_DEVICE] = { "cudaMalloc", "cudaFree" },
+};
+
+const char *
+hd_mem_name(enum hd_mem m)
+{
+	return (unsigned)m < HD_MEM__COUNT ? mem_names[m] : "?";
+}
+
+const char *
+hd_op_kind_name(enum hd_op_kind k)
+{
+	return (unsigned)k < HD_OP__COUNT ? op_names[k].name : "?";
+}
+
+const char *
+hd_kernel_name(enum hd_kernel_kind k)
+{
+	return (unsigned)k < HD_KERNEL__COUNT ? kernel_names[k] : "?";
+}
+
+const char *
+hd_coll_name(enum hd_coll c)
+{
+	return (unsigned)c < HD_COLL__COUNT ? coll_names[c].name : "?";
+}
+
+/*
+ * nccl-tests' bus bandwidth factors (doc/PERFORMANCE.md there): busBw =
+ * algBw * factor, so that busBw compares with the hardware's link rate
+ * whatever the collective and the rank count.  Gather and all-to-all have
+ * the (n-1)/n of the all-gather: each rank's share crosses one link once.
+ */
+double
+hd_coll_bus_factor(enum hd_coll c, int nranks)
+{
+	double n = nranks > 0 ? (double)nranks : 1.0;
+
+	switch (c) {
+	case HD_COLL_ALLREDUCE:
+		return 2.0 * (n - 1.0) / n;
+	case HD_COLL_BROADCAST:
+	case HD_COLL_REDUCE:
+		return 1.0;
+	case HD_COLL_ALLGATHER:
+	case HD_COLL_REDUCESCATTER:
+	case HD_COLL_GATHER:
+	case HD_COLL_ALLTOALL:
+		return (n - 1.0) / n;
+	default:
+		return 1.0;
+	}
+}
+
+const char *
+hd_copy_kind_name(enum hd_copy_kind c)
+{
+	return (unsigned)c < HD_COPY__COUNT ? copy_kind_names[c] : "?";
+}
+
+const char *
+hd_op_api_name(const struct hd_op *op)
+{
+	if ((unsigned)op->kind >= HD_OP__COUNT)
+		return "?";
+	if (op->kind == HD_OP_COPY) {
+		if (op->copy == HD_COPY_P2P)
+			return op->async ? "cudaMemcpyPeerAsync" : "cudaMemcpyPeer";
+		return op->async ? "cudaMemcpyAsync" : "cudaMemcpy";
+	}
+	if (op->kind == HD_OP_COLL && (unsigned)op->coll < HD_COLL__COUNT)
+		return coll_names[op->coll].api;
+	return op_names[op->kind].api;
+}
+
+const char *
+hd_op_api_name_sc(const struct hd_scenario *sc, const struct hd_op *op)
+{
+	if ((op->kind == HD_OP_ALLOC || op->kind == HD_OP_FREE) && sc != NULL &&
+	    op->dst >= 0 && op->dst < sc->nbuffers) {
+		enum hd_mem m = sc->buffers[op->dst].mem;
+		if ((unsigned)m < HD_MEM__COUNT)
+			return op->kind == HD_OP_ALLOC ? mem_api[m].alloc : mem_api[m].free;
+	}
+	return hd_op_api_name(op);
+}
+
+int
+hd_op_peer(const struct hd_scenario *sc, const struct hd_op *op, int rank)
+{
+	if (op->peer == HD_NONE || !op->peer_rel || sc->nranks <= 0)
+		return op->peer;
+	return (rank + op->peer) % sc->nranks;
+}
+
+enum hd_copy_kind
+hd_copy_kind_of(enum hd_mem src, enum hd_mem dst, bool peer)
+{
+	/* Managed memory starts resident on the host, so it counts as host. */
+	bool sdev = src == HD_MEM_DEVICE, ddev = dst == HD_MEM_DEVICE;
+
+	if (peer)
+		return HD_COPY_P2P;
+	if (sdev && ddev)
+		return HD_COPY_D2D;
+	if (sdev)
+		return HD_COPY_D2H;
+	if (ddev)
+		return HD_COPY_H2D;
+	return HD_COPY_H2H;
+}
+
+/* Executions of ops [from, to) on `rank`, loops multiplied out, saturating. */
+static uint64_t
+count_range(const struct hd_op *ops, int from, int to, int rank)
+{
+	uint64_t n = 0, k;
+	int i;
+
+	for (i = from; i < to; i++) {
+		const struct hd_op *op = &ops[i];
+		int end = i + 1 + (op->body_len > 0 ? op->body_len : 0);
+
+		if (end > to)
+			end = to;
+		n = n == UINT64_MAX ? n : n + 1;
+		if (op->kind == HD_OP_REPEAT) {
+			k = count_range(ops, i + 1, end, rank);
+			if (op->count != 0 && k > UINT64_MAX / op->count)
+				k = UINT64_MAX;
+			else
+				k *= op->count;
+			n = n + k < n ? UINT64_MAX : n + k;
+			i = end - 1;
+		} else if (op->kind == HD_OP_ON_RANK) {
+			if (op->rank == rank) {
+				k = count_range(ops, i + 1, end, rank);
+				n = n + k < n ? UINT64_MAX : n + k;
+			}
+			i = end - 1;
+		}
+	}
+	return n;
+}
+
+uint64_t
+hd_scenario_op_instances(const struct hd_scenario *sc, int rank)
+{
+	if (sc == NULL)
+		return 0;
+	return count_range(sc->ops, 0, sc->nops, rank);
+}
+
+static char *
+dup_or_null(const char *s)
+{
+	return s != NULL ? hd_xstrdup(s) : NULL;
+}
+
+struct hd_scenario *
+hd_scenario_clone(const struct hd_scenario *sc)
+{
+	struct hd_scenario *c;
+	int i;
+
+	if (sc == NULL)
+		return NULL;
+	c = hd_xmalloc(sizeof *c);
+	*c = *sc;
+	c->name = dup_or_null(sc->name);
+	c->title = dup_or_null(sc->title);
+	c->buffers = hd_xcalloc((size_t)sc->nbuffers + 1, sizeof *c->buffers);
+	for (i = 0; i < sc->nbuffers; i++) {
+		c->buffers[i] = sc->buffers[i];
+		c->buffers[i].name = dup_or_null(sc->buffers[i].name);
+	}
+	c->streams = hd_xcalloc((size_t)sc->nstreams + 1, sizeof *c->streams);
+	for (i = 0; i < sc->nstreams; i++) {
+		c->streams[i] = sc->streams[i];
+		c->streams[i].name = dup_or_null(sc->streams[i].name);
+	}
+	c->events = hd_xcalloc((size_t)sc->nevents + 1, sizeof *c->events);
+	for (i = 0; i < sc->nevents; i++) {
+		c->events[i] = sc->events[i];
+		c->events[i].name = dup_or_null(sc->events[i].name);
+	}
+	c->ops = hd_xcalloc((size_t)sc->nops + 1, sizeof *c->ops);
+	for (i = 0; i < sc->nops; i++) {
+		c->ops[i] = sc->ops[i];
+		c->ops[i].label = dup_or_null(sc->ops[i].label);
+		c->ops[i].text = dup_or_null(sc->ops[i].text);
+	}
+	return c;
+}
+
+void
+hd_scenario_free(struct hd_scenario *sc)
+{
+	int i;
+
+	if (sc == NULL)
+		return;
+	for (i = 0; i < sc->nbuffers; i++)
+		free(sc->buffers[i].name);
+	for (i = 0; i < sc->nstreams; i++)
+		free(sc->streams[i].name);
+	for (i = 0; i < sc->nevents; i++)
+		free(sc->events[i].name);
+	for (i = 0; i < sc->nops; i++) {
+		free(sc->ops[i].label);
+		free(sc->ops[i].text);
+	}
+	free(sc->buffers);
+	free(sc->streams);
+	free(sc->events);
+	free(sc->ops);
+	free(sc->name);
+	free(sc->title);
+	free(sc);
+}

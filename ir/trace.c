@@ -1,0 +1,452 @@
+/*
+ * trace.c - lanes, spans and interned labels; sorting, comparing and
+ * digesting traces; per-op summaries; the sink that fills a trace.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/trace.h"
+#include "base/util.h"
+
+static const struct {
+	const char *name;
+	const char *text;
+} why_table[HD_WHY__COUNT] = {
+	[HD_WHY_NONE] = { "none", "not blocked" },
+	[HD_WHY_SYNC_COPY] = { "sync-copy",
+	    "cudaMemcpy returns only when its copy has finished" },
+	[HD_WHY_PAGEABLE] = { "pageable",
+	    "pageable memory is staged through a pinned buffer by the CPU" },
+	[HD_WHY_STREAM_SYNC] = { "stream-sync",
+	    "cudaStreamSynchronize waits for all work on the stream" },
+	[HD_WHY_EVENT_SYNC] = { "event-sync",
+	    "cudaEventSynchronize waits for the event to be reached" },
+	[HD_WHY_DEVICE_SYNC] = { "device-sync",
+	    "the whole device is synchronised (explicitly, or by cudaFree)" },
+	[HD_WHY_READ] = { "read",
+	    "reading device data copies it to the host and waits for it" },
+	[HD_WHY_QUEUE_FULL] = { "queue-full",
+	    "the stream's launch queue is full" },
+	[HD_WHY_PRIOR_WORK] = { "prior-work",
+	    "the copy first waits for earlier work on its stream" },
+	[HD_WHY_COLLECTIVE] = { "collective",
+	    "waiting for the other ranks" },
+};
+
+static const char *span_kind_names[HD_SPAN__COUNT] = {
+	[HD_SPAN_API] = "api",
+	[HD_SPAN_BLOCKED] = "blocked",
+	[HD_SPAN_HOST] = "host",
+	[HD_SPAN_STAGING] = "staging",
+	[HD_SPAN_COPY] = "copy",
+	[HD_SPAN_KERNEL] = "kernel",
+	[HD_SPAN_EVENT] = "event",
+	[HD_SPAN_WAIT] = "wait",
+	[HD_SPAN_FAULT] = "fault",
+	[HD_SPAN_PREFETCH] = "prefetch",
+	[HD_SPAN_COMM] = "comm",
+};
+
+const char *
+hd_why_text(enum hd_why w)
+{
+	if ((unsigned)w >= HD_WHY__COUNT)
+		return "?";
+	return why_table[w].text;
+}
+
+const char *
+hd_why_name(enum hd_why w)
+{
+	if ((unsigned)w >= HD_WHY__COUNT)
+		return "?";
+	return why_table[w].name;
+}
+
+const char *
+hd_span_kind_name(enum hd_span_kind k)
+{
+	if ((unsigned)k >= HD_SPAN__COUNT)
+		return "?";
+	return span_kind_names[k];
+}
+
+struct hd_trace *
+hd_trace_new(void)
+{
+	return hd_xcalloc(1, sizeof(struct hd_trace));
+}
+
+void
+hd_trace_free(struct hd_trace *t)
+{
+	int i;
+
+	if (t == NULL)
+		return;
+	for (i = 0; i < t->nstrings; i++)
+		free(t->strings[i]);
+	free(t->strings);
+	free(t->lanes);
+	free(t->spans);
+	free(t->note);
+	free(t);
+}
+
+int
+hd_trace_lane(struct hd_trace *t, enum hd_lane_kind kind, int rank, int index,
+	      const char *name)
+{
+	struct hd_lane *l;
+	size_t cap;
+	int i;
+
+	for (i = 0; i < t->nlanes; i++) {
+		l = &t->lanes[i];
+		if (l->kind == kind && l->rank == rank && l->index == index)
+			return i;
+	}
+	cap = (size_t)t->lanes_cap;
+	t->lanes = hd_xgrow(t->lanes, &cap, (size_t)t->nlanes + 1, sizeof *t->lanes);
+	t->lanes_cap = (int)cap;
+	l = &t->lanes[t->nlanes];
+	memset(l, 0, sizeof *l);
+	l->kind = kind;
+	l->rank = rank;
+	l->index = index;
+	if (name != NULL) {
+		strncpy(l->name, name, sizeof l->name - 1);
+		l->name[sizeof l->name - 1] = '\0';
+	}
+	return t->nlanes++;
+}
+
+int
+hd_trace_string(struct hd_trace *t, const char *s)
+{
+	size_t cap;
+	int i;
+
+	if (s == NULL)
+		s = "";
+	for (i = 0; i < t->nstrings; i++)
+		if (strcmp(t->strings[i], s) == 0)
+			return i;
+	cap = (size_t)t->strings_cap;
+	t->strings = hd_xgrow(t->strings, &cap, (size_t)t->nstrings + 1,
+			      sizeof *t->strings);
+	t->strings_cap = (int)cap;
+	t->strings[t->nstrings] = hd_xstrdup(s);
+	return t->nstrings++;
+}
+
+void
+hd_trace_add(struct hd_trace *t, const struct hd_span *s)
+{
+	if (t->nspans == t->spans_cap)
+		t->spans = hd_xgrow(t->spans, &t->spans_cap, t->nspans + 1,
+				    sizeof *t->spans);
+	t->spans[t->nspans++] = *s;
+	if (s->end > t->makespan)
+		t->makespan = s->end;
+}
+
+#define CMP(a, b) do { if ((a) != (b)) return (a) < (b) ? -1 : 1; } while (0)
+
+static int
+span_cmp(const void *pa, const void *pb)
+{
+	const struct hd_span *a = pa, *b = pb;
+
+	CMP(a->start, b->start);
+	CMP(a->lane, b->lane);
+	CMP(a->op, b->op);
+	CMP(a->iter, b->iter);
+	CMP(a->end, b->end);
+	CMP(a->kind, b->kind);
+	CMP(a->why, b->why);
+	CMP(a->bytes, b->bytes);
+	CMP(a->label, b->label);
+	return 0;
+}
+
+void
+hd_trace_sort(struct hd_trace *t)
+{
+	if (t->nspans > 1)
+		qsort(t->spans, t->nspans, sizeof *t->spans, span_cmp);
+}
+
+struct lane_key {
+	int lane;
+	hd_time start, end;
+	size_t i;
+};
+
+static int
+lane_key_cmp(const void *pa, const void *pb)
+{
+	const struct lane_key *a = pa, *b = pb;
+
+	if (a->lane != b->lane)
+		return a->lane < b->lane ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->end != b->end)
+		return a->end > b->end ? -1 : 1;
+	return a->i < b->i ? -1 : 1;
+}
+
+void
+hd_trace_order_by_lane(const struct hd_trace *t, size_t *order)
+{
+	struct lane_key *k = hd_xcalloc(t->nspans + 1, sizeof *k);
+	size_t i;
+
+	for (i = 0; i < t->nspans; i++) {
+		k[i].lane = t->spans[i].lane;
+		k[i].start = t->spans[i].start;
+		k[i].end = t->spans[i].end;
+		k[i].i = i;
+	}
+	qsort(k, t->nspans, sizeof *k, lane_key_cmp);
+	for (i = 0; i < t->nspans; i++)
+		order[i] = k[i].i;
+	free(k);
+}
+
+int
+hd_trace_cmp(const struct hd_trace *a, const struct hd_trace *b)
+{
+	size_t i;
+	int j, c;
+
+	CMP(a->nlanes, b->nlanes);
+	CMP(a->nspans, b->nspans);
+	CMP(a->nstrings, b->nstrings);
+	CMP(a->makespan, b->makespan);
+	for (j = 0; j < a->nlanes; j++) {
+		const struct hd_lane *x = &a->lanes[j], *y = &b->lanes[j];
+
+		CMP(x->kind, y->kind);
+		CMP(x->rank, y->rank);
+		CMP(x->index, y->index);
+		if ((c = strcmp(x->name, y->name)) != 0)
+			return c < 0 ? -1 : 1;
+	}
+	for (i = 0; i < a->nspans; i++)
+		if ((c = span_cmp(&a->spans[i], &b->spans[i])) != 0)
+			return c;
+	for (j = 0; j < a->nstrings; j++)
+		if ((c = strcmp(a->strings[j], b->strings[j])) != 0)
+			return c < 0 ? -1 : 1;
+	return 0;
+}
+
+/* FNV-1a over explicit fields (never over struct padding). */
+static uint64_t
+fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	while (n-- > 0) {
+		h ^= *c++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static uint64_t
+fnv_u64(uint64_t h, uint64_t v)
+{
+	unsigned char b[8];
+	int i;
+
+	for (i = 0; i < 8; i++)
+		b[i] = (unsigned char)(v >> (8 * i));
+	return fnv(h, b, sizeof b);
+}
+
+uint64_t
+hd_trace_digest(const struct hd_trace *t)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+	int j;
+
+	h = fnv_u64(h, (uint64_t)t->nlanes);
+	for (j = 0; j < t->nlanes; j++) {
+		const struct hd_lane *l = &t->lanes[j];
+
+		h = fnv_u64(h, (uint64_t)l->kind);
+		h = fnv_u64(h, (uint64_t)l->rank);
+		h = fnv_u64(h, (uint64_t)l->index);
+		h = fnv(h, l->name, strlen(l->name) + 1);
+	}
+	h = fnv_u64(h, (uint64_t)t->nstrings);
+	for (j = 0; j < t->nstrings; j++)
+		h = fnv(h, t->strings[j], strlen(t->strings[j]) + 1);
+	h = fnv_u64(h, (uint64_t)t->nspans);
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_span *s = &t->spans[i];
+
+		h = fnv_u64(h, (uint64_t)s->lane);
+		h = fnv_u64(h, (uint64_t)s->op);
+		h = fnv_u64(h, (uint64_t)s->iter);
+		h = fnv_u64(h, (uint64_t)s->kind);
+		h = fnv_u64(h, (uint64_t)s->why);
+		h = fnv_u64(h, (uint64_t)s->start);
+		h = fnv_u64(h, (uint64_t)s->end);
+		h = fnv_u64(h, s->bytes);
+		h = fnv_u64(h, (uint64_t)s->label);
+	}
+	h = fnv_u64(h, (uint64_t)t->makespan);
+	return h;
+}
+
+static int
+lane_is_host_side(const struct hd_trace *t, int lane)
+{
+	enum hd_lane_kind k;
+
+	if (lane < 0 || lane >= t->nlanes)
+		return 1;
+	k = t->lanes[lane].kind;
+	return k == HD_LANE_HOST || k == HD_LANE_API;
+}
+
+static int
+lane_rank(const struct hd_trace *t, int lane)
+{
+	if (lane < 0 || lane >= t->nlanes)
+		return -1;
+	return t->lanes[lane].rank;
+}
+
+static int
+u32_cmp(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+struct hd_op_time
+hd_trace_op_time(const struct hd_trace *t, int op)
+{
+	struct hd_op_time r;
+	uint32_t *iters = NULL;
+	size_t i, n = 0, cap = 0;
+	int gpu = 0, use;
+
+	memset(&r, 0, sizeof r);
+	for (i = 0; i < t->nspans; i++)
+		if (t->spans[i].op == op && lane_rank(t, t->spans[i].lane) == 0 &&
+		    !lane_is_host_side(t, t->spans[i].lane))
+			gpu = 1;
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_span *s = &t->spans[i];
+		enum hd_lane_kind lk;
+
+		if (s->op != op || lane_rank(t, s->lane) != 0)
+			continue;
+		lk = t->lanes[s->lane].kind;
+		/* host-only ops (host work, syncs, allocations) are timed by
+		 * their own spans, not the blocked parts nested in them */
+		use = gpu ? !lane_is_host_side(t, s->lane) :
+		    s->kind == HD_SPAN_API || s->kind == HD_SPAN_HOST;
+		if (!use)
+			continue;
+		if (!r.found || s->start < r.start)
+			r.start = s->start;
+		if (!r.found || s->end > r.end)
+			r.end = s->end;
+		r.found = 1;
+		/* a stream span carries each execution's bytes once */
+		if (gpu ? lk == HD_LANE_STREAM : s->kind == HD_SPAN_HOST)
+			r.bytes += s->bytes;
+		iters = hd_xgrow(iters, &cap, n + 1, sizeof *iters);
+		iters[n++] = s->iter;
+	}
+	if (n > 0) {
+		qsort(iters, n, sizeof *iters, u32_cmp);
+		r.execs = 1;
+		for (i = 1; i < n; i++)
+			if (iters[i] != iters[i - 1])
+				r.execs++;
+	}
+	free(iters);
+	return r;
+}
+
+void
+hd_trace_blocked(const struct hd_trace *t, hd_time out[HD_WHY__COUNT])
+{
+	size_t i;
+
+	memset(out, 0, sizeof(hd_time) * HD_WHY__COUNT);
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_span *s = &t->spans[i];
+
+		if (s->kind != HD_SPAN_BLOCKED || (unsigned)s->why >= HD_WHY__COUNT)
+			continue;
+		if (lane_rank(t, s->lane) != 0)
+			continue;
+		out[s->why] += s->end - s->start;
+	}
+}
+
+static int
+sink_lane(void *ctx, enum hd_lane_kind kind, int rank, int index,
+	  const char *name)
+{
+	return hd_trace_lane(ctx, kind, rank, index, name);
+}
+
+static int
+sink_string(void *ctx, const char *s)
+{
+	return hd_trace_string(ctx, s);
+}
+
+static void
+sink_span(void *ctx, const struct hd_span *s)
+{
+	hd_trace_add(ctx, s);
+}
+
+static void
+sink_makespan(void *ctx, hd_time t)
+{
+	((struct hd_trace *)ctx)->bare = t;
+}
+
+hd_time
+hd_trace_makespan(const struct hd_trace *t)
+{
+	return t->bare > 0 ? t->bare : t->makespan;
+}
+
+static void
+sink_note(void *ctx, const char *text)
+{
+	struct hd_trace *t = ctx;
+
+	free(t->note);
+	t->note = text != NULL ? hd_xstrdup(text) : NULL;
+}
+
+struct hd_sink
+hd_trace_sink(struct hd_trace *t)
+{
+	struct hd_sink s;
+
+	s.ctx = t;
+	s.lane = sink_lane;
+	s.string = sink_string;
+	s.span = sink_span;
+	s.note = sink_note;
+	s.makespan = sink_makespan;
+	s.max_spans = HD_TRACE_MAX_SPANS;
+	return s;
+}

@@ -1,0 +1,933 @@
+/*
+ * lower.c - from a parsed lesson to the IR, and from traces to claim
+ * verdicts: knob values, hd_lesson_instantiate, hd_lesson_claim_eval and
+ * hd_lesson_eval_expr.
+ *
+ * Instantiation evaluates every expression with concrete knob values and
+ * checks what only values can show (a copy larger than its buffer, a count
+ * that is not whole, a size past 2^62 bytes, more than 10^8 op executions),
+ * reporting each at its statement.  It is cheap, so claim evaluation simply
+ * instantiates again to map labels to op indices: indices are a pure
+ * function of the lesson and the knob values.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/lesson_priv.h"
+
+struct lower {
+	const struct hd_lesson *l;
+	const struct hd_scen *sc;
+	struct hd_scenario *out;
+	size_t cap;
+	const double *knobs;
+	int nranks;
+	int only_rank;            /* inside `rank N`: N, else -1 */
+	struct hd_err *e;
+};
+
+static int
+lerr(struct lower *lw, int line, int col, const char *fmt, ...) HD_PRINTF(4, 5);
+
+static int
+lerr(struct lower *lw, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+	char msg[700];
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	hd_src_error(&lw->l->src, lw->e, line, col, "%s", msg);
+	return -1;
+}
+
+static int
+eval(struct lower *lw, const struct hd_expr *x, int rank, double *v)
+{
+	struct hd_eval_env env;
+
+	memset(&env, 0, sizeof env);
+	env.src = &lw->l->src;
+	env.knobs = lw->knobs;
+	env.rank = rank;
+	env.nranks = lw->nranks;
+	return hd_expr_eval(x, &env, v, lw->e);
+}
+
+/* A whole number in [lo, hi]; `what` names it in messages. */
+static int
+eval_int(struct lower *lw, const struct hd_expr *x, int rank, double lo, double hi,
+	 const char *what, double *out)
+{
+	double v;
+
+	if (eval(lw, x, rank, &v) < 0)
+		return -1;
+	if (v != floor(v))
+		return lerr(lw, x->sline, x->scol, "%s must be a whole number, but '%.*s' is %g",
+		    what, (int)x->src_len, x->src_p, v);
+	if (v < lo || v > hi)
+		return lerr(lw, x->sline, x->scol, "%s must be from %.0f to %.0f, but '%.*s' is "
+		    "%.15g",
+		    what, lo, hi, (int)x->src_len, x->src_p, v);
+	*out = v;
+	return 0;
+}
+
+static int
+eval_bytes(struct lower *lw, const struct hd_expr *x, uint64_t *out)
+{
+	double v;
+
+	if (eval(lw, x, 0, &v) < 0)
+		return -1;
+	if (v < 0)
+		return lerr(lw, x->sline, x->scol, "a size cannot be negative: '%.*s' is %.15g B",
+		    (int)x->src_len, x->src_p, v);
+	if (v > (double)HD_LESSON_MAX_BYTES)
+		return lerr(lw, x->sline, x->scol, "size '%.*s' is too large: the limit is 2^62 "
+		    "bytes (4 EiB)", (int)x->src_len, x->src_p);
+	*out = (uint64_t)floor(v);
+	return 0;
+}
+
+static int
+eval_time(struct lower *lw, const struct hd_expr *x, hd_time *out)
+{
+	double v;
+
+	if (eval(lw, x, 0, &v) < 0)
+		return -1;
+	if (v < 0)
+		return lerr(lw, x->sline, x->scol, "a time cannot be negative: '%.*s'",
+		    (int)x->src_len, x->src_p);
+	if (v > 1e18)
+		return lerr(lw, x->sline, x->scol, "time '%.*s' is too long: the limit is "
+		    "10^6 s", (int)x->src_len, x->src_p);
+	*out = (hd_time)llround(v);
+	return 0;
+}
+
+static struct hd_op *
+emit(struct lower *lw, const struct hd_stmt *s, enum hd_op_kind kind)
+{
+	struct hd_scenario *sc = lw->out;
+	struct hd_op *op;
+
+	if ((size_t)sc->nops >= HD_LESSON_MAX_OPS) {
+		lerr(lw, s->line, s->col, "scenario %s lowers to more than %d ops",
+		    sc->name, HD_LESSON_MAX_OPS);
+		return NULL;
+	}
+	sc->ops = hd_xgrow(sc->ops, &lw->cap, (size_t)sc->nops + 1, sizeof *sc->ops);
+	op = &sc->ops[sc->nops++];
+	memset(op, 0, sizeof *op);
+	op->kind = kind;
+	op->line = s->line;
+	op->col = s->col;
+	op->label = s->label ? hd_xstrdup(s->label) : NULL;
+	op->stream = s->stream != HD_NONE ? s->stream :
+	    lw->sc->per_thread ? HD_STREAM_PER_THREAD : HD_STREAM_LEGACY;
+	op->event = s->event;
+	op->src = s->src;
+	op->dst = s->dst;
+	op->peer = HD_NONE;
+	op->root = HD_NONE;
+	op->rank = HD_NONE;
+	op->async = s->async;
+	op->to_device = s->to_device;
+	op->kernel = s->kernel;
+	op->coll = s->coll;
+	return op;
+}
+
+/* SIZE, defaulting to the buffer's size, and fitting every buffer named. */
+static int
+op_bytes(struct lower *lw, const struct hd_stmt *s, struct hd_op *op, int b1, int b2,
+	 const char *verb)
+{
+	const struct hd_scenario *sc = lw->out;
+	int bs[2] = { b1, b2 }, i;
+
+	if (s->bytes != NULL) {
+		if (eval_bytes(lw, s->bytes, &op->bytes) < 0)
+			return -1;
+	} else {
+		op->bytes = b1 != HD_NONE ? sc->buffers[b1].bytes : 0;
+	}
+	for (i = 0; i < 2; i++) {
+		char a[32], b[32];
+		if (bs[i] == HD_NONE || op->bytes <= sc->buffers[bs[i]].bytes)
+			continue;
+		hd_fmt_bytes(a, sizeof a, op->bytes);
+		hd_fmt_bytes(b, sizeof b, sc->buffers[bs[i]].bytes);
+		return lerr(lw, s->line, s->col, "%s of %s does not fit buffer %s (%s)", verb,
+		    a, sc->buffers[bs[i]].name, b);
+	}
+	return 0;
+}
+
+static long
+floor_mod(long a, long n)
+{
+	long m = a % n;
+
+	return m < 0 ? m + n : m;
+}
+
+/*
+ * Lower a statement with a peer: literal, rank-relative, or one block per
+ * rank (see ir.h).  `fill` completes the op once its peer is known.
+ */
+static int lower_op(struct lower *lw, const struct hd_stmt *s, int peer, bool rel);
+
+static int
+lower_peer(struct lower *lw, const struct hd_stmt *s)
+{
+	int n = lw->nranks, r, same = 1, rel = 1;
+	long *pr = hd_xcalloc((size_t)n, sizeof *pr);
+	int rc = -1;
+
+	for (r = 0; r < n; r++) {
+		double v;
+		if (lw->only_rank >= 0 && r != lw->only_rank) {
+			pr[r] = -1;
+			continue;
+		}
+		if (eval(lw, s->peer, r, &v) < 0)
+			goto out;
+		if (v != floor(v) || fabs(v) > 1e9) {
+			lerr(lw, s->peer->sline, s->peer->scol, "a rank must be a whole number, "
+			    "but '%.*s' is %g on rank %d", (int)s->peer->src_len, s->peer->src_p,
+			    v, r);
+			goto out;
+		}
+		pr[r] = floor_mod((long)v, n);
+		if (pr[r] == r) {
+			lerr(lw, s->peer->sline, s->peer->scol, "on rank %d, '%.*s' is rank %d "
+			    "itself: the other side must be another rank", r,
+			    (int)s->peer->src_len, s->peer->src_p, r);
+			goto out;
+		}
+		if (r > 0 && pr[r] != pr[0])
+			same = 0;
+		if (floor_mod(pr[r] - r, n) != pr[0])
+			rel = 0;
+	}
+	if (lw->only_rank >= 0) {
+		/* Inside a rank block only that rank runs the op: a literal peer. */
+		rc = lower_op(lw, s, (int)pr[lw->only_rank], false);
+		goto out;
+	}
+	if (same || rel) {
+		rc = lower_op(lw, s, (int)pr[0], !same);
+		goto out;
+	}
+	for (r = 0; r < n; r++) {
+		struct hd_op *h = emit(lw, s, HD_OP_ON_RANK);
+		int at;
+		if (h == NULL)
+			goto out;
+		free(h->label);
+		h->label = NULL;
+		h->rank = r;
+		at = lw->out->nops;
+		if (lower_op(lw, s, (int)pr[r], false) < 0)
+			goto out;
+		lw->out->ops[at - 1].body_len = lw->out->nops - at;
+	}
+	rc = 0;
+out:
+	free(pr);
+	return rc;
+}
+
+static int lower_list(struct lower *lw, const struct hd_stmt *v, int n);
+
+static int
+lower_op(struct lower *lw, const struct hd_stmt *s, int peer, bool rel)
+{
+	const struct hd_scenario *sc = lw->out;
+	struct hd_op *op = emit(lw, s, s->kind);
+	int i = sc->nops - 1;
+	double v;
+
+	if (op == NULL)
+		return -1;
+	op->peer = peer;
+	op->peer_rel = rel;
+	switch (s->kind) {
+	case HD_OP_ALLOC:
+	case HD_OP_FREE:
+	case HD_OP_PIN:
+	case HD_OP_PREFETCH:
+		op->bytes = sc->buffers[s->dst].bytes;
+		break;
+	case HD_OP_COPY:
+		op->copy = hd_copy_kind_of(sc->buffers[s->src].mem, sc->buffers[s->dst].mem,
+		    s->peer != NULL);
+		if (op_bytes(lw, s, op, s->src, s->dst, "copy") < 0)
+			return -1;
+		break;
+	case HD_OP_READ:
+		if (op_bytes(lw, s, op, s->src, HD_NONE, "read") < 0)
+			return -1;
+		break;
+	case HD_OP_SEND:
+		if (op_bytes(lw, s, op, s->src, HD_NONE, "send") < 0)
+			return -1;
+		break;
+	case HD_OP_RECV:
+		if (op_bytes(lw, s, op, s->dst, HD_NONE, "recv") < 0)
+			return -1;
+		break;
+	case HD_OP_COLL:
+		if (op_bytes(lw, s, op, s->src, HD_NONE, hd_coll_name(s->coll)) < 0)
+			return -1;
+		if (s->root != NULL) {
+			if (eval_int(lw, s->root, 0, 0, lw->nranks - 1, "the root rank", &v) < 0)
+				return -1;
+			lw->out->ops[i].root = (int)v;
+		} else if (s->coll == HD_COLL_BROADCAST || s->coll == HD_COLL_REDUCE ||
+		    s->coll == HD_COLL_GATHER) {
+			lw->out->ops[i].root = 0;
+		}
+		break;
+	case HD_OP_KERNEL:
+		switch (s->kernel) {
+		case HD_KERNEL_SPIN:
+			if (eval_time(lw, s->duration, &op->duration) < 0)
+				return -1;
+			break;
+		case HD_KERNEL_COMPUTE:
+			if (eval(lw, s->flops, 0, &v) < 0)
+				return -1;
+			if (v < 0 || v > 1e24)
+				return lerr(lw, s->flops->sline, s->flops->scol, "work must be "
+				    "from 0 to 10^24 FLOP");
+			lw->out->ops[i].flops = v;
+			break;
+		case HD_KERNEL_MEMORY:
+			if (s->src != HD_NONE)
+				op->bytes = sc->buffers[s->src].bytes;
+			else if (eval_bytes(lw, s->bytes, &op->bytes) < 0)
+				return -1;
+			break;
+		case HD_KERNEL_FILL:
+			op->bytes = sc->buffers[s->dst].bytes;
+			break;
+		case HD_KERNEL_REDUCE:
+			op->bytes = sc->buffers[s->src].bytes;
+			break;
+		default:
+			break;
+		}
+		if (s->grid != NULL) {
+			if (eval_int(lw, s->grid, 0, 1, 2147483647.0, "the grid", &v) < 0)
+				return -1;
+			lw->out->ops[i].grid = (uint32_t)v;
+		}
+		break;
+	case HD_OP_HOST:
+		if (eval_time(lw, s->duration, &op->duration) < 0)
+			return -1;
+		op->text = s->text ? hd_xstrdup(s->text) : NULL;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static int
+lower_stmt(struct lower *lw, const struct hd_stmt *s)
+{
+	struct hd_op *h;
+	double v;
+	int at, saved, rc;
+
+	if (s->kind == HD_OP_REPEAT || s->kind == HD_OP_ON_RANK) {
+		if (s->kind == HD_OP_REPEAT) {
+			if (eval_int(lw, s->count, 0, 1, HD_LESSON_MAX_COUNT,
+			    "the repeat count", &v) < 0)
+				return -1;
+		} else if (eval_int(lw, s->rank, 0, 0, lw->nranks - 1, "the rank", &v) < 0) {
+			return -1;
+		}
+		if ((h = emit(lw, s, s->kind)) == NULL)
+			return -1;
+		if (s->kind == HD_OP_REPEAT)
+			h->count = (uint64_t)v;
+		else
+			h->rank = (int)v;
+		at = lw->out->nops;
+		saved = lw->only_rank;
+		if (s->kind == HD_OP_ON_RANK)
+			lw->only_rank = (int)v;
+		rc = lower_list(lw, s->body, s->nbody);
+		lw->only_rank = saved;
+		if (rc < 0)
+			return -1;
+		lw->out->ops[at - 1].body_len = lw->out->nops - at;
+		return 0;
+	}
+	if (s->peer != NULL)
+		return lower_peer(lw, s);
+	return lower_op(lw, s, HD_NONE, false);
+}
+
+static int
+lower_list(struct lower *lw, const struct hd_stmt *v, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (lower_stmt(lw, &v[i]) < 0)
+			return -1;
+	return 0;
+}
+
+/* Executions per rank, counting every rank block (an upper bound). */
+static uint64_t
+instances(const struct hd_op *ops, int from, int to)
+{
+	uint64_t n = 0, k;
+	int i;
+
+	for (i = from; i < to; i++) {
+		const struct hd_op *op = &ops[i];
+		n++;
+		if (op->kind != HD_OP_REPEAT && op->kind != HD_OP_ON_RANK)
+			continue;
+		k = instances(ops, i + 1, i + 1 + op->body_len);
+		if (op->kind == HD_OP_REPEAT) {
+			if (op->count != 0 && k > UINT64_MAX / op->count)
+				k = UINT64_MAX;
+			else
+				k *= op->count;
+		}
+		n = n + k < n ? UINT64_MAX : n + k;
+		i += op->body_len;
+	}
+	return n;
+}
+
+struct hd_scenario *
+hd_lesson_instantiate(const struct hd_lesson *l, int idx, const double *knobs,
+		      struct hd_err *e)
+{
+	struct lower lw;
+	const struct hd_scen *sc;
+	struct hd_scenario *out;
+	double *defaults = NULL;
+	uint64_t n;
+	int i;
+
+	if (idx < 0 || idx >= l->nscens) {
+		hd_err_set(e, HD_EXIT_INPUT, l->path, "no scenario %d", idx);
+		return NULL;
+	}
+	sc = &l->scens[idx];
+	if (knobs == NULL && l->nknobs > 0) {
+		defaults = hd_xcalloc((size_t)l->nknobs, sizeof *defaults);
+		hd_lesson_knob_defaults(l, defaults);
+		knobs = defaults;
+	}
+	memset(&lw, 0, sizeof lw);
+	lw.l = l;
+	lw.sc = sc;
+	lw.knobs = knobs;
+	lw.e = e;
+	lw.nranks = 1;
+	lw.only_rank = -1;
+	out = lw.out = hd_xcalloc(1, sizeof *out);
+	out->name = hd_xstrdup(sc->name);
+	out->title = hd_xstrdup(sc->title);
+	out->per_thread_default = sc->per_thread;
+	out->expect_deadlock = sc->expect_deadlock;
+	out->nranks = 1;
+	if (sc->ranks != NULL) {
+		double v;
+		if (eval_int(&lw, sc->ranks, 0, 1, HD_LESSON_MAX_RANKS, "the number of ranks",
+		    &v) < 0)
+			goto fail;
+		out->nranks = lw.nranks = (int)v;
+	}
+	out->buffers = hd_xcalloc((size_t)sc->nbufs + 1, sizeof *out->buffers);
+	for (i = 0; i < sc->nbufs; i++) {
+		struct hd_buffer *b = &out->buffers[i];
+		b->name = hd_xstrdup(sc->bufs[i].name);
+		b->mem = sc->bufs[i].mem;
+		b->line = sc->bufs[i].line;
+		b->col = sc->bufs[i].col;
+		out->nbuffers++;
+		if (eval_bytes(&lw, sc->bufs[i].size, &b->bytes) < 0)
+			goto fail;
+		if (b->bytes == 0) {
+			lerr(&lw, sc->bufs[i].size->sline, sc->bufs[i].size->scol, "buffer %s "
+			    "would be empty: a buffer holds at least 1 byte", b->name);
+			goto fail;
+		}
+	}
+	out->streams = hd_xcalloc((size_t)sc->nstreams, sizeof *out->streams);
+	for (i = 0; i < sc->nstreams; i++) {
+		out->streams[i] = sc->streams[i];
+		out->streams[i].name = hd_xstrdup(sc->streams[i].name);
+	}
+	out->nstreams = sc->nstreams;
+	out->events = hd_xcalloc((size_t)sc->nevents + 1, sizeof *out->events);
+	for (i = 0; i < sc->nevents; i++) {
+		out->events[i] = sc->events[i];
+		out->events[i].name = hd_xstrdup(sc->events[i].name);
+	}
+	out->nevents = sc->nevents;
+	if (lower_list(&lw, sc->body, sc->nbody) < 0)
+		goto fail;
+	n = instances(out->ops, 0, out->nops);
+	if (n > HD_LESSON_MAX_INSTANCES) {
+		lerr(&lw, sc->line, sc->col, "scenario %s runs %llu op executions per rank; "
+		    "the limit is 10^8", sc->name, (unsigned long long)n);
+		goto fail;
+	}
+	free(defaults);
+	return out;
+fail:
+	free(defaults);
+	hd_scenario_free(out);
+	return NULL;
+}
+
+/* --- knob values ------------------------------------------------------------------ */
+
+static int
+knob_is_count(const struct hd_knob *k)
+{
+	return k->dim == HD_DIM_NONE && k->def == floor(k->def) &&
+	    k->min == floor(k->min) && k->max == floor(k->max);
+}
+
+int
+hd_lesson_knob_set(const struct hd_lesson *l, double *values, const char *assignment,
+		   struct hd_err *e)
+{
+	const char *eq = strchr(assignment, '=');
+	const struct hd_knob *k;
+	struct hd_src src;
+	struct hd_toks toks;
+	struct hd_err le = { 0 };
+	char name[80], b[64], c[64];
+	const struct hd_tok *t;
+	double sign = 1, v;
+	enum hd_dim d, kd;
+	int i, rc = -1;
+
+	if (eq == NULL || eq == assignment) {
+		hd_err_set(e, HD_EXIT_INPUT, "--set", "expected NAME=VALUE such as "
+		    "size=64MiB, found '%s'", assignment);
+		return -1;
+	}
+	snprintf(name, sizeof name, "%.*s", (int)(eq - assignment), assignment);
+	if ((i = hd_lesson_find_knob(l, name)) < 0) {
+		struct hd_buf kb;
+		hd_buf_init(&kb);
+		for (i = 0; i < l->nknobs; i++)
+			hd_buf_printf(&kb, "%s%s", i ? ", " : "", l->knobs[i].name);
+		hd_err_set(e, HD_EXIT_INPUT, "--set", "lesson %s has no knob '%s' (knobs: %s)",
+		    l->id, name, kb.s ? kb.s : "none");
+		hd_buf_free(&kb);
+		return -1;
+	}
+	k = &l->knobs[i];
+	hd_src_init(&src, "--set", eq + 1, strlen(eq + 1));
+	if (hd_lex(&src, &toks, &le) < 0) {
+		hd_err_set(e, HD_EXIT_INPUT, "--set", "%s: %s", name, le.msg);
+		hd_src_free(&src);
+		return -1;
+	}
+	t = toks.v;
+	if (t->kind == HD_TOK_PUNCT && t->punct == HD_P_MINUS) {
+		sign = -1;
+		t++;
+	}
+	kd = k->dim == HD_DIM_PERCENT ? HD_DIM_NONE : k->dim;
+	if (t->kind != HD_TOK_NUMBER || (t[1].kind != HD_TOK_NL && t[1].kind != HD_TOK_EOF)) {
+		hd_err_set(e, HD_EXIT_INPUT, "--set", "%s=%s: expected %s", name, eq + 1,
+		    hd_dim_example(k->dim));
+		goto out;
+	}
+	d = t->dim == HD_DIM_PERCENT ? HD_DIM_NONE : t->dim;
+	v = sign * t->num;
+	if (d != kd) {
+		hd_err_set(e, HD_EXIT_INPUT, "--set", "%s=%s: knob %s takes %s", name, eq + 1,
+		    name, hd_dim_example(k->dim));
+		goto out;
+	}
+	if (knob_is_count(k) && v != floor(v)) {
+		hd_err_set(e, HD_EXIT_INPUT, "--set", "%s=%s: knob %s is a count and takes "
+		    "whole numbers only", name, eq + 1, name);
+		goto out;
+	}
+	if (v < k->min || v > k->max) {
+		hd_expr_fmt_value(b, sizeof b, k->min, k->dim);
+		hd_expr_fmt_value(c, sizeof c, k->max, k->dim);
+		hd_err_set(e, HD_EXIT_INPUT, "--set", "%s=%s is out of range: knob %s goes "
+		    "from %s to %s", name, eq + 1, name, b, c);
+		goto out;
+	}
+	values[i] = v;
+	rc = 0;
+out:
+	hd_toks_free(&toks);
+	hd_src_free(&src);
+	return rc;
+}
+
+/* --- claims and estimates ------------------------------------------------------- */
+
+struct claim_ctx {
+	const struct hd_lesson *l;
+	const double *knobs;
+	struct hd_trace *const *traces;
+	struct hd_scenario **scen;    /* instantiated on demand, per scenario */
+};
+
+static int
+cerr(struct hd_err *e, const char *fmt, ...) HD_PRINTF(2, 3);
+
+static int
+cerr(struct hd_err *e, const char *fmt, ...)
+{
+	va_list ap;
+	char msg[700];
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	hd_err_set(e, HD_EXIT_FAIL, "", "%s", msg);
+	return -1;
+}
+
+/* Mark op i and, for a loop or rank block, its body. */
+static void
+mark_op(const struct hd_op *ops, int i, char *in)
+{
+	int j, end = i + 1 + (ops[i].kind == HD_OP_REPEAT || ops[i].kind == HD_OP_ON_RANK ?
+	    ops[i].body_len : 0);
+
+	for (j = i; j < end; j++)
+		in[j] = 1;
+}
+
+/* Summarise the marked ops: first start, last end, bytes summed. */
+static void
+sum_op_times(const struct hd_trace *t, const char *in, int nops, struct hd_op_time *sum)
+{
+	int j;
+
+	memset(sum, 0, sizeof *sum);
+	for (j = 0; j < nops; j++) {
+		struct hd_op_time ot;
+		if (!in[j])
+			continue;
+		ot = hd_trace_op_time(t, j);
+		if (!ot.found)
+			continue;
+		if (!sum->found || ot.start < sum->start)
+			sum->start = ot.start;
+		if (!sum->found || ot.end > sum->end)
+			sum->end = ot.end;
+		sum->bytes += ot.bytes;
+		sum->execs += ot.execs;
+		sum->found = 1;
+	}
+}
+
+/* Host time in the marked ops' API calls on rank 0, over all executions. */
+static int
+call_time(const struct hd_trace *t, const char *in, int nops, double *v)
+{
+	size_t i;
+	int found = 0;
+
+	*v = 0;
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_span *s = &t->spans[i];
+		if (s->op < 0 || s->op >= nops || !in[s->op] || s->kind != HD_SPAN_API ||
+		    s->lane < 0 || s->lane >= t->nlanes || t->lanes[s->lane].rank != 0 ||
+		    t->lanes[s->lane].kind != HD_LANE_API)
+			continue;
+		*v += (double)(s->end - s->start);
+		found = 1;
+	}
+	return found;
+}
+
+static int
+claim_call(void *arg, const struct hd_expr *x, double *v, struct hd_err *e)
+{
+	struct claim_ctx *c = arg;
+	const struct hd_trace *t;
+	struct hd_scenario *sc;
+	struct hd_op_time sum;
+	char *in;
+	int i, found;
+
+	if (x->scen_idx < 0 || x->scen_idx >= c->l->nscens)
+		return cerr(e, "%s(%s) names no scenario", hd_fn_name(x->fn), x->scen);
+	t = c->traces != NULL ? c->traces[x->scen_idx] : NULL;
+	if (t == NULL)
+		return cerr(e, "not checked: scenario %s was not run", x->scen);
+	if (x->fn == HD_FN_MAKESPAN) {
+		*v = (double)t->makespan;
+		return 0;
+	}
+	if (x->fn == HD_FN_BLOCKED) {
+		hd_time why[HD_WHY__COUNT];
+		double total = 0;
+		memset(why, 0, sizeof why);
+		hd_trace_blocked(t, why);
+		for (i = 0; i < HD_WHY__COUNT; i++)
+			if (i != HD_WHY_NONE)
+				total += (double)why[i];
+		*v = total;
+		return 0;
+	}
+	if (c->scen[x->scen_idx] == NULL &&
+	    (c->scen[x->scen_idx] = hd_lesson_instantiate(c->l, x->scen_idx, c->knobs, e)) == NULL)
+		return -1;
+	sc = c->scen[x->scen_idx];
+	in = hd_xcalloc((size_t)sc->nops + 1, 1);
+	for (i = 0; i < sc->nops; i++)
+		if (sc->ops[i].label != NULL && strcmp(sc->ops[i].label, x->label) == 0)
+			mark_op(sc->ops, i, in);
+	if (x->fn == HD_FN_CALL) {
+		found = call_time(t, in, sc->nops, v);
+		free(in);
+		if (!found)
+			return cerr(e, "not checked: %s.%s has no API calls in the trace",
+			    x->scen, x->label);
+		return 0;
+	}
+	sum_op_times(t, in, sc->nops, &sum);
+	free(in);
+	if (!sum.found)
+		return cerr(e, "not checked: %s.%s has no spans in the trace", x->scen, x->label);
+	switch (x->fn) {
+	case HD_FN_START:
+		*v = (double)sum.start;
+		break;
+	case HD_FN_END:
+		*v = (double)sum.end;
+		break;
+	case HD_FN_TIME:
+		*v = (double)(sum.end - sum.start);
+		break;
+	case HD_FN_BYTES:
+		*v = (double)sum.bytes;
+		break;
+	case HD_FN_RATE:
+		if (sum.end <= sum.start)
+			return cerr(e, "rate(%s.%s): the op took no time", x->scen, x->label);
+		*v = (double)sum.bytes / (double)(sum.end - sum.start) * 1e12;
+		break;
+	default:
+		return cerr(e, "bad function");
+	}
+	return 0;
+}
+
+static const char *const rel_str[] = {
+	[HD_REL_LT] = "<", [HD_REL_LE] = "<=", [HD_REL_GT] = ">", [HD_REL_GE] = ">=",
+	[HD_REL_EQ] = "==",
+};
+
+static const char *
+knob_name_cb(void *arg, int i)
+{
+	const struct hd_lesson *l = arg;
+
+	return l->knobs[i].name;
+}
+
+/* "2 * makespan(pinned) = 2 * 5.1 ms = 10.2 ms" */
+static void
+describe_side(const struct hd_lesson *l, const struct hd_expr *x, double v,
+	      const struct hd_eval_env *env, struct hd_buf *b)
+{
+	char val[64];
+
+	hd_expr_print(x, b, NULL, knob_name_cb, (void *)l);
+	hd_buf_puts(b, " = ");
+	if (x->kind != HD_EX_CALL && x->kind != HD_EX_NUM) {
+		hd_expr_print(x, b, env, knob_name_cb, (void *)l);
+		hd_buf_puts(b, " = ");
+	}
+	hd_expr_fmt_value(val, sizeof val, v, x->dim);
+	hd_buf_puts(b, val);
+}
+
+int
+hd_claim_applies(const struct hd_claim *c, const char *profile, char *why, size_t n)
+{
+	size_t len;
+	int i;
+
+	if (c->nprofiles == 0)
+		return 1;
+	for (i = 0; profile != NULL && i < c->nprofiles; i++)
+		if (strcmp(c->profiles[i], profile) == 0)
+			return 1;
+	len = (size_t)snprintf(why, n, "not checked: it is stated for profile");
+	for (i = 0; i < c->nprofiles && len < n; i++)
+		len += (size_t)snprintf(why + len, n - len, "%s %s", i == 0 ? "" : ",",
+					c->profiles[i]);
+	return 0;
+}
+
+int
+hd_lesson_claim_eval(const struct hd_lesson *l, int i, const double *knobs,
+		     struct hd_trace *const *traces, double *lhs, double *rhs,
+		     char *detail, size_t n, struct hd_err *e)
+{
+	const struct hd_claim_priv *cx;
+	struct claim_ctx c;
+	struct hd_eval_env env;
+	struct hd_buf b;
+	double a = 0, z = 0, *defaults = NULL;
+	int rc = -1, holds = 0, j;
+
+	if (detail != NULL && n > 0)
+		detail[0] = '\0';
+	if (i < 0 || i >= l->nclaims)
+		return cerr(e, "no claim %d", i);
+	cx = &l->cx[i];
+	if (knobs == NULL && l->nknobs > 0) {
+		defaults = hd_xcalloc((size_t)l->nknobs, sizeof *defaults);
+		hd_lesson_knob_defaults(l, defaults);
+		knobs = defaults;
+	}
+	memset(&c, 0, sizeof c);
+	c.l = l;
+	c.knobs = knobs;
+	c.traces = traces;
+	c.scen = hd_xcalloc((size_t)l->nscens, sizeof *c.scen);
+	memset(&env, 0, sizeof env);
+	env.src = &l->src;
+	env.knobs = knobs;
+	env.nranks = 1;
+	env.call = claim_call;
+	env.arg = &c;
+	if (hd_expr_eval(cx->lhs, &env, &a, e) < 0 || hd_expr_eval(cx->rhs, &env, &z, e) < 0)
+		goto out;
+	switch (cx->rel) {
+	case HD_REL_LT:
+		holds = a < z;
+		break;
+	case HD_REL_LE:
+		holds = a <= z;
+		break;
+	case HD_REL_GT:
+		holds = a > z;
+		break;
+	case HD_REL_GE:
+		holds = a >= z;
+		break;
+	case HD_REL_EQ:
+		holds = fabs(a - z) <= cx->within * fabs(z);
+		break;
+	}
+	if (lhs != NULL)
+		*lhs = a;
+	if (rhs != NULL)
+		*rhs = z;
+	if (detail != NULL && n > 0) {
+		hd_buf_init(&b);
+		describe_side(l, cx->lhs, a, &env, &b);
+		hd_buf_printf(&b, " %s ", rel_str[cx->rel]);
+		describe_side(l, cx->rhs, z, &env, &b);
+		if (cx->rel == HD_REL_EQ)
+			hd_buf_printf(&b, " within %g%%", cx->within * 100);
+		hd_buf_printf(&b, ": %s", holds ? "holds" : "does not hold");
+		snprintf(detail, n, "%s", b.s);
+		hd_buf_free(&b);
+	}
+	rc = holds;
+out:
+	for (j = 0; j < l->nscens; j++)
+		hd_scenario_free(c.scen[j]);
+	free(c.scen);
+	free(defaults);
+	return rc;
+}
+
+int
+hd_lesson_eval_expr(const struct hd_lesson *l, const char *expr, const double *knobs,
+		    struct hd_trace *const *traces, double *value, struct hd_err *e)
+{
+	struct hd_src src;
+	struct hd_toks toks;
+	struct hd_expr_parser ep;
+	struct hd_expr *x = NULL;
+	struct claim_ctx c;
+	struct hd_eval_env env;
+	double *defaults = NULL;
+	int rc = -1, ncalls = 0, j;
+
+	memset(&c, 0, sizeof c);
+	hd_src_init(&src, "expression", expr, strlen(expr));
+	if (hd_lex(&src, &toks, e) < 0) {
+		hd_src_free(&src);
+		return -1;
+	}
+	memset(&ep, 0, sizeof ep);
+	ep.src = &src;
+	ep.e = e;
+	ep.toks = toks.v;
+	ep.allow = HD_EXPR_ALLOW_CALLS;
+	ep.rank_hint = "cannot be used here";
+	ep.find_knob = hd_lesson_knob_lookup;
+	ep.arg = (void *)l;
+	if ((x = hd_expr_parse(&ep, "an expression such as makespan(pinned)")) == NULL)
+		goto out;
+	if (toks.v[ep.pos].kind != HD_TOK_NL && toks.v[ep.pos].kind != HD_TOK_EOF) {
+		char d[96];
+		hd_tok_describe(&toks.v[ep.pos], d, sizeof d);
+		hd_src_error(&src, e, toks.v[ep.pos].line, toks.v[ep.pos].col,
+		    "unexpected %s after the expression", d);
+		goto out;
+	}
+	if (hd_lesson_resolve_expr(l, &src, x, &ncalls, e) < 0)
+		goto out;
+	if (knobs == NULL && l->nknobs > 0) {
+		defaults = hd_xcalloc((size_t)l->nknobs, sizeof *defaults);
+		hd_lesson_knob_defaults(l, defaults);
+		knobs = defaults;
+	}
+	c.l = l;
+	c.knobs = knobs;
+	c.traces = traces;
+	c.scen = hd_xcalloc((size_t)l->nscens + 1, sizeof *c.scen);
+	memset(&env, 0, sizeof env);
+	env.src = &src;
+	env.knobs = knobs;
+	env.nranks = 1;
+	env.call = claim_call;
+	env.arg = &c;
+	if (hd_expr_eval(x, &env, value, e) < 0)
+		goto out;
+	rc = 0;
+out:
+	if (c.scen != NULL) {
+		for (j = 0; j < l->nscens; j++)
+			hd_scenario_free(c.scen[j]);
+		free(c.scen);
+	}
+	free(defaults);
+	hd_expr_free(x);
+	hd_toks_free(&toks);
+	hd_src_free(&src);
+	return rc;
+}

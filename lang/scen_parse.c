@@ -1,0 +1,903 @@
+/*
+ * scen_parse.c - the scenario statements of the lesson language: buffers,
+ * streams, events, operations, loops and rank blocks, with names resolved
+ * as they are met (declare before use) and every kind checked, so a mistake
+ * is reported at its own line and column.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/parse.h"
+
+/* --- scenarios ---------------------------------------------------------------- */
+
+enum obj_kind { OBJ_NONE, OBJ_BUFFER, OBJ_STREAM, OBJ_EVENT };
+
+static const char *const obj_word[] = {
+	[OBJ_NONE] = "nothing", [OBJ_BUFFER] = "a buffer", [OBJ_STREAM] = "a stream",
+	[OBJ_EVENT] = "an event",
+};
+
+static enum obj_kind
+find_obj(const struct hd_scen *sc, const struct hd_tok *t, int *idx)
+{
+	int i;
+
+	for (i = 0; i < sc->nbufs; i++)
+		if (strlen(sc->bufs[i].name) == t->len &&
+		    memcmp(sc->bufs[i].name, t->p, t->len) == 0)
+			return *idx = i, OBJ_BUFFER;
+	for (i = 0; i < sc->nstreams; i++)
+		if (strlen(sc->streams[i].name) == t->len &&
+		    memcmp(sc->streams[i].name, t->p, t->len) == 0)
+			return *idx = i, OBJ_STREAM;
+	for (i = 0; i < sc->nevents; i++)
+		if (strlen(sc->events[i].name) == t->len &&
+		    memcmp(sc->events[i].name, t->p, t->len) == 0)
+			return *idx = i, OBJ_EVENT;
+	return OBJ_NONE;
+}
+
+/* "h, d" or "none declared" for the objects of one kind. */
+static void
+list_objs(const struct hd_scen *sc, enum obj_kind k, char *buf, size_t n)
+{
+	struct hd_buf b;
+	int i, cnt = k == OBJ_BUFFER ? sc->nbufs : k == OBJ_STREAM ? sc->nstreams : sc->nevents;
+
+	hd_buf_init(&b);
+	for (i = 0; i < cnt; i++) {
+		const char *nm = k == OBJ_BUFFER ? sc->bufs[i].name :
+		    k == OBJ_STREAM ? sc->streams[i].name : sc->events[i].name;
+		hd_buf_printf(&b, "%s%s", i ? ", " : "", nm);
+	}
+	snprintf(buf, n, "%s", cnt ? b.s : "none declared");
+	hd_buf_free(&b);
+}
+
+/* Resolve a name that must be of kind `want` (or also `alt`).  -1 on error. */
+static int
+expect_obj(struct hd_parser *p, enum obj_kind want, enum obj_kind alt, const char *role,
+	   int *idx, enum obj_kind *got)
+{
+	const struct hd_tok *t = tok(p);
+	static const char *const plural[] = {
+		[OBJ_NONE] = "", [OBJ_BUFFER] = "buffers", [OBJ_STREAM] = "streams",
+		[OBJ_EVENT] = "events",
+	};
+	enum obj_kind k;
+	char list[400], s[80];
+
+	hd_parse_so_far(p, s, sizeof s);
+	if (t->kind != HD_TOK_NAME) {
+		char d[96];
+		hd_tok_describe(t, d, sizeof d);
+		if (alt != OBJ_NONE)
+			return hd_parse_error(p, t, "expected %s or %s name after %s, found %s",
+			    obj_word[want], obj_word[alt] + (alt == OBJ_EVENT ? 3 : 2), s, d);
+		return hd_parse_error(p, t, "expected %s name (%s) after %s, found %s",
+		    obj_word[want], role, s, d);
+	}
+	k = find_obj(p->sc, t, idx);
+	if (k == OBJ_NONE) {
+		list_objs(p->sc, want, list, sizeof list);
+		if (alt != OBJ_NONE) {
+			char l2[400];
+			list_objs(p->sc, alt, l2, sizeof l2);
+			return hd_parse_error(p, t, "no %s or %s named '%.*s' in scenario %s "
+			    "(%s: %s; %s: %s)", obj_word[want] + 2 + (want == OBJ_EVENT),
+			    obj_word[alt] + 2 + (alt == OBJ_EVENT), (int)t->len, t->p,
+			    p->sc->name, plural[want], list, plural[alt], l2);
+		}
+		return hd_parse_error(p, t, "no %s named '%.*s' in scenario %s (%s: %s)",
+		    obj_word[want] + 2 + (want == OBJ_EVENT), (int)t->len, t->p,
+		    p->sc->name, plural[want], list);
+	}
+	if (k != want && k != alt)
+		return hd_parse_error(p, t, "'%.*s' is %s, but %s needs %s%s%s here", (int)t->len,
+		    t->p, obj_word[k], s, obj_word[want], alt != OBJ_NONE ? " or " : "",
+		    alt != OBJ_NONE ? obj_word[alt] : "");
+	if (got != NULL)
+		*got = k;
+	p->pos++;
+	return 0;
+}
+
+static int
+check_new_name(struct hd_parser *p, const struct hd_tok *t)
+{
+	int idx;
+	enum obj_kind k;
+
+	if (t->kind != HD_TOK_NAME)
+		return 0;    /* hd_parse_name reports it */
+	if (p->sc->nbufs + p->sc->nstreams + p->sc->nevents >= HD_LESSON_MAX_NAMES + 2)
+		return hd_parse_error(p, t, "scenario %s declares more than %d buffers, streams "
+		    "and events; the limit is %d", p->sc->name, HD_LESSON_MAX_NAMES,
+		    HD_LESSON_MAX_NAMES);
+	if (is_kw(t, "device") || is_kw(t, "rank") || is_kw(t, "nranks"))
+		return hd_parse_error(p, t, "'%.*s' is reserved: choose another name",
+		    (int)t->len, t->p);
+	k = find_obj(p->sc, t, &idx);
+	if (k == OBJ_STREAM && idx < 2)
+		return hd_parse_error(p, t, "'%.*s' is a built-in stream: choose another name",
+		    (int)t->len, t->p);
+	if (k != OBJ_NONE)
+		return hd_parse_error(p, t, "'%.*s' is already declared as %s in scenario %s "
+		    "(line %d)", (int)t->len, t->p, obj_word[k], p->sc->name,
+		    k == OBJ_BUFFER ? p->sc->bufs[idx].line : k == OBJ_STREAM ?
+		    p->sc->streams[idx].line : p->sc->events[idx].line);
+	return 0;
+}
+
+static const char *const mem_words[HD_MEM__COUNT] = {
+	[HD_MEM_PAGEABLE] = "pageable", [HD_MEM_PINNED] = "pinned",
+	[HD_MEM_MANAGED] = "managed", [HD_MEM_DEVICE] = "device",
+};
+
+static int
+parse_buffer(struct hd_parser *p)
+{
+	const struct hd_tok *kw = tok(p), *t;
+	struct hd_scen *sc = p->sc;
+	struct hd_decl_buffer b;
+	int m;
+
+	memset(&b, 0, sizeof b);
+	p->pos++;
+	if (check_new_name(p, tok(p)) < 0)
+		return -1;
+	if ((b.name = hd_parse_name(p, "the buffer's name")) == NULL)
+		return -1;
+	t = tok(p);
+	for (m = 0; m < HD_MEM__COUNT; m++)
+		if (is_kw(t, mem_words[m]))
+			break;
+	if (m == HD_MEM__COUNT) {
+		char d[96];
+		hd_tok_describe(t, d, sizeof d);
+		hd_parse_error(p, t, "expected the buffer's memory (pageable, pinned, managed "
+		    "or device) after 'buffer %s', found %s", b.name, d);
+		free(b.name);
+		return -1;
+	}
+	b.mem = (enum hd_mem)m;
+	p->pos++;
+	if ((b.size = hd_parse_expr(p, HD_DIM_BYTES)) == NULL || hd_parse_eol(p) < 0) {
+		hd_expr_free(b.size);
+		free(b.name);
+		return -1;
+	}
+	b.line = kw->line;
+	b.col = kw->col;
+	sc->bufs = hd_xrealloc(sc->bufs, (size_t)(sc->nbufs + 1) * sizeof *sc->bufs);
+	sc->bufs[sc->nbufs++] = b;
+	return 0;
+}
+
+static int
+parse_stream(struct hd_parser *p)
+{
+	const struct hd_tok *kw = tok(p), *t;
+	struct hd_scen *sc = p->sc;
+	struct hd_stream s;
+
+	memset(&s, 0, sizeof s);
+	p->pos++;
+	if (check_new_name(p, tok(p)) < 0)
+		return -1;
+	if ((s.name = hd_parse_name(p, "the stream's name")) == NULL)
+		return -1;
+	s.line = kw->line;
+	s.col = kw->col;
+	for (;;) {
+		t = tok(p);
+		if (is_kw(t, "nonblocking") && !(s.flags & HD_STREAM_NONBLOCKING)) {
+			s.flags |= HD_STREAM_NONBLOCKING;
+			p->pos++;
+		} else if (is_kw(t, "priority")) {
+			const struct hd_tok *n = peek(p, 1);
+			double sign = 1;
+			if (is_punct(n, HD_P_MINUS)) {
+				sign = -1;
+				n = peek(p, 2);
+			}
+			if (n->kind != HD_TOK_NUMBER || n->dim != HD_DIM_NONE ||
+			    n->num != (double)(int)n->num || n->num > 100) {
+				char d[96];
+				hd_tok_describe(n, d, sizeof d);
+				free(s.name);
+				return hd_parse_error(p, n, "expected a whole number from -100 to "
+				    "100 "
+				    "after 'priority', found %s", d);
+			}
+			s.priority = (int)(sign * n->num);
+			p->pos = (size_t)(n - p->toks.v) + 1;
+		} else {
+			break;
+		}
+	}
+	if (!at_eol(tok(p))) {
+		char d[96];
+		hd_tok_describe(tok(p), d, sizeof d);
+		hd_parse_error(p, tok(p), "unexpected %s after 'stream %s': expected "
+		    "'nonblocking', 'priority N' or the end of the line", d, s.name);
+		free(s.name);
+		return -1;
+	}
+	hd_parse_eol(p);
+	sc->streams = hd_xrealloc(sc->streams, (size_t)(sc->nstreams + 1) * sizeof *sc->streams);
+	sc->streams[sc->nstreams++] = s;
+	return 0;
+}
+
+static int
+parse_event(struct hd_parser *p)
+{
+	const struct hd_tok *kw = tok(p);
+	struct hd_scen *sc = p->sc;
+	struct hd_event ev;
+
+	memset(&ev, 0, sizeof ev);
+	p->pos++;
+	if (check_new_name(p, tok(p)) < 0)
+		return -1;
+	if ((ev.name = hd_parse_name(p, "the event's name")) == NULL)
+		return -1;
+	ev.timing = true;
+	ev.line = kw->line;
+	ev.col = kw->col;
+	if (is_kw(tok(p), "notiming")) {
+		ev.timing = false;
+		p->pos++;
+	}
+	if (hd_parse_eol(p) < 0) {
+		free(ev.name);
+		return -1;
+	}
+	sc->events = hd_xrealloc(sc->events, (size_t)(sc->nevents + 1) * sizeof *sc->events);
+	sc->events[sc->nevents++] = ev;
+	return 0;
+}
+
+/* Free what a statement owns, not the statement itself. */
+static void
+stmt_clear(struct hd_stmt *s)
+{
+	free(s->label);
+	hd_expr_free(s->bytes);
+	hd_expr_free(s->flops);
+	hd_expr_free(s->duration);
+	hd_expr_free(s->grid);
+	hd_expr_free(s->count);
+	hd_expr_free(s->peer);
+	hd_expr_free(s->root);
+	hd_expr_free(s->rank);
+	free(s->text);
+	hd_stmt_free_list(s->body, s->nbody);
+}
+
+void
+hd_stmt_free_list(struct hd_stmt *v, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		stmt_clear(&v[i]);
+	free(v);
+}
+
+/* Optional trailing clauses: SIZE, async, on STREAM, grid N, root EXPR. */
+enum {
+	CL_SIZE = 1, CL_ASYNC = 2, CL_ON = 4, CL_GRID = 8, CL_ROOT = 16,
+};
+
+static int
+parse_clauses(struct hd_parser *p, struct hd_stmt *s, unsigned allowed)
+{
+	unsigned seen = 0;
+
+	for (;;) {
+		const struct hd_tok *t = tok(p);
+		unsigned c;
+		char d[96], sf[80];
+
+		if (at_eol(t))
+			return 0;
+		c = is_kw(t, "async") ? CL_ASYNC : is_kw(t, "on") ? CL_ON :
+		    is_kw(t, "grid") ? CL_GRID : is_kw(t, "root") ? CL_ROOT :
+		    hd_expr_starts(t) ? CL_SIZE : 0;
+		if (c == 0 || !(allowed & c)) {
+			struct hd_buf opts;
+			hd_tok_describe(t, d, sizeof d);
+			hd_parse_so_far(p, sf, sizeof sf);
+			hd_buf_init(&opts);
+			if (allowed & CL_SIZE)
+				hd_buf_puts(&opts, ", a size");
+			if (allowed & CL_ASYNC)
+				hd_buf_puts(&opts, ", 'async'");
+			if (allowed & CL_ON)
+				hd_buf_puts(&opts, ", 'on STREAM'");
+			if (allowed & CL_GRID)
+				hd_buf_puts(&opts, ", 'grid N'");
+			if (allowed & CL_ROOT)
+				hd_buf_puts(&opts, ", 'root RANK'");
+			hd_parse_error(p, t, "unexpected %s after %s: expected %s%sthe end of the "
+			    "line",
+			    d, sf, opts.s ? opts.s + 2 : "", opts.s ? " or " : "");
+			hd_buf_free(&opts);
+			return -1;
+		}
+		if (seen & c)
+			return hd_parse_error(p, t, "'%.*s' is given twice", (int)t->len, t->p);
+		seen |= c;
+		switch (c) {
+		case CL_ASYNC:
+			s->async = true;
+			p->pos++;
+			break;
+		case CL_ON:
+			p->pos++;
+			if (expect_obj(p, OBJ_STREAM, OBJ_NONE, "the stream", &s->stream, NULL) < 0)
+				return -1;
+			break;
+		case CL_GRID:
+			p->pos++;
+			if ((s->grid = hd_parse_expr(p, HD_DIM_NONE)) == NULL)
+				return -1;
+			break;
+		case CL_ROOT:
+			p->pos++;
+			if ((s->root = hd_parse_expr(p, HD_DIM_NONE)) == NULL)
+				return -1;
+			break;
+		default:
+			if ((s->bytes = hd_parse_expr(p, HD_DIM_BYTES)) == NULL)
+				return -1;
+			break;
+		}
+	}
+}
+
+static int parse_body(struct hd_parser *p, struct hd_stmt **body, int *nbody);
+
+static const struct {
+	const char *word;
+	enum hd_coll coll;
+	int rooted;
+} coll_words[] = {
+	{ "allreduce", HD_COLL_ALLREDUCE, 0 }, { "broadcast", HD_COLL_BROADCAST, 1 },
+	{ "reduce", HD_COLL_REDUCE, 1 }, { "allgather", HD_COLL_ALLGATHER, 0 },
+	{ "reducescatter", HD_COLL_REDUCESCATTER, 0 }, { "gather", HD_COLL_GATHER, 1 },
+	{ "alltoall", HD_COLL_ALLTOALL, 0 },
+};
+
+static const struct {
+	const char *word;
+	enum hd_kernel_kind kind;
+} kernel_words[] = {
+	{ "spin", HD_KERNEL_SPIN }, { "compute", HD_KERNEL_COMPUTE },
+	{ "memory", HD_KERNEL_MEMORY }, { "fill", HD_KERNEL_FILL },
+	{ "reduce", HD_KERNEL_REDUCE },
+};
+
+/* Buffer b must be one of the memory kinds in `mask`. */
+static int
+check_mem(struct hd_parser *p, const struct hd_tok *t, int b, unsigned mask, const char *why)
+{
+	enum hd_mem m = p->sc->bufs[b].mem;
+
+	if (mask & (1u << m))
+		return 0;
+	return hd_parse_error(p, t, "buffer %s is %s memory: %s", p->sc->bufs[b].name,
+	    mem_words[m], why);
+}
+
+#define MEM_BIT(m) (1u << (m))
+#define MEM_GPU (MEM_BIT(HD_MEM_DEVICE) | MEM_BIT(HD_MEM_MANAGED))
+
+static int
+need_ranks(struct hd_parser *p, const struct hd_tok *kw)
+{
+	if (p->sc->ranks != NULL)
+		return 0;
+	return hd_parse_error(p, kw, "'%.*s' needs a scenario with several ranks: declare "
+	    "'ranks N' before it", (int)kw->len, kw->p);
+}
+
+static int
+parse_op(struct hd_parser *p, struct hd_stmt *s)
+{
+	const struct hd_tok *kw = tok(p), *t;
+	size_t i;
+
+	s->line = kw->line;
+	s->col = kw->col;
+	s->stream = s->event = s->src = s->dst = HD_NONE;
+	p->pos++;
+	if (is_kw(kw, "alloc") || is_kw(kw, "free") || is_kw(kw, "pin")) {
+		s->kind = is_kw(kw, "alloc") ? HD_OP_ALLOC : is_kw(kw, "free") ? HD_OP_FREE :
+		    HD_OP_PIN;
+		t = tok(p);
+		if (expect_obj(p, OBJ_BUFFER, OBJ_NONE, "the buffer", &s->dst, NULL) < 0)
+			return -1;
+		if (s->kind == HD_OP_PIN && check_mem(p, t, s->dst, MEM_BIT(HD_MEM_PAGEABLE),
+		    "'pin' registers pageable memory (cudaHostRegister)") < 0)
+			return -1;
+		return hd_parse_eol(p);
+	}
+	if (is_kw(kw, "copy")) {
+		const struct hd_tok *st, *dt;
+		s->kind = HD_OP_COPY;
+		st = tok(p);
+		if (expect_obj(p, OBJ_BUFFER, OBJ_NONE, "the source", &s->src, NULL) < 0)
+			return -1;
+		if (!is_punct(tok(p), HD_P_ARROW)) {
+			char d[96];
+			hd_tok_describe(tok(p), d, sizeof d);
+			return hd_parse_error(p, tok(p), "expected '->' after 'copy %.*s', found "
+			    "%s",
+			    (int)st->len, st->p, d);
+		}
+		p->pos++;
+		dt = tok(p);
+		if (expect_obj(p, OBJ_BUFFER, OBJ_NONE, "the destination", &s->dst, NULL) < 0)
+			return -1;
+		if (is_punct(tok(p), HD_P_AT)) {
+			if (need_ranks(p, tok(p)) < 0)
+				return -1;
+			p->pos++;
+			if ((s->peer = hd_parse_expr(p, HD_DIM_NONE)) == NULL)
+				return -1;
+			if (check_mem(p, st, s->src, MEM_BIT(HD_MEM_DEVICE),
+			    "a peer copy goes between device buffers") < 0 ||
+			    check_mem(p, dt, s->dst, MEM_BIT(HD_MEM_DEVICE),
+			    "a peer copy goes between device buffers") < 0)
+				return -1;
+		}
+		if (parse_clauses(p, s, CL_SIZE | CL_ASYNC | CL_ON) < 0)
+			return -1;
+		if (s->stream != HD_NONE && !s->async)
+			return hd_parse_error_line(p, s->line, s->col, "'copy ... on %s' without "
+			    "'async': "
+			    "cudaMemcpy always uses the default stream; add 'async' to copy on "
+			    "stream %s", p->sc->streams[s->stream].name,
+			    p->sc->streams[s->stream].name);
+		return hd_parse_eol(p);
+	}
+	if (is_kw(kw, "kernel")) {
+		s->kind = HD_OP_KERNEL;
+		t = tok(p);
+		for (i = 0; i < HD_ARRAY_LEN(kernel_words); i++)
+			if (is_kw(t, kernel_words[i].word))
+				break;
+		if (i == HD_ARRAY_LEN(kernel_words)) {
+			char d[96];
+			hd_tok_describe(t, d, sizeof d);
+			return hd_parse_error(p, t, "expected a kernel kind (spin, compute, "
+			    "memory, fill "
+			    "or reduce) after 'kernel', found %s", d);
+		}
+		s->kernel = kernel_words[i].kind;
+		p->pos++;
+		switch (s->kernel) {
+		case HD_KERNEL_SPIN:
+			if ((s->duration = hd_parse_expr(p, HD_DIM_TIME)) == NULL)
+				return -1;
+			break;
+		case HD_KERNEL_COMPUTE:
+			if ((s->flops = hd_parse_expr(p, HD_DIM_FLOP)) == NULL)
+				return -1;
+			break;
+		case HD_KERNEL_MEMORY: {
+			int idx;
+			t = tok(p);
+			if (t->kind == HD_TOK_NAME && !is_punct(peek(p, 1), HD_P_LPAREN) &&
+			    find_obj(p->sc, t, &idx) != OBJ_NONE) {
+				if (expect_obj(p, OBJ_BUFFER, OBJ_NONE, "the "
+				    "buffer", &s->src, NULL) < 0 ||
+				    check_mem(p, t, s->src, MEM_GPU, "kernels read device or "
+				    "managed memory") < 0)
+					return -1;
+			} else if ((s->bytes = hd_parse_expr_ex(p, HD_DIM_BYTES, 0,
+			    "a size such as 1GiB or a buffer after 'kernel memory'")) == NULL) {
+				return -1;
+			}
+			break;
+		}
+		case HD_KERNEL_FILL:
+		case HD_KERNEL_REDUCE:
+			t = tok(p);
+			if (expect_obj(p, OBJ_BUFFER, OBJ_NONE, "the buffer",
+			    s->kernel == HD_KERNEL_FILL ? &s->dst : &s->src, NULL) < 0)
+				return -1;
+			if (check_mem(p, t, s->kernel == HD_KERNEL_FILL ? s->dst : s->src, MEM_GPU,
+			    "kernels read and write device or managed memory") < 0)
+				return -1;
+			break;
+		default:
+			break;
+		}
+		if (parse_clauses(p, s, CL_ON | CL_GRID) < 0)
+			return -1;
+		return hd_parse_eol(p);
+	}
+	if (is_kw(kw, "prefetch")) {
+		s->kind = HD_OP_PREFETCH;
+		t = tok(p);
+		if (expect_obj(p, OBJ_BUFFER, OBJ_NONE, "the buffer", &s->dst, NULL) < 0 ||
+		    check_mem(p, t, s->dst, MEM_BIT(HD_MEM_MANAGED),
+		    "'prefetch' moves managed memory (cudaMemPrefetchAsync)") < 0)
+			return -1;
+		if (!is_kw(tok(p), "to") || !(is_kw(peek(p, 1), "device") ||
+		    is_kw(peek(p, 1), "host"))) {
+			const struct hd_tok *bad = is_kw(tok(p), "to") ? peek(p, 1) : tok(p);
+			char d[96];
+			hd_tok_describe(bad, d, sizeof d);
+			return hd_parse_error(p, bad, "expected 'to device' or 'to host' after "
+			    "'prefetch %s', found %s", p->sc->bufs[s->dst].name, d);
+		}
+		s->to_device = is_kw(peek(p, 1), "device");
+		p->pos += 2;
+		if (parse_clauses(p, s, CL_ON) < 0)
+			return -1;
+		return hd_parse_eol(p);
+	}
+	if (is_kw(kw, "record") || is_kw(kw, "wait") || is_kw(kw, "query")) {
+		s->kind = is_kw(kw, "record") ? HD_OP_RECORD : is_kw(kw, "wait") ? HD_OP_WAIT :
+		    HD_OP_EVENT_QUERY;
+		if (expect_obj(p, OBJ_EVENT, OBJ_NONE, "the event", &s->event, NULL) < 0)
+			return -1;
+		if (s->kind != HD_OP_EVENT_QUERY && parse_clauses(p, s, CL_ON) < 0)
+			return -1;
+		return hd_parse_eol(p);
+	}
+	if (is_kw(kw, "sync")) {
+		enum obj_kind k;
+		int idx;
+		if (is_kw(tok(p), "device")) {
+			s->kind = HD_OP_DEVICE_SYNC;
+			p->pos++;
+			return hd_parse_eol(p);
+		}
+		if (tok(p)->kind == HD_TOK_NAME && find_obj(p->sc, tok(p), &idx) == OBJ_BUFFER)
+			return hd_parse_error(p, tok(p), "'%.*s' is a buffer, but 'sync' needs an "
+			    "event, a stream or 'device'", (int)tok(p)->len, tok(p)->p);
+		if (expect_obj(p, OBJ_EVENT, OBJ_STREAM, "", &idx, &k) < 0)
+			return -1;
+		if (k == OBJ_EVENT) {
+			s->kind = HD_OP_EVENT_SYNC;
+			s->event = idx;
+		} else {
+			s->kind = HD_OP_STREAM_SYNC;
+			s->stream = idx;
+		}
+		return hd_parse_eol(p);
+	}
+	if (is_kw(kw, "host")) {
+		s->kind = HD_OP_HOST;
+		if ((s->duration = hd_parse_expr(p, HD_DIM_TIME)) == NULL)
+			return -1;
+		if (tok(p)->kind == HD_TOK_STRING)
+			s->text = hd_xstrdup(p->toks.v[p->pos++].str);
+		return hd_parse_eol(p);
+	}
+	if (is_kw(kw, "read")) {
+		s->kind = HD_OP_READ;
+		t = tok(p);
+		if (expect_obj(p, OBJ_BUFFER, OBJ_NONE, "the buffer", &s->src, NULL) < 0 ||
+		    check_mem(p, t, s->src, MEM_GPU, "'read' is the host reading device data "
+		    "(print(t), t.item()); a host buffer is already on the host") < 0)
+			return -1;
+		if (parse_clauses(p, s, CL_SIZE) < 0)
+			return -1;
+		return hd_parse_eol(p);
+	}
+	if (is_kw(kw, "send") || is_kw(kw, "recv")) {
+		int send = is_kw(kw, "send");
+		if (need_ranks(p, kw) < 0)
+			return -1;
+		s->kind = send ? HD_OP_SEND : HD_OP_RECV;
+		t = tok(p);
+		if (expect_obj(p, OBJ_BUFFER, OBJ_NONE, "the buffer", send ? &s->src : &s->dst,
+		    NULL) < 0 || check_mem(p, t, send ? s->src : s->dst, MEM_BIT(HD_MEM_DEVICE),
+		    "NCCL sends and receives device buffers") < 0)
+			return -1;
+		if (!is_kw(tok(p), send ? "to" : "from")) {
+			char d[96];
+			hd_tok_describe(tok(p), d, sizeof d);
+			return hd_parse_error(p, tok(p), "expected '%s RANK' after '%s %.*s', "
+			    "found %s",
+			    send ? "to" : "from", send ? "send" : "recv", (int)t->len, t->p, d);
+		}
+		p->pos++;
+		if ((s->peer = hd_parse_expr(p, HD_DIM_NONE)) == NULL)
+			return -1;
+		if (parse_clauses(p, s, CL_SIZE | CL_ON) < 0)
+			return -1;
+		return hd_parse_eol(p);
+	}
+	for (i = 0; i < HD_ARRAY_LEN(coll_words); i++) {
+		if (!is_kw(kw, coll_words[i].word))
+			continue;
+		if (need_ranks(p, kw) < 0)
+			return -1;
+		s->kind = HD_OP_COLL;
+		s->coll = coll_words[i].coll;
+		t = tok(p);
+		if (expect_obj(p, OBJ_BUFFER, OBJ_NONE, "the buffer", &s->src, NULL) < 0 ||
+		    check_mem(p, t, s->src, MEM_BIT(HD_MEM_DEVICE),
+		    "NCCL collectives work on device buffers") < 0)
+			return -1;
+		s->dst = s->src;
+		if (parse_clauses(p, s, CL_SIZE | CL_ON |
+		    (coll_words[i].rooted ? CL_ROOT : 0)) < 0)
+			return -1;
+		return hd_parse_eol(p);
+	}
+	if (is_kw(kw, "barrier")) {
+		if (need_ranks(p, kw) < 0)
+			return -1;
+		s->kind = HD_OP_BARRIER;
+		return hd_parse_eol(p);
+	}
+	p->pos--;
+	return hd_parse_unknown(p, hd_parse_scen_words, "inside a scenario");
+}
+
+static int
+add_label(struct hd_parser *p, const struct hd_tok *t)
+{
+	struct hd_scen *sc = p->sc;
+	int i;
+
+	if (sc->nlabels >= HD_LESSON_MAX_NAMES)
+		return hd_parse_error(p, t, "scenario %s has more than %d labels; the limit is %d",
+		    sc->name, HD_LESSON_MAX_NAMES, HD_LESSON_MAX_NAMES);
+	for (i = 0; i < sc->nlabels; i++)
+		if (strlen(sc->labels[i]) == t->len && memcmp(sc->labels[i], t->p, t->len) == 0)
+			return hd_parse_error(p, t, "label '%.*s' is used twice in scenario %s",
+			    (int)t->len, t->p, sc->name);
+	sc->labels = hd_xrealloc(sc->labels, (size_t)(sc->nlabels + 1) * sizeof *sc->labels);
+	sc->labels[sc->nlabels++] = tok_strdup(t);
+	return 0;
+}
+
+/* The first use of `rank` in x (x depends on the rank). */
+static const struct hd_expr *
+rank_use(const struct hd_expr *x)
+{
+	if (x->kind == HD_EX_RANK)
+		return x;
+	if (x->a != NULL && x->a->depends_on_rank)
+		return rank_use(x->a);
+	if (x->b != NULL && x->b->depends_on_rank)
+		return rank_use(x->b);
+	return x;
+}
+
+/* One line of a scenario body; *done when it was the closing `end`. */
+static int
+parse_scen_stmt(struct hd_parser *p, struct hd_stmt **body, int *nbody, int *done)
+{
+	const struct hd_tok *t = tok(p), *label = NULL;
+	struct hd_scen *sc = p->sc;
+	struct hd_stmt s;
+
+	p->stmt_start = p->pos;
+	if (hd_parse_take_end(p, done) < 0 || *done)
+		return *done ? 0 : -1;
+	if (t->kind == HD_TOK_EOF || hd_parse_in_words(hd_parse_top_words, t))
+		return hd_parse_never_closed(p, t);
+	if (t->kind == HD_TOK_NAME && is_punct(peek(p, 1), HD_P_COLON)) {
+		label = t;
+		p->pos += 2;
+		t = tok(p);
+		p->stmt_start = p->pos;
+		if (is_kw(t, "buffer") || is_kw(t, "stream") || is_kw(t, "event") ||
+		    is_kw(t, "ranks") || is_kw(t, "default-stream") || is_kw(t, "end") ||
+		    is_kw(t, "expect") ||
+		    at_eol(t))
+			return hd_parse_error(p, label, "a label names an operation; '%.*s' is "
+			    "not one",
+			    (int)(at_eol(t) ? 0 : t->len), t->p);
+		if (add_label(p, label) < 0)
+			return -1;
+	}
+	if (is_kw(t, "buffer"))
+		return parse_buffer(p);
+	if (is_kw(t, "stream"))
+		return parse_stream(p);
+	if (is_kw(t, "event"))
+		return parse_event(p);
+	if (is_kw(t, "default-stream")) {
+		const struct hd_tok *v = peek(p, 1);
+		if (sc->has_default_stream)
+			return hd_parse_error(p, t, "'default-stream' is given twice");
+		if (!is_kw(v, "legacy") && !is_kw(v, "per-thread")) {
+			char d[96];
+			hd_tok_describe(v, d, sizeof d);
+			return hd_parse_error(p, v, "expected 'legacy' or 'per-thread' after "
+			    "'default-stream', found %s", d);
+		}
+		sc->has_default_stream = true;
+		sc->per_thread = is_kw(v, "per-thread");
+		p->pos += 2;
+		return hd_parse_eol(p);
+	}
+	if (is_kw(t, "expect")) {
+		const struct hd_tok *v = peek(p, 1);
+
+		if (!is_kw(v, "deadlock")) {
+			char d[96];
+			hd_tok_describe(v, d, sizeof d);
+			return hd_parse_error(p, v, "expected 'deadlock' after 'expect', "
+			    "found %s", d);
+		}
+		if (sc->expect_deadlock)
+			return hd_parse_error(p, t, "'expect deadlock' is given twice");
+		if (p->depth > 1)
+			return hd_parse_error(p, t, "'expect deadlock' belongs at the top "
+			    "of the scenario, not inside a block");
+		sc->expect_deadlock = true;
+		p->pos += 2;
+		return hd_parse_eol(p);
+	}
+	if (is_kw(t, "ranks")) {
+		if (sc->ranks != NULL)
+			return hd_parse_error(p, t, "'ranks' is given twice");
+		if (p->depth > 1)
+			return hd_parse_error(p, t, "'ranks' belongs at the top of the scenario, "
+			    "not "
+			    "inside a block");
+		p->pos++;
+		if ((sc->ranks = hd_parse_expr(p, HD_DIM_NONE)) == NULL)
+			return -1;
+		return hd_parse_eol(p);
+	}
+	memset(&s, 0, sizeof s);
+	s.stream = s.event = s.src = s.dst = HD_NONE;
+	s.label = label ? tok_strdup(label) : NULL;
+	if (is_kw(t, "repeat") || is_kw(t, "rank")) {
+		char what[96];
+		int rep = is_kw(t, "repeat");
+
+		s.kind = rep ? HD_OP_REPEAT : HD_OP_ON_RANK;
+		s.line = t->line;
+		s.col = t->col;
+		if (!rep && need_ranks(p, t) < 0)
+			goto fail;
+		p->pos++;
+		if (rep && (s.count = hd_parse_expr(p, HD_DIM_NONE)) == NULL)
+			goto fail;
+		if (!rep && (s.rank = hd_parse_expr(p, HD_DIM_NONE)) == NULL)
+			goto fail;
+		{
+			const struct hd_expr *x = rep ? s.count : s.rank;
+			if (x->depends_on_rank) {
+				const struct hd_expr *r = rank_use(x);
+				hd_parse_error_line(p, r->line, r->col, "'%s' must be the same on "
+				    "every "
+				    "rank: it cannot use 'rank'", rep ? "repeat" : "rank");
+				goto fail;
+			}
+			snprintf(what, sizeof what, "%s %.*s", rep ? "repeat" : "rank",
+			    (int)(x->src_len > 40 ? 40 : x->src_len), x->src_p);
+		}
+		if (hd_parse_eol(p) < 0 || hd_parse_push_block(p, t, what) < 0)
+			goto fail;
+		if (parse_body(p, &s.body, &s.nbody) < 0)
+			goto fail;
+	} else if (parse_op(p, &s) < 0) {
+		goto fail;
+	}
+	/* Only peers may differ between ranks. */
+	{
+		struct hd_expr *const xs[] = { s.bytes, s.flops, s.duration, s.grid, s.root };
+		size_t i;
+		for (i = 0; i < HD_ARRAY_LEN(xs); i++)
+			if (xs[i] != NULL && xs[i]->depends_on_rank) {
+				const struct hd_expr *r = rank_use(xs[i]);
+				hd_parse_error_line(p, r->line, r->col, "sizes, times and counts "
+				    "must be the same on every rank; only a peer (send to, recv "
+				    "from, @) may use 'rank' (use a 'rank N' block for "
+				    "rank-specific "
+				    "work)");
+				goto fail;
+			}
+	}
+	/* grow by doubling (a body may hold 10^6 statements): the capacity is
+	 * nbody rounded up to a power of two */
+	if ((*nbody & (*nbody - 1)) == 0)
+		*body = hd_xrealloc(*body, (size_t)(*nbody > 0 ? 2 * *nbody : 1) * sizeof **body);
+	(*body)[(*nbody)++] = s;
+	return 0;
+fail:
+	stmt_clear(&s);
+	return -1;
+}
+
+static int
+parse_body(struct hd_parser *p, struct hd_stmt **body, int *nbody)
+{
+	int done = 0;
+
+	while (!done)
+		if (parse_scen_stmt(p, body, nbody, &done) < 0)
+			return -1;
+	return 0;
+}
+
+void
+hd_scen_free(struct hd_scen *sc)
+{
+	int i;
+
+	free(sc->name);
+	free(sc->title);
+	for (i = 0; i < sc->nbufs; i++) {
+		free(sc->bufs[i].name);
+		hd_expr_free(sc->bufs[i].size);
+	}
+	free(sc->bufs);
+	for (i = 0; i < sc->nstreams; i++)
+		free(sc->streams[i].name);
+	free(sc->streams);
+	for (i = 0; i < sc->nevents; i++)
+		free(sc->events[i].name);
+	free(sc->events);
+	hd_expr_free(sc->ranks);
+	hd_stmt_free_list(sc->body, sc->nbody);
+	for (i = 0; i < sc->nlabels; i++)
+		free(sc->labels[i]);
+	free(sc->labels);
+}
+
+int
+hd_parse_scenario(struct hd_parser *p)
+{
+	const struct hd_tok *kw = tok(p), *t;
+	struct hd_lesson *l = p->l;
+	struct hd_scen *sc;
+	char what[96];
+	int i;
+
+	p->pos++;
+	t = tok(p);
+	if (l->nscens >= HD_LESSON_MAX_NAMES)
+		return hd_parse_error(p, kw, "more than %d scenarios; the limit is %d",
+		    HD_LESSON_MAX_NAMES, HD_LESSON_MAX_NAMES);
+	if (t->kind == HD_TOK_NAME)
+		for (i = 0; i < l->nscens; i++)
+			if (is_kw(t, l->scens[i].name))
+				return hd_parse_error(p, t, "scenario '%s' is declared twice "
+				    "(first at "
+				    "line %d)", l->scens[i].name, l->scens[i].line);
+	l->scens = hd_xrealloc(l->scens, (size_t)(l->nscens + 1) * sizeof *l->scens);
+	sc = &l->scens[l->nscens++];
+	memset(sc, 0, sizeof *sc);
+	sc->line = kw->line;
+	sc->col = kw->col;
+	if ((sc->name = hd_parse_name(p, "the scenario's name")) == NULL)
+		return -1;
+	if (tok(p)->kind == HD_TOK_STRING)
+		sc->title = hd_xstrdup(p->toks.v[p->pos++].str);
+	else
+		sc->title = hd_xstrdup(sc->name);
+	if (hd_parse_eol(p) < 0)
+		return -1;
+	sc->streams = hd_xcalloc(2, sizeof *sc->streams);
+	sc->streams[0].name = hd_xstrdup("default");
+	sc->streams[1].name = hd_xstrdup("per-thread");
+	sc->nstreams = 2;
+	snprintf(what, sizeof what, "scenario %s", sc->name);
+	if (hd_parse_push_block(p, kw, what) < 0)
+		return -1;
+	p->sc = sc;
+	if (parse_body(p, &sc->body, &sc->nbody) < 0)
+		return -1;
+	p->sc = NULL;
+	return 0;
+}
+

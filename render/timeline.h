@@ -1,0 +1,127 @@
+/*
+ * timeline.h - a trace drawn as text: one row per lane, a time axis, the
+ * per-op table and the reasons the host was blocked.
+ *
+ * Everything is written into a struct hd_buf, so the same renderer serves a
+ * terminal, a pipe and the tests.  Every span kind has its own glyph, so the
+ * picture reads without colour; ANSI colour is added only when asked for.
+ */
+#ifndef HD_TIMELINE_H
+#define HD_TIMELINE_H
+
+#include <stdbool.h>
+
+#include "ir/ir.h"
+#include "ir/trace.h"
+#include "base/util.h"
+
+#define HD_TL_MIN_WIDTH 60
+#define HD_TL_DEFAULT_WIDTH 100
+
+struct hd_tl_opts {
+	int width;          /* columns of every timeline row (>= HD_TL_MIN_WIDTH) */
+	bool color;         /* add ANSI colour sequences */
+};
+
+/* What the header names; any field may be NULL. */
+struct hd_tl_info {
+	const char *lesson_id;
+	const char *lesson_title;
+	int lesson_number;                 /* 0: not shown */
+	const char *scenario_name;
+	const char *scenario_title;
+	const char *profile_name;
+	const char *backend;               /* "sim" (predicted) or "cuda" (measured) */
+	const struct hd_scenario *sc;      /* op labels, calls and streams; may be NULL */
+};
+
+/* A unit for times on an axis: the largest of ps..s not above the makespan. */
+struct hd_tunit {
+	const char *name;   /* "ps" "ns" "us" "ms" "s" */
+	hd_time ps;         /* picoseconds in one unit */
+};
+struct hd_tunit hd_timeline_unit(hd_time makespan);
+/* "1.345" for t in unit u with `decimals` places; writes buf (size n). */
+char *hd_timeline_fmt(char *buf, size_t n, hd_time t, struct hd_tunit u, int decimals);
+
+/* The glyph that draws a span of this kind (copies: '=' or '~' by direction). */
+char hd_timeline_glyph(enum hd_span_kind k);
+/* Where spans of one lane overlap, the kind with the higher priority owns
+ * the cell (a blocked part over its API call, an event over a busy stream). */
+int hd_timeline_glyph_prio(enum hd_span_kind k);
+/* The glyph of one span: its kind's, except copies towards the host ('~'),
+ * told by the lane (copy engine / PCIe DtoH) or by the op in sc (may be NULL). */
+char hd_timeline_span_glyph(const struct hd_trace *t, const struct hd_scenario *sc,
+			    const struct hd_span *s);
+/*
+ * The label a span may carry inside its bar: l1 the long form ("h2d 64 MiB"),
+ * l2 the short one ("h2d", or "" when there is none); blocked spans give the
+ * reason's name, API calls and events their call.  Both are size n.
+ */
+void hd_timeline_span_labels(const struct hd_trace *t, const struct hd_scenario *sc,
+			     const struct hd_span *s, char *l1, char *l2, size_t n);
+/* Lane indices in display order (rank, then host, API, streams, engines,
+ * links); t->nlanes entries, allocated: the caller frees it. */
+int *hd_timeline_lane_order(const struct hd_trace *t);
+
+/* Highest rank of any lane (0 for one-rank traces). */
+int hd_timeline_max_rank(const struct hd_trace *t);
+/* A lane's row name: "R1 CUDA API" when the trace has several ranks, else
+ * the lane's own name (then buf is unused). */
+const char *hd_timeline_lane_name(const struct hd_trace *t, int lane, char *buf,
+				  size_t n);
+/* With many ranks, rows show only the first HD_TL_MAX_RANKS - 1 ranks and the
+ * last: does `rank` get rows? */
+#define HD_TL_MAX_RANKS 8
+int hd_timeline_rank_shown(int rank, int max_rank);
+/* A tick step of 1, 2 or 5 times a power of ten (ps) giving at most n ticks
+ * across `span`. */
+hd_time hd_timeline_tick_step(hd_time span, int n);
+/*
+ * The column of time t on a bar `width` columns wide showing [0, span):
+ * rounded down, or up when `up` (so a span's end covers its last column).
+ * Exact integer arithmetic; times at or before 0 give column 0.
+ */
+int hd_timeline_col(hd_time t, int width, hd_time span, int up);
+
+/*
+ * Columns to draw in: `requested` when > 0, else $COLUMNS, else the width of
+ * the terminal on standard output, else HD_TL_DEFAULT_WIDTH; never below
+ * HD_TL_MIN_WIDTH.
+ */
+int hd_timeline_width(int requested);
+
+/*
+ * Render the whole timeline of one run: header, lane rows, axis, legend,
+ * op table and host-blocked lines.  Every lane row and the axis row are
+ * exactly o->width visible columns.
+ */
+void hd_timeline_render(struct hd_buf *out, const struct hd_trace *t,
+			const struct hd_tl_info *info, const struct hd_tl_opts *o);
+
+/*
+ * Time op `op` kept its stream busy, summed over its executions on rank 0:
+ * its spans on stream lanes, or its API calls for ops that have none.
+ */
+hd_time hd_timeline_op_busy(const struct hd_trace *t, int op);
+
+/*
+ * Append `first` then `text`, word-wrapped so no line passes `width`
+ * columns; continuation lines start with `indent` spaces.  Ends in '\n'.
+ */
+void hd_timeline_wrap(struct hd_buf *out, const char *first, const char *text,
+		      int width, int indent);
+
+/* The trace's note (a deadlock report) as a "Result:" paragraph. */
+void hd_timeline_note(struct hd_buf *out, const struct hd_trace *t,
+		      const struct hd_tl_opts *o);
+
+/* Parts of the above, for callers that compose their own output. */
+void hd_timeline_rows(struct hd_buf *out, const struct hd_trace *t,
+		      const struct hd_scenario *sc, const struct hd_tl_opts *o);
+void hd_timeline_ops(struct hd_buf *out, const struct hd_trace *t,
+		     const struct hd_scenario *sc, const struct hd_tl_opts *o);
+void hd_timeline_blocked(struct hd_buf *out, const struct hd_trace *t,
+			 const struct hd_tl_opts *o);
+
+#endif

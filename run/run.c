@@ -1,0 +1,138 @@
+/*
+ * run.c - run a lesson: every scenario on one backend, then every claim.
+ *
+ * A lesson runs all its scenarios even when only one is shown, because its
+ * claims compare scenarios with each other.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run/backends.h"
+#include "run/run.h"
+#include "sim/coll.h"
+
+static void
+eval_claims(struct hd_run *r)
+{
+	int i;
+
+	r->nclaims = hd_lesson_nclaims(r->lesson);
+	r->claims = hd_xcalloc((size_t)r->nclaims + 1, sizeof *r->claims);
+	for (i = 0; i < r->nclaims; i++) {
+		const struct hd_claim *c = hd_lesson_claim(r->lesson, i);
+		struct hd_claim_result *cr = &r->claims[i];
+		struct hd_err e = { 0 };
+
+		cr->status = -1;
+		if (!hd_claim_applies(c, r->profile.name, cr->detail, sizeof cr->detail))
+			continue;
+		cr->status = hd_lesson_claim_eval(r->lesson, i, r->knobs, r->traces,
+						  &cr->lhs, &cr->rhs, cr->detail,
+						  sizeof cr->detail, &e);
+		if (cr->status < 0) {
+			cr->status = -1;
+			snprintf(cr->detail, sizeof cr->detail, "not checked: %.400s", e.msg);
+			r->claims_unchecked++;
+		} else if (cr->status == 0)
+			r->claims_failed++;
+	}
+}
+
+int
+hd_run_lesson(struct hd_run *r, const struct hd_lesson *l, int number,
+	      const struct hd_profile *p, const struct hd_backend_ops *b,
+	      char *const *sets, int nsets, struct hd_err *e)
+{
+	struct hd_run_opts o;
+	int i;
+
+	memset(r, 0, sizeof *r);
+	r->lesson = l;
+	r->lesson_number = number;
+	r->profile = *p;
+	r->backend = b;
+	r->knobs = hd_xcalloc((size_t)hd_lesson_nknobs(l) + 1, sizeof *r->knobs);
+	hd_lesson_knob_defaults(l, r->knobs);
+	for (i = 0; i < nsets; i++)
+		if (hd_lesson_knob_set(l, r->knobs, sets[i], e) != 0)
+			return -1;
+	r->nscen = hd_lesson_nscenarios(l);
+	r->sc = hd_xcalloc((size_t)r->nscen + 1, sizeof *r->sc);
+	r->traces = hd_xcalloc((size_t)r->nscen + 1, sizeof *r->traces);
+	memset(&o, 0, sizeof o);
+	o.profile = &r->profile;
+	o.warmup = 1;
+	o.repeats = 5;
+	for (i = 0; i < r->nscen; i++) {
+		r->sc[i] = hd_lesson_instantiate(l, i, r->knobs, e);
+		if (r->sc[i] == NULL)
+			return -1;
+		r->traces[i] = hd_backend_trace(b, r->sc[i], &o, e);
+		if (r->traces[i] == NULL) {
+			if (e->status == 0)
+				e->status = HD_EXIT_FAIL;
+			return -1;
+		}
+	}
+	eval_claims(r);
+	return 0;
+}
+
+void
+hd_run_free(struct hd_run *r)
+{
+	int i;
+
+	if (r == NULL)
+		return;
+	for (i = 0; i < r->nscen; i++) {
+		if (r->sc != NULL)
+			hd_scenario_free(r->sc[i]);
+		if (r->traces != NULL)
+			hd_trace_free(r->traces[i]);
+	}
+	free(r->sc);
+	free(r->traces);
+	free(r->knobs);
+	free(r->claims);
+	memset(r, 0, sizeof *r);
+}
+
+int
+hd_run_coll_bw(const struct hd_scenario *sc, int op, const struct hd_trace *t,
+		  double *alg_bw, double *bus_bw)
+{
+	double *sum = hd_xcalloc((size_t)sc->nranks + 1, sizeof *sum), worst = 0;
+	uint32_t *n = hd_xcalloc((size_t)sc->nranks + 1, sizeof *n);
+	size_t i;
+	int r;
+
+	if (op < 0 || op >= sc->nops || sc->ops[op].kind != HD_OP_COLL)
+		goto none;
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_span *s = &t->spans[i];
+		const struct hd_lane *ln = &t->lanes[s->lane];
+
+		if (s->op != op || s->kind != HD_SPAN_COMM || ln->kind != HD_LANE_STREAM ||
+		    ln->rank < 0 || ln->rank >= sc->nranks)
+			continue;
+		sum[ln->rank] += (double)(s->end - s->start);
+		n[ln->rank]++;
+	}
+	for (r = 0; r < sc->nranks; r++)
+		if (n[r] > 0 && sum[r] / n[r] > worst)
+			worst = sum[r] / n[r];
+	if (worst <= 0)
+		goto none;
+	*alg_bw = (double)sc->ops[op].bytes / (worst / (double)HD_S);
+	*bus_bw = *alg_bw * hd_coll_bus_factor(sc->ops[op].coll, sc->nranks);
+	free(sum);
+	free(n);
+	return 0;
+none:
+	free(sum);
+	free(n);
+	return -1;
+}

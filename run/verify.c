@@ -1,0 +1,567 @@
+/*
+ * verify.c - `hdsim --real`: predicted and measured, side by side (verify.h).
+ *
+ * A lesson is verified whole: its scenarios are predicted and measured, its
+ * claims checked on both, and only then stored, one transaction per run, the
+ * claims with the lesson's last run.  An interruption therefore leaves the
+ * database with whole lessons only; a lesson cut short is not stored.
+ */
+#include <dirent.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "run/run.h"
+#include "run/verify.h"
+#include "run/backends.h"
+
+/* ---- which profile predicts ------------------------------------------------ */
+
+char *
+hd_verify_profile_dir(void)
+{
+	const char *xdg = getenv("XDG_DATA_HOME");
+	const char *home = getenv("HOME");
+
+	if (xdg != NULL && xdg[0] == '/')
+		return hd_xasprintf("%s/hdsim/profiles", xdg);
+	return hd_xasprintf("%s/.local/share/hdsim/profiles", home && *home ? home : ".");
+}
+
+/* Built-ins by a distinctive part of the GPU's marketing name. */
+static const struct {
+	const char *token;
+	const char *profile;
+} gpu_tokens[] = {
+	{ "H200", "h200-sxm" },
+	{ "H100", "h100-sxm" },
+	{ "A100", "a100-pcie" },
+	{ "4090", "rtx4090" },
+	{ "V100", "gen3-v100" },
+};
+
+/* The built-in profile whose GPU gpu_name names, or NULL. */
+static const char *
+gpu_builtin(const char *gpu_name)
+{
+	size_t i;
+
+	for (i = 0; gpu_name != NULL && i < HD_ARRAY_LEN(gpu_tokens); i++)
+		if (strstr(gpu_name, gpu_tokens[i].token) != NULL)
+			return gpu_tokens[i].profile;
+	return NULL;
+}
+
+const char *
+hd_verify_builtin_for_gpu(const char *gpu_name)
+{
+	const char *p = gpu_builtin(gpu_name);
+
+	return p != NULL ? p : hd_profile_builtin(0)->name;
+}
+
+/* The built-in profile of the measured GPU's kind, for claims stated `on`
+ * profiles; NULL when it is like none of them. */
+static const char *
+machine_builtin(const struct hd_verify_opts *o)
+{
+	return gpu_builtin(o->machine != NULL ? o->machine->gpu_name : NULL);
+}
+
+static int
+calibrated_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct hd_verify_calibrated *)a)->profile.name,
+		      ((const struct hd_verify_calibrated *)b)->profile.name);
+}
+
+int
+hd_verify_calibrated_profiles(struct hd_verify_calibrated **out)
+{
+	char *dir = hd_verify_profile_dir();
+	DIR *d = opendir(dir);
+	struct hd_verify_calibrated *v = NULL;
+	struct dirent *de;
+	size_t n = 0, cap = 0;
+
+	while (d != NULL && (de = readdir(d)) != NULL) {
+		size_t len = strlen(de->d_name);
+		struct hd_err e = { 0 };
+		struct stat st;
+		char *path;
+
+		if (len < 5 || strcmp(de->d_name + len - 4, ".hdp") != 0)
+			continue;
+		path = hd_xasprintf("%s/%s", dir, de->d_name);
+		v = hd_xgrow(v, &cap, n + 1, sizeof *v);
+		if (stat(path, &st) == 0 && hd_profile_resolve(path, &v[n].profile, &e) == 0) {
+			v[n].mtime = st.st_mtime;
+			n++;
+		}
+		free(path);
+	}
+	if (d != NULL)
+		closedir(d);
+	free(dir);
+	if (n > 1)
+		qsort(v, n, sizeof *v, calibrated_cmp);
+	if (n == 0) {
+		free(v);
+		v = NULL;
+	}
+	*out = v;
+	return (int)n;
+}
+
+int
+hd_verify_pick_profile(const char *gpu_name, struct hd_profile *out, char *why, size_t n)
+{
+	struct hd_verify_calibrated *cal = NULL;
+	int ncal = gpu_name ? hd_verify_calibrated_profiles(&cal) : 0, i, best = -1;
+
+	for (i = 0; i < ncal; i++)
+		if (strcasecmp(cal[i].profile.gpu_name, gpu_name) == 0 &&
+		    (best < 0 || cal[i].mtime > cal[best].mtime))
+			best = i;
+	if (best >= 0) {
+		char *dir = hd_verify_profile_dir();
+
+		*out = cal[best].profile;
+		snprintf(why, n, "calibrated on this GPU (%s in %s)", out->name, dir);
+		free(dir);
+		free(cal);
+		return 1;
+	}
+	free(cal);
+	{
+		const char *name = hd_verify_builtin_for_gpu(gpu_name);
+		struct hd_err e = { 0 };
+
+		hd_profile_resolve(name, out, &e);
+		if (gpu_builtin(gpu_name) != NULL) {
+			snprintf(why, n, "built-in profile closest to %s (no calibrated "
+				 "profile; run 'hdsim calibrate')", gpu_name);
+			return 0;
+		}
+	}
+	snprintf(why, n, "the default built-in profile (no profile matches %s; run "
+		 "'hdsim calibrate')", gpu_name ? gpu_name : "this GPU");
+	return 0;
+}
+
+/* ---- one lesson ----------------------------------------------------------------- */
+
+struct lesson_run {
+	const struct hd_lesson *l;
+	double *knobs;
+	int nscen;
+	struct hd_scenario **sc;
+	struct hd_trace **pred, **meas;
+	int *skipped;
+};
+
+static void
+lesson_run_free(struct lesson_run *lr)
+{
+	int i;
+
+	for (i = 0; i < lr->nscen; i++) {
+		hd_scenario_free(lr->sc[i]);
+		hd_trace_free(lr->pred[i]);
+		hd_trace_free(lr->meas[i]);
+	}
+	free(lr->sc);
+	free(lr->pred);
+	free(lr->meas);
+	free(lr->skipped);
+	free(lr->knobs);
+}
+
+static void
+progress(const struct hd_verify_opts *o, int done, int total, const char *lesson,
+	 const char *scen, const char *what)
+{
+	int width = 30, fill = total > 0 ? done * width / total : width, i;
+
+	if (o->progress == NULL)
+		return;
+	if (o->progress_tty) {
+		fputs("\r\033[K[", o->progress);
+		for (i = 0; i < width; i++)
+			fputc(i < fill ? '#' : '.', o->progress);
+		fprintf(o->progress, "] %d/%d %s/%s: %s", done, total, lesson, scen, what);
+	} else {
+		fprintf(o->progress, "hdsim: [%d/%d] %s/%s: %s\n", done, total, lesson, scen, what);
+	}
+	fflush(o->progress);
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+rel_err(double pred, double meas)
+{
+	return meas != 0 ? (pred - meas) / meas : 0;
+}
+
+/* The op's label as a person reads it: its name, else its call. */
+static const char *
+op_name(const struct hd_op *op, char *buf, size_t n)
+{
+	if (op->label != NULL)
+		return op->label;
+	snprintf(buf, n, "line %d", op->line);
+	return buf;
+}
+
+/* A collective's algBw and busBw, predicted and measured, under its row. */
+static void
+put_coll_bw(struct hd_buf *b, const struct hd_scenario *sc, int op, const struct hd_trace *p,
+	    const struct hd_trace *m)
+{
+	double pa, pb, ma, mb;
+
+	if (hd_run_coll_bw(sc, op, p, &pa, &pb) != 0 ||
+	    hd_run_coll_bw(sc, op, m, &ma, &mb) != 0)
+		return;
+	hd_buf_printf(b, "      %-16s %-24s %10.1f %10.1f %+7.1f%%\n", "", "algBw (GB/s)",
+		      pa / 1e9, ma / 1e9, 100 * rel_err(pa, ma));
+	hd_buf_printf(b, "      %-16s %-24s %10.1f %10.1f %+7.1f%%\n", "", "busBw (GB/s)",
+		      pb / 1e9, mb / 1e9, 100 * rel_err(pb, mb));
+}
+
+static void
+compare_scenario(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_trace *p,
+		 const struct hd_trace *m, struct hd_verify_result *res)
+{
+	char tp[32], tm[32], ti[32], name[32];
+	hd_time meas = hd_trace_makespan(m);
+	double err = rel_err((double)p->makespan, (double)meas);
+	int i;
+
+	/* the measured makespan is that of repeats without per-op events, when
+	 * there are some: the events around every op cost the host time */
+	hd_buf_printf(b, "  %-24s predicted %10s   measured %10s   error %+6.1f %%\n", sc->name,
+		      hd_fmt_time(tp, sizeof tp, p->makespan),
+		      hd_fmt_time(tm, sizeof tm, meas), 100 * err);
+	if (m->bare > 0)
+		hd_buf_printf(b, "      (timed with an event around every op, as in the table "
+			      "below: %s)\n", hd_fmt_time(ti, sizeof ti, m->makespan));
+	if (fabs(err) > res->worst_makespan_err)
+		res->worst_makespan_err = fabs(err);
+	{
+		size_t cap = (size_t)res->errs_cap;
+
+		res->errs = hd_xgrow(res->errs, &cap, (size_t)res->nerrs + 1, sizeof *res->errs);
+		res->errs_cap = (int)cap;
+		res->errs[res->nerrs++] = err;
+	}
+	hd_buf_printf(b, "      %-16s %-24s %10s %10s %8s\n", "op", "call", "predicted", "measured",
+		      "error");
+	for (i = 0; i < sc->nops; i++) {
+		const struct hd_op *op = &sc->ops[i];
+		struct hd_op_time a, c;
+
+		if (op->kind == HD_OP_REPEAT || op->kind == HD_OP_ON_RANK)
+			continue;
+		a = hd_trace_op_time(p, i);
+		c = hd_trace_op_time(m, i);
+		if (!a.found || !c.found)
+			continue;
+		hd_buf_printf(b, "      %-16.16s %-24.24s %10s %10s %+7.1f%%\n",
+			      op_name(op, name, sizeof name), hd_op_api_name_sc(sc, op),
+			      hd_fmt_time(tp, sizeof tp, a.end - a.start),
+			      hd_fmt_time(tm, sizeof tm, c.end - c.start),
+			      100 * rel_err((double)(a.end - a.start), (double)(c.end - c.start)));
+		put_coll_bw(b, sc, i, p, m);
+	}
+}
+
+/* Knob values as a JSON object for the store. */
+static char *
+params_json(const struct hd_lesson *l, const double *knobs)
+{
+	struct hd_buf b;
+	int i;
+
+	hd_buf_init(&b);
+	hd_buf_putc(&b, '{');
+	for (i = 0; i < hd_lesson_nknobs(l); i++) {
+		if (i > 0)
+			hd_buf_puts(&b, ", ");
+		hd_buf_json_str(&b, hd_lesson_knob(l, i)->name);
+		hd_buf_printf(&b, ": %.17g", knobs[i]);
+	}
+	hd_buf_putc(&b, '}');
+	return hd_buf_take(&b);
+}
+
+/* Evaluate every claim on one side; fills claims[] for the store. */
+static void
+eval_claims(const struct lesson_run *lr, struct hd_trace *const *traces, const char *hw,
+	    struct hd_store_claim *claims, char (*detail)[512], int *verified, int *refuted,
+	    int *unchecked)
+{
+	int i;
+
+	for (i = 0; i < hd_lesson_nclaims(lr->l); i++) {
+		const struct hd_claim *c = hd_lesson_claim(lr->l, i);
+		struct hd_err e = { 0 };
+		double lhs = 0, rhs = 0;
+		int rc = -1;
+
+		/* a claim stated for other hardware says nothing about this GPU */
+		if (hd_claim_applies(c, hw, detail[i], sizeof detail[i])) {
+			rc = hd_lesson_claim_eval(lr->l, i, lr->knobs, traces, &lhs, &rhs,
+						  detail[i], sizeof detail[i], &e);
+			if (rc < 0)
+				snprintf(detail[i], sizeof detail[i], "not checked: %.480s",
+					 e.msg);
+		}
+		claims[i].index = i;
+		claims[i].text = c->text;
+		claims[i].expr = c->expr;
+		claims[i].outcome = rc;
+		claims[i].lhs = lhs;
+		claims[i].rhs = rhs;
+		claims[i].detail = detail[i];
+		if (rc > 0)
+			(*verified)++;
+		else if (rc == 0)
+			(*refuted)++;
+		else
+			(*unchecked)++;
+	}
+}
+
+static int
+store_lesson(struct hd_store *st, const struct lesson_run *lr, const struct hd_verify_opts *o,
+	     const struct hd_store_claim *pclaims, const struct hd_store_claim *mclaims,
+	     int nclaims, struct hd_verify_result *res, struct hd_err *e)
+{
+	char *params = params_json(lr->l, lr->knobs);
+	char *ptext = hd_profile_format(o->profile);
+	char note[96];
+	int i, last = -1, rc = -1;
+
+	for (i = 0; i < lr->nscen; i++)
+		if (!lr->skipped[i])
+			last = i;
+	for (i = 0; i < lr->nscen; i++) {
+		struct hd_store_run r = {
+			.lesson = hd_lesson_id(lr->l), .params_json = params,
+			.profile_name = o->profile->name, .profile_text = ptext, .status = "ok",
+		};
+		int64_t pid = 0;
+
+		if (lr->skipped[i])
+			continue;
+		r.scenario = lr->sc[i]->name;
+		r.backend = "sim";
+		r.source = "predicted";
+		r.timer = "model";
+		r.repeats = 1;
+		if (hd_store_run_insert(st, &r, lr->pred[i], i == last ? pclaims : NULL,
+					i == last ? nclaims : 0, &pid, e) != 0)
+			goto out;
+		r.backend = o->measured->name;
+		r.source = "measured";
+		r.timer = "cuda-events+host-clock";
+		r.machine = o->machine;
+		r.pair_run = pid;
+		r.warmup = o->warmup;
+		r.repeats = o->repeats;
+		note[0] = '\0';
+		if (lr->meas[i]->bare > 0)
+			snprintf(note, sizeof note, "makespan without per-op events: %" PRId64
+				 " ps", lr->meas[i]->bare);
+		r.note = note[0] ? note : NULL;
+		if (hd_store_run_insert(st, &r, lr->meas[i], i == last ? mclaims : NULL,
+					i == last ? nclaims : 0, NULL, e) != 0)
+			goto out;
+		res->runs_stored += 2;
+	}
+	rc = 0;
+out:
+	free(params);
+	free(ptext);
+	return rc;
+}
+
+/* Whether the measuring backend can run sc here; `why` says what it needs. */
+static int
+scenario_fits(const struct hd_backend_ops *b, const struct hd_scenario *sc, char *why,
+	      size_t n)
+{
+	if (sc->expect_deadlock) {
+		/* on GPUs it would hang until the watchdog ends every rank */
+		snprintf(why, n, "deadlocks on purpose (the simulator shows where); not "
+			 "run on GPUs");
+		return 0;
+	}
+	if (b->fits != NULL)
+		return b->fits(sc, why, n);
+	if (sc->nranks <= 1)
+		return 1;
+	snprintf(why, n, "needs %d GPUs, one process per rank, which the %s backend does not "
+		 "start", sc->nranks, b->name);
+	return 0;
+}
+
+static int
+verify_lesson(const struct hd_lesson *l, const struct hd_verify_opts *o, struct hd_store *st,
+	      int *done, int total, struct hd_buf *b, struct hd_verify_result *res,
+	      struct hd_err *e)
+{
+	struct lesson_run lr = { .l = l };
+	struct hd_run_opts ro = { .profile = o->profile, .warmup = o->warmup,
+				  .repeats = o->repeats, .stop = (volatile int *)o->stop };
+	struct hd_store_claim *pclaims = NULL, *mclaims = NULL;
+	char (*pdetail)[512] = NULL, (*mdetail)[512] = NULL;
+	char why[512];
+	int i, nclaims = hd_lesson_nclaims(l), rc = -1, pv = 0, pr = 0, pu = 0;
+	const char *hw = machine_builtin(o);
+
+	lr.nscen = hd_lesson_nscenarios(l);
+	lr.knobs = hd_xcalloc((size_t)hd_lesson_nknobs(l) + 1, sizeof *lr.knobs);
+	lr.sc = hd_xcalloc((size_t)lr.nscen + 1, sizeof *lr.sc);
+	lr.pred = hd_xcalloc((size_t)lr.nscen + 1, sizeof *lr.pred);
+	lr.meas = hd_xcalloc((size_t)lr.nscen + 1, sizeof *lr.meas);
+	lr.skipped = hd_xcalloc((size_t)lr.nscen + 1, sizeof *lr.skipped);
+	hd_lesson_knob_defaults(l, lr.knobs);
+	for (i = 0; i < o->nsets; i++)
+		if (hd_lesson_knob_set(l, lr.knobs, o->sets[i], e) != 0)
+			goto out;
+	hd_buf_printf(b, "Lesson %s: %s\n", hd_lesson_id(l), hd_lesson_title(l));
+	for (i = 0; i < lr.nscen; i++) {
+		const char *name = hd_lesson_scenario_name(l, i);
+
+		if (o->scenario != NULL && strcmp(o->scenario, name) != 0) {
+			lr.skipped[i] = 1;
+			continue;
+		}
+		if ((lr.sc[i] = hd_lesson_instantiate(l, i, lr.knobs, e)) == NULL)
+			goto out;
+		if (!scenario_fits(o->measured, lr.sc[i], why, sizeof why)) {
+			hd_buf_printf(b, "  scenario %s %s: skipped\n", name, why);
+			hd_buf_printf(&res->skipped, "  %s/%s: %s\n", hd_lesson_id(l), name, why);
+			lr.skipped[i] = 1;
+			res->scenarios_skipped++;
+			(*done)++;
+			continue;
+		}
+		progress(o, *done, total, hd_lesson_id(l), name, "predicting");
+		if ((lr.pred[i] = hd_backend_trace(&hd_sim_backend, lr.sc[i], &ro, e)) == NULL)
+			goto out;
+		progress(o, *done, total, hd_lesson_id(l), name, "measuring");
+		if ((lr.meas[i] = hd_backend_trace(o->measured, lr.sc[i], &ro, e)) == NULL) {
+			if (o->stop != NULL && *o->stop)
+				hd_err_set(e, 130, "", "interrupted during %s/%s; the lesson was "
+					   "not stored", hd_lesson_id(l), name);
+			goto out;
+		}
+		(*done)++;
+		res->scenarios_run++;
+		compare_scenario(b, lr.sc[i], lr.pred[i], lr.meas[i], res);
+	}
+	pclaims = hd_xcalloc((size_t)nclaims + 1, sizeof *pclaims);
+	mclaims = hd_xcalloc((size_t)nclaims + 1, sizeof *mclaims);
+	pdetail = hd_xcalloc((size_t)nclaims + 1, sizeof *pdetail);
+	mdetail = hd_xcalloc((size_t)nclaims + 1, sizeof *mdetail);
+	eval_claims(&lr, lr.pred, hw, pclaims, pdetail, &pv, &pr, &pu);
+	eval_claims(&lr, lr.meas, hw, mclaims, mdetail, &res->claims_verified,
+		    &res->claims_refuted, &res->claims_unchecked);
+	if (nclaims > 0)
+		hd_buf_printf(b, "  Claims, checked on the measurement:\n");
+	for (i = 0; i < nclaims; i++) {
+		static const char *const verdict[] = { "not checked", "refuted", "verified" };
+
+		hd_buf_printf(b, "    [%s] %s\n", verdict[mclaims[i].outcome + 1],
+			      hd_lesson_claim(l, i)->text);
+		hd_buf_printf(b, "        measured:  %s\n", mdetail[i]);
+		hd_buf_printf(b, "        predicted: %s\n", pdetail[i]);
+	}
+	if (o->stop != NULL && *o->stop) {
+		hd_err_set(e, 130, "", "interrupted; lesson %s was not stored", hd_lesson_id(l));
+		goto out;
+	}
+	if (st != NULL && store_lesson(st, &lr, o, pclaims, mclaims, nclaims, res, e) != 0)
+		goto out;
+	rc = 0;
+out:
+	free(pclaims);
+	free(mclaims);
+	free(pdetail);
+	free(mdetail);
+	lesson_run_free(&lr);
+	return rc;
+}
+
+int
+hd_verify_lessons(const struct hd_lesson *const *lessons, int n,
+		  const struct hd_verify_opts *o, struct hd_buf *out,
+		  struct hd_verify_result *res, struct hd_err *e)
+{
+	struct hd_store *st;
+	int i, total = 0, done = 0, rc = 0;
+
+	memset(res, 0, sizeof *res);
+	hd_buf_init(&res->skipped);
+	if (o->measured->available(e) != 0)
+		return -1;
+	/* Open the database first: a bad --db fails before any GPU time is spent. */
+	st = hd_store_open(o->db_path, HD_STORE_RW, e);
+	if (st == NULL)
+		return -1;
+	for (i = 0; i < n; i++)
+		total += hd_lesson_nscenarios(lessons[i]);
+	hd_buf_printf(out, "Predictions: %s\n", o->profile->name);
+	hd_buf_printf(out, "Database:    %s\n\n", hd_store_path(st));
+	for (i = 0; i < n && rc == 0; i++) {
+		if (i > 0)
+			hd_buf_putc(out, '\n');
+		rc = verify_lesson(lessons[i], o, st, &done, total, out, res, e);
+	}
+	if (o->progress != NULL && o->progress_tty)
+		fputs("\r\033[K", o->progress);
+	hd_store_close(st);
+	if (rc == 0 && res->scenarios_skipped > 0)
+		hd_buf_printf(out, "\nSkipped on this machine (%d):\n%s", res->scenarios_skipped,
+			      res->skipped.s);
+	if (res->nerrs > 0) {
+		double *a = hd_xmalloc((size_t)res->nerrs * sizeof *a);
+
+		for (i = 0; i < res->nerrs; i++)
+			a[i] = fabs(res->errs[i]);
+		qsort(a, (size_t)res->nerrs, sizeof *a, cmp_double);
+		res->median_makespan_err = res->nerrs % 2 ? a[res->nerrs / 2] :
+					   (a[res->nerrs / 2 - 1] + a[res->nerrs / 2]) / 2;
+		free(a);
+		if (rc == 0)
+			hd_buf_printf(out, "\nMakespan error over %d scenario%s: median %.1f %%, "
+				      "worst %.1f %%\n", res->nerrs, res->nerrs == 1 ? "" : "s",
+				      100 * res->median_makespan_err,
+				      100 * res->worst_makespan_err);
+	}
+	return rc;
+}
+
+void
+hd_verify_result_free(struct hd_verify_result *res)
+{
+	if (res == NULL)
+		return;
+	free(res->errs);
+	hd_buf_free(&res->skipped);
+	res->errs = NULL;
+	res->nerrs = res->errs_cap = 0;
+}

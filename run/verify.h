@@ -1,0 +1,92 @@
+/*
+ * verify.h - `hdsim --real`: run lessons on the hardware and on the model,
+ * store both, and compare them op by op and claim by claim.
+ *
+ * The measuring backend is a parameter, so the whole path (the store, the
+ * comparison, the claims, interruption) is exercised by the tests with the
+ * simulator standing in for the GPU.
+ */
+#ifndef HD_VERIFY_H
+#define HD_VERIFY_H
+
+#include <signal.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "ir/backend.h"
+#include "lang/lesson.h"
+#include "profile/profile.h"
+#include "store/store.h"
+#include "base/util.h"
+
+struct hd_verify_opts {
+	const struct hd_backend_ops *measured;    /* hd_real_backend, or a stand-in */
+	const struct hd_profile *profile;         /* what predictions use */
+	const char *db_path;                      /* NULL: the default database */
+	const struct hd_store_machine *machine;   /* may be NULL */
+	char *const *sets;                        /* --set k=v */
+	int nsets;
+	const char *scenario;                     /* --scenario, or NULL for all */
+	int warmup, repeats;
+	volatile sig_atomic_t *stop;              /* set by SIGINT; may be NULL */
+	FILE *progress;                           /* progress lines (stderr) or NULL */
+	int progress_tty;                         /* redraw one line instead of many */
+	int width;                                /* text width */
+};
+
+/* What a verification found, for the exit status. */
+struct hd_verify_result {
+	int scenarios_run, scenarios_skipped;
+	int claims_verified, claims_refuted, claims_unchecked;
+	int runs_stored;
+	double worst_makespan_err;                /* |pred - meas| / meas, worst scenario */
+	double median_makespan_err;               /* the median of those over the scenarios */
+	double *errs;                             /* each scenario's (pred - meas) / meas */
+	int nerrs, errs_cap;
+	struct hd_buf skipped;                    /* "  lesson/scenario: why\n" per skip */
+};
+
+/*
+ * Verify lessons[0..n): for every scenario that fits one GPU, predict with
+ * the model, measure with o->measured, store both as a pair (one transaction
+ * each), print predicted, measured and error per scenario and per op, then
+ * check each claim on the measurement.  Scenarios the backend cannot run here
+ * (more ranks than GPUs, no NCCL: hd_backend_ops.fits) are skipped with a
+ * line saying so, and listed again at the end.  Returns 0 (result in *res), or -1 with e
+ * set: a failure or an interruption; runs already stored stay whole, the
+ * interrupted one is not stored.
+ */
+int hd_verify_lessons(const struct hd_lesson *const *lessons, int n,
+		      const struct hd_verify_opts *o, struct hd_buf *out,
+		      struct hd_verify_result *res, struct hd_err *e);
+/* Release what a result holds (its list of errors). */
+void hd_verify_result_free(struct hd_verify_result *res);
+
+/*
+ * The profile predictions should use on this machine: a calibrated profile
+ * file for GPU `gpu_name` in the user's profile folder if there is one (the
+ * newest), else the built-in whose GPU name matches best, else the default.
+ * Fills *out and writes where it came from into `why` (size n).  Returns 1
+ * for a calibrated profile, 0 for a built-in one.
+ */
+int hd_verify_pick_profile(const char *gpu_name, struct hd_profile *out, char *why,
+			   size_t n);
+
+/* A calibrated profile found in the user's profile folder. */
+struct hd_verify_calibrated {
+	struct hd_profile profile;
+	time_t mtime;
+};
+/*
+ * Every profile file in hd_verify_profile_dir() that parses, sorted by name.
+ * Returns how many (the array in *out, freed by the caller; NULL when none).
+ */
+int hd_verify_calibrated_profiles(struct hd_verify_calibrated **out);
+
+/* The built-in profile closest to a GPU by its name (the default if none is). */
+const char *hd_verify_builtin_for_gpu(const char *gpu_name);
+
+/* The user's folder of calibrated profiles ($XDG_DATA_HOME/hdsim/profiles). */
+char *hd_verify_profile_dir(void);
+
+#endif
