@@ -2,6 +2,7 @@
  * calibrate_stub.c - hd_real_calibrate in builds without CUDA: says so.
  */
 #include "real/calibrate/calibrate.h"
+#include "real/real.h"
 
 int
 hd_real_calibrate(const struct hd_calibrate_opts *o, struct hd_profile *out,
