@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -447,55 +448,114 @@ hd_export_write(const struct hd_export_set *s, enum hd_export_format f,
 		writers[f](s, w);
 }
 
-int
-hd_export_to_file(const char *path, FILE *out, void (*fill)(void *ctx, struct hd_exw *w),
-		  void *ctx, struct hd_err *e)
+/* fill into an open stream; `name` says which in a message. */
+static int
+write_stream(FILE *f, const char *name, void (*fill)(void *ctx, struct hd_exw *w), void *ctx,
+	     struct hd_err *e)
 {
 	struct hd_exw w;
-	char *tmp = NULL;
-	FILE *f = out;
-	int fd, rc = -1;
+	int rc;
 
-	if (path != NULL) {
-		tmp = hd_xasprintf("%s.tmp-XXXXXX", path);
-		if ((fd = mkstemp(tmp)) < 0) {
-			hd_err_set(e, HD_EXIT_FAIL, path, "cannot write here: %s", strerror(errno));
-			free(tmp);
-			return -1;
-		}
-		/* mkstemp makes 0600; an export is an ordinary file */
-		fchmod(fd, 0644 & ~umask(umask(0)));
-		if ((f = fdopen(fd, "w")) == NULL) {
-			hd_err_set(e, HD_EXIT_FAIL, path, "cannot write: %s", strerror(errno));
-			close(fd);
-			goto out;
-		}
-	}
 	hd_exw_init(&w, f);
 	fill(ctx, &w);
 	rc = hd_exw_flush(&w);
 	hd_exw_free(&w);
-	if (path == NULL) {
-		if (rc != 0 || fflush(f) != 0) {
-			hd_err_set(e, HD_EXIT_FAIL, "standard output", "write failed: %s",
-				   strerror(errno));
-			rc = -1;
-		}
-		return rc;
+	if (rc != 0 || fflush(f) != 0) {
+		hd_err_set(e, HD_EXIT_FAIL, name, "write failed: %s", strerror(errno));
+		return -1;
 	}
-	if (fclose(f) != 0 || rc != 0) {
+	return 0;
+}
+
+/* A path that is not a regular file (a device, a FIFO, a terminal) is
+ * written as it is, never replaced: -o /dev/null stays the null device and
+ * a FIFO's reader gets the export.  A FIFO nobody reads is refused rather
+ * than waited on. */
+static int
+write_in_place(const char *path, void (*fill)(void *ctx, struct hd_exw *w), void *ctx,
+	       struct hd_err *e)
+{
+	FILE *f;
+	int fd, rc;
+
+	if ((fd = open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)) < 0) {
+		hd_err_set(e, HD_EXIT_FAIL, path, errno == ENXIO ? "nothing is reading from it "
+			   "(a FIFO or socket): %s" : "cannot write: %s", strerror(errno));
+		return -1;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
+	    (f = fdopen(fd, "w")) == NULL) {
+		hd_err_set(e, HD_EXIT_FAIL, path, "cannot write: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	rc = write_stream(f, path, fill, ctx, e);
+	if (fclose(f) != 0 && rc == 0) {
 		hd_err_set(e, HD_EXIT_FAIL, path, "write failed: %s", strerror(errno));
 		rc = -1;
+	}
+	return rc;
+}
+
+/* A regular file (or none yet) is replaced atomically: written to a
+ * temporary file beside it, renamed over it only when all was written. */
+static int
+write_atomic(const char *path, void (*fill)(void *ctx, struct hd_exw *w), void *ctx,
+	     struct hd_err *e)
+{
+	char *tmp = hd_xasprintf("%s.tmp-XXXXXX", path);
+	FILE *f;
+	int fd, rc = -1;
+
+	if ((fd = mkstemp(tmp)) < 0) {
+		hd_err_set(e, HD_EXIT_FAIL, path, "cannot write here: %s", strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	/* mkstemp makes 0600; an export is an ordinary file */
+	fchmod(fd, 0644 & ~umask(umask(0)));
+	if ((f = fdopen(fd, "w")) == NULL) {
+		hd_err_set(e, HD_EXIT_FAIL, path, "cannot write: %s", strerror(errno));
+		close(fd);
 		goto out;
 	}
-	if (rename(tmp, path) != 0) {
+	rc = write_stream(f, path, fill, ctx, e);
+	if (fclose(f) != 0 && rc == 0) {
+		hd_err_set(e, HD_EXIT_FAIL, path, "write failed: %s", strerror(errno));
+		rc = -1;
+	}
+	if (rc == 0 && rename(tmp, path) != 0) {
 		hd_err_set(e, HD_EXIT_FAIL, path, "cannot replace the file: %s", strerror(errno));
 		rc = -1;
 	}
 out:
-	if (rc != 0 && tmp != NULL)
+	if (rc != 0)
 		unlink(tmp);
 	free(tmp);
+	return rc;
+}
+
+int
+hd_export_to_file(const char *path, FILE *out, void (*fill)(void *ctx, struct hd_exw *w),
+		  void *ctx, struct hd_err *e)
+{
+	struct stat st;
+	char *target = NULL;
+	int rc;
+
+	if (path == NULL)
+		return write_stream(out, "standard output", fill, ctx, e);
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		hd_err_set(e, HD_EXIT_INPUT, path, "is a folder, not a file");
+		return -1;
+	}
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return write_in_place(path, fill, ctx, e);
+	/* a link to a regular file: the file it names is replaced, the link kept */
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		target = realpath(path, NULL);
+	rc = write_atomic(target != NULL ? target : path, fill, ctx, e);
+	free(target);
 	return rc;
 }
 

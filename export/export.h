@@ -139,8 +139,12 @@ void hd_export_write(const struct hd_export_set *s, enum hd_export_format f,
 		     enum hd_export_table t, struct hd_exw *w);
 
 /*
- * Write `fill` output to path atomically: into a temporary file in the same
- * folder, renamed over path only when everything was written.  path NULL
+ * Write `fill` output to path.  A regular file (or a new one) is written
+ * atomically: into a temporary file in the same folder, renamed over path
+ * only when everything was written (through a symbolic link, the file it
+ * names is replaced and the link kept).  Anything else — a device such as
+ * /dev/null or /dev/stdout's terminal, a FIFO — is written in place, never
+ * replaced; a FIFO with no reader and a folder are refused.  path NULL
  * writes to out instead.  0, or -1 with e set and no file left behind.
  */
 int hd_export_to_file(const char *path, FILE *out,
