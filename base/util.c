@@ -3,11 +3,13 @@
  * struct hd_err convention (see util.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/util.h"
 
@@ -248,15 +250,28 @@ hd_read_file(const char *path, size_t *len, struct hd_err *e)
 	char chunk[65536];
 	FILE *f;
 	size_t n;
+	int fd;
 
-	f = fopen(path, "rb");
-	if (f == NULL) {
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0) {
 		hd_err_set(e, HD_EXIT_INPUT, path, "cannot open: %s", strerror(errno));
 		return NULL;
 	}
-	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-		fclose(f);
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
 		hd_err_set(e, HD_EXIT_INPUT, path, "is a directory, not a file");
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		hd_err_set(e, HD_EXIT_INPUT, path, "is not a regular file (a FIFO, device or "
+			   "socket): lessons and profiles are read from files");
+		return NULL;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
+	    (f = fdopen(fd, "rb")) == NULL) {
+		hd_err_set(e, HD_EXIT_INPUT, path, "cannot open: %s", strerror(errno));
+		close(fd);
 		return NULL;
 	}
 	hd_buf_init(&b);

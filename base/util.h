@@ -78,8 +78,9 @@ void hd_err_set(struct hd_err *e, int status, const char *where,
 /* Write "where: error: msg\ncontext" to f (a FILE *). */
 void hd_err_print(const struct hd_err *e, void *f);
 
-/* Read a whole file; NULL with e set on failure.  *len gets the size.  A
- * file (or device) longer than HD_READ_MAX bytes is refused, read no further. */
+/* Read a whole regular file; NULL with e set on failure.  *len gets the
+ * size.  A FIFO, device or socket is refused without waiting on it, and a
+ * file longer than HD_READ_MAX bytes is refused, read no further. */
 #define HD_READ_MAX (16u << 20)
 char *hd_read_file(const char *path, size_t *len, struct hd_err *e);
 

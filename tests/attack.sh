@@ -1,0 +1,116 @@
+#!/bin/sh
+# attack.sh - crafted lessons, profiles, databases and output paths, each
+# tried against the real binary as an attacker or a careless colleague
+# would.  For every command it asserts: no exit of 128 or more (a signal, a
+# sanitizer abort), done within 10 s, no sanitizer report, no raw control
+# byte on what would reach a terminal, no special file replaced by a regular
+# one, and where a CSV is written, no cell that a spreadsheet would run as a
+# formula.  doc/reliability.md's table lists what is tried and the outcome.
+#
+# Run by `make check` with $HDSIM and $HDSIM_SRCDIR set; skipped (77) without.
+# shellcheck disable=SC2015  # "test && ok || fail" is safe: ok never fails
+set -u
+if [ -z "${HDSIM:-}" ] || [ ! -x "$HDSIM" ]; then
+	echo "attack.sh: HDSIM is not set: skipped"
+	exit 77
+fi
+srcdir=${HDSIM_SRCDIR:-$(dirname "$0")/..}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hdsim-attack.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT INT TERM
+export XDG_DATA_HOME="$tmp/xdg" XDG_CONFIG_HOME="$tmp/config" HOME="$tmp/home"
+mkdir -p "$HOME"
+unset HDSIM_LESSON_PATH NO_COLOR
+. "$(dirname "$0")/check-lib.sh"
+
+# try WANT ARGS...: run hdsim ARGS (stdin from /dev/null) and check the
+# common rules; WANT is the exit status expected, or "any" (< 128).  Its
+# output is left in $tmp/out and $tmp/err.
+try() {
+	want=$1
+	shift
+	timeout 10 "$HDSIM" "$@" </dev/null >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" = 124 ]; then
+		fail "hdsim $*: still running after 10 s"
+	elif [ "$rc" -ge 128 ]; then
+		fail "hdsim $*: died with exit $rc"
+	elif [ "$want" != any ] && [ "$rc" != "$want" ]; then
+		fail "hdsim $*: exit $rc, expected $want"
+		head -c 1000 "$tmp/err" | sed 's/^/    /'
+	elif grep -qE 'runtime error:|AddressSanitizer|LeakSanitizer' "$tmp/err"; then
+		fail "hdsim $*: sanitizer report"
+		head -c 2000 "$tmp/err" | sed 's/^/    /'
+	else
+		ok
+	fi
+}
+
+# no_raw_controls FILE WHAT: FILE holds no ESC, no other C0 control but tab
+# and newline, no DEL, no C1 control and no bidi override.
+no_raw_controls() {
+	if LC_ALL=C grep -qP '[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]' "$1"; then
+		fail "$2: a raw control byte would reach the terminal"
+		LC_ALL=C grep -naP '[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]' "$1" |
+			head -3 | od -c | head -5 | sed 's/^/    /'
+	else
+		ok
+	fi
+}
+
+# no_formula_cells FILE WHAT: no CSV cell starts with = + - @ (quoted or not),
+# but for numbers such as -1.5.
+no_formula_cells() {
+	if python3 - "$1" <<'PY'
+import csv, re, sys
+bad = 0
+with open(sys.argv[1], newline="", encoding="utf-8", errors="replace") as f:
+    for row in csv.reader(f):
+        for cell in row:
+            if cell[:1] in ("=", "+", "-", "@", "\t", "\r") and not re.fullmatch(r"[-+]?[0-9.eE+-]+", cell):
+                print("    formula-leading cell:", repr(cell[:60]))
+                bad = 1
+sys.exit(bad)
+PY
+	then ok; else fail "$2: a CSV cell a spreadsheet would run as a formula"; fi
+}
+
+# ---- output paths ------------------------------------------------------------
+# a character device of our own (a null device): written to, not replaced
+if mknod "$tmp/null" c 1 3 2>/dev/null; then
+	try 0 export --lesson 1 --format csv -o "$tmp/null"
+	[ -c "$tmp/null" ] && ok || fail "export -o a character device replaced it with a regular file"
+fi
+# a FIFO with a reader gets the export; the FIFO stays a FIFO
+mkfifo "$tmp/fifo"
+(cat "$tmp/fifo" >"$tmp/fifo.got" &)
+sleep 0.2
+try 0 export --lesson 1 --format json -o "$tmp/fifo"
+sleep 0.2
+[ -p "$tmp/fifo" ] && ok || fail "export -o a FIFO replaced it with a regular file"
+grep -q '"format_version"' "$tmp/fifo.got" 2>/dev/null && ok ||
+	fail "export -o a FIFO: its reader got nothing"
+# a FIFO nobody reads: refused at once, not waited on
+try 1 export --lesson 1 --format json -o "$tmp/fifo"
+grep -q 'nothing is reading from it' "$tmp/err" && ok || fail "export -o a FIFO without a reader: no clear message"
+# a link to a regular file: the file is replaced, the link kept
+echo old >"$tmp/target.csv"
+ln -s "$tmp/target.csv" "$tmp/link.csv"
+try 0 export --lesson 1 --format csv -o "$tmp/link.csv"
+[ -L "$tmp/link.csv" ] && ok || fail "export -o a symbolic link replaced the link"
+grep -q '^database,' "$tmp/target.csv" && ok || fail "export -o a symbolic link: its file was not written"
+# a folder is no file
+try 2 export --lesson 1 --format json -o "$tmp"
+
+# ---- special files read as lessons and profiles --------------------------------
+mkfifo "$tmp/lesson.hds" "$tmp/profile.hdp"
+try 2 lint "$tmp/lesson.hds"
+grep -q 'is not a regular file' "$tmp/err" && ok || fail "lint a FIFO: no clear message"
+try 2 run 1 --profile "$tmp/profile.hdp"
+grep -q 'is not a regular file' "$tmp/err" && ok || fail "--profile a FIFO: no clear message"
+mkdir "$tmp/lessons"
+mkfifo "$tmp/lessons/a.hds"
+HDSIM_LESSON_PATH="$tmp/lessons" try 0 list
+grep -q 'is not a regular file' "$tmp/err" && ok || fail "a FIFO in a lesson folder: no warning"
+unset HDSIM_LESSON_PATH
+
+finish attack.sh
