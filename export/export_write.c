@@ -8,7 +8,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "base/sanitize.h"
 #include "export/export_write.h"
 
 #define EXW_CHUNK (1u << 20)
@@ -19,6 +21,7 @@ hd_exw_init(struct hd_exw *w, FILE *f)
 	memset(w, 0, sizeof *w);
 	hd_buf_init(&w->b);
 	w->f = f;
+	w->term = f != NULL && isatty(fileno(f));
 }
 
 int
@@ -26,7 +29,13 @@ hd_exw_flush(struct hd_exw *w)
 {
 	if (w->f == NULL)
 		return w->failed ? -1 : 0;
-	if (w->b.len > 0 && fwrite(w->b.s, 1, w->b.len, w->f) != w->b.len)
+	if (w->term && w->b.len > 0) {
+		char *safe = hd_san_term_dup(w->b.s, true);
+
+		if (fputs(safe, w->f) == EOF)
+			w->failed = 1;
+		free(safe);
+	} else if (w->b.len > 0 && fwrite(w->b.s, 1, w->b.len, w->f) != w->b.len)
 		w->failed = 1;
 	w->b.len = 0;
 	if (w->b.s != NULL)
@@ -37,7 +46,8 @@ hd_exw_flush(struct hd_exw *w)
 void
 hd_exw_tick(struct hd_exw *w)
 {
-	if (w->f != NULL && w->b.len >= EXW_CHUNK)
+	/* to a terminal, kept whole: a chunk must not split a character */
+	if (w->f != NULL && !w->term && w->b.len >= EXW_CHUNK)
 		hd_exw_flush(w);
 }
 
@@ -254,18 +264,24 @@ csv_esc(struct hd_exw *w, unsigned char c)
 void
 hd_exw_csv(struct hd_exw *w, const char *s)
 {
+	struct hd_buf cell;
 	size_t len;
 
 	if (s == NULL || s[0] == '\0')
 		return;
+	/* untrusted text: no leading = + - @ for a spreadsheet to run */
+	hd_buf_init(&cell);
+	hd_san_csv_lead(&cell, s);
+	s = cell.s;
 	len = strlen(s);
 	if (strpbrk(s, ",\"\r\n") == NULL && s[0] != ' ' && s[len - 1] != ' ') {
 		put_utf8(w, s, "", NULL);
-		return;
+	} else {
+		hd_exw_putc(w, '"');
+		put_utf8(w, s, "\"", csv_esc);
+		hd_exw_putc(w, '"');
 	}
-	hd_exw_putc(w, '"');
-	put_utf8(w, s, "\"", csv_esc);
-	hd_exw_putc(w, '"');
+	hd_buf_free(&cell);
 }
 
 static int

@@ -22,9 +22,12 @@ struct hd_exw {
 	struct hd_buf b;
 	FILE *f;            /* NULL: keep everything in b */
 	int failed;         /* a write to f failed */
+	int term;           /* f is a terminal: written through hd_san_term */
 };
 
-/* Start a writer draining to f (NULL: into memory only). */
+/* Start a writer draining to f (NULL: into memory only).  When f is a
+ * terminal, what is written reaches it through base/sanitize.h's terminal
+ * rule (controls shown escaped), kept whole until the last flush. */
 void hd_exw_init(struct hd_exw *w, FILE *f);
 /* Write out what is buffered once it passes a megabyte (no-op in memory). */
 void hd_exw_tick(struct hd_exw *w);
@@ -47,7 +50,9 @@ void hd_exw_num(struct hd_exw *w, double v);
 /* A JSON string literal, quotes included; NULL writes null. */
 void hd_exw_json(struct hd_exw *w, const char *s);
 /* An RFC 4180 field: quoted (quotes doubled) when it holds a comma, a quote,
- * CR or LF, or starts or ends with a space; NULL writes an empty field. */
+ * CR or LF, or starts or ends with a space; NULL writes an empty field.  The
+ * text is untrusted: a cell starting with = + - @, TAB or CR gets a leading
+ * apostrophe, so a spreadsheet shows it instead of running it. */
 void hd_exw_csv(struct hd_exw *w, const char *s);
 /* XML/HTML text or attribute value: & < > " ' escaped, control characters
  * XML forbids dropped. */

@@ -357,6 +357,10 @@ START_TEST(csv_field_quoting)
 		{ "plain", "plain" }, { "", "" }, { "a,b", "\"a,b\"" },
 		{ "say \"hi\"", "\"say \"\"hi\"\"\"" }, { "two\nlines", "\"two\nlines\"" },
 		{ "cr\r", "\"cr\r\"" }, { " lead", "\" lead\"" }, { "bad\xff", "bad\xef\xbf\xbd" },
+		/* formulas a spreadsheet would run are made text */
+		{ "=HYPERLINK(\"x\")", "\"'=HYPERLINK(\"\"x\"\")\"" }, { "+1", "'+1" },
+		{ "-2", "'-2" }, { "@SUM(A1)", "'@SUM(A1)" }, { "\tx", "'\tx" },
+		{ "a=b", "a=b" },
 	};
 	size_t i;
 
