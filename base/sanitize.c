@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/sanitize.h"
+#include "base/utf8.h"
 
 /* What a code point (or a stray byte) is, as far as a sink cares. */
 enum cls {
@@ -21,55 +22,31 @@ enum cls {
 	C_BAD,          /* a byte that is not part of valid UTF-8 */
 };
 
-/* Decode the code point at s (NUL-terminated): its length in bytes, its
- * value in *cp, its class in *c.  Overlong forms, surrogates and values past
- * U+10FFFF are invalid: one byte of C_BAD. */
+/* The code point at s (NUL-terminated): its length in bytes, its value in
+ * *cp, its class in *c; a byte that starts no valid sequence is one byte of
+ * C_BAD. */
 static size_t
 next(const unsigned char *s, unsigned long *cp, enum cls *c)
 {
-	unsigned long v;
-	size_t n, i;
+	size_t n = hd_utf8_seq(s, strnlen((const char *)s, 4), cp);
 
-	if (s[0] < 0x80) {
+	if (n == 0) {
 		*cp = s[0];
-		*c = s[0] == '\n' ? C_NL : s[0] == '\t' ? C_TAB : s[0] == '\r' ? C_CR :
-		     s[0] < 0x20 || s[0] == 0x7f ? C_CTRL : C_TEXT;
+		*c = C_BAD;
 		return 1;
 	}
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		n = 2;
-		v = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		n = 3;
-		v = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		n = 4;
-		v = s[0] & 0x07;
-	} else
-		goto bad;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			goto bad;
-		v = v << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && v < 0x800) || (n == 4 && (v < 0x10000 || v > 0x10ffff)) ||
-	    (v >= 0xd800 && v <= 0xdfff))
-		goto bad;
-	*cp = v;
-	if (v >= 0x80 && v <= 0x9f)
+	if (n == 1)
+		*c = s[0] == '\n' ? C_NL : s[0] == '\t' ? C_TAB : s[0] == '\r' ? C_CR :
+		     s[0] < 0x20 || s[0] == 0x7f ? C_CTRL : C_TEXT;
+	else if (HD_UTF8_C1(*cp))
 		*c = C_C1;
-	else if (v == 0x061c || v == 0x200e || v == 0x200f || (v >= 0x202a && v <= 0x202e) ||
-		 (v >= 0x2066 && v <= 0x2069))
+	else if (HD_UTF8_BIDI(*cp))
 		*c = C_BIDI;
-	else if (v == 0x2028 || v == 0x2029)
+	else if (*cp == 0x2028 || *cp == 0x2029)
 		*c = C_LINESEP;
 	else
 		*c = C_TEXT;
 	return n;
-bad:
-	*cp = s[0];
-	*c = C_BAD;
-	return 1;
 }
 
 /* Would the terminal sink escape a code point of class c? */

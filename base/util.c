@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/sanitize.h"
 #include "base/util.h"
 
 void
@@ -233,13 +234,20 @@ hd_err_print(const struct hd_err *e, void *fp)
 	FILE *f = fp;
 	size_t n;
 
-	if (e->where[0] != '\0')
-		fprintf(f, "%s: error: %s\n", e->where, e->msg);
+	/* where, msg and context may quote a file or a database: never raw */
+	char *where = hd_san_term_dup(e->where, false), *msg = hd_san_term_dup(e->msg, false);
+	char *ctx = hd_san_term_dup(e->context, true);
+
+	if (where[0] != '\0')
+		fprintf(f, "%s: error: %s\n", where, msg);
 	else
-		fprintf(f, "hdsim: error: %s\n", e->msg);
-	n = strlen(e->context);
+		fprintf(f, "hdsim: error: %s\n", msg);
+	n = strlen(ctx);
 	if (n > 0)
-		fprintf(f, "%s%s", e->context, e->context[n - 1] == '\n' ? "" : "\n");
+		fprintf(f, "%s%s", ctx, ctx[n - 1] == '\n' ? "" : "\n");
+	free(where);
+	free(msg);
+	free(ctx);
 }
 
 char *

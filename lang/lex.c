@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/utf8.h"
 #include "lang/lex.h"
 
 static const char *const punct_str[HD_P__COUNT] = {
@@ -70,31 +71,9 @@ hd_src_free(struct hd_src *src)
 static size_t
 utf8_seq(const unsigned char *p, size_t rem)
 {
-	unsigned c = p[0];
-	size_t n, i;
-	unsigned cp;
+	unsigned long cp;
 
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, cp = c & 0x07;
-	else
-		return 0;
-	if (rem < n)
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
+	return hd_utf8_seq(p, rem, &cp);
 }
 
 void
@@ -288,7 +267,8 @@ check_line(struct lexer *lx, const char *eol)
 		    (size_t)(eol - lx->line_start), HD_LEX_MAX_LINE);
 	while (q < eol) {
 		unsigned char b = (unsigned char)*q;
-		size_t n = utf8_seq((const unsigned char *)q, (size_t)(eol - q));
+		unsigned long cp;
+		size_t n = hd_utf8_seq((const unsigned char *)q, (size_t)(eol - q), &cp);
 
 		if (n == 0)
 			return lex_error(lx, q, "invalid UTF-8 (byte 0x%02x): lessons are "
@@ -299,6 +279,11 @@ check_line(struct lexer *lx, const char *eol)
 			return lex_error(lx, q, "control character 0x%02x in the text", b);
 		if (b == 0x7f)
 			return lex_error(lx, q, "control character 0x7f in the text");
+		if (HD_UTF8_C1(cp))
+			return lex_error(lx, q, "control character U+%04lX in the text", cp);
+		if (HD_UTF8_BIDI(cp))
+			return lex_error(lx, q, "bidirectional control U+%04lX in the text: it "
+			    "would show the text in another order than it is written", cp);
 		q += n;
 	}
 	return 0;

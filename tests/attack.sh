@@ -113,4 +113,22 @@ HDSIM_LESSON_PATH="$tmp/lessons" try 0 list
 grep -q 'is not a regular file' "$tmp/err" && ok || fail "a FIFO in a lesson folder: no warning"
 unset HDSIM_LESSON_PATH
 
+# ---- controls in lesson text ----------------------------------------------------
+# lesson TEXT NAME: a lesson file whose title is TEXT (printf escapes)
+lesson_with() {
+	printf 'hdsim 1\nlesson %s\ntitle "%s"\nscenario a "A"\n  host 1ms\nend\n' "$2" "$1" \
+		>"$tmp/$2.hds"
+}
+lesson_with 'escape \033]0;owned\007 \033[2J' esc
+lesson_with 'C1 \302\233 31m' cone
+lesson_with 'bidi \342\200\256 reversed' bidi
+lesson_with 'isolate \342\201\246 x' isolate
+for l in esc cone bidi isolate; do
+	for cmd in lint show run; do
+		try 2 $cmd "$tmp/$l.hds"
+		no_raw_controls "$tmp/err" "hdsim $cmd (a lesson with $l in its title), stderr"
+		no_raw_controls "$tmp/out" "hdsim $cmd (a lesson with $l in its title), stdout"
+	done
+done
+
 finish attack.sh
