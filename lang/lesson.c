@@ -316,6 +316,13 @@ parse_question_stmt(struct hd_parser *p, struct hd_question *q, struct hd_expr *
 		t = tok(p);
 		if ((id = hd_parse_name(p, "an identifier")) == NULL)
 			return -1;
+		if (q->noptions >= HD_LESSON_MAX_OPTIONS) {
+			hd_parse_error(p, kw, "a question has at most %d %ss (answered with the "
+			    "letters a to %c)", HD_LESSON_MAX_OPTIONS, want,
+			    'a' + HD_LESSON_MAX_OPTIONS - 1);
+			free(id);
+			return -1;
+		}
 		if (find_option(q, t) >= 0) {
 			hd_parse_error(p, t, "%s '%s' is given twice", want, id);
 			free(id);

@@ -23,6 +23,9 @@
  * scenario; knobs, scenarios or questions in a lesson.  Names are looked up
  * by scanning, so this keeps a file of a million names from taking hours. */
 #define HD_LESSON_MAX_NAMES 1000
+/* options of a choice, items of an order: each answered by a letter from a
+ * to g, so no option takes a key the browser uses (h, j, k, l, q ...) */
+#define HD_LESSON_MAX_OPTIONS 7
 
 /* One statement of a scenario that becomes IR ops. */
 struct hd_stmt {

@@ -131,4 +131,17 @@ for l in esc cone bidi isolate; do
 	done
 done
 
+# ---- a choice with more options than letters the browser leaves free ------------
+{
+	printf 'hdsim 1\nlesson many\ntitle "Many"\nquestion q choice "Which?"\n'
+	i=0
+	while [ $i -lt 30 ]; do
+		printf '  option o%d "option %d"\n' $i $i
+		i=$((i + 1))
+	done
+	printf '  answer o1\nend\nscenario a "A"\n  host 1ms\nend\n'
+} >"$tmp/many.hds"
+try 2 lint "$tmp/many.hds"
+grep -q 'at most 7 options' "$tmp/err" && ok || fail "a choice of 30 options: no clear message"
+
 finish attack.sh
