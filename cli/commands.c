@@ -30,6 +30,7 @@
 #include "export/export.h"
 #include "lang/lesson.h"
 #include "profile/profile.h"
+#include "profile/profile_write.h"
 #include "real/ranks.h"
 #include "real/real.h"
 #include "real/calibrate/calibrate.h"
@@ -1194,75 +1195,15 @@ calib_progress(void *ctx, double frac, const char *what)
 	fflush(cp->f);
 }
 
-/* mkdir -p; 0, or -1 with e set. */
-static int
-calib_mkdirs(const char *dir, struct hd_err *e)
-{
-	char *p = hd_xstrdup(dir), *s;
-	int rc = 0;
-
-	for (s = p + 1; rc == 0; s++) {
-		if (*s != '/' && *s != '\0')
-			continue;
-		{
-			char c = *s;
-
-			*s = '\0';
-			if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-				hd_err_set(e, HD_EXIT_FAIL, p, "cannot create the folder: %s",
-					   strerror(errno));
-				rc = -1;
-			}
-			*s = c;
-			if (c == '\0')
-				break;
-		}
-	}
-	free(p);
-	return rc;
-}
-
-/* Write the calibrated profile to dir/NAME.hdp (through a temporary file). */
+/* The profile file, written where 'hdsim --real' looks for it. */
 static char *
-calib_write(const struct hd_profile *p, const char *gpu, struct hd_err *e)
+calib_write(const struct hd_profile *p, struct hd_err *e)
 {
-	char *dir = hd_verify_profile_dir(), *path = NULL, *tmp = NULL, *text;
-	const char *body;
-	FILE *f;
+	char *dir = hd_verify_profile_dir(), *path;
 
-	if (calib_mkdirs(dir, e) != 0) {
-		free(dir);
-		return NULL;
-	}
-	path = hd_xasprintf("%s/%s.hdp", dir, p->name);
-	tmp = hd_xasprintf("%s.tmp", path);
-	text = hd_profile_format(p);
-	body = strchr(text, '\n');
-	f = fopen(tmp, "w");
-	if (f == NULL) {
-		hd_err_set(e, HD_EXIT_FAIL, tmp, "cannot write: %s", strerror(errno));
-		goto fail;
-	}
-	/* the header line first, then where the figures came from */
-	fprintf(f, "%.*s\n# Measured on this machine's %s by 'hdsim calibrate'; the figures "
-		"it could\n# not measure come from the built-in profile named in the "
-		"description.\n%s", (int)(body ? body - text : (long)strlen(text)), text, gpu,
-		body ? body + 1 : "");
-	if (fclose(f) != 0 || rename(tmp, path) != 0) {
-		hd_err_set(e, HD_EXIT_FAIL, path, "cannot write: %s", strerror(errno));
-		remove(tmp);
-		goto fail;
-	}
-	free(text);
-	free(tmp);
+	path = hd_profile_write_calibrated(p, dir, p->gpu_name, e);
 	free(dir);
 	return path;
-fail:
-	free(text);
-	free(tmp);
-	free(path);
-	free(dir);
-	return NULL;
 }
 
 /*
@@ -1325,7 +1266,7 @@ cmd_calibrate(struct ctx *x)
 		fputc('\n', x->err);
 	put_out(x, &log);
 	hd_buf_free(&log);
-	if (rc != 0 || (path = calib_write(&p, p.gpu_name, &e)) == NULL) {
+	if (rc != 0 || (path = calib_write(&p, &e)) == NULL) {
 		hd_store_close(st);
 		return report_err(x, &e);
 	}
