@@ -1,14 +1,14 @@
 /*
- * commands.c - the hdsim command line: options, the command table, dispatch
- * and exit statuses.
+ * commands.c - the hdsim command line: the command table, dispatch and exit
+ * statuses (the options are parsed in options.c).
  *
- * Options may appear anywhere on the line (before or after the command), as
- * in git and cargo; each command lists the options it accepts and refuses the
- * rest, so a mistyped line fails loudly instead of being half-obeyed.
- * Exit statuses: 0 success, 1 a run failed or a claim does not hold (or no
- * GPU for --real), 2 bad input (usage, lesson file, profile, knob).
+ * Each command lists the options it accepts and refuses the rest, so a
+ * mistyped line fails loudly instead of being half-obeyed.  Exit statuses:
+ * 0 success, 1 a run failed or a claim does not hold (or no GPU for --real),
+ * 2 bad input (usage, lesson file, profile, knob).
  */
-#include "config.h"
+/* autoconf's config.h: as "config.h" it would be cli/config.h */
+#include <config.h>
 
 #include <sys/stat.h>
 
@@ -25,6 +25,7 @@
 #include "cli/bench.h"
 #include "lang/catalog.h"
 #include "cli/cli.h"
+#include "cli/config.h"
 #include "cli/cmd.h"
 #include "real/cudagen.h"
 #include "export/export.h"
@@ -40,219 +41,8 @@
 #include "run/verify.h"
 #include "run/backends.h"
 
-/* ---- options ------------------------------------------------------------- */
-
-static const struct opt {
-	const char *name;
-	char short_name;
-	int takes_arg;
-	unsigned bit;       /* 0 for --help and --version */
-	const char *arg_name;
-	const char *help;
-} opt_table[] = {
-	{ "--help", 'h', 0, 0, NULL, "show help (for a command: hdsim help CMD)" },
-	{ "--version", 0, 0, 0, NULL, "print the version and what this build can run on" },
-	{ "--profile", 0, 1, HD_OPT_PROFILE, "NAME|FILE",
-	  "hardware profile: a built-in name or a profile file" },
-	{ "--scenario", 0, 1, HD_OPT_SCENARIO, "S",
-	  "show only scenario S (all run, for the claims)" },
-	{ "--set", 0, 1, HD_OPT_SET, "KNOB=VALUE",
-	  "change a knob, e.g. --set size=64MiB (repeatable)" },
-	{ "--json", 0, 0, HD_OPT_JSON, NULL, "write the run as one JSON object" },
-	{ "--plain", 0, 0, HD_OPT_PLAIN, NULL,
-	  "narrate the run line by line, for screen readers" },
-	{ "--no-color", 0, 0, HD_OPT_NO_COLOR, NULL,
-	  "no colour (nor with NO_COLOR, TERM=dumb, or a pipe)" },
-	{ "--width", 0, 1, HD_OPT_WIDTH, "N", "draw timelines N columns wide (at least 60)" },
-	{ "--real", 0, 0, HD_OPT_REAL, NULL, "run on this machine's GPU instead of the model" },
-	{ "--quick", 0, 0, HD_OPT_QUICK, NULL,
-	  "bench, calibrate: fewer sizes (a quick run)" },
-	{ "--db", 0, 1, HD_OPT_DB, "FILE",
-	  "the database to store runs in (default $XDG_DATA_HOME/hdsim/hdsim.db)" },
-	{ "--cuda", 0, 0, HD_OPT_CUDA, NULL,
-	  "show: the CUDA C the real backend runs, and the PyTorch equivalent" },
-	{ "--learner", 0, 1, HD_OPT_LEARNER, "NAME",
-	  "progress: whose answers (default $HDSIM_LEARNER, the config file's, $USER); "
-	  "export: only theirs" },
-	{ "--reset", 0, 0, HD_OPT_RESET, NULL,
-	  "progress: delete the learner's answers (of LESSON only, if named)" },
-	{ "--reduced-motion", 0, 0, HD_OPT_REDUCED_MOTION, NULL,
-	  "the lesson browser: no animation, playback jumps from event to event" },
-	{ "--format", 0, 1, HD_OPT_FORMAT, "F",
-	  "export: csv, json, perfetto, svg, html or md" },
-	{ "--output", 'o', 1, HD_OPT_OUTPUT, "FILE",
-	  "export: write to FILE (csv, svg: or a folder) instead of standard output" },
-	{ "--run", 0, 1, HD_OPT_RUN, "ID", "export: this stored run (and its pair)" },
-	{ "--lesson", 0, 1, HD_OPT_LESSON, "L", "export: this lesson's runs and answers" },
-	{ "--all", 0, 0, HD_OPT_ALL, NULL, "export: every run and answer (the default)" },
-	{ "--class", 0, 0, HD_OPT_CLASS, NULL,
-	  "export: merge learners' databases into class files" },
-	{ "--table", 0, 1, HD_OPT_TABLE, "T",
-	  "export --format csv: runs, spans, claims or progress" },
-};
-
 /* Options every command takes. */
 #define OPTS_ALL (HD_OPT_PROFILE | HD_OPT_NO_COLOR | HD_OPT_WIDTH)
-
-static const struct opt *
-find_opt(const char *name, size_t len, char short_name)
-{
-	size_t i;
-
-	for (i = 0; i < HD_ARRAY_LEN(opt_table); i++) {
-		const struct opt *p = &opt_table[i];
-		if (short_name != 0 ? p->short_name == short_name :
-		    strlen(p->name) == len && strncmp(p->name, name, len) == 0)
-			return p;
-	}
-	return NULL;
-}
-
-void
-hd_cli_opts_free(struct hd_cli_opts *o)
-{
-	if (o == NULL)
-		return;
-	free(o->sets);
-	free(o->args);
-	free(o->dbs);
-	o->sets = o->args = o->dbs = NULL;
-	o->nsets = o->nargs = o->ndbs = 0;
-}
-
-static int
-set_opt(struct hd_cli_opts *o, const struct opt *p, const char *val, FILE *err)
-{
-	char *end;
-	long w;
-
-	o->given |= p->bit;
-	if (strcmp(p->name, "--help") == 0)
-		o->help = true;
-	else if (strcmp(p->name, "--version") == 0)
-		o->version = true;
-	else if (p->bit == HD_OPT_PROFILE)
-		o->profile = val;
-	else if (p->bit == HD_OPT_SCENARIO)
-		o->scenario = val;
-	else if (p->bit == HD_OPT_SET) {
-		o->sets = hd_xrealloc(o->sets, sizeof *o->sets * (size_t)(o->nsets + 1));
-		o->sets[o->nsets++] = (char *)val;
-	} else if (p->bit == HD_OPT_JSON)
-		o->json = true;
-	else if (p->bit == HD_OPT_PLAIN)
-		o->plain = true;
-	else if (p->bit == HD_OPT_NO_COLOR)
-		o->no_color = true;
-	else if (p->bit == HD_OPT_REAL)
-		o->real = true;
-	else if (p->bit == HD_OPT_QUICK)
-		o->quick = true;
-	else if (p->bit == HD_OPT_CUDA)
-		o->cuda = true;
-	else if (p->bit == HD_OPT_DB) {
-		o->db = val;
-		o->dbs = hd_xrealloc(o->dbs, sizeof *o->dbs * (size_t)(o->ndbs + 1));
-		o->dbs[o->ndbs++] = (char *)val;
-	} else if (p->bit == HD_OPT_FORMAT)
-		o->format = val;
-	else if (p->bit == HD_OPT_OUTPUT)
-		o->output = val;
-	else if (p->bit == HD_OPT_RUN)
-		o->run = val;
-	else if (p->bit == HD_OPT_LESSON)
-		o->lesson = val;
-	else if (p->bit == HD_OPT_ALL)
-		o->all = true;
-	else if (p->bit == HD_OPT_CLASS)
-		o->class_export = true;
-	else if (p->bit == HD_OPT_TABLE)
-		o->table = val;
-	else if (p->bit == HD_OPT_LEARNER)
-		o->learner = val;
-	else if (p->bit == HD_OPT_RESET)
-		o->reset = true;
-	else if (p->bit == HD_OPT_REDUCED_MOTION)
-		o->reduced_motion = true;
-	else if (p->bit == HD_OPT_WIDTH) {
-		errno = 0;
-		w = strtol(val, &end, 10);
-		if (errno != 0 || end == val || *end != '\0' || w < 1 || w > 1000) {
-			fprintf(err, "hdsim: --width wants a number of columns from %d to 1000, "
-				"not '%s'\n", HD_TL_MIN_WIDTH, val);
-			return HD_EXIT_INPUT;
-		}
-		o->width = (int)w;
-	}
-	return 0;
-}
-
-int
-hd_cli_parse(int argc, char **argv, struct hd_cli_opts *o, FILE *err)
-{
-	int i, rest = 0;
-
-	memset(o, 0, sizeof *o);
-	o->args = hd_xcalloc((size_t)argc + 1, sizeof *o->args);
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = NULL, *eq;
-		const struct opt *p;
-		size_t len;
-
-		if (rest || a[0] != '-' || a[1] == '\0') {
-			o->args[o->nargs++] = argv[i];
-			continue;
-		}
-		if (strcmp(a, "--") == 0) {
-			rest = 1;
-			continue;
-		}
-		if (a[1] != '-') {
-			p = a[2] == '\0' ? find_opt(NULL, 0, a[1]) : NULL;
-			len = strlen(a);
-		} else {
-			eq = strchr(a, '=');
-			len = eq != NULL ? (size_t)(eq - a) : strlen(a);
-			p = find_opt(a, len, 0);
-			if (eq != NULL)
-				val = eq + 1;
-		}
-		if (p == NULL) {
-			fprintf(err, "hdsim: unknown option '%.*s'; see 'hdsim --help'\n",
-				(int)len, a);
-			return HD_EXIT_INPUT;
-		}
-		if (p->takes_arg && val == NULL) {
-			if (i + 1 >= argc) {
-				fprintf(err, "hdsim: option '%s' needs a value (%s); "
-					"see 'hdsim --help'\n", p->name, p->arg_name);
-				return HD_EXIT_INPUT;
-			}
-			val = argv[++i];
-		} else if (!p->takes_arg && val != NULL) {
-			fprintf(err, "hdsim: option '%s' takes no value; see 'hdsim --help'\n",
-				p->name);
-			return HD_EXIT_INPUT;
-		}
-		if (set_opt(o, p, val, err) != 0)
-			return HD_EXIT_INPUT;
-	}
-	return 0;
-}
-
-bool
-hd_cli_color(const struct hd_cli_opts *o)
-{
-	const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
-
-	if (o->no_color || o->json || o->plain)
-		return false;
-	if (nc != NULL && nc[0] != '\0')
-		return false;
-	if (term == NULL || strcmp(term, "dumb") == 0)
-		return false;
-	return isatty(STDOUT_FILENO) != 0;
-}
 
 /* ---- the command table --------------------------------------------------- */
 
@@ -361,7 +151,8 @@ find_cmd(const char *name)
 static void
 print_help(FILE *f)
 {
-	size_t i;
+	size_t nopts, i;
+	const struct hd_cli_opt *opts = hd_cli_opt_table(&nopts);
 
 	fprintf(f,
 		"usage: hdsim [COMMAND] [ARGS] [OPTIONS]\n"
@@ -375,8 +166,8 @@ print_help(FILE *f)
 	for (i = 0; i < HD_ARRAY_LEN(cmd_table); i++)
 		fprintf(f, "  %-10s %s\n", cmd_table[i].name, cmd_table[i].summary);
 	fprintf(f, "\nOptions:\n");
-	for (i = 0; i < HD_ARRAY_LEN(opt_table); i++) {
-		const struct opt *p = &opt_table[i];
+	for (i = 0; i < nopts; i++) {
+		const struct hd_cli_opt *p = &opts[i];
 		char lhs[48];
 		char sh[8] = "";
 		if (p->short_name != 0)
@@ -402,12 +193,13 @@ print_help(FILE *f)
 static void
 print_cmd_help(FILE *f, const struct cmd *c)
 {
-	size_t i;
+	size_t nopts, i;
+	const struct hd_cli_opt *opts = hd_cli_opt_table(&nopts);
 
 	fprintf(f, "usage: hdsim %s\n\n%s.\n", c->usage, c->summary);
 	fprintf(f, "\nOptions:\n");
-	for (i = 0; i < HD_ARRAY_LEN(opt_table); i++) {
-		const struct opt *p = &opt_table[i];
+	for (i = 0; i < nopts; i++) {
+		const struct hd_cli_opt *p = &opts[i];
 		char lhs[48];
 		if (p->bit == 0 || ((c->opts | OPTS_ALL) & p->bit) == 0)
 			continue;
@@ -982,8 +774,6 @@ cmd_real(struct ctx *x)
 	return res.claims_refuted > 0 ? HD_EXIT_FAIL : HD_EXIT_OK;
 }
 
-static const char *learner_name(const struct hd_cli_opts *o);
-
 /* Whether `hdsim` alone opens the lesson browser: both ends a terminal that
  * curses can drive, no --plain, and no --scenario or --set (which ask for
  * one run's text output). */
@@ -1006,8 +796,8 @@ cmd_default(struct ctx *x)
 	int status;
 
 	if (use_tui(x) && hd_catalog_count(x->cat) > 0) {
-		struct hd_tui_opts to = { x->o->db, learner_name(x->o), x->o->no_color,
-					  x->o->reduced_motion };
+		struct hd_tui_opts to = { x->o->db, hd_config_learner(x->o->learner),
+					  x->o->no_color, x->o->reduced_motion };
 		struct hd_err e = { 0 };
 		if (hd_store_learner_check(to.learner, &e) != 0)
 			return report_err(x, &e);
@@ -1306,71 +1096,6 @@ cmd_doctor(struct ctx *x)
 
 /* ---- progress ------------------------------------------------------------ */
 
-/*
- * The learner named in the configuration file, $XDG_CONFIG_HOME/hdsim/config
- * (else ~/.config/hdsim/config): a line "learner = NAME"; blank lines and
- * lines starting with # are skipped, other keys ignored.  NULL when there is
- * none.  A learner names themselves once there instead of on every command.
- */
-static const char *
-config_learner(void)
-{
-	static char name[HD_STORE_NAME_MAX + 2];
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-	char *path, line[512], *k, *v, *end;
-	const char *found = NULL;
-	FILE *f;
-
-	if (xdg != NULL && xdg[0] == '/')
-		path = hd_xasprintf("%s/hdsim/config", xdg);
-	else if (home != NULL && home[0] != '\0')
-		path = hd_xasprintf("%s/.config/hdsim/config", home);
-	else
-		return NULL;
-	f = fopen(path, "r");
-	free(path);
-	while (f != NULL && fgets(line, sizeof line, f) != NULL) {
-		for (k = line; *k == ' ' || *k == '\t'; k++)
-			;
-		if (*k == '#' || (v = strchr(k, '=')) == NULL)
-			continue;
-		for (end = v; end > k && (end[-1] == ' ' || end[-1] == '\t'); end--)
-			;
-		if (end - k != 7 || strncmp(k, "learner", 7) != 0)
-			continue;
-		for (v++; *v == ' ' || *v == '\t'; v++)
-			;
-		for (end = v + strlen(v); end > v && (end[-1] == '\n' || end[-1] == '\r' ||
-						      end[-1] == ' ' || end[-1] == '\t'); end--)
-			;
-		if (end > v) {
-			snprintf(name, sizeof name, "%.*s", (int)(end - v), v);
-			found = name;
-		}
-	}
-	if (f != NULL)
-		fclose(f);
-	return found;
-}
-
-/* Whose progress: --learner, else $HDSIM_LEARNER, else the configuration
- * file's learner, else $USER, else "learner". */
-static const char *
-learner_name(const struct hd_cli_opts *o)
-{
-	const char *v;
-
-	if (o->learner != NULL)
-		return o->learner;
-	if ((v = getenv("HDSIM_LEARNER")) != NULL && v[0] != '\0')
-		return v;
-	if ((v = config_learner()) != NULL)
-		return v;
-	if ((v = getenv("USER")) != NULL && v[0] != '\0')
-		return v;
-	return "learner";
-}
-
 /* One stored answer, copied out of the store's callback. */
 struct answer {
 	char *lesson, *question, *answer, *created;
@@ -1540,7 +1265,7 @@ cmd_progress(struct ctx *x)
 	struct hd_store *st = NULL;
 	struct hd_buf b;
 	struct stat sb;
-	const char *who = learner_name(x->o), *lesson = NULL;
+	const char *who = hd_config_learner(x->o->learner), *lesson = NULL;
 	char *path = x->o->db ? hd_xstrdup(x->o->db) : hd_store_default_path();
 	enum hd_store_mode mode;
 	int64_t gone = 0;
@@ -1628,10 +1353,11 @@ cmd_help(struct ctx *x)
 static int
 check_args(struct ctx *x, const struct cmd *c)
 {
-	size_t i;
+	size_t nopts, i;
+	const struct hd_cli_opt *opts = hd_cli_opt_table(&nopts);
 
-	for (i = 0; i < HD_ARRAY_LEN(opt_table); i++) {
-		const struct opt *p = &opt_table[i];
+	for (i = 0; i < nopts; i++) {
+		const struct hd_cli_opt *p = &opts[i];
 		if (p->bit != 0 && (x->o->given & p->bit) != 0 &&
 		    ((c->opts | OPTS_ALL) & p->bit) == 0) {
 			if (c->fn == cmd_default || c->fn == cmd_real)
