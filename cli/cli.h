@@ -8,6 +8,7 @@
 #define HD_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 /* Options as parsed from the whole command line (they may appear anywhere). */
@@ -65,6 +66,19 @@ enum {
 	HD_OPT_CLASS = 1 << 19,
 	HD_OPT_TABLE = 1 << 20,
 };
+
+/* One row of the option table: its spellings, its bit and its help line. */
+struct hd_cli_opt {
+	const char *name;       /* "--profile" */
+	char short_name;        /* 'o' for -o, else 0 */
+	int takes_arg;
+	unsigned bit;           /* HD_OPT_*; 0 for --help and --version */
+	const char *arg_name;   /* "NAME|FILE", or NULL when it takes none */
+	const char *help;
+};
+
+/* The option table in the order help lists it; *n gets its length. */
+const struct hd_cli_opt *hd_cli_opt_table(size_t *n);
 
 /*
  * Parse argv into *o (arrays freed by hd_cli_opts_free).  Returns 0, or

@@ -1,10 +1,15 @@
 /*
  * check_cli.c - the text timeline, the plain and JSON reports, the lesson
- * catalogue and option parsing, on hand-made traces and the shipped lessons.
+ * catalogue and option parsing, on hand-made traces and the shipped lessons;
+ * the command table and help, the configuration file, and the writer of
+ * calibrated profiles.
  */
+#include <sys/stat.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests/jsoncheck.h"
 #include "tests/testutil.h"
@@ -13,8 +18,11 @@
 #include "cli/bench.h"
 #include "lang/catalog.h"
 #include "cli/cli.h"
+#include "cli/cmd.h"
+#include "cli/config.h"
 #include "lang/lesson.h"
 #include "profile/profile.h"
+#include "profile/profile_write.h"
 #include "render/report.h"
 #include "render/timeline.h"
 #include "ir/trace.h"
@@ -850,6 +858,173 @@ START_TEST(test_width)
 }
 END_TEST
 
+/* ---- the command table and help ----------------------------------------- */
+
+/* The whole help (c NULL) or c's, as a string (freed by the caller). */
+static char *
+help_text(const struct hd_cmd_entry *c)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+
+	ck_assert_ptr_nonnull(f);
+	if (c == NULL)
+		hd_cmd_help_print(f);
+	else
+		hd_cmd_help_print_cmd(f, c);
+	fclose(f);
+	return s;
+}
+
+START_TEST(test_command_table)
+{
+	static const char *const names[] = { "list", "show", "run", "lint", "profiles",
+					      "bench", "calibrate", "doctor", "progress",
+					      "export", "help" };
+	const struct hd_cmd_entry *cmds, *run;
+	char *all = help_text(NULL), *one, line[64];
+	size_t n, i;
+
+	cmds = hd_cli_commands(&n);
+	ck_assert_uint_eq(n, HD_ARRAY_LEN(names));
+	for (i = 0; i < n; i++) {
+		ck_assert_str_eq(cmds[i].name, names[i]);
+		ck_assert_ptr_eq(hd_cli_find_command(names[i]), &cmds[i]);
+		ck_assert_ptr_nonnull(cmds[i].fn);
+		/* help lists every command, in the table's order */
+		snprintf(line, sizeof line, "\n  %-10s %s", names[i], "");
+		ck_assert_msg(strstr(all, line) != NULL, "help lacks '%s'", names[i]);
+	}
+	ck_assert_ptr_null(hd_cli_find_command("version"));
+	ck_assert_ptr_null(hd_cli_find_command("--real"));
+	ck_assert_ptr_nonnull(strstr(all, "  -o, --output FILE"));
+	free(all);
+
+	/* one command's help: its usage, and only the options it takes */
+	run = hd_cli_find_command("run");
+	ck_assert_ptr_nonnull(run);
+	one = help_text(run);
+	ck_assert(strncmp(one, "usage: hdsim run LESSON", 23) == 0);
+	ck_assert_ptr_nonnull(strstr(one, "\n  --json "));
+	ck_assert_ptr_nonnull(strstr(one, "\n  --profile NAME|FILE "));
+	ck_assert_ptr_null(strstr(one, "--format"));
+	ck_assert_ptr_null(strstr(one, "--help"));
+	free(one);
+}
+END_TEST
+
+/* ---- the configuration file ---------------------------------------------- */
+
+static void
+write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(test_config_learner)
+{
+	char dir[64], path[128], *user = getenv("USER") ? hd_xstrdup(getenv("USER")) : NULL;
+
+	hd_test_mkdtemp(dir, sizeof dir, "config");
+	setenv("XDG_CONFIG_HOME", dir, 1);
+	unsetenv("HDSIM_LEARNER");
+	setenv("USER", "user-name", 1);
+
+	/* no file: nobody, so $USER */
+	ck_assert_ptr_null(hd_config_file_learner());
+	ck_assert_str_eq(hd_config_learner(NULL), "user-name");
+
+	snprintf(path, sizeof path, "%s/hdsim", dir);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof path, "%s/hdsim/config", dir);
+	write_text(path, "# learner = commented\n\nlearners = other-key\n"
+		   "colour = never\n\t learner\t=  ada lovelace \t\r\n");
+	ck_assert_str_eq(hd_config_file_learner(), "ada lovelace");
+	ck_assert_str_eq(hd_config_learner(NULL), "ada lovelace");
+	ck_assert_str_eq(hd_config_learner("grace"), "grace");
+	setenv("HDSIM_LEARNER", "env-learner", 1);
+	ck_assert_str_eq(hd_config_learner(NULL), "env-learner");
+	unsetenv("HDSIM_LEARNER");
+
+	/* the last learner line wins; an empty value names nobody */
+	write_text(path, "learner = first\nlearner = second\n");
+	ck_assert_str_eq(hd_config_file_learner(), "second");
+	write_text(path, "learner =   \n");
+	ck_assert_ptr_null(hd_config_file_learner());
+	unsetenv("USER");
+	ck_assert_str_eq(hd_config_learner(NULL), "learner");
+
+	unsetenv("XDG_CONFIG_HOME");
+	if (user != NULL)
+		setenv("USER", user, 1);
+	free(user);
+	hd_test_rmtree(dir);
+}
+END_TEST
+
+/* ---- the calibrated-profile writer --------------------------------------- */
+
+START_TEST(test_profile_write)
+{
+	struct hd_profile p = *hd_profile_builtin(0), q;
+	struct hd_err e = { 0 };
+	char dir[64], *folder, *file, *path, *want, *text, *head, line[256];
+	FILE *f;
+	size_t len;
+
+	snprintf(p.name, sizeof p.name, "measured-gpu");
+	hd_test_mkdtemp(dir, sizeof dir, "profwrite");
+	/* a folder two levels down, made on the way */
+	folder = hd_xasprintf("%s/data/profiles", dir);
+	path = hd_profile_write_calibrated(&p, folder, "Test GPU 9000", &e);
+	ck_assert_msg(path != NULL, "%s", e.msg);
+	want = hd_xasprintf("%s/measured-gpu.hdp", folder);
+	ck_assert_str_eq(path, want);
+	file = hd_xasprintf("%s.tmp", path);
+	ck_assert_int_ne(access(file, F_OK), 0);
+
+	/* the header line, the comment on where it came from, then the rest */
+	text = hd_profile_format(&p);
+	head = strchr(text, '\n');
+	ck_assert_ptr_nonnull(head);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+	len = (size_t)(head - text) + 1;
+	ck_assert(strlen(line) == len && strncmp(line, text, len) == 0);
+	ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+	ck_assert_str_eq(line, "# Measured on this machine's Test GPU 9000 by 'hdsim "
+			 "calibrate'; the figures it could\n");
+	fclose(f);
+
+	/* it reads back as the same profile */
+	ck_assert_int_eq(hd_profile_resolve(path, &q, &e), 0);
+	ck_assert(hd_profile_equal(&q, &p));
+	free(text);
+	free(file);
+	free(path);
+	free(want);
+
+	/* a folder that cannot be made: NULL, and why */
+	file = hd_xasprintf("%s/a-file", dir);
+	write_text(file, "x\n");
+	free(folder);
+	folder = hd_xasprintf("%s/below", file);
+	memset(&e, 0, sizeof e);
+	ck_assert_ptr_null(hd_profile_write_calibrated(&p, folder, "Test GPU", &e));
+	ck_assert_int_eq(e.status, HD_EXIT_FAIL);
+	ck_assert_ptr_nonnull(strstr(e.msg, "cannot create the folder"));
+	free(folder);
+	free(file);
+	hd_test_rmtree(dir);
+}
+END_TEST
+
 static Suite *
 cli_suite(void)
 {
@@ -884,6 +1059,9 @@ cli_suite(void)
 	tc = tcase_create("options");
 	tcase_add_test(tc, test_options);
 	tcase_add_test(tc, test_width);
+	tcase_add_test(tc, test_command_table);
+	tcase_add_test(tc, test_config_learner);
+	tcase_add_test(tc, test_profile_write);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,63 @@
+/*
+ * cmd_default.c - `hdsim` with no command: the lesson browser on a
+ * terminal, else the lesson list and the first lesson's timeline.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cmd.h"
+#include "cli/config.h"
+#include "render/timeline.h"
+#include "store/store.h"
+#include "tui/app.h"
+
+/* Whether `hdsim` alone opens the lesson browser: both ends a terminal that
+ * curses can drive, no --plain, and no --scenario or --set (which ask for
+ * one run's text output). */
+static bool
+use_tui(const struct hd_cmd_ctx *x)
+{
+	const char *term = getenv("TERM");
+
+	return !x->o->plain && x->o->scenario == NULL && x->o->nsets == 0 &&
+	       x->out == stdout && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) &&
+	       term != NULL && term[0] != '\0' && strcmp(term, "dumb") != 0;
+}
+
+int
+hd_cmd_default(struct hd_cmd_ctx *x)
+{
+	struct hd_buf b;
+	int status;
+
+	if (use_tui(x) && hd_catalog_count(x->cat) > 0) {
+		struct hd_tui_opts to = { x->o->db, hd_config_learner(x->o->learner),
+					  x->o->no_color, x->o->reduced_motion };
+		struct hd_err e = { 0 };
+		if (hd_store_learner_check(to.learner, &e) != 0)
+			return hd_cmd_fail(x, &e);
+		fflush(stdout);
+		if ((status = hd_tui_main(x->cat, &x->profile, &to)) >= 0)
+			return status;
+		/* curses cannot drive this terminal: the text output below */
+	}
+	hd_buf_init(&b);
+	hd_cmd_list_lessons(x, &b);
+	hd_buf_puts(&b, "\n");
+	hd_cmd_put(x, &b);
+	hd_buf_free(&b);
+	if (hd_catalog_count(x->cat) == 0) {
+		fprintf(x->err, "hdsim: no lessons were found\n");
+		return HD_EXIT_FAIL;
+	}
+	status = hd_cmd_run_print(x, 0);
+	hd_buf_init(&b);
+	hd_buf_putc(&b, '\n');
+	hd_timeline_wrap(&b, "", "Next: 'hdsim show 1' for the lesson's text, 'hdsim run 2' "
+			 "for the next lesson, 'hdsim help' for everything else.", x->width, 0);
+	hd_cmd_put(x, &b);
+	hd_buf_free(&b);
+	return status;
+}

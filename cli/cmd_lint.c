@@ -1,0 +1,82 @@
+/*
+ * cmd_lint.c - `hdsim lint FILE|DIR...`: load lesson files (every *.hds of a
+ * directory) and build their scenarios with the default knobs, without
+ * running them.
+ */
+#include <sys/stat.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cmd.h"
+#include "lang/lesson.h"
+
+static int
+lint_file(struct hd_cmd_ctx *x, const char *path)
+{
+	struct hd_err e = { 0 };
+	struct hd_lesson *l = hd_lesson_load(path, &e);
+	double *knobs;
+	int i, status = 0;
+
+	if (l == NULL)
+		return hd_cmd_fail(x, &e);
+	knobs = hd_xcalloc((size_t)hd_lesson_nknobs(l) + 1, sizeof *knobs);
+	hd_lesson_knob_defaults(l, knobs);
+	for (i = 0; i < hd_lesson_nscenarios(l); i++) {
+		struct hd_scenario *sc = hd_lesson_instantiate(l, i, knobs, &e);
+		if (sc == NULL) {
+			status = hd_cmd_fail(x, &e);
+			memset(&e, 0, sizeof e);
+		}
+		hd_scenario_free(sc);
+	}
+	if (status == 0)
+		fprintf(x->out, "%s: ok: lesson %s, %d scenario%s, %d claim%s\n", path,
+			hd_lesson_id(l), hd_lesson_nscenarios(l),
+			hd_lesson_nscenarios(l) == 1 ? "" : "s", hd_lesson_nclaims(l),
+			hd_lesson_nclaims(l) == 1 ? "" : "s");
+	free(knobs);
+	hd_lesson_free(l);
+	return status;
+}
+
+/* A directory: every *.hds file in it, in name order. */
+static int
+lint_dir(struct hd_cmd_ctx *x, const char *path)
+{
+	struct hd_err e = { 0 };
+	char **names = NULL;
+	int n, i, status = 0, s;
+
+	if ((n = hd_catalog_list_dir(path, &names, &e)) < 0)
+		return hd_cmd_fail(x, &e);
+	for (i = 0; i < n; i++) {
+		s = lint_file(x, names[i]);
+		if (s > status)
+			status = s;
+		free(names[i]);
+	}
+	free(names);
+	if (n == 0)
+		fprintf(x->err, "%s: warning: no .hds files here\n", path);
+	return status;
+}
+
+int
+hd_cmd_lint(struct hd_cmd_ctx *x)
+{
+	struct stat st;
+	int i, status = 0, s;
+
+	for (i = 0; i < x->nargs; i++) {
+		if (stat(x->args[i], &st) == 0 && S_ISDIR(st.st_mode))
+			s = lint_dir(x, x->args[i]);
+		else
+			s = lint_file(x, x->args[i]);
+		if (s > status)
+			status = s;
+	}
+	return status;
+}
