@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
-#include "cli/config.h"
+#include "cli/rcfile.h"
 #include "render/timeline.h"
 #include "store/store.h"
 #include "tui/app.h"
@@ -33,7 +33,7 @@ hd_cmd_default(struct hd_cmd_ctx *x)
 	int status;
 
 	if (use_tui(x) && hd_catalog_count(x->cat) > 0) {
-		struct hd_tui_opts to = { x->o->db, hd_config_learner(x->o->learner),
+		struct hd_tui_opts to = { x->o->db, hd_rcfile_learner(x->o->learner),
 					  x->o->no_color, x->o->reduced_motion };
 		struct hd_err e = { 0 };
 		if (hd_store_learner_check(to.learner, &e) != 0)

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
-#include "cli/config.h"
+#include "cli/rcfile.h"
 #include "lang/lesson.h"
 #include "store/store.h"
 
@@ -186,7 +186,7 @@ hd_cmd_progress(struct hd_cmd_ctx *x)
 	struct hd_store *st = NULL;
 	struct hd_buf b;
 	struct stat sb;
-	const char *who = hd_config_learner(x->o->learner), *lesson = NULL;
+	const char *who = hd_rcfile_learner(x->o->learner), *lesson = NULL;
 	char *path = x->o->db ? hd_xstrdup(x->o->db) : hd_store_default_path();
 	enum hd_store_mode mode;
 	int64_t gone = 0;

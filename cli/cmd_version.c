@@ -2,8 +2,7 @@
  * cmd_version.c - --version: hdsim's version and what this build can run
  * on (CUDA, NCCL, MPI, or the model alone).
  */
-/* autoconf's config.h: as "config.h" it would be cli/config.h */
-#include <config.h>
+#include "config.h"
 
 #include <stdio.h>
 

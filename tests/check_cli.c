@@ -19,7 +19,7 @@
 #include "lang/catalog.h"
 #include "cli/cli.h"
 #include "cli/cmd.h"
-#include "cli/config.h"
+#include "cli/rcfile.h"
 #include "lang/lesson.h"
 #include "profile/profile.h"
 #include "profile/profile_write.h"
@@ -936,28 +936,28 @@ START_TEST(test_config_learner)
 	setenv("USER", "user-name", 1);
 
 	/* no file: nobody, so $USER */
-	ck_assert_ptr_null(hd_config_file_learner());
-	ck_assert_str_eq(hd_config_learner(NULL), "user-name");
+	ck_assert_ptr_null(hd_rcfile_file_learner());
+	ck_assert_str_eq(hd_rcfile_learner(NULL), "user-name");
 
 	snprintf(path, sizeof path, "%s/hdsim", dir);
 	ck_assert_int_eq(mkdir(path, 0755), 0);
 	snprintf(path, sizeof path, "%s/hdsim/config", dir);
 	write_text(path, "# learner = commented\n\nlearners = other-key\n"
 		   "colour = never\n\t learner\t=  ada lovelace \t\r\n");
-	ck_assert_str_eq(hd_config_file_learner(), "ada lovelace");
-	ck_assert_str_eq(hd_config_learner(NULL), "ada lovelace");
-	ck_assert_str_eq(hd_config_learner("grace"), "grace");
+	ck_assert_str_eq(hd_rcfile_file_learner(), "ada lovelace");
+	ck_assert_str_eq(hd_rcfile_learner(NULL), "ada lovelace");
+	ck_assert_str_eq(hd_rcfile_learner("grace"), "grace");
 	setenv("HDSIM_LEARNER", "env-learner", 1);
-	ck_assert_str_eq(hd_config_learner(NULL), "env-learner");
+	ck_assert_str_eq(hd_rcfile_learner(NULL), "env-learner");
 	unsetenv("HDSIM_LEARNER");
 
 	/* the last learner line wins; an empty value names nobody */
 	write_text(path, "learner = first\nlearner = second\n");
-	ck_assert_str_eq(hd_config_file_learner(), "second");
+	ck_assert_str_eq(hd_rcfile_file_learner(), "second");
 	write_text(path, "learner =   \n");
-	ck_assert_ptr_null(hd_config_file_learner());
+	ck_assert_ptr_null(hd_rcfile_file_learner());
 	unsetenv("USER");
-	ck_assert_str_eq(hd_config_learner(NULL), "learner");
+	ck_assert_str_eq(hd_rcfile_learner(NULL), "learner");
 
 	unsetenv("XDG_CONFIG_HOME");
 	if (user != NULL)

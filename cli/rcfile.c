@@ -1,5 +1,5 @@
 /*
- * config.c - the configuration file's reader and the choice of learner
+ * rcfile.c - the configuration file's reader and the choice of learner
  * (--learner, $HDSIM_LEARNER, the file, $USER).
  */
 #include <stdio.h>
@@ -7,11 +7,11 @@
 #include <string.h>
 
 #include "base/util.h"
-#include "cli/config.h"
+#include "cli/rcfile.h"
 #include "store/store.h"
 
 const char *
-hd_config_file_learner(void)
+hd_rcfile_file_learner(void)
 {
 	static char name[HD_STORE_NAME_MAX + 2];
 	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
@@ -52,7 +52,7 @@ hd_config_file_learner(void)
 }
 
 const char *
-hd_config_learner(const char *given)
+hd_rcfile_learner(const char *given)
 {
 	const char *v;
 
@@ -60,7 +60,7 @@ hd_config_learner(const char *given)
 		return given;
 	if ((v = getenv("HDSIM_LEARNER")) != NULL && v[0] != '\0')
 		return v;
-	if ((v = hd_config_file_learner()) != NULL)
+	if ((v = hd_rcfile_file_learner()) != NULL)
 		return v;
 	if ((v = getenv("USER")) != NULL && v[0] != '\0')
 		return v;

@@ -1,12 +1,9 @@
 /*
- * config.h - the user's configuration file, $XDG_CONFIG_HOME/hdsim/config
+ * rcfile.h - the user's configuration file, $XDG_CONFIG_HOME/hdsim/config
  * (else ~/.config/hdsim/config), and who the learner is.
- *
- * Files in cli/ that want autoconf's config.h include it as <config.h>:
- * "config.h" from here would find this file first.
  */
-#ifndef HD_CLI_CONFIG_H
-#define HD_CLI_CONFIG_H
+#ifndef HD_RCFILE_H
+#define HD_RCFILE_H
 
 /*
  * The learner named in the configuration file: a line "learner = NAME";
@@ -15,12 +12,12 @@
  * name lives in static storage until the next call.  A learner names
  * themselves once there instead of on every command.
  */
-const char *hd_config_file_learner(void);
+const char *hd_rcfile_file_learner(void);
 
 /*
  * Whose answers: `given` (--learner) when not NULL, else $HDSIM_LEARNER,
  * else the configuration file's learner, else $USER, else "learner".
  */
-const char *hd_config_learner(const char *given);
+const char *hd_rcfile_learner(const char *given);
 
 #endif
