@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/paths.h"
 #include "ir/backend.h"
 #include "export/export.h"
 #include "lang/lesson.h"
@@ -535,16 +536,6 @@ is_dir(const char *path)
 	return (n > 0 && path[n - 1] == '/') || (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
 }
 
-static int
-make_dir(const char *dir, struct hd_err *e)
-{
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-		hd_err_set(e, HD_EXIT_FAIL, dir, "cannot create the folder: %s", strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 /* A file name from a lesson or scenario name: letters, digits, - _ . only. */
 static void
 file_part(char *out, size_t n, const char *s)
@@ -588,7 +579,7 @@ write_svg_dir(const struct hd_export_set *s, const char *dir, FILE *out, struct 
 	size_t n = hd_export_groups(s, &g), i, j, k;
 	int rc = 0;
 
-	if (make_dir(dir, e) != 0) {
+	if (hd_paths_mkdir(dir, 0755, e) != 0) {
 		free(g);
 		return -1;
 	}
@@ -644,7 +635,7 @@ write_csv_dir(const struct hd_export_set *s, const char *dir, FILE *out, struct 
 {
 	int t;
 
-	if (make_dir(dir, e) != 0)
+	if (hd_paths_mkdir(dir, 0755, e) != 0)
 		return -1;
 	for (t = 0; t < HD_EXPORT_TABLE__COUNT; t++) {
 		struct fill_set fs = { s, HD_EXPORT_CSV, (enum hd_export_table)t };
@@ -720,7 +711,7 @@ hd_export_class_write(const struct hd_export_class *c, struct hd_catalog *cat, c
 	static const char *const names[] = { "answers.csv", "gradebook.csv", "class.html" };
 	int i;
 
-	if (make_dir(dir, e) != 0)
+	if (hd_paths_mkdir(dir, 0755, e) != 0)
 		return -1;
 	for (i = 0; i < (int)HD_ARRAY_LEN(names); i++) {
 		struct fill_class fc = { c, cat, i };

@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "base/paths.h"
 #include "run/run.h"
 #include "run/verify.h"
 #include "run/backends.h"
@@ -23,12 +24,7 @@
 char *
 hd_verify_profile_dir(void)
 {
-	const char *xdg = getenv("XDG_DATA_HOME");
-	const char *home = getenv("HOME");
-
-	if (xdg != NULL && xdg[0] == '/')
-		return hd_xasprintf("%s/hdsim/profiles", xdg);
-	return hd_xasprintf("%s/.local/share/hdsim/profiles", home && *home ? home : ".");
+	return hd_paths_data("profiles");
 }
 
 /* Built-ins by a distinctive part of the GPU's marketing name. */

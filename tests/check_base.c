@@ -2,15 +2,18 @@
  * check_base.c - the JSON writer (base/json.h) and the data folder and
  * folder making (base/paths.h).
  */
+#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tests/jsoncheck.h"
 #include "tests/testutil.h"
 #include "base/json.h"
+#include "base/paths.h"
 #include "base/util.h"
 
 /* s through hd_json_str, as a fresh string. */
@@ -146,6 +149,73 @@ START_TEST(json_integers_and_keys)
 }
 END_TEST
 
+START_TEST(paths_data_folder)
+{
+	char *p;
+
+	setenv("XDG_DATA_HOME", "/xdg/data", 1);
+	setenv("HOME", "/home/ada", 1);
+	p = hd_paths_data("hdsim.db");
+	ck_assert_str_eq(p, "/xdg/data/hdsim/hdsim.db");
+	free(p);
+	p = hd_paths_data(NULL);
+	ck_assert_str_eq(p, "/xdg/data/hdsim");
+	free(p);
+	/* a relative XDG_DATA_HOME is ignored, as the specification says */
+	setenv("XDG_DATA_HOME", "rel", 1);
+	p = hd_paths_data("profiles");
+	ck_assert_str_eq(p, "/home/ada/.local/share/hdsim/profiles");
+	free(p);
+	unsetenv("XDG_DATA_HOME");
+	setenv("HOME", "", 1);
+	p = hd_paths_data("profiles");
+	ck_assert_str_eq(p, "./.local/share/hdsim/profiles");
+	free(p);
+}
+END_TEST
+
+START_TEST(paths_mkdir)
+{
+	char dir[64], *deep, *file, *under;
+	struct hd_err e = { 0 };
+	struct stat st;
+	FILE *f;
+
+	hd_test_mkdtemp(dir, sizeof dir, "paths");
+	deep = hd_xasprintf("%s/a/b//c/", dir);
+	/* one level does not make parents ... */
+	ck_assert_int_eq(hd_paths_mkdir(deep, 0700, &e), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_int_eq(e.status, HD_EXIT_FAIL);
+	ck_assert_str_eq(e.where, deep);
+	ck_assert_str_eq(e.msg, "cannot create the folder: No such file or directory");
+	/* ... mkdir -p does, with the mode asked for, and again is fine */
+	memset(&e, 0, sizeof e);
+	ck_assert_int_eq(hd_paths_mkdir_p(deep, 0700, &e), 0);
+	ck_assert_int_eq(hd_paths_mkdir_p(deep, 0700, &e), 0);
+	ck_assert_int_eq(hd_paths_mkdir(deep, 0700, &e), 0);
+	ck_assert(!e.set);
+	ck_assert_int_eq(stat(deep, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	ck_assert_int_eq(st.st_mode & 0777, 0700);
+	/* a file in the way: the error names the folder that could not be made */
+	file = hd_xasprintf("%s/file", dir);
+	under = hd_xasprintf("%s/file/x/y", dir);
+	ck_assert_ptr_nonnull(f = fopen(file, "w"));
+	fclose(f);
+	ck_assert_int_eq(hd_paths_mkdir_p(under, 0755, &e), -1);
+	ck_assert_int_eq(errno, ENOTDIR);
+	ck_assert_str_eq(e.msg, "cannot create the folder: Not a directory");
+	free(deep);
+	deep = hd_xasprintf("%s/file/x", dir);
+	ck_assert_str_eq(e.where, deep);
+	free(deep);
+	free(file);
+	free(under);
+	hd_test_rmtree(dir);
+}
+END_TEST
+
 static Suite *
 base_suite(void)
 {
@@ -157,6 +227,10 @@ base_suite(void)
 	tcase_add_test(tc, json_buf_str_is_the_writer);
 	tcase_add_test(tc, json_numbers);
 	tcase_add_test(tc, json_integers_and_keys);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("paths");
+	tcase_add_test(tc, paths_data_folder);
+	tcase_add_test(tc, paths_mkdir);
 	suite_add_tcase(s, tc);
 	return s;
 }
