@@ -31,6 +31,7 @@ enum {
 	HD_EXIT_OK = 0,
 	HD_EXIT_FAIL = 1,   /* a run failed, a claim was refuted, no GPU ... */
 	HD_EXIT_INPUT = 2,  /* bad input: lesson file, flag, profile */
+	HD_EXIT_INTERRUPT = 130,    /* stopped by SIGINT, as shells report it (128 + 2) */
 };
 
 void *hd_xmalloc(size_t n);
