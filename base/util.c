@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/sanitize.h"
+#include "base/json.h"
 #include "base/util.h"
 
 void
@@ -183,24 +184,7 @@ hd_buf_printf(struct hd_buf *b, const char *fmt, ...)
 void
 hd_buf_json_str(struct hd_buf *b, const char *s)
 {
-	const unsigned char *p;
-
-	hd_buf_putc(b, '"');
-	for (p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		switch (*p) {
-		case '"':  hd_buf_puts(b, "\\\""); break;
-		case '\\': hd_buf_puts(b, "\\\\"); break;
-		case '\n': hd_buf_puts(b, "\\n"); break;
-		case '\r': hd_buf_puts(b, "\\r"); break;
-		case '\t': hd_buf_puts(b, "\\t"); break;
-		default:
-			if (*p < 0x20)
-				hd_buf_printf(b, "\\u%04x", *p);
-			else
-				hd_buf_putc(b, (char)*p);
-		}
-	}
-	hd_buf_putc(b, '"');
+	hd_json_str(b, s != NULL ? s : "");
 }
 
 char *

@@ -31,6 +31,7 @@ enum {
 	HD_EXIT_OK = 0,
 	HD_EXIT_FAIL = 1,   /* a run failed, a claim was refuted, no GPU ... */
 	HD_EXIT_INPUT = 2,  /* bad input: lesson file, flag, profile */
+	HD_EXIT_INTERRUPT = 130,    /* stopped by SIGINT, as shells report it (128 + 2) */
 };
 
 void *hd_xmalloc(size_t n);
@@ -56,7 +57,8 @@ void hd_buf_puts(struct hd_buf *b, const char *s);
 void hd_buf_putn(struct hd_buf *b, const char *s, size_t n);
 void hd_buf_printf(struct hd_buf *b, const char *fmt, ...) HD_PRINTF(2, 3);
 void hd_buf_vprintf(struct hd_buf *b, const char *fmt, va_list ap);
-/* Append s as a JSON string literal, quotes included. */
+/* Append s as a JSON string literal, quotes included, NULL as "" (the
+ * writer and its rules are base/json.h). */
 void hd_buf_json_str(struct hd_buf *b, const char *s);
 /* Take ownership of the string; the buffer is left empty. */
 char *hd_buf_take(struct hd_buf *b);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/paths.h"
 #include "ir/backend.h"
 #include "export/export.h"
 #include "lang/lesson.h"
@@ -313,21 +314,14 @@ hd_export_simulate(struct hd_export_set *s, const struct hd_lesson *l,
 		   const struct hd_profile *p, struct hd_err *e)
 {
 	struct hd_run r;
-	struct hd_buf params;
+	char *params;
 	int i, k;
 
 	if (hd_run_lesson(&r, l, 0, p, &hd_sim_backend, NULL, 0, e) != 0) {
 		hd_run_free(&r);
 		return -1;
 	}
-	hd_buf_init(&params);
-	hd_buf_putc(&params, '{');
-	for (k = 0; k < hd_lesson_nknobs(l); k++) {
-		hd_buf_puts(&params, k > 0 ? ", " : "");
-		hd_buf_json_str(&params, hd_lesson_knob(l, k)->name);
-		hd_buf_printf(&params, ": %.17g", r.knobs[k]);
-	}
-	hd_buf_putc(&params, '}');
+	params = hd_run_params_json(&r);
 	for (i = 0; i < r.nscen; i++) {
 		struct hd_store_run_info info;
 
@@ -335,7 +329,7 @@ hd_export_simulate(struct hd_export_set *s, const struct hd_lesson *l,
 		info.id = i + 1;
 		info.lesson = hd_xstrdup(hd_lesson_id(l));
 		info.scenario = hd_xstrdup(hd_lesson_scenario_name(l, i));
-		info.params_json = hd_xstrdup(params.s);
+		info.params_json = hd_xstrdup(params);
 		info.backend = hd_xstrdup("sim");
 		info.source = hd_xstrdup("predicted");
 		info.profile_name = hd_xstrdup(p->name);
@@ -348,24 +342,21 @@ hd_export_simulate(struct hd_export_set *s, const struct hd_lesson *l,
 		info.makespan = r.traces[i]->makespan;
 		/* the claims go with the lesson's last run, as the store keeps them */
 		if (i == r.nscen - 1 && r.nclaims > 0) {
-			info.claims = hd_xcalloc((size_t)r.nclaims, sizeof *info.claims);
+			info.claims = hd_run_store_claims(l, r.claims);
 			info.nclaims = r.nclaims;
+			/* the set owns its strings */
 			for (k = 0; k < r.nclaims; k++) {
-				const struct hd_claim *c = hd_lesson_claim(l, k);
+				struct hd_store_claim *c = &info.claims[k];
 
-				info.claims[k].index = k;
-				info.claims[k].text = hd_xstrdup(c->text);
-				info.claims[k].expr = hd_xstrdup(c->expr);
-				info.claims[k].outcome = r.claims[k].status;
-				info.claims[k].lhs = r.claims[k].lhs;
-				info.claims[k].rhs = r.claims[k].rhs;
-				info.claims[k].detail = hd_xstrdup(r.claims[k].detail);
+				c->text = hd_xstrdup(c->text);
+				c->expr = hd_xstrdup(c->expr);
+				c->detail = hd_xstrdup(c->detail);
 			}
 		}
 		hd_export_add_run(s, NULL, &info, r.traces[i]);
 		r.traces[i] = NULL;
 	}
-	hd_buf_free(&params);
+	free(params);
 	hd_run_free(&r);
 	return 0;
 }
@@ -595,16 +586,6 @@ is_dir(const char *path)
 	return (n > 0 && path[n - 1] == '/') || (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
 }
 
-static int
-make_dir(const char *dir, struct hd_err *e)
-{
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-		hd_err_set(e, HD_EXIT_FAIL, dir, "cannot create the folder: %s", strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 /* A file name from a lesson or scenario name: letters, digits, - _ . only. */
 static void
 file_part(char *out, size_t n, const char *s)
@@ -648,7 +629,7 @@ write_svg_dir(const struct hd_export_set *s, const char *dir, FILE *out, struct 
 	size_t n = hd_export_groups(s, &g), i, j, k;
 	int rc = 0;
 
-	if (make_dir(dir, e) != 0) {
+	if (hd_paths_mkdir(dir, 0755, e) != 0) {
 		free(g);
 		return -1;
 	}
@@ -704,7 +685,7 @@ write_csv_dir(const struct hd_export_set *s, const char *dir, FILE *out, struct 
 {
 	int t;
 
-	if (make_dir(dir, e) != 0)
+	if (hd_paths_mkdir(dir, 0755, e) != 0)
 		return -1;
 	for (t = 0; t < HD_EXPORT_TABLE__COUNT; t++) {
 		struct fill_set fs = { s, HD_EXPORT_CSV, (enum hd_export_table)t };
@@ -780,7 +761,7 @@ hd_export_class_write(const struct hd_export_class *c, struct hd_catalog *cat, c
 	static const char *const names[] = { "answers.csv", "gradebook.csv", "class.html" };
 	int i;
 
-	if (make_dir(dir, e) != 0)
+	if (hd_paths_mkdir(dir, 0755, e) != 0)
 		return -1;
 	for (i = 0; i < (int)HD_ARRAY_LEN(names); i++) {
 		struct fill_class fc = { c, cat, i };

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "export/export.h"
+#include "export/export_page.h"
 #include "lang/lesson.h"
 
 #define EOL "\r\n"
@@ -332,6 +333,15 @@ question_stats(const struct hd_export_class *c, struct qstat **out)
 	return n;
 }
 
+/* The summary's look: plain tables, print-friendly, nothing fetched. */
+static const char css[] =
+	"body{font-family:DejaVu Sans,Helvetica,Arial,sans-serif;margin:2em;color:#222;"
+	"max-width:1100px}\n"
+	"table{border-collapse:collapse;margin:0.6em 0 1.2em}\n"
+	"th,td{border:1px solid #ccc;padding:3px 7px;text-align:left}\n"
+	"th{background:#f0f0f0}td.num{text-align:right}\n"
+	"h2{border-bottom:1px solid #ccc;margin-top:1.5em}\n";
+
 void
 hd_export_class_html(const struct hd_export_class *c, struct hd_catalog *cat, struct hd_exw *w)
 {
@@ -342,15 +352,7 @@ hd_export_class_html(const struct hd_export_class *c, struct hd_catalog *cat, st
 	char buf[64];
 	int k;
 
-	hd_exw_puts(w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-		    "<title>hdsim class summary</title>\n<style>\n"
-		    "body{font-family:DejaVu Sans,Helvetica,Arial,sans-serif;margin:2em;"
-		    "color:#222;max-width:1100px}\n"
-		    "table{border-collapse:collapse;margin:0.6em 0 1.2em}\n"
-		    "th,td{border:1px solid #ccc;padding:3px 7px;text-align:left}\n"
-		    "th{background:#f0f0f0}td.num{text-align:right}\n"
-		    "h2{border-bottom:1px solid #ccc;margin-top:1.5em}\n"
-		    "</style>\n</head>\n<body>\n<h1>hdsim class summary</h1>\n");
+	hd_export_page_open(w, "hdsim class summary", css);
 	hd_exw_printf(w, "<p>%zu learner%s, %zu lesson%s, %zu answer%s counted (the newest "
 		      "answer of each learner to each question) from %d database%s:",
 		      nl, nl == 1 ? "" : "s", nz, nz == 1 ? "" : "s", c->nrows,
@@ -452,7 +454,8 @@ hd_export_class_html(const struct hd_export_class *c, struct hd_catalog *cat, st
 		}
 		hd_exw_puts(w, "</tr>\n");
 	}
-	hd_exw_puts(w, "</table>\n</body>\n</html>\n");
+	hd_exw_puts(w, "</table>\n");
+	hd_export_page_close(w);
 	free(q);
 	free(learners);
 	free(lessons);

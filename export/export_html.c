@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "export/export.h"
+#include "export/export_page.h"
 #include "render/timeline.h"
 
 /* ---- the model: per-op times of a group ----------------------------------- */
@@ -595,12 +596,9 @@ hd_export_html(const struct hd_export_set *s, struct hd_exw *w)
 {
 	struct sink k = { w, true };
 
-	hd_exw_puts(w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-		    "<title>hdsim report</title>\n<style>\n");
-	hd_exw_puts(w, css);
-	hd_exw_puts(w, "</style>\n</head>\n<body>\n<h1>hdsim report</h1>\n");
+	hd_export_page_open(w, "hdsim report", css);
 	report(&k, s);
-	hd_exw_puts(w, "</body>\n</html>\n");
+	hd_export_page_close(w);
 }
 
 void

@@ -9,18 +9,18 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "base/json.h"
 #include "export/export.h"
 #include "render/report.h"
 
 #define HD_EXPORT_JSON_VERSION 1
 
-/* ,"k":  (keys are plain ASCII names: no escaping needed) */
+/* ,"k": */
 static void
 key(struct hd_exw *w, const char *k)
 {
-	hd_exw_puts(w, ",\"");
-	hd_exw_puts(w, k);
-	hd_exw_puts(w, "\":");
+	hd_exw_putc(w, ',');
+	hd_json_key(&w->b, k);
 }
 
 static void
@@ -63,10 +63,7 @@ static void
 open_row(struct hd_exw *w, size_t n, const char *db)
 {
 	hd_exw_puts(w, n > 0 ? ",\n{\"database\":" : "\n{\"database\":");
-	if (db != NULL)
-		hd_exw_json(w, db);
-	else
-		hd_exw_puts(w, "null");
+	hd_exw_json(w, db);
 }
 
 void

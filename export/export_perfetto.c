@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json.h"
 #include "export/export.h"
 #include "render/report.h"
 #include "render/timeline.h"
@@ -173,8 +174,10 @@ meta(struct hd_exw *w, struct pstate *ps, const char *what, int pid, int tid, co
      const char *sval, int64_t ival)
 {
 	ev(w, ps);
-	hd_exw_printf(w, "\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"ts\":0,\"name\":\"%s\","
-		      "\"args\":{\"%s\":", pid, tid, what, key);
+	hd_exw_printf(w, "\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"ts\":0,", pid, tid);
+	hd_json_kstr(&w->b, "name", what);
+	hd_exw_puts(w, ",\"args\":{");
+	hd_json_key(&w->b, key);
 	if (sval != NULL)
 		hd_exw_json(w, sval);
 	else

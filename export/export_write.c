@@ -4,13 +4,13 @@
  */
 #include "config.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/sanitize.h"
+#include "base/json.h"
 #include "export/export_write.h"
 
 #define EXW_CHUNK (1u << 20)
@@ -79,146 +79,37 @@ hd_exw_printf(struct hd_exw *w, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Digits of v into the end of buf; returns where they start. */
-static char *
-u64_digits(char *end, uint64_t v)
-{
-	do {
-		*--end = (char)('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
-	return end;
-}
-
 void
 hd_exw_i64(struct hd_exw *w, int64_t v)
 {
-	char buf[24], *p = buf + sizeof buf;
-	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-
-	p = u64_digits(p, u);
-	if (v < 0)
-		*--p = '-';
-	hd_buf_putn(&w->b, p, (size_t)(buf + sizeof buf - p));
+	hd_json_i64(&w->b, v);
 }
 
 void
 hd_exw_us(struct hd_exw *w, hd_time ps)
 {
-	char buf[32], *end = buf + sizeof buf, *p;
 	int64_t ns = ps >= 0 ? ps / 1000 : -((-ps + 999) / 1000);
 	uint64_t u = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
 	unsigned frac = (unsigned)(u % 1000);
+	char tail[4] = { '.', (char)('0' + frac / 100), (char)('0' + frac / 10 % 10),
+			 (char)('0' + frac % 10) };
 
-	p = end;
-	*--p = (char)('0' + frac % 10);
-	*--p = (char)('0' + frac / 10 % 10);
-	*--p = (char)('0' + frac / 100);
-	*--p = '.';
-	p = u64_digits(p, u / 1000);
 	if (ns < 0)
-		*--p = '-';
-	hd_buf_putn(&w->b, p, (size_t)(end - p));
+		hd_exw_putc(w, '-');
+	hd_json_i64(&w->b, (int64_t)(u / 1000));
+	hd_buf_putn(&w->b, tail, sizeof tail);
 }
 
 void
 hd_exw_num(struct hd_exw *w, double v)
 {
-	char tmp[40];
-	int prec;
-
-	if (!isfinite(v)) {
-		hd_exw_puts(w, "null");
-		return;
-	}
-	if (v == floor(v) && fabs(v) < 9e15) {
-		hd_exw_i64(w, (int64_t)v);
-		return;
-	}
-	for (prec = 15; prec < 17; prec++) {
-		snprintf(tmp, sizeof tmp, "%.*g", prec, v);
-		if (strtod(tmp, NULL) == v)
-			break;
-	}
-	snprintf(tmp, sizeof tmp, "%.*g", prec, v);
-	hd_exw_puts(w, tmp);
+	hd_json_num(&w->b, v);
 }
-
-int
-hd_exw_utf8_len(const unsigned char *s)
-{
-	int n, i;
-	uint32_t c;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0) {
-		n = 2;
-		c = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		n = 3;
-		c = s[0] & 0x0f;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		n = 4;
-		c = s[0] & 0x07;
-	} else
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	/* overlong forms, surrogates and values past U+10FFFF are not UTF-8 */
-	if ((n == 2 && c < 0x80) || (n == 3 && c < 0x800) || (n == 4 && c < 0x10000) ||
-	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
-		return 0;
-	return n;
-}
-
-#define REPLACEMENT "\xef\xbf\xbd"
 
 void
 hd_exw_json(struct hd_exw *w, const char *s)
 {
-	const unsigned char *p, *run;
-	int n;
-
-	if (s == NULL) {
-		hd_exw_puts(w, "null");
-		return;
-	}
-	hd_exw_putc(w, '"');
-	for (p = run = (const unsigned char *)s; *p != '\0';) {
-		if (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\') {
-			p++;
-			continue;
-		}
-		hd_buf_putn(&w->b, (const char *)run, (size_t)(p - run));
-		if (*p == '"' || *p == '\\') {
-			hd_exw_putc(w, '\\');
-			hd_exw_putc(w, (char)*p++);
-		} else if (*p == '\n') {
-			hd_exw_puts(w, "\\n");
-			p++;
-		} else if (*p == '\r') {
-			hd_exw_puts(w, "\\r");
-			p++;
-		} else if (*p == '\t') {
-			hd_exw_puts(w, "\\t");
-			p++;
-		} else if (*p < 0x20) {
-			hd_exw_printf(w, "\\u%04x", *p++);
-		} else if ((n = hd_exw_utf8_len(p)) > 0) {
-			hd_buf_putn(&w->b, (const char *)p, (size_t)n);
-			p += n;
-		} else {
-			hd_exw_puts(w, REPLACEMENT);
-			p++;
-		}
-		run = p;
-	}
-	hd_buf_putn(&w->b, (const char *)run, (size_t)(p - run));
-	hd_exw_putc(w, '"');
+	hd_json_str(&w->b, s);
 }
 
 /* Copy s, each invalid UTF-8 byte as U+FFFD; `esc` may write a byte its own
@@ -242,11 +133,11 @@ put_utf8(struct hd_exw *w, const char *s, const char *special,
 			if (esc == NULL || !esc(w, *p))
 				hd_exw_putc(w, (char)*p);
 			p++;
-		} else if ((n = hd_exw_utf8_len(p)) > 0) {
+		} else if ((n = hd_json_utf8_len(p)) > 0) {
 			hd_buf_putn(&w->b, (const char *)p, (size_t)n);
 			p += n;
 		} else {
-			hd_exw_puts(w, REPLACEMENT);
+			hd_exw_puts(w, HD_JSON_REPLACEMENT);
 			p++;
 		}
 	}

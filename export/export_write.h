@@ -8,6 +8,7 @@
  * a writer without a file keeps everything (what the tests read).  Text
  * from a database is not trusted to be UTF-8: bytes that are not valid
  * UTF-8 are written as U+FFFD, so JSON and XML readers accept the output.
+ * JSON is written by base/json.h, the writer `hdsim run --json` uses too.
  */
 #ifndef HD_EXPORT_WRITE_H
 #define HD_EXPORT_WRITE_H
@@ -43,11 +44,11 @@ void hd_exw_i64(struct hd_exw *w, int64_t v);
 /* ps as microseconds with three decimals (nanosecond precision), rounded
  * down, so ordering and nesting of intervals survive the conversion. */
 void hd_exw_us(struct hd_exw *w, hd_time ps);
-/* A JSON number: integers exactly, others in the shortest form that reads
- * back, non-finite values as null. */
+/* A JSON number (hd_json_num: integers exactly, others in the shortest form
+ * that reads back, non-finite values as null). */
 void hd_exw_num(struct hd_exw *w, double v);
 
-/* A JSON string literal, quotes included; NULL writes null. */
+/* A JSON string literal, quotes included; NULL writes null (hd_json_str). */
 void hd_exw_json(struct hd_exw *w, const char *s);
 /* An RFC 4180 field: quoted (quotes doubled) when it holds a comma, a quote,
  * CR or LF, or starts or ends with a space; NULL writes an empty field.  The
@@ -59,8 +60,5 @@ void hd_exw_csv(struct hd_exw *w, const char *s);
 void hd_exw_xml(struct hd_exw *w, const char *s);
 /* Markdown table cell: | and \ escaped, newlines as spaces. */
 void hd_exw_md(struct hd_exw *w, const char *s);
-
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 when it is not one. */
-int hd_exw_utf8_len(const unsigned char *s);
 
 #endif

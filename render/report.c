@@ -5,13 +5,13 @@
 #include "config.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "render/report.h"
 #include "render/timeline.h"
+#include "base/json.h"
 #include "base/units.h"
 
 static const char *const lane_kinds[HD_LANE__COUNT] = {
@@ -74,44 +74,6 @@ hd_report_claims(struct hd_buf *out, const struct hd_run *r, bool color, int wid
 
 /* ---- JSON ---------------------------------------------------------------- */
 
-static void
-json_num(struct hd_buf *b, double v)
-{
-	if (!isfinite(v))
-		hd_buf_puts(b, "null");
-	else if (v == floor(v) && fabs(v) < 9e15)
-		hd_buf_printf(b, "%.0f", v);
-	else {
-		/* the shortest of 15..17 digits that reads back exactly */
-		char tmp[40];
-		int prec;
-		for (prec = 15; prec < 17; prec++) {
-			snprintf(tmp, sizeof tmp, "%.*g", prec, v);
-			if (strtod(tmp, NULL) == v)
-				break;
-		}
-		snprintf(tmp, sizeof tmp, "%.*g", prec, v);
-		hd_buf_puts(b, tmp);
-	}
-}
-
-static void
-json_key(struct hd_buf *b, const char *k)
-{
-	hd_buf_json_str(b, k);
-	hd_buf_putc(b, ':');
-}
-
-static void
-json_strkey(struct hd_buf *b, const char *k, const char *v)
-{
-	json_key(b, k);
-	if (v == NULL)
-		hd_buf_puts(b, "null");
-	else
-		hd_buf_json_str(b, v);
-}
-
 static const char *
 dim_unit(enum hd_dim d)
 {
@@ -135,21 +97,21 @@ json_scenario(struct hd_buf *b, const struct hd_run *r, int si)
 	int k, n;
 
 	hd_buf_puts(b, "{");
-	json_strkey(b, "scenario", hd_lesson_scenario_name(r->lesson, si));
+	hd_json_kstr(b, "scenario", hd_lesson_scenario_name(r->lesson, si));
 	hd_buf_putc(b, ',');
-	json_strkey(b, "title", hd_lesson_scenario_title(r->lesson, si));
+	hd_json_kstr(b, "title", hd_lesson_scenario_title(r->lesson, si));
 	hd_buf_printf(b, ",\"makespan_ps\":%" PRId64 ",\"engine_events\":%" PRIu64,
 		      t->makespan, t->events);
 	hd_buf_putc(b, ',');
-	json_strkey(b, "note", t->note);
+	hd_json_kstr(b, "note", t->note);
 
 	hd_buf_puts(b, ",\"lanes\":[");
 	for (k = 0; k < t->nlanes; k++) {
 		const struct hd_lane *ln = &t->lanes[k];
 		hd_buf_printf(b, "%s{\"lane\":%d,", k ? "," : "", k);
-		json_strkey(b, "name", ln->name);
+		hd_json_kstr(b, "name", ln->name);
 		hd_buf_putc(b, ',');
-		json_strkey(b, "kind", hd_report_lane_kind(ln->kind));
+		hd_json_kstr(b, "kind", hd_report_lane_kind(ln->kind));
 		hd_buf_printf(b, ",\"rank\":%d,\"index\":%d}", ln->rank, ln->index);
 	}
 	hd_buf_puts(b, "]");
@@ -159,12 +121,12 @@ json_scenario(struct hd_buf *b, const struct hd_run *r, int si)
 		const struct hd_span *s = &t->spans[i];
 		hd_buf_printf(b, "%s\n{\"lane\":%d,\"op\":%d,\"iter\":%" PRIu32 ",",
 			      i ? "," : "", s->lane, s->op, s->iter);
-		json_strkey(b, "kind", hd_span_kind_name(s->kind));
+		hd_json_kstr(b, "kind", hd_span_kind_name(s->kind));
 		hd_buf_putc(b, ',');
-		json_strkey(b, "why", s->why == HD_WHY_NONE ? NULL : hd_why_name(s->why));
+		hd_json_kstr(b, "why", s->why == HD_WHY_NONE ? NULL : hd_why_name(s->why));
 		hd_buf_printf(b, ",\"start_ps\":%" PRId64 ",\"end_ps\":%" PRId64
 			      ",\"bytes\":%" PRIu64 ",", s->start, s->end, s->bytes);
-		json_strkey(b, "label", s->label >= 0 && s->label < t->nstrings ?
+		hd_json_kstr(b, "label", s->label >= 0 && s->label < t->nstrings ?
 			    t->strings[s->label] : NULL);
 		hd_buf_putc(b, '}');
 	}
@@ -183,11 +145,11 @@ json_scenario(struct hd_buf *b, const struct hd_run *r, int si)
 			continue;
 		dur = ot.end - ot.start;
 		hd_buf_printf(b, "%s\n{\"op\":%d,", n++ ? "," : "", k);
-		json_strkey(b, "label", op->label);
+		hd_json_kstr(b, "label", op->label);
 		hd_buf_putc(b, ',');
-		json_strkey(b, "kind", hd_op_kind_name(op->kind));
+		hd_json_kstr(b, "kind", hd_op_kind_name(op->kind));
 		hd_buf_putc(b, ',');
-		json_strkey(b, "call", hd_op_api_name_sc(sc, op));
+		hd_json_kstr(b, "call", hd_op_api_name_sc(sc, op));
 		busy = hd_timeline_op_busy(t, k);
 		hd_buf_printf(b, ",\"line\":%d,\"execs\":%" PRIu32 ",\"start_ps\":%" PRId64
 			      ",\"end_ps\":%" PRId64 ",\"time_ps\":%" PRId64
@@ -195,7 +157,7 @@ json_scenario(struct hd_buf *b, const struct hd_run *r, int si)
 			      ",\"rate_bytes_per_s\":",
 			      op->line, ot.execs, ot.start, ot.end, dur, busy, ot.bytes);
 		if (ot.bytes > 0 && busy > 0)
-			json_num(b, (double)ot.bytes / hd_time_to_s(busy));
+			hd_json_num(b, (double)ot.bytes / hd_time_to_s(busy));
 		else
 			hd_buf_puts(b, "null");
 		hd_buf_putc(b, '}');
@@ -211,7 +173,7 @@ json_scenario(struct hd_buf *b, const struct hd_run *r, int si)
 		if (blk[k] == 0)
 			continue;
 		hd_buf_printf(b, "%s", n++ ? "," : "");
-		json_key(b, hd_why_name((enum hd_why)k));
+		hd_json_key(b, hd_why_name((enum hd_why)k));
 		hd_buf_printf(b, "%" PRId64, blk[k]);
 	}
 	hd_buf_printf(b, "},\"blocked_total_ps\":%" PRId64 "}", total);
@@ -224,33 +186,33 @@ hd_report_json(struct hd_buf *b, const struct hd_run *r, int only)
 
 	hd_buf_printf(b, "{\"format\":\"hdsim-run\",\"format_version\":%d,",
 		      HD_REPORT_FORMAT_VERSION);
-	json_strkey(b, "hdsim_version", PACKAGE_VERSION);
+	hd_json_kstr(b, "hdsim_version", PACKAGE_VERSION);
 	hd_buf_putc(b, ',');
-	json_strkey(b, "backend", r->backend != NULL ? r->backend->name : NULL);
+	hd_json_kstr(b, "backend", r->backend != NULL ? r->backend->name : NULL);
 	hd_buf_puts(b, ",\"lesson\":{");
-	json_strkey(b, "id", hd_lesson_id(r->lesson));
+	hd_json_kstr(b, "id", hd_lesson_id(r->lesson));
 	hd_buf_putc(b, ',');
-	json_strkey(b, "title", hd_lesson_title(r->lesson));
+	hd_json_kstr(b, "title", hd_lesson_title(r->lesson));
 	hd_buf_printf(b, ",\"number\":%d,", r->lesson_number);
-	json_strkey(b, "path", hd_lesson_path(r->lesson));
+	hd_json_kstr(b, "path", hd_lesson_path(r->lesson));
 	hd_buf_puts(b, "},");
-	json_strkey(b, "profile", r->profile.name);
+	hd_json_kstr(b, "profile", r->profile.name);
 
 	hd_buf_puts(b, ",\"knobs\":[");
 	for (i = 0; i < hd_lesson_nknobs(r->lesson); i++) {
 		const struct hd_knob *k = hd_lesson_knob(r->lesson, i);
 		hd_buf_printf(b, "%s{", i ? "," : "");
-		json_strkey(b, "name", k->name);
+		hd_json_kstr(b, "name", k->name);
 		hd_buf_puts(b, ",\"value\":");
-		json_num(b, r->knobs[i]);
+		hd_json_num(b, r->knobs[i]);
 		hd_buf_puts(b, ",\"default\":");
-		json_num(b, k->def);
+		hd_json_num(b, k->def);
 		hd_buf_puts(b, ",\"min\":");
-		json_num(b, k->min);
+		hd_json_num(b, k->min);
 		hd_buf_puts(b, ",\"max\":");
-		json_num(b, k->max);
+		hd_json_num(b, k->max);
 		hd_buf_putc(b, ',');
-		json_strkey(b, "unit", dim_unit(k->dim));
+		hd_json_kstr(b, "unit", dim_unit(k->dim));
 		hd_buf_putc(b, '}');
 	}
 	hd_buf_puts(b, "],\n\"scenarios\":[");
@@ -266,23 +228,23 @@ hd_report_json(struct hd_buf *b, const struct hd_run *r, int only)
 		const struct hd_claim *c = hd_lesson_claim(r->lesson, i);
 		const struct hd_claim_result *cr = &r->claims[i];
 		hd_buf_printf(b, "%s\n{", i ? "," : "");
-		json_strkey(b, "text", c->text);
+		hd_json_kstr(b, "text", c->text);
 		hd_buf_putc(b, ',');
-		json_strkey(b, "expr", c->expr);
+		hd_json_kstr(b, "expr", c->expr);
 		hd_buf_printf(b, ",\"checked\":%s,\"holds\":%s,\"lhs\":",
 			      cr->status >= 0 ? "true" : "false",
 			      cr->status == 1 ? "true" : cr->status == 0 ? "false" : "null");
 		if (cr->status >= 0)
-			json_num(b, cr->lhs);
+			hd_json_num(b, cr->lhs);
 		else
 			hd_buf_puts(b, "null");
 		hd_buf_puts(b, ",\"rhs\":");
 		if (cr->status >= 0)
-			json_num(b, cr->rhs);
+			hd_json_num(b, cr->rhs);
 		else
 			hd_buf_puts(b, "null");
 		hd_buf_putc(b, ',');
-		json_strkey(b, "detail", cr->detail);
+		hd_json_kstr(b, "detail", cr->detail);
 		hd_buf_putc(b, '}');
 	}
 	hd_buf_printf(b, "],\n\"claims_failed\":%d,\"claims_unchecked\":%d}\n",

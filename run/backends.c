@@ -21,6 +21,8 @@ hd_backend_trace(const struct hd_backend_ops *b, const struct hd_scenario *sc,
 	} else
 		rc = b->run(sc, o, &sink, e);
 	if (rc < 0) {
+		if (e != NULL && e->status == 0)
+			e->status = HD_EXIT_FAIL;
 		hd_trace_free(t);
 		return NULL;
 	}

@@ -9,43 +9,53 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json.h"
 #include "run/backends.h"
 #include "run/run.h"
 #include "sim/coll.h"
 
-static void
-eval_claims(struct hd_run *r)
-{
-	int i;
+/* A claim that could not be evaluated says why, in at most this much of its
+ * detail: "not checked: " and the error's message, cut to fit. */
+#define NOT_CHECKED_MSG 480
 
-	r->nclaims = hd_lesson_nclaims(r->lesson);
-	r->claims = hd_xcalloc((size_t)r->nclaims + 1, sizeof *r->claims);
-	for (i = 0; i < r->nclaims; i++) {
+struct hd_claim_result *
+hd_run_claims(const struct hd_run *r, struct hd_trace *const *traces, const char *hw,
+	      struct hd_run_tally *t)
+{
+	int i, n = hd_lesson_nclaims(r->lesson);
+	struct hd_claim_result *out = hd_xcalloc((size_t)n + 1, sizeof *out);
+
+	for (i = 0; i < n; i++) {
 		const struct hd_claim *c = hd_lesson_claim(r->lesson, i);
-		struct hd_claim_result *cr = &r->claims[i];
+		struct hd_claim_result *cr = &out[i];
 		struct hd_err e = { 0 };
 
 		cr->status = -1;
-		if (!hd_claim_applies(c, r->profile.name, cr->detail, sizeof cr->detail))
+		/* a claim stated for other hardware says nothing about this one */
+		if (!hd_claim_applies(c, hw, cr->detail, sizeof cr->detail)) {
+			t->elsewhere++;
 			continue;
-		cr->status = hd_lesson_claim_eval(r->lesson, i, r->knobs, r->traces,
-						  &cr->lhs, &cr->rhs, cr->detail,
-						  sizeof cr->detail, &e);
+		}
+		cr->status = hd_lesson_claim_eval(r->lesson, i, r->knobs, traces, &cr->lhs,
+						  &cr->rhs, cr->detail, sizeof cr->detail, &e);
 		if (cr->status < 0) {
 			cr->status = -1;
-			snprintf(cr->detail, sizeof cr->detail, "not checked: %.400s", e.msg);
-			r->claims_unchecked++;
+			snprintf(cr->detail, sizeof cr->detail, "not checked: %.*s",
+				 NOT_CHECKED_MSG, e.msg);
+			t->unchecked++;
 		} else if (cr->status == 0)
-			r->claims_failed++;
+			t->fails++;
+		else
+			t->holds++;
 	}
+	return out;
 }
 
 int
-hd_run_lesson(struct hd_run *r, const struct hd_lesson *l, int number,
-	      const struct hd_profile *p, const struct hd_backend_ops *b,
-	      char *const *sets, int nsets, struct hd_err *e)
+hd_run_begin(struct hd_run *r, const struct hd_lesson *l, int number,
+	     const struct hd_profile *p, const struct hd_backend_ops *b,
+	     char *const *sets, int nsets, struct hd_err *e)
 {
-	struct hd_run_opts o;
 	int i;
 
 	memset(r, 0, sizeof *r);
@@ -61,23 +71,81 @@ hd_run_lesson(struct hd_run *r, const struct hd_lesson *l, int number,
 	r->nscen = hd_lesson_nscenarios(l);
 	r->sc = hd_xcalloc((size_t)r->nscen + 1, sizeof *r->sc);
 	r->traces = hd_xcalloc((size_t)r->nscen + 1, sizeof *r->traces);
+	return 0;
+}
+
+int
+hd_run_instantiate(struct hd_run *r, int i, struct hd_err *e)
+{
+	r->sc[i] = hd_lesson_instantiate(r->lesson, i, r->knobs, e);
+	return r->sc[i] != NULL ? 0 : -1;
+}
+
+int
+hd_run_lesson(struct hd_run *r, const struct hd_lesson *l, int number,
+	      const struct hd_profile *p, const struct hd_backend_ops *b,
+	      char *const *sets, int nsets, struct hd_err *e)
+{
+	struct hd_run_opts o;
+	struct hd_run_tally t = { 0 };
+	int i;
+
+	if (hd_run_begin(r, l, number, p, b, sets, nsets, e) != 0)
+		return -1;
 	memset(&o, 0, sizeof o);
 	o.profile = &r->profile;
 	o.warmup = 1;
 	o.repeats = 5;
 	for (i = 0; i < r->nscen; i++) {
-		r->sc[i] = hd_lesson_instantiate(l, i, r->knobs, e);
-		if (r->sc[i] == NULL)
+		if (hd_run_instantiate(r, i, e) != 0)
 			return -1;
 		r->traces[i] = hd_backend_trace(b, r->sc[i], &o, e);
-		if (r->traces[i] == NULL) {
-			if (e->status == 0)
-				e->status = HD_EXIT_FAIL;
+		if (r->traces[i] == NULL)
 			return -1;
-		}
 	}
-	eval_claims(r);
+	r->nclaims = hd_lesson_nclaims(l);
+	r->claims = hd_run_claims(r, r->traces, r->profile.name, &t);
+	r->claims_failed = t.fails;
+	r->claims_unchecked = t.unchecked;
 	return 0;
+}
+
+struct hd_store_claim *
+hd_run_store_claims(const struct hd_lesson *l, const struct hd_claim_result *res)
+{
+	int i, n = hd_lesson_nclaims(l);
+	struct hd_store_claim *out = hd_xcalloc((size_t)n + 1, sizeof *out);
+
+	for (i = 0; i < n; i++) {
+		const struct hd_claim *c = hd_lesson_claim(l, i);
+
+		out[i].index = i;
+		out[i].text = c->text;
+		out[i].expr = c->expr;
+		out[i].outcome = res[i].status;
+		out[i].lhs = res[i].lhs;
+		out[i].rhs = res[i].rhs;
+		out[i].detail = res[i].detail;
+	}
+	return out;
+}
+
+char *
+hd_run_params_json(const struct hd_run *r)
+{
+	struct hd_buf b;
+	int i;
+
+	hd_buf_init(&b);
+	hd_buf_putc(&b, '{');
+	for (i = 0; i < hd_lesson_nknobs(r->lesson); i++) {
+		if (i > 0)
+			hd_buf_puts(&b, ", ");
+		hd_json_str(&b, hd_lesson_knob(r->lesson, i)->name);
+		hd_buf_printf(&b, ": %.17g", r->knobs[i]);
+	}
+	hd_buf_putc(&b, '}');
+	return hd_buf_take(&b);
 }
 
 void

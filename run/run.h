@@ -14,6 +14,7 @@
 #include "ir/trace.h"
 #include "lang/lesson.h"
 #include "profile/profile.h"
+#include "store/store.h"
 
 
 struct hd_claim_result {
@@ -50,6 +51,44 @@ int hd_run_lesson(struct hd_run *r, const struct hd_lesson *l, int number,
 		  const struct hd_profile *p, const struct hd_backend_ops *b,
 		  char *const *sets, int nsets, struct hd_err *e);
 void hd_run_free(struct hd_run *r);
+
+/*
+ * The pieces of hd_run_lesson, for runs that do more per scenario (run/verify.h
+ * measures each one too).  hd_run_begin fills r for lesson l: its knobs (the
+ * defaults, then each `--set` assignment) and room for every scenario, none
+ * instantiated or run.  0, or -1 with e set (HD_EXIT_INPUT for a bad
+ * assignment); hd_run_free releases r either way.
+ */
+int hd_run_begin(struct hd_run *r, const struct hd_lesson *l, int number,
+		 const struct hd_profile *p, const struct hd_backend_ops *b,
+		 char *const *sets, int nsets, struct hd_err *e);
+/* Instantiate scenario i with r's knobs into r->sc[i]: 0, or -1 with e set. */
+int hd_run_instantiate(struct hd_run *r, int i, struct hd_err *e);
+
+/* How the claims came out over one set of traces. */
+struct hd_run_tally {
+	int holds, fails;
+	int unchecked;          /* could not be evaluated */
+	int elsewhere;          /* stated for other profiles, so not evaluated */
+};
+/*
+ * Evaluate every claim of r's lesson with r's knobs over traces[] (one per
+ * scenario, NULL for one not run: r->traces, or another set of traces of the
+ * same scenarios) as on profile `hw` (claims stated `on` other profiles are
+ * not evaluated; NULL: a profile like none).  Returns a fresh array of
+ * hd_lesson_nclaims results (free it) and adds them up into *t.
+ */
+struct hd_claim_result *hd_run_claims(const struct hd_run *r, struct hd_trace *const *traces,
+				      const char *hw, struct hd_run_tally *t);
+
+/* Claim results as the store keeps them: a fresh array of hd_lesson_nclaims(l)
+ * rows whose strings are borrowed from l and `res` (free the array only). */
+struct hd_store_claim *hd_run_store_claims(const struct hd_lesson *l,
+					   const struct hd_claim_result *res);
+
+/* r's knob values as a JSON object, {"name": value, ...}, as the store keeps
+ * them with each run (a fresh string). */
+char *hd_run_params_json(const struct hd_run *r);
 
 /*
  * Bandwidths of collective op `op` as nccl-tests reports them: its time is

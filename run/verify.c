@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "base/paths.h"
 #include "run/run.h"
 #include "run/verify.h"
 #include "run/backends.h"
@@ -23,12 +24,7 @@
 char *
 hd_verify_profile_dir(void)
 {
-	const char *xdg = getenv("XDG_DATA_HOME");
-	const char *home = getenv("HOME");
-
-	if (xdg != NULL && xdg[0] == '/')
-		return hd_xasprintf("%s/hdsim/profiles", xdg);
-	return hd_xasprintf("%s/.local/share/hdsim/profiles", home && *home ? home : ".");
+	return hd_paths_data("profiles");
 }
 
 /* Built-ins by a distinctive part of the GPU's marketing name. */
@@ -154,13 +150,12 @@ hd_verify_pick_profile(const char *gpu_name, struct hd_profile *out, char *why, 
 
 /* ---- one lesson ----------------------------------------------------------------- */
 
+/* A lesson verified: the prediction is a run of it on the simulator (its
+ * knobs, scenarios, predicted traces), measured traces beside it. */
 struct lesson_run {
-	const struct hd_lesson *l;
-	double *knobs;
-	int nscen;
-	struct hd_scenario **sc;
-	struct hd_trace **pred, **meas;
-	int *skipped;
+	struct hd_run pred;
+	struct hd_trace **meas;         /* [pred.nscen] */
+	int *skipped;                   /* [pred.nscen] */
 };
 
 static void
@@ -168,16 +163,11 @@ lesson_run_free(struct lesson_run *lr)
 {
 	int i;
 
-	for (i = 0; i < lr->nscen; i++) {
-		hd_scenario_free(lr->sc[i]);
-		hd_trace_free(lr->pred[i]);
+	for (i = 0; lr->meas != NULL && i < lr->pred.nscen; i++)
 		hd_trace_free(lr->meas[i]);
-	}
-	free(lr->sc);
-	free(lr->pred);
 	free(lr->meas);
 	free(lr->skipped);
-	free(lr->knobs);
+	hd_run_free(&lr->pred);
 }
 
 static void
@@ -286,91 +276,37 @@ compare_scenario(struct hd_buf *b, const struct hd_scenario *sc, const struct hd
 	}
 }
 
-/* Knob values as a JSON object for the store. */
-static char *
-params_json(const struct hd_lesson *l, const double *knobs)
-{
-	struct hd_buf b;
-	int i;
-
-	hd_buf_init(&b);
-	hd_buf_putc(&b, '{');
-	for (i = 0; i < hd_lesson_nknobs(l); i++) {
-		if (i > 0)
-			hd_buf_puts(&b, ", ");
-		hd_buf_json_str(&b, hd_lesson_knob(l, i)->name);
-		hd_buf_printf(&b, ": %.17g", knobs[i]);
-	}
-	hd_buf_putc(&b, '}');
-	return hd_buf_take(&b);
-}
-
-/* Evaluate every claim on one side; fills claims[] for the store. */
-static void
-eval_claims(const struct lesson_run *lr, struct hd_trace *const *traces, const char *hw,
-	    struct hd_store_claim *claims, char (*detail)[512], int *verified, int *refuted,
-	    int *unchecked)
-{
-	int i;
-
-	for (i = 0; i < hd_lesson_nclaims(lr->l); i++) {
-		const struct hd_claim *c = hd_lesson_claim(lr->l, i);
-		struct hd_err e = { 0 };
-		double lhs = 0, rhs = 0;
-		int rc = -1;
-
-		/* a claim stated for other hardware says nothing about this GPU */
-		if (hd_claim_applies(c, hw, detail[i], sizeof detail[i])) {
-			rc = hd_lesson_claim_eval(lr->l, i, lr->knobs, traces, &lhs, &rhs,
-						  detail[i], sizeof detail[i], &e);
-			if (rc < 0)
-				snprintf(detail[i], sizeof detail[i], "not checked: %.480s",
-					 e.msg);
-		}
-		claims[i].index = i;
-		claims[i].text = c->text;
-		claims[i].expr = c->expr;
-		claims[i].outcome = rc;
-		claims[i].lhs = lhs;
-		claims[i].rhs = rhs;
-		claims[i].detail = detail[i];
-		if (rc > 0)
-			(*verified)++;
-		else if (rc == 0)
-			(*refuted)++;
-		else
-			(*unchecked)++;
-	}
-}
-
 static int
 store_lesson(struct hd_store *st, const struct lesson_run *lr, const struct hd_verify_opts *o,
-	     const struct hd_store_claim *pclaims, const struct hd_store_claim *mclaims,
-	     int nclaims, struct hd_verify_result *res, struct hd_err *e)
+	     const struct hd_claim_result *pres, const struct hd_claim_result *mres,
+	     struct hd_verify_result *res, struct hd_err *e)
 {
-	char *params = params_json(lr->l, lr->knobs);
+	const struct hd_lesson *l = lr->pred.lesson;
+	char *params = hd_run_params_json(&lr->pred);
 	char *ptext = hd_profile_format(o->profile);
+	struct hd_store_claim *pclaims = hd_run_store_claims(l, pres);
+	struct hd_store_claim *mclaims = hd_run_store_claims(l, mres);
 	char note[96];
-	int i, last = -1, rc = -1;
+	int i, last = -1, rc = -1, nclaims = hd_lesson_nclaims(l);
 
-	for (i = 0; i < lr->nscen; i++)
+	for (i = 0; i < lr->pred.nscen; i++)
 		if (!lr->skipped[i])
 			last = i;
-	for (i = 0; i < lr->nscen; i++) {
+	for (i = 0; i < lr->pred.nscen; i++) {
 		struct hd_store_run r = {
-			.lesson = hd_lesson_id(lr->l), .params_json = params,
+			.lesson = hd_lesson_id(l), .params_json = params,
 			.profile_name = o->profile->name, .profile_text = ptext, .status = "ok",
 		};
 		int64_t pid = 0;
 
 		if (lr->skipped[i])
 			continue;
-		r.scenario = lr->sc[i]->name;
+		r.scenario = lr->pred.sc[i]->name;
 		r.backend = "sim";
 		r.source = "predicted";
 		r.timer = "model";
 		r.repeats = 1;
-		if (hd_store_run_insert(st, &r, lr->pred[i], i == last ? pclaims : NULL,
+		if (hd_store_run_insert(st, &r, lr->pred.traces[i], i == last ? pclaims : NULL,
 					i == last ? nclaims : 0, &pid, e) != 0)
 			goto out;
 		r.backend = o->measured->name;
@@ -394,6 +330,8 @@ store_lesson(struct hd_store *st, const struct lesson_run *lr, const struct hd_v
 out:
 	free(params);
 	free(ptext);
+	free(pclaims);
+	free(mclaims);
 	return rc;
 }
 
@@ -422,36 +360,33 @@ verify_lesson(const struct hd_lesson *l, const struct hd_verify_opts *o, struct 
 	      int *done, int total, struct hd_buf *b, struct hd_verify_result *res,
 	      struct hd_err *e)
 {
-	struct lesson_run lr = { .l = l };
+	static const char *const verdict[] = { "not checked", "refuted", "verified" };
+	struct lesson_run lr = { .meas = NULL };
 	struct hd_run_opts ro = { .profile = o->profile, .warmup = o->warmup,
 				  .repeats = o->repeats, .stop = (volatile int *)o->stop };
-	struct hd_store_claim *pclaims = NULL, *mclaims = NULL;
-	char (*pdetail)[512] = NULL, (*mdetail)[512] = NULL;
-	char why[512];
-	int i, nclaims = hd_lesson_nclaims(l), rc = -1, pv = 0, pr = 0, pu = 0;
+	struct hd_claim_result *pres = NULL, *mres = NULL;
+	struct hd_run_tally pt = { 0 }, mt = { 0 };
 	const char *hw = machine_builtin(o);
+	char why[512];
+	int i, rc = -1;
 
-	lr.nscen = hd_lesson_nscenarios(l);
-	lr.knobs = hd_xcalloc((size_t)hd_lesson_nknobs(l) + 1, sizeof *lr.knobs);
-	lr.sc = hd_xcalloc((size_t)lr.nscen + 1, sizeof *lr.sc);
-	lr.pred = hd_xcalloc((size_t)lr.nscen + 1, sizeof *lr.pred);
-	lr.meas = hd_xcalloc((size_t)lr.nscen + 1, sizeof *lr.meas);
-	lr.skipped = hd_xcalloc((size_t)lr.nscen + 1, sizeof *lr.skipped);
-	hd_lesson_knob_defaults(l, lr.knobs);
-	for (i = 0; i < o->nsets; i++)
-		if (hd_lesson_knob_set(l, lr.knobs, o->sets[i], e) != 0)
-			goto out;
+	if (hd_run_begin(&lr.pred, l, 0, o->profile, &hd_sim_backend, o->sets, o->nsets, e) != 0)
+		goto out;
+	lr.meas = hd_xcalloc((size_t)lr.pred.nscen + 1, sizeof *lr.meas);
+	lr.skipped = hd_xcalloc((size_t)lr.pred.nscen + 1, sizeof *lr.skipped);
 	hd_buf_printf(b, "Lesson %s: %s\n", hd_lesson_id(l), hd_lesson_title(l));
-	for (i = 0; i < lr.nscen; i++) {
+	for (i = 0; i < lr.pred.nscen; i++) {
 		const char *name = hd_lesson_scenario_name(l, i);
+		struct hd_scenario *sc;
 
 		if (o->scenario != NULL && strcmp(o->scenario, name) != 0) {
 			lr.skipped[i] = 1;
 			continue;
 		}
-		if ((lr.sc[i] = hd_lesson_instantiate(l, i, lr.knobs, e)) == NULL)
+		if (hd_run_instantiate(&lr.pred, i, e) != 0)
 			goto out;
-		if (!scenario_fits(o->measured, lr.sc[i], why, sizeof why)) {
+		sc = lr.pred.sc[i];
+		if (!scenario_fits(o->measured, sc, why, sizeof why)) {
 			hd_buf_printf(b, "  scenario %s %s: skipped\n", name, why);
 			hd_buf_printf(&res->skipped, "  %s/%s: %s\n", hd_lesson_id(l), name, why);
 			lr.skipped[i] = 1;
@@ -460,48 +395,45 @@ verify_lesson(const struct hd_lesson *l, const struct hd_verify_opts *o, struct 
 			continue;
 		}
 		progress(o, *done, total, hd_lesson_id(l), name, "predicting");
-		if ((lr.pred[i] = hd_backend_trace(&hd_sim_backend, lr.sc[i], &ro, e)) == NULL)
+		if ((lr.pred.traces[i] = hd_backend_trace(&hd_sim_backend, sc, &ro, e)) == NULL)
 			goto out;
 		progress(o, *done, total, hd_lesson_id(l), name, "measuring");
-		if ((lr.meas[i] = hd_backend_trace(o->measured, lr.sc[i], &ro, e)) == NULL) {
+		if ((lr.meas[i] = hd_backend_trace(o->measured, sc, &ro, e)) == NULL) {
 			if (o->stop != NULL && *o->stop)
-				hd_err_set(e, 130, "", "interrupted during %s/%s; the lesson was "
-					   "not stored", hd_lesson_id(l), name);
+				hd_err_set(e, HD_EXIT_INTERRUPT, "", "interrupted during "
+					   "%s/%s; the lesson was not stored", hd_lesson_id(l),
+					   name);
 			goto out;
 		}
 		(*done)++;
 		res->scenarios_run++;
-		compare_scenario(b, lr.sc[i], lr.pred[i], lr.meas[i], res);
+		compare_scenario(b, sc, lr.pred.traces[i], lr.meas[i], res);
 	}
-	pclaims = hd_xcalloc((size_t)nclaims + 1, sizeof *pclaims);
-	mclaims = hd_xcalloc((size_t)nclaims + 1, sizeof *mclaims);
-	pdetail = hd_xcalloc((size_t)nclaims + 1, sizeof *pdetail);
-	mdetail = hd_xcalloc((size_t)nclaims + 1, sizeof *mdetail);
-	eval_claims(&lr, lr.pred, hw, pclaims, pdetail, &pv, &pr, &pu);
-	eval_claims(&lr, lr.meas, hw, mclaims, mdetail, &res->claims_verified,
-		    &res->claims_refuted, &res->claims_unchecked);
-	if (nclaims > 0)
+	/* claims stated `on` profiles are checked as on the measured GPU's kind */
+	pres = hd_run_claims(&lr.pred, lr.pred.traces, hw, &pt);
+	mres = hd_run_claims(&lr.pred, lr.meas, hw, &mt);
+	res->claims_verified += mt.holds;
+	res->claims_refuted += mt.fails;
+	res->claims_unchecked += mt.unchecked + mt.elsewhere;
+	if (hd_lesson_nclaims(l) > 0)
 		hd_buf_printf(b, "  Claims, checked on the measurement:\n");
-	for (i = 0; i < nclaims; i++) {
-		static const char *const verdict[] = { "not checked", "refuted", "verified" };
-
-		hd_buf_printf(b, "    [%s] %s\n", verdict[mclaims[i].outcome + 1],
+	for (i = 0; i < hd_lesson_nclaims(l); i++) {
+		hd_buf_printf(b, "    [%s] %s\n", verdict[mres[i].status + 1],
 			      hd_lesson_claim(l, i)->text);
-		hd_buf_printf(b, "        measured:  %s\n", mdetail[i]);
-		hd_buf_printf(b, "        predicted: %s\n", pdetail[i]);
+		hd_buf_printf(b, "        measured:  %s\n", mres[i].detail);
+		hd_buf_printf(b, "        predicted: %s\n", pres[i].detail);
 	}
 	if (o->stop != NULL && *o->stop) {
-		hd_err_set(e, 130, "", "interrupted; lesson %s was not stored", hd_lesson_id(l));
+		hd_err_set(e, HD_EXIT_INTERRUPT, "", "interrupted; lesson %s was not stored",
+			   hd_lesson_id(l));
 		goto out;
 	}
-	if (st != NULL && store_lesson(st, &lr, o, pclaims, mclaims, nclaims, res, e) != 0)
+	if (st != NULL && store_lesson(st, &lr, o, pres, mres, res, e) != 0)
 		goto out;
 	rc = 0;
 out:
-	free(pclaims);
-	free(mclaims);
-	free(pdetail);
-	free(mdetail);
+	free(pres);
+	free(mres);
 	lesson_run_free(&lr);
 	return rc;
 }

@@ -20,6 +20,7 @@
 
 #include <sqlite3.h>
 
+#include "base/paths.h"
 #include "store/store.h"
 
 struct hd_store {
@@ -161,34 +162,27 @@ query_int(struct hd_store *s, const char *sql, int64_t *out, struct hd_err *e)
 char *
 hd_store_default_path(void)
 {
-	const char *xdg = getenv("XDG_DATA_HOME");
-	const char *home = getenv("HOME");
-
-	if (xdg != NULL && xdg[0] == '/')
-		return hd_xasprintf("%s/hdsim/hdsim.db", xdg);
-	return hd_xasprintf("%s/.local/share/hdsim/hdsim.db", home && *home ? home : ".");
+	return hd_paths_data("hdsim.db");
 }
 
 /* mkdir -p of the folder that will hold path. */
 static int
 make_parent(const char *path, struct hd_err *e)
 {
-	char *dir = hd_xstrdup(path), *p;
+	char *dir = hd_xstrdup(path), *slash = strrchr(dir, '/');
+	struct hd_err why = { 0 };
+	int rc = 0;
 
-	for (p = dir + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-			hd_err_set(e, HD_EXIT_INPUT, path, "cannot create folder %s: %s", dir,
-				   strerror(errno));
-			free(dir);
-			return -1;
+	if (slash != NULL && slash != dir) {
+		*slash = '\0';
+		if (hd_paths_mkdir_p(dir, 0700, &why) != 0) {
+			hd_err_set(e, HD_EXIT_INPUT, path, "cannot create folder %s: %s",
+				   why.where, strerror(errno));
+			rc = -1;
 		}
-		*p = '/';
 	}
 	free(dir);
-	return 0;
+	return rc;
 }
 
 /*

@@ -14,6 +14,7 @@
 #include "render/report.h"
 #include "tests/testdb.h"
 #include "tests/testutil.h"
+#include "run/run.h"
 #include "run/verify.h"
 #include "run/backends.h"
 
@@ -171,7 +172,7 @@ START_TEST(interruption_stores_nothing_of_the_lesson)
 	interrupt_at = 4;                       /* the second lesson's second scenario */
 	hd_buf_init(&out);
 	ck_assert_int_eq(hd_verify_lessons(ls, 2, &o, &out, &res, &e), -1);
-	ck_assert_int_eq(e.status, 130);
+	ck_assert_int_eq(e.status, HD_EXIT_INTERRUPT);
 	ck_assert_ptr_nonnull(strstr(e.msg, "interrupted"));
 	ck_assert_ptr_nonnull(strstr(e.msg, "not stored"));
 	/* The first lesson is stored whole, the second not at all. */
@@ -179,6 +180,76 @@ START_TEST(interruption_stores_nothing_of_the_lesson)
 	ck_assert_int_eq(hd_test_count(db, "SELECT count(DISTINCT lesson) FROM runs"), 1);
 	hd_buf_free(&out);
 	hd_verify_result_free(&res);
+	free(db);
+}
+END_TEST
+
+/*
+ * The prediction side of a verification is the lesson run of `hdsim run`: with
+ * the same knobs and the same hardware, its claims come out the same, with
+ * the same figures, and the knobs are stored as the run writes them.  On a
+ * GPU of another kind, a claim stated `on` profiles is not checked.
+ */
+START_TEST(predictions_are_the_lesson_run)
+{
+	static const char *const verdict[] = { "unchecked", "fails", "holds" };
+	const struct hd_lesson *l = lesson("pinned-vs-pageable");
+	struct hd_store_machine h100_machine = machine;
+	char *sets[] = { "size=64MiB" };
+	struct hd_verify_opts o;
+	struct hd_verify_result res;
+	struct hd_err e = { 0 };
+	struct hd_buf out;
+	struct hd_run r;
+	char *db = hd_xasprintf("%s/same.db", dir), *params, *sql, *line;
+	int i;
+
+	h100_machine.gpu_name = "NVIDIA H100 80GB HBM3";
+	opts(&o, &h100, db);
+	o.machine = &h100_machine;
+	o.sets = sets;
+	o.nsets = 1;
+	hd_buf_init(&out);
+	ck_assert_msg(hd_verify_lessons(&l, 1, &o, &out, &res, &e) == 0, "%s", e.msg);
+	ck_assert_msg(hd_run_lesson(&r, l, 4, &h100, &hd_sim_backend, sets, 1, &e) == 0, "%s",
+		      e.msg);
+	ck_assert_int_gt(r.nclaims, 1);
+	for (i = 0; i < r.nclaims; i++) {
+		ck_assert_int_ge(r.claims[i].status, 0);
+		line = hd_xasprintf("        predicted: %s\n", r.claims[i].detail);
+		ck_assert_msg(strstr(out.s, line) != NULL, "no '%s' in\n%s", line, out.s);
+		free(line);
+		sql = hd_xasprintf("SELECT count(*) FROM claim_results c JOIN runs p ON "
+				   "c.run_id = p.id WHERE p.source = 'predicted' AND c.idx = %d "
+				   "AND c.outcome = '%s' AND c.lhs = %.17g AND c.rhs = %.17g", i,
+				   verdict[r.claims[i].status + 1], r.claims[i].lhs,
+				   r.claims[i].rhs);
+		ck_assert_int_eq(hd_test_count(db, sql), 1);
+		free(sql);
+	}
+	params = hd_run_params_json(&r);
+	ck_assert_ptr_nonnull(strstr(params, "\"size\": 67108864"));
+	sql = hd_xasprintf("SELECT count(*) FROM runs WHERE params = '%s'", params);
+	ck_assert_int_eq(hd_test_count(db, sql), 2 * r.nscen);
+	free(sql);
+	free(params);
+	hd_run_free(&r);
+	hd_verify_result_free(&res);
+	hd_buf_free(&out);
+
+	/* an A100 is not what the second claim speaks of */
+	ck_assert_ptr_nonnull(strstr(hd_lesson_claim(l, 1)->text, "PCIe Gen5"));
+	free(db);
+	db = hd_xasprintf("%s/a100.db", dir);
+	opts(&o, &h100, db);
+	hd_buf_init(&out);
+	ck_assert_msg(hd_verify_lessons(&l, 1, &o, &out, &res, &e) == 0, "%s", e.msg);
+	ck_assert_ptr_nonnull(strstr(out.s, "    [not checked] On a PCIe Gen5 machine"));
+	ck_assert_ptr_nonnull(strstr(out.s, "measured:  not checked: it is stated for profile "
+				     "h100-sxm, h200-sxm\n"));
+	ck_assert_int_ge(res.claims_unchecked, 1);
+	hd_verify_result_free(&res);
+	hd_buf_free(&out);
 	free(db);
 }
 END_TEST
@@ -363,6 +434,7 @@ verify_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, pairs_stored_and_claims_checked);
 	tcase_add_test(tc, interruption_stores_nothing_of_the_lesson);
+	tcase_add_test(tc, predictions_are_the_lesson_run);
 	tcase_add_test(tc, bad_database_fails_before_measuring);
 	tcase_add_test(tc, rank_scenarios_are_skipped);
 	tcase_add_test(tc, one_scenario_only);
