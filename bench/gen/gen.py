@@ -20,7 +20,7 @@ alone (the same seed and index give the same file, whatever else is drawn):
 Sizes are drawn log-uniformly from 4 B to 1 GiB (16 steps per octave, kept
 to three significant digits), times and work likewise.  A scenario is drawn
 again until the generator's own estimate of its run on h100-sxm lies between
-50 us and 2 s.  That estimate uses the h100-sxm figures frozen below (taken
+60 us and 2 s.  That estimate uses the h100-sxm figures frozen below (taken
 from profiles/h100-sxm.hdp when the held-out set was drawn) and a plain
 host / stream timeline without contention: it never calls hdsim, so a
 change to the model cannot change what is drawn.
@@ -53,7 +53,7 @@ KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 NS, US, MS, S = 1e-9, 1e-6, 1e-3, 1.0
 
 # Run length window on h100-sxm, by the estimate below (seconds); the model's
-# own makespans of the drawn scenarios came out from 50 us to 0.7 s.
+# own makespans of the two sets came out from 81 us to 1.24 s (README.md).
 RUN_MIN, RUN_MAX = 60 * US, 2 * S
 # Memory an 80 GB GPU and its host hold, with room to spare (bytes, per rank).
 DEVICE_MAX, HOST_MAX = 64 * GiB, 64 * GiB
