@@ -9,36 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/paths.h"
 #include "profile/profile_write.h"
 
 /* mkdir -p; 0, or -1 with e set. */
-static int
-calib_mkdirs(const char *dir, struct hd_err *e)
-{
-	char *p = hd_xstrdup(dir), *s;
-	int rc = 0;
-
-	for (s = p + 1; rc == 0; s++) {
-		if (*s != '/' && *s != '\0')
-			continue;
-		{
-			char c = *s;
-
-			*s = '\0';
-			if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-				hd_err_set(e, HD_EXIT_FAIL, p, "cannot create the folder: %s",
-					   strerror(errno));
-				rc = -1;
-			}
-			*s = c;
-			if (c == '\0')
-				break;
-		}
-	}
-	free(p);
-	return rc;
-}
-
 char *
 hd_profile_write_calibrated(const struct hd_profile *p, const char *dir, const char *gpu,
 			    struct hd_err *e)
@@ -47,7 +21,7 @@ hd_profile_write_calibrated(const struct hd_profile *p, const char *dir, const c
 	const char *body;
 	FILE *f;
 
-	if (calib_mkdirs(dir, e) != 0)
+	if (hd_paths_mkdir_p(dir, 0755, e) != 0)
 		return NULL;
 	path = hd_xasprintf("%s/%s.hdp", dir, p->name);
 	tmp = hd_xasprintf("%s.tmp", path);
