@@ -144,8 +144,18 @@ model_work_label(struct model *m, int opi)
 		case HD_OP_COLL:
 			s = hd_coll_name(op->coll);
 			break;
-		default:
-			s = "op";
+		case HD_OP_ALLOC:
+		case HD_OP_FREE:
+		case HD_OP_PIN:
+		case HD_OP_EVENT_SYNC:
+		case HD_OP_EVENT_QUERY:
+		case HD_OP_STREAM_SYNC:
+		case HD_OP_DEVICE_SYNC:
+		case HD_OP_REPEAT:
+		case HD_OP_ON_RANK:
+		case HD_OP_BARRIER:
+		case HD_OP__COUNT:
+			s = "op";   /* no work on the GPU */
 			break;
 		}
 	}
@@ -294,8 +304,19 @@ make_lanes(struct model *m)
 		case HD_OP_WAIT:
 			used[op->stream] = 1;
 			break;
-		default:
-			break;
+		case HD_OP_ALLOC:
+		case HD_OP_FREE:
+		case HD_OP_PIN:
+		case HD_OP_EVENT_SYNC:
+		case HD_OP_EVENT_QUERY:
+		case HD_OP_STREAM_SYNC:
+		case HD_OP_DEVICE_SYNC:
+		case HD_OP_HOST:
+		case HD_OP_REPEAT:
+		case HD_OP_ON_RANK:
+		case HD_OP_BARRIER:
+		case HD_OP__COUNT:
+			break;      /* on the host: the host and API lanes */
 		}
 	}
 	m->lane_host = m->sink->lane(m->sink->ctx, HD_LANE_HOST, m->rank, 0, "Host thread");

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/opfacts.h"
 #include "sim/model_priv.h"
 
 /* --- checks --------------------------------------------------------------------- */
@@ -30,43 +31,19 @@ hd_model_check(const struct hd_scenario *sc, struct hd_err *e)
 	}
 	for (i = 0; i < sc->nops; i++) {
 		const struct hd_op *op = &sc->ops[i];
+		const struct hd_op_fact *f = hd_op_fact(op->kind);
 		char where[64];
-		int multi, bad = 0;
+		int multi, bad;
 
 		snprintf(where, sizeof where, "line %d", op->line);
-		multi = op->kind == HD_OP_SEND || op->kind == HD_OP_RECV ||
-		    (op->kind == HD_OP_COPY && op->copy == HD_COPY_P2P);
+		/* what the kind must have; then the other side, and every enum */
+		bad = f == NULL || !hd_op_operands_ok(sc, op);
+		multi = f != NULL && ((f->operands & HD_OPND_PEER) ||
+		    (op->kind == HD_OP_COPY && op->copy == HD_COPY_P2P));
 		if (multi && (op->peer < 0 || op->peer >= sc->nranks ||
 		    (!op->peer_rel && sc->nranks < 2) || (op->peer_rel && op->peer == 0)))
 			bad = 1;
 		if (op->kind == HD_OP_COLL && (unsigned)op->coll >= HD_COLL__COUNT)
-			bad = 1;
-		if ((unsigned)op->kind >= HD_OP__COUNT)
-			bad = 1;
-		switch (op->kind) {
-		case HD_OP_KERNEL:
-		case HD_OP_COPY:
-		case HD_OP_PREFETCH:
-		case HD_OP_RECORD:
-		case HD_OP_WAIT:
-		case HD_OP_STREAM_SYNC:
-		case HD_OP_READ:
-		case HD_OP_SEND:
-		case HD_OP_RECV:
-		case HD_OP_COLL:
-			if (op->stream < 0 || op->stream >= sc->nstreams)
-				bad = 1;
-			break;
-		default:
-			break;
-		}
-		if ((op->kind == HD_OP_RECORD || op->kind == HD_OP_WAIT ||
-		    op->kind == HD_OP_EVENT_SYNC || op->kind == HD_OP_EVENT_QUERY) &&
-		    (op->event < 0 || op->event >= sc->nevents))
-			bad = 1;
-		if ((op->kind == HD_OP_ALLOC || op->kind == HD_OP_FREE ||
-		    op->kind == HD_OP_PIN || op->kind == HD_OP_PREFETCH) &&
-		    (op->dst < 0 || op->dst >= sc->nbuffers))
 			bad = 1;
 		if (op->src >= sc->nbuffers || op->dst >= sc->nbuffers ||
 		    op->src < HD_NONE || op->dst < HD_NONE)
@@ -74,9 +51,6 @@ hd_model_check(const struct hd_scenario *sc, struct hd_err *e)
 		if (op->kind == HD_OP_COPY && (unsigned)op->copy >= HD_COPY__COUNT)
 			bad = 1;
 		if (op->kind == HD_OP_KERNEL && (unsigned)op->kernel >= HD_KERNEL__COUNT)
-			bad = 1;
-		if ((op->kind == HD_OP_REPEAT || op->kind == HD_OP_ON_RANK) &&
-		    (op->body_len < 0 || op->body_len > sc->nops - i - 1))
 			bad = 1;
 		if (bad) {
 			hd_err_set(e, HD_EXIT_INPUT, where, "scenario '%s': op %d "
@@ -173,7 +147,12 @@ describe_gop(struct world *w, struct model *m, int gi, struct hd_buf *b)
 			hd_buf_printf(b, " and %d more ranks", k - 6);
 		hd_buf_printf(b, " to call it");
 		return;
-	default:
+	case G_KERNEL:
+	case G_COPY:
+	case G_PREFETCH:
+	case G_RECORD:
+	case G_WAIT:
+	case G_STAGED:
 		if (g->state == GS_QUEUED && g->ndeps > 0)
 			hd_buf_printf(b, "%s (line %d), which waits for work on another "
 			    "stream", hd_op_kind_name(op->kind), op->line);

@@ -192,7 +192,7 @@ op_alloc(struct model *m, const struct hd_op *op, int opi)
 {
 	const struct hd_profile *p = m->p;
 	uint64_t bytes = model_buf_bytes(m, op->dst, op->bytes);
-	hd_time cost;
+	hd_time cost = p->malloc_cost;     /* cudaMalloc, cudaMallocManaged */
 
 	(void)opi;
 	switch (m->sc->buffers[op->dst].mem) {
@@ -203,8 +203,9 @@ op_alloc(struct model *m, const struct hd_op *op, int opi)
 	case HD_MEM_PAGEABLE:
 		cost = HD_US;   /* malloc: the pages are touched later */
 		break;
-	default:
-		cost = p->malloc_cost;
+	case HD_MEM_MANAGED:
+	case HD_MEM_DEVICE:
+	case HD_MEM__COUNT:
 		break;
 	}
 	return op_cost(m, cost);
@@ -619,6 +620,17 @@ op_barrier(struct model *m, const struct hd_op *op, int opi)
 	    m->p->sync_wake));
 }
 
+/* A loop or rank block's header: host_next walks into its body or past it,
+ * so the host never runs the header itself. */
+static int
+op_block(struct model *m, const struct hd_op *op, int opi)
+{
+	(void)m;
+	(void)op;
+	(void)opi;
+	return H_DONE;
+}
+
 typedef int (*op_fn)(struct model *, const struct hd_op *, int);
 
 /* What the host thread does for each kind of op, one step at a time. */
@@ -641,8 +653,15 @@ static const op_fn op_table[HD_OP__COUNT] = {
 	[HD_OP_RECV] = op_comm,
 	[HD_OP_COLL] = op_comm,
 	[HD_OP_BARRIER] = op_barrier,
-	/* loops and rank blocks are walked by host_next */
+	[HD_OP_REPEAT] = op_block,
+	[HD_OP_ON_RANK] = op_block,
 };
+
+bool
+hd_model_handles_ok(enum hd_op_kind k)
+{
+	return (unsigned)k < HD_OP__COUNT && op_table[k] != NULL;
+}
 
 /* Run one step of op opi; H_DONE when the op is over. */
 static int
@@ -650,8 +669,6 @@ host_op(struct model *m, int opi)
 {
 	const struct hd_op *op = &m->sc->ops[opi];
 
-	if (op_table[op->kind] == NULL)
-		return H_DONE;
 	return op_table[op->kind](m, op, opi);
 }
 

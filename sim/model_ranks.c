@@ -42,7 +42,7 @@ model_peer_path(struct model *m, struct xfer *x, int peer)
 		x->nres = 2;
 		break;
 	case HD_LINK_NET:
-	default:
+	case HD_LINK__COUNT:
 		na = hd_coll_node(m->p, m->rank);
 		nb = hd_coll_node(m->p, peer);
 		if (w->nic_out[na] < 0)
@@ -160,9 +160,13 @@ coll_transfers(enum hd_coll c, uint64_t bytes, int n, const struct hd_profile *p
 		return N * K;
 	case HD_COLL_GATHER:
 		return N;
-	default:
-		return N * N;
+	case HD_COLL_ALLGATHER:
+	case HD_COLL_REDUCESCATTER:
+	case HD_COLL_ALLTOALL:
+	case HD_COLL__COUNT:
+		break;
 	}
+	return N * N;
 }
 
 #define COLL_SPAN_LIMIT 1000000u
@@ -223,10 +227,7 @@ model_coll_arrive(struct model *m, int gi)
 		const struct hd_op *first = &w->sc->ops[c->op];
 
 		if (first->coll != op->coll || first->bytes != op->bytes ||
-		    (first->root != op->root && first->coll != HD_COLL_ALLREDUCE &&
-		    first->coll != HD_COLL_ALLGATHER &&
-		    first->coll != HD_COLL_REDUCESCATTER &&
-		    first->coll != HD_COLL_ALLTOALL)) {
+		    (first->root != op->root && hd_coll_rooted_ok(first->coll))) {
 			coll_fail(w, m, c, g->op);
 			return;
 		}

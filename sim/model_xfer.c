@@ -379,7 +379,8 @@ model_kernel_duration(const struct model *m, const struct hd_op *op)
 	case HD_KERNEL_REDUCE:
 		return p->kernel_overhead + hd_time_for_bytes(
 		    (double)model_buf_bytes(m, op->src, op->bytes), p->hbm_bw);
-	default:
-		return p->kernel_overhead;
+	case HD_KERNEL__COUNT:
+		break;
 	}
+	return p->kernel_overhead;
 }
