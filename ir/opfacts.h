@@ -64,7 +64,8 @@ const struct hd_op_fact *hd_op_fact(enum hd_op_kind k);
  * tests that hold every kind to the table. */
 bool hd_op_fact_ok(enum hd_op_kind k);
 
-/* Does op have every operand its kind needs, within sc's tables? */
+/* Does op (one of sc->ops) have every operand its kind needs, each within sc's
+ * tables?  The other rank (HD_OPND_PEER) is the caller's to check. */
 bool hd_op_operands_ok(const struct hd_scenario *sc, const struct hd_op *op);
 
 #endif
