@@ -1,44 +1,19 @@
 /*
  * ir.c - names, derived facts and memory management for the scenario IR.
  *
- * Names live in const tables indexed by the enums, so adding an op kind is
- * one line here and a compile error nowhere else.
+ * Names live in const tables indexed by the enums; an op kind's names are
+ * its row of the op facts (opfacts.c).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ir/ir.h"
+#include "ir/opfacts.h"
 #include "base/util.h"
 
 static const char *const mem_names[HD_MEM__COUNT] = {
 	[HD_MEM_PAGEABLE] = "pageable", [HD_MEM_PINNED] = "pinned",
 	[HD_MEM_MANAGED] = "managed", [HD_MEM_DEVICE] = "device",
-};
-
-static const struct {
-	const char *name;     /* the lesson word */
-	const char *api;      /* the call it stands for */
-} op_names[HD_OP__COUNT] = {
-	[HD_OP_ALLOC] = { "alloc", "cudaMalloc" },
-	[HD_OP_FREE] = { "free", "cudaFree" },
-	[HD_OP_PIN] = { "pin", "cudaHostRegister" },
-	[HD_OP_COPY] = { "copy", "cudaMemcpy" },
-	[HD_OP_KERNEL] = { "kernel", "cudaLaunchKernel" },
-	[HD_OP_PREFETCH] = { "prefetch", "cudaMemPrefetchAsync" },
-	[HD_OP_RECORD] = { "record", "cudaEventRecord" },
-	[HD_OP_WAIT] = { "wait", "cudaStreamWaitEvent" },
-	[HD_OP_EVENT_SYNC] = { "sync event", "cudaEventSynchronize" },
-	[HD_OP_EVENT_QUERY] = { "query", "cudaEventQuery" },
-	[HD_OP_STREAM_SYNC] = { "sync stream", "cudaStreamSynchronize" },
-	[HD_OP_DEVICE_SYNC] = { "sync device", "cudaDeviceSynchronize" },
-	[HD_OP_HOST] = { "host", "host work" },
-	[HD_OP_READ] = { "read", "cudaMemcpy" },
-	[HD_OP_REPEAT] = { "repeat", "loop" },
-	[HD_OP_ON_RANK] = { "rank", "if (rank == N)" },
-	[HD_OP_SEND] = { "send", "ncclSend" },
-	[HD_OP_RECV] = { "recv", "ncclRecv" },
-	[HD_OP_COLL] = { "collective", "ncclAllReduce" },
-	[HD_OP_BARRIER] = { "barrier", "MPI_Barrier" },
 };
 
 static const char *const kernel_names[HD_KERNEL__COUNT] = {
@@ -50,15 +25,16 @@ static const char *const kernel_names[HD_KERNEL__COUNT] = {
 static const struct {
 	const char *name;
 	const char *api;
+	bool rooted;          /* takes a root rank */
 } coll_names[HD_COLL__COUNT] = {
-	[HD_COLL_ALLREDUCE] = { "allreduce", "ncclAllReduce" },
-	[HD_COLL_BROADCAST] = { "broadcast", "ncclBroadcast" },
-	[HD_COLL_REDUCE] = { "reduce", "ncclReduce" },
-	[HD_COLL_ALLGATHER] = { "allgather", "ncclAllGather" },
-	[HD_COLL_REDUCESCATTER] = { "reducescatter", "ncclReduceScatter" },
+	[HD_COLL_ALLREDUCE] = { "allreduce", "ncclAllReduce", false },
+	[HD_COLL_BROADCAST] = { "broadcast", "ncclBroadcast", true },
+	[HD_COLL_REDUCE] = { "reduce", "ncclReduce", true },
+	[HD_COLL_ALLGATHER] = { "allgather", "ncclAllGather", false },
+	[HD_COLL_REDUCESCATTER] = { "reducescatter", "ncclReduceScatter", false },
 	/* NCCL has no gather or all-to-all call: they are grouped sends and receives. */
-	[HD_COLL_GATHER] = { "gather", "ncclSend/ncclRecv" },
-	[HD_COLL_ALLTOALL] = { "alltoall", "ncclSend/ncclRecv" },
+	[HD_COLL_GATHER] = { "gather", "ncclSend/ncclRecv", true },
+	[HD_COLL_ALLTOALL] = { "alltoall", "ncclSend/ncclRecv", false },
 };
 
 static const char *const copy_kind_names[HD_COPY__COUNT] = {
@@ -85,7 +61,7 @@ hd_mem_name(enum hd_mem m)
 const char *
 hd_op_kind_name(enum hd_op_kind k)
 {
-	return (unsigned)k < HD_OP__COUNT ? op_names[k].name : "?";
+	return (unsigned)k < HD_OP__COUNT ? hd_op_facts[k].name : "?";
 }
 
 const char *
@@ -98,6 +74,12 @@ const char *
 hd_coll_name(enum hd_coll c)
 {
 	return (unsigned)c < HD_COLL__COUNT ? coll_names[c].name : "?";
+}
+
+bool
+hd_coll_rooted_ok(enum hd_coll c)
+{
+	return (unsigned)c < HD_COLL__COUNT && coll_names[c].rooted;
 }
 
 /*
@@ -122,9 +104,10 @@ hd_coll_bus_factor(enum hd_coll c, int nranks)
 	case HD_COLL_GATHER:
 	case HD_COLL_ALLTOALL:
 		return (n - 1.0) / n;
-	default:
-		return 1.0;
+	case HD_COLL__COUNT:
+		break;
 	}
+	return 1.0;
 }
 
 const char *
@@ -145,7 +128,7 @@ hd_op_api_name(const struct hd_op *op)
 	}
 	if (op->kind == HD_OP_COLL && (unsigned)op->coll < HD_COLL__COUNT)
 		return coll_names[op->coll].api;
-	return op_names[op->kind].api;
+	return hd_op_facts[op->kind].api;
 }
 
 const char *

@@ -71,6 +71,7 @@ struct hd_event {
 	int line, col;
 };
 
+/* What each kind is and takes, for every layer: ir/opfacts.h. */
 enum hd_op_kind {
 	HD_OP_ALLOC,        /* allocate buffer `dst` now (cost shows; pinning costs) */
 	HD_OP_FREE,         /* free buffer `dst` (cudaFree/cudaFreeHost sync the device) */
@@ -179,6 +180,8 @@ const char *hd_mem_name(enum hd_mem m);             /* "pageable" "pinned" "mana
 const char *hd_op_kind_name(enum hd_op_kind k);     /* "copy" "kernel" ... */
 const char *hd_kernel_name(enum hd_kernel_kind k);  /* "spin" "compute" "memory" "fill" "reduce" */
 const char *hd_coll_name(enum hd_coll c);           /* "allreduce" ... */
+/* Does collective c take a root rank (broadcast, reduce, gather)? */
+bool hd_coll_rooted_ok(enum hd_coll c);
 const char *hd_copy_kind_name(enum hd_copy_kind c); /* "HtoD" "DtoH" "DtoD" "HtoH" "PtoP" */
 /*
  * Collective sizes follow nccl-tests: an op's `bytes` is the size of the

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/opfacts.h"
 #include "lang/parse.h"
 
 /* --- scenarios ---------------------------------------------------------------- */
@@ -362,26 +363,6 @@ parse_clauses(struct hd_parser *p, struct hd_stmt *s, unsigned allowed)
 
 static int parse_body(struct hd_parser *p, struct hd_stmt **body, int *nbody);
 
-static const struct {
-	const char *word;
-	enum hd_coll coll;
-	int rooted;
-} coll_words[] = {
-	{ "allreduce", HD_COLL_ALLREDUCE, 0 }, { "broadcast", HD_COLL_BROADCAST, 1 },
-	{ "reduce", HD_COLL_REDUCE, 1 }, { "allgather", HD_COLL_ALLGATHER, 0 },
-	{ "reducescatter", HD_COLL_REDUCESCATTER, 0 }, { "gather", HD_COLL_GATHER, 1 },
-	{ "alltoall", HD_COLL_ALLTOALL, 0 },
-};
-
-static const struct {
-	const char *word;
-	enum hd_kernel_kind kind;
-} kernel_words[] = {
-	{ "spin", HD_KERNEL_SPIN }, { "compute", HD_KERNEL_COMPUTE },
-	{ "memory", HD_KERNEL_MEMORY }, { "fill", HD_KERNEL_FILL },
-	{ "reduce", HD_KERNEL_REDUCE },
-};
-
 /* Buffer b must be one of the memory kinds in `mask`. */
 static int
 check_mem(struct hd_parser *p, const struct hd_tok *t, int b, unsigned mask, const char *why)
@@ -406,244 +387,381 @@ need_ranks(struct hd_parser *p, const struct hd_tok *kw)
 	    "'ranks N' before it", (int)kw->len, kw->p);
 }
 
+/* The first use of `rank` in x (x depends on the rank). */
+static const struct hd_expr *
+rank_use(const struct hd_expr *x)
+{
+	if (x->kind == HD_EX_RANK)
+		return x;
+	if (x->a != NULL && x->a->depends_on_rank)
+		return rank_use(x->a);
+	if (x->b != NULL && x->b->depends_on_rank)
+		return rank_use(x->b);
+	return x;
+}
+
+/* --- operations: one parser per form, one table of forms -------------------------- */
+
+struct op_parse;
+
+/*
+ * How a kind of op is written after its keyword (the keyword is the op's
+ * fact, ir/opfacts.h): the parser of its operands, the memory its buffer
+ * may be (0: any) and why, the optional clauses that may follow, and a
+ * check once they are read (or NULL).
+ */
+struct op_form {
+	int (*parse)(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o);
+	unsigned mem;
+	const char *mem_why;
+	unsigned clauses;
+	int (*check)(struct hd_parser *p, const struct hd_stmt *s);
+};
+
+/* One op being read. */
+struct op_parse {
+	const struct hd_tok *kw;        /* its keyword */
+	const struct op_form *form;     /* how its kind is written */
+	unsigned clauses;               /* clauses allowed (a parser may narrow them) */
+};
+
+/* The op's buffer (role: for messages) into *idx, in memory its form allows. */
+static int
+expect_buf(struct hd_parser *p, const struct op_parse *o, const char *role, int *idx)
+{
+	const struct hd_tok *t = tok(p);
+
+	if (expect_obj(p, OBJ_BUFFER, OBJ_NONE, role, idx, NULL) < 0)
+		return -1;
+	if (o->form->mem != 0)
+		return check_mem(p, t, *idx, o->form->mem, o->form->mem_why);
+	return 0;
+}
+
+/* alloc, free, pin: BUFFER */
+static int
+parse_buf_op(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
+{
+	return expect_buf(p, o, "the buffer", &s->dst);
+}
+
+/* copy SRC -> DST [@ PEER] */
+static int
+parse_copy(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
+{
+	const struct hd_tok *st = tok(p), *dt;
+
+	(void)o;
+	if (expect_obj(p, OBJ_BUFFER, OBJ_NONE, "the source", &s->src, NULL) < 0)
+		return -1;
+	if (!is_punct(tok(p), HD_P_ARROW)) {
+		char d[96];
+		hd_tok_describe(tok(p), d, sizeof d);
+		return hd_parse_error(p, tok(p), "expected '->' after 'copy %.*s', found %s",
+		    (int)st->len, st->p, d);
+	}
+	p->pos++;
+	dt = tok(p);
+	if (expect_obj(p, OBJ_BUFFER, OBJ_NONE, "the destination", &s->dst, NULL) < 0)
+		return -1;
+	if (!is_punct(tok(p), HD_P_AT))
+		return 0;
+	if (need_ranks(p, tok(p)) < 0)
+		return -1;
+	p->pos++;
+	if ((s->peer = hd_parse_expr(p, HD_DIM_NONE)) == NULL)
+		return -1;
+	if (check_mem(p, st, s->src, MEM_BIT(HD_MEM_DEVICE),
+	    "a peer copy goes between device buffers") < 0 ||
+	    check_mem(p, dt, s->dst, MEM_BIT(HD_MEM_DEVICE),
+	    "a peer copy goes between device buffers") < 0)
+		return -1;
+	return 0;
+}
+
+/* cudaMemcpy has no stream argument: 'on' needs 'async'. */
+static int
+check_copy(struct hd_parser *p, const struct hd_stmt *s)
+{
+	if (s->stream == HD_NONE || s->async)
+		return 0;
+	return hd_parse_error_line(p, s->line, s->col, "'copy ... on %s' without 'async': "
+	    "cudaMemcpy always uses the default stream; add 'async' to copy on stream %s",
+	    p->sc->streams[s->stream].name, p->sc->streams[s->stream].name);
+}
+
+/* kernel spin TIME | compute FLOP | memory SIZE-OR-BUFFER | fill BUFFER | reduce BUFFER */
+static int
+parse_kernel(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
+{
+	const struct hd_tok *t = tok(p);
+	int k, idx, *buf;
+
+	(void)o;
+	for (k = 0; k < HD_KERNEL__COUNT; k++)
+		if (is_kw(t, hd_kernel_name((enum hd_kernel_kind)k)))
+			break;
+	if (k == HD_KERNEL__COUNT) {
+		char d[96];
+		hd_tok_describe(t, d, sizeof d);
+		return hd_parse_error(p, t, "expected a kernel kind (spin, compute, memory, fill "
+		    "or reduce) after 'kernel', found %s", d);
+	}
+	s->kernel = (enum hd_kernel_kind)k;
+	p->pos++;
+	t = tok(p);
+	switch (s->kernel) {
+	case HD_KERNEL_SPIN:
+		return (s->duration = hd_parse_expr(p, HD_DIM_TIME)) == NULL ? -1 : 0;
+	case HD_KERNEL_COMPUTE:
+		return (s->flops = hd_parse_expr(p, HD_DIM_FLOP)) == NULL ? -1 : 0;
+	case HD_KERNEL_MEMORY:
+		if (t->kind == HD_TOK_NAME && !is_punct(peek(p, 1), HD_P_LPAREN) &&
+		    find_obj(p->sc, t, &idx) != OBJ_NONE) {
+			if (expect_obj(p, OBJ_BUFFER, OBJ_NONE, "the buffer", &s->src, NULL) < 0 ||
+			    check_mem(p, t, s->src, MEM_GPU, "kernels read device or managed "
+			    "memory") < 0)
+				return -1;
+			return 0;
+		}
+		s->bytes = hd_parse_expr_ex(p, HD_DIM_BYTES, 0,
+		    "a size such as 1GiB or a buffer after 'kernel memory'");
+		return s->bytes == NULL ? -1 : 0;
+	case HD_KERNEL_FILL:
+	case HD_KERNEL_REDUCE:
+		buf = s->kernel == HD_KERNEL_FILL ? &s->dst : &s->src;
+		if (expect_obj(p, OBJ_BUFFER, OBJ_NONE, "the buffer", buf, NULL) < 0)
+			return -1;
+		return check_mem(p, t, *buf, MEM_GPU, "kernels read and write device or managed "
+		    "memory");
+	case HD_KERNEL__COUNT:
+		break;
+	}
+	return -1;
+}
+
+/* prefetch BUFFER to device|host */
+static int
+parse_prefetch(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
+{
+	if (expect_buf(p, o, "the buffer", &s->dst) < 0)
+		return -1;
+	if (!is_kw(tok(p), "to") || !(is_kw(peek(p, 1), "device") ||
+	    is_kw(peek(p, 1), "host"))) {
+		const struct hd_tok *bad = is_kw(tok(p), "to") ? peek(p, 1) : tok(p);
+		char d[96];
+		hd_tok_describe(bad, d, sizeof d);
+		return hd_parse_error(p, bad, "expected 'to device' or 'to host' after "
+		    "'prefetch %s', found %s", p->sc->bufs[s->dst].name, d);
+	}
+	s->to_device = is_kw(peek(p, 1), "device");
+	p->pos += 2;
+	return 0;
+}
+
+/* record, wait, query: EVENT */
+static int
+parse_event_op(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
+{
+	(void)o;
+	return expect_obj(p, OBJ_EVENT, OBJ_NONE, "the event", &s->event, NULL);
+}
+
+/* sync device | EVENT | STREAM: the operand decides the kind */
+static int
+parse_sync(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
+{
+	enum obj_kind k;
+	int idx;
+
+	(void)o;
+	if (is_kw(tok(p), "device")) {
+		s->kind = HD_OP_DEVICE_SYNC;
+		p->pos++;
+		return 0;
+	}
+	if (tok(p)->kind == HD_TOK_NAME && find_obj(p->sc, tok(p), &idx) == OBJ_BUFFER)
+		return hd_parse_error(p, tok(p), "'%.*s' is a buffer, but 'sync' needs an "
+		    "event, a stream or 'device'", (int)tok(p)->len, tok(p)->p);
+	if (expect_obj(p, OBJ_EVENT, OBJ_STREAM, "", &idx, &k) < 0)
+		return -1;
+	if (k == OBJ_EVENT) {
+		s->kind = HD_OP_EVENT_SYNC;
+		s->event = idx;
+	} else {
+		s->kind = HD_OP_STREAM_SYNC;
+		s->stream = idx;
+	}
+	return 0;
+}
+
+/* host TIME ["what it stands for"] */
+static int
+parse_host(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
+{
+	(void)o;
+	if ((s->duration = hd_parse_expr(p, HD_DIM_TIME)) == NULL)
+		return -1;
+	if (tok(p)->kind == HD_TOK_STRING)
+		s->text = hd_xstrdup(p->toks.v[p->pos++].str);
+	return 0;
+}
+
+/* read BUFFER */
+static int
+parse_read(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
+{
+	return expect_buf(p, o, "the buffer", &s->src);
+}
+
+/* send BUFFER to RANK, recv BUFFER from RANK */
+static int
+parse_p2p(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
+{
+	int send = s->kind == HD_OP_SEND;
+	const char *word = hd_op_facts[s->kind].word;
+	const struct hd_tok *t = tok(p);
+
+	if (expect_buf(p, o, "the buffer", send ? &s->src : &s->dst) < 0)
+		return -1;
+	if (!is_kw(tok(p), send ? "to" : "from")) {
+		char d[96];
+		hd_tok_describe(tok(p), d, sizeof d);
+		return hd_parse_error(p, tok(p), "expected '%s RANK' after '%s %.*s', found %s",
+		    send ? "to" : "from", word, (int)t->len, t->p, d);
+	}
+	p->pos++;
+	return (s->peer = hd_parse_expr(p, HD_DIM_NONE)) == NULL ? -1 : 0;
+}
+
+/* COLLECTIVE BUFFER: in place; only rooted collectives take 'root' */
+static int
+parse_coll(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
+{
+	int c;
+
+	/* op_kind_of found it among them */
+	for (c = 0; c < HD_COLL__COUNT - 1; c++)
+		if (is_kw(o->kw, hd_coll_name((enum hd_coll)c)))
+			break;
+	s->coll = (enum hd_coll)c;
+	if (expect_buf(p, o, "the buffer", &s->src) < 0)
+		return -1;
+	s->dst = s->src;
+	if (!hd_coll_rooted_ok(s->coll))
+		o->clauses &= ~(unsigned)CL_ROOT;
+	return 0;
+}
+
+/* barrier: nothing more */
+static int
+parse_bare(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
+{
+	(void)p;
+	(void)s;
+	(void)o;
+	return 0;
+}
+
+/* repeat COUNT / rank N, then the block's lines up to its `end` */
+static int
+parse_block(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
+{
+	const char *word = hd_op_facts[s->kind].word;
+	struct hd_expr **x = s->kind == HD_OP_REPEAT ? &s->count : &s->rank;
+	char what[96];
+
+	if ((*x = hd_parse_expr(p, HD_DIM_NONE)) == NULL)
+		return -1;
+	if ((*x)->depends_on_rank) {
+		const struct hd_expr *r = rank_use(*x);
+		return hd_parse_error_line(p, r->line, r->col, "'%s' must be the same on every "
+		    "rank: it cannot use 'rank'", word);
+	}
+	snprintf(what, sizeof what, "%s %.*s", word,
+	    (int)((*x)->src_len > 40 ? 40 : (*x)->src_len), (*x)->src_p);
+	if (hd_parse_eol(p) < 0 || hd_parse_push_block(p, o->kw, what) < 0)
+		return -1;
+	return parse_body(p, &s->body, &s->nbody);
+}
+
+#define NCCL_MEM MEM_BIT(HD_MEM_DEVICE)
+
+static const struct op_form op_forms[HD_OP__COUNT] = {
+	[HD_OP_ALLOC] = { parse_buf_op, 0, NULL, 0, NULL },
+	[HD_OP_FREE] = { parse_buf_op, 0, NULL, 0, NULL },
+	[HD_OP_PIN] = { parse_buf_op, MEM_BIT(HD_MEM_PAGEABLE),
+		"'pin' registers pageable memory (cudaHostRegister)", 0, NULL },
+	[HD_OP_COPY] = { parse_copy, 0, NULL, CL_SIZE | CL_ASYNC | CL_ON, check_copy },
+	[HD_OP_KERNEL] = { parse_kernel, 0, NULL, CL_ON | CL_GRID, NULL },
+	[HD_OP_PREFETCH] = { parse_prefetch, MEM_BIT(HD_MEM_MANAGED),
+		"'prefetch' moves managed memory (cudaMemPrefetchAsync)", CL_ON, NULL },
+	[HD_OP_RECORD] = { parse_event_op, 0, NULL, CL_ON, NULL },
+	[HD_OP_WAIT] = { parse_event_op, 0, NULL, CL_ON, NULL },
+	[HD_OP_EVENT_SYNC] = { parse_sync, 0, NULL, 0, NULL },
+	[HD_OP_EVENT_QUERY] = { parse_event_op, 0, NULL, 0, NULL },
+	[HD_OP_STREAM_SYNC] = { parse_sync, 0, NULL, 0, NULL },
+	[HD_OP_DEVICE_SYNC] = { parse_sync, 0, NULL, 0, NULL },
+	[HD_OP_HOST] = { parse_host, 0, NULL, 0, NULL },
+	[HD_OP_READ] = { parse_read, MEM_GPU, "'read' is the host reading device data "
+		"(print(t), t.item()); a host buffer is already on the host", CL_SIZE, NULL },
+	[HD_OP_REPEAT] = { parse_block, 0, NULL, 0, NULL },
+	[HD_OP_ON_RANK] = { parse_block, 0, NULL, 0, NULL },
+	[HD_OP_SEND] = { parse_p2p, NCCL_MEM, "NCCL sends and receives device buffers",
+		CL_SIZE | CL_ON, NULL },
+	[HD_OP_RECV] = { parse_p2p, NCCL_MEM, "NCCL sends and receives device buffers",
+		CL_SIZE | CL_ON, NULL },
+	[HD_OP_COLL] = { parse_coll, NCCL_MEM, "NCCL collectives work on device buffers",
+		CL_SIZE | CL_ON | CL_ROOT, NULL },
+	[HD_OP_BARRIER] = { parse_bare, 0, NULL, 0, NULL },
+};
+
+/* The kind an op's keyword stands for: an op fact's word or a collective's name. */
+static int
+op_kind_of(const struct hd_tok *t, enum hd_op_kind *kind)
+{
+	int k;
+
+	for (k = 0; k < HD_OP__COUNT; k++)
+		if (hd_op_facts[k].word != NULL && is_kw(t, hd_op_facts[k].word)) {
+			*kind = (enum hd_op_kind)k;
+			return 0;
+		}
+	for (k = 0; k < HD_COLL__COUNT; k++)
+		if (is_kw(t, hd_coll_name((enum hd_coll)k))) {
+			*kind = HD_OP_COLL;
+			return 0;
+		}
+	return -1;
+}
+
+/* One operation or block: its keyword, its form's operands and clauses. */
 static int
 parse_op(struct hd_parser *p, struct hd_stmt *s)
 {
-	const struct hd_tok *kw = tok(p), *t;
-	size_t i;
+	struct op_parse o;
+	enum hd_op_kind k;
 
-	s->line = kw->line;
-	s->col = kw->col;
-	s->stream = s->event = s->src = s->dst = HD_NONE;
+	o.kw = tok(p);
+	if (op_kind_of(o.kw, &k) < 0)
+		return hd_parse_unknown(p, hd_parse_scen_words, "inside a scenario");
+	o.form = &op_forms[k];
+	o.clauses = o.form->clauses;
+	s->kind = k;
+	s->line = o.kw->line;
+	s->col = o.kw->col;
+	if (hd_op_facts[k].ranks && need_ranks(p, o.kw) < 0)
+		return -1;
 	p->pos++;
-	if (is_kw(kw, "alloc") || is_kw(kw, "free") || is_kw(kw, "pin")) {
-		s->kind = is_kw(kw, "alloc") ? HD_OP_ALLOC : is_kw(kw, "free") ? HD_OP_FREE :
-		    HD_OP_PIN;
-		t = tok(p);
-		if (expect_obj(p, OBJ_BUFFER, OBJ_NONE, "the buffer", &s->dst, NULL) < 0)
-			return -1;
-		if (s->kind == HD_OP_PIN && check_mem(p, t, s->dst, MEM_BIT(HD_MEM_PAGEABLE),
-		    "'pin' registers pageable memory (cudaHostRegister)") < 0)
-			return -1;
-		return hd_parse_eol(p);
-	}
-	if (is_kw(kw, "copy")) {
-		const struct hd_tok *st, *dt;
-		s->kind = HD_OP_COPY;
-		st = tok(p);
-		if (expect_obj(p, OBJ_BUFFER, OBJ_NONE, "the source", &s->src, NULL) < 0)
-			return -1;
-		if (!is_punct(tok(p), HD_P_ARROW)) {
-			char d[96];
-			hd_tok_describe(tok(p), d, sizeof d);
-			return hd_parse_error(p, tok(p), "expected '->' after 'copy %.*s', found "
-			    "%s",
-			    (int)st->len, st->p, d);
-		}
-		p->pos++;
-		dt = tok(p);
-		if (expect_obj(p, OBJ_BUFFER, OBJ_NONE, "the destination", &s->dst, NULL) < 0)
-			return -1;
-		if (is_punct(tok(p), HD_P_AT)) {
-			if (need_ranks(p, tok(p)) < 0)
-				return -1;
-			p->pos++;
-			if ((s->peer = hd_parse_expr(p, HD_DIM_NONE)) == NULL)
-				return -1;
-			if (check_mem(p, st, s->src, MEM_BIT(HD_MEM_DEVICE),
-			    "a peer copy goes between device buffers") < 0 ||
-			    check_mem(p, dt, s->dst, MEM_BIT(HD_MEM_DEVICE),
-			    "a peer copy goes between device buffers") < 0)
-				return -1;
-		}
-		if (parse_clauses(p, s, CL_SIZE | CL_ASYNC | CL_ON) < 0)
-			return -1;
-		if (s->stream != HD_NONE && !s->async)
-			return hd_parse_error_line(p, s->line, s->col, "'copy ... on %s' without "
-			    "'async': "
-			    "cudaMemcpy always uses the default stream; add 'async' to copy on "
-			    "stream %s", p->sc->streams[s->stream].name,
-			    p->sc->streams[s->stream].name);
-		return hd_parse_eol(p);
-	}
-	if (is_kw(kw, "kernel")) {
-		s->kind = HD_OP_KERNEL;
-		t = tok(p);
-		for (i = 0; i < HD_ARRAY_LEN(kernel_words); i++)
-			if (is_kw(t, kernel_words[i].word))
-				break;
-		if (i == HD_ARRAY_LEN(kernel_words)) {
-			char d[96];
-			hd_tok_describe(t, d, sizeof d);
-			return hd_parse_error(p, t, "expected a kernel kind (spin, compute, "
-			    "memory, fill "
-			    "or reduce) after 'kernel', found %s", d);
-		}
-		s->kernel = kernel_words[i].kind;
-		p->pos++;
-		switch (s->kernel) {
-		case HD_KERNEL_SPIN:
-			if ((s->duration = hd_parse_expr(p, HD_DIM_TIME)) == NULL)
-				return -1;
-			break;
-		case HD_KERNEL_COMPUTE:
-			if ((s->flops = hd_parse_expr(p, HD_DIM_FLOP)) == NULL)
-				return -1;
-			break;
-		case HD_KERNEL_MEMORY: {
-			int idx;
-			t = tok(p);
-			if (t->kind == HD_TOK_NAME && !is_punct(peek(p, 1), HD_P_LPAREN) &&
-			    find_obj(p->sc, t, &idx) != OBJ_NONE) {
-				if (expect_obj(p, OBJ_BUFFER, OBJ_NONE, "the "
-				    "buffer", &s->src, NULL) < 0 ||
-				    check_mem(p, t, s->src, MEM_GPU, "kernels read device or "
-				    "managed memory") < 0)
-					return -1;
-			} else if ((s->bytes = hd_parse_expr_ex(p, HD_DIM_BYTES, 0,
-			    "a size such as 1GiB or a buffer after 'kernel memory'")) == NULL) {
-				return -1;
-			}
-			break;
-		}
-		case HD_KERNEL_FILL:
-		case HD_KERNEL_REDUCE:
-			t = tok(p);
-			if (expect_obj(p, OBJ_BUFFER, OBJ_NONE, "the buffer",
-			    s->kernel == HD_KERNEL_FILL ? &s->dst : &s->src, NULL) < 0)
-				return -1;
-			if (check_mem(p, t, s->kernel == HD_KERNEL_FILL ? s->dst : s->src, MEM_GPU,
-			    "kernels read and write device or managed memory") < 0)
-				return -1;
-			break;
-		default:
-			break;
-		}
-		if (parse_clauses(p, s, CL_ON | CL_GRID) < 0)
-			return -1;
-		return hd_parse_eol(p);
-	}
-	if (is_kw(kw, "prefetch")) {
-		s->kind = HD_OP_PREFETCH;
-		t = tok(p);
-		if (expect_obj(p, OBJ_BUFFER, OBJ_NONE, "the buffer", &s->dst, NULL) < 0 ||
-		    check_mem(p, t, s->dst, MEM_BIT(HD_MEM_MANAGED),
-		    "'prefetch' moves managed memory (cudaMemPrefetchAsync)") < 0)
-			return -1;
-		if (!is_kw(tok(p), "to") || !(is_kw(peek(p, 1), "device") ||
-		    is_kw(peek(p, 1), "host"))) {
-			const struct hd_tok *bad = is_kw(tok(p), "to") ? peek(p, 1) : tok(p);
-			char d[96];
-			hd_tok_describe(bad, d, sizeof d);
-			return hd_parse_error(p, bad, "expected 'to device' or 'to host' after "
-			    "'prefetch %s', found %s", p->sc->bufs[s->dst].name, d);
-		}
-		s->to_device = is_kw(peek(p, 1), "device");
-		p->pos += 2;
-		if (parse_clauses(p, s, CL_ON) < 0)
-			return -1;
-		return hd_parse_eol(p);
-	}
-	if (is_kw(kw, "record") || is_kw(kw, "wait") || is_kw(kw, "query")) {
-		s->kind = is_kw(kw, "record") ? HD_OP_RECORD : is_kw(kw, "wait") ? HD_OP_WAIT :
-		    HD_OP_EVENT_QUERY;
-		if (expect_obj(p, OBJ_EVENT, OBJ_NONE, "the event", &s->event, NULL) < 0)
-			return -1;
-		if (s->kind != HD_OP_EVENT_QUERY && parse_clauses(p, s, CL_ON) < 0)
-			return -1;
-		return hd_parse_eol(p);
-	}
-	if (is_kw(kw, "sync")) {
-		enum obj_kind k;
-		int idx;
-		if (is_kw(tok(p), "device")) {
-			s->kind = HD_OP_DEVICE_SYNC;
-			p->pos++;
-			return hd_parse_eol(p);
-		}
-		if (tok(p)->kind == HD_TOK_NAME && find_obj(p->sc, tok(p), &idx) == OBJ_BUFFER)
-			return hd_parse_error(p, tok(p), "'%.*s' is a buffer, but 'sync' needs an "
-			    "event, a stream or 'device'", (int)tok(p)->len, tok(p)->p);
-		if (expect_obj(p, OBJ_EVENT, OBJ_STREAM, "", &idx, &k) < 0)
-			return -1;
-		if (k == OBJ_EVENT) {
-			s->kind = HD_OP_EVENT_SYNC;
-			s->event = idx;
-		} else {
-			s->kind = HD_OP_STREAM_SYNC;
-			s->stream = idx;
-		}
-		return hd_parse_eol(p);
-	}
-	if (is_kw(kw, "host")) {
-		s->kind = HD_OP_HOST;
-		if ((s->duration = hd_parse_expr(p, HD_DIM_TIME)) == NULL)
-			return -1;
-		if (tok(p)->kind == HD_TOK_STRING)
-			s->text = hd_xstrdup(p->toks.v[p->pos++].str);
-		return hd_parse_eol(p);
-	}
-	if (is_kw(kw, "read")) {
-		s->kind = HD_OP_READ;
-		t = tok(p);
-		if (expect_obj(p, OBJ_BUFFER, OBJ_NONE, "the buffer", &s->src, NULL) < 0 ||
-		    check_mem(p, t, s->src, MEM_GPU, "'read' is the host reading device data "
-		    "(print(t), t.item()); a host buffer is already on the host") < 0)
-			return -1;
-		if (parse_clauses(p, s, CL_SIZE) < 0)
-			return -1;
-		return hd_parse_eol(p);
-	}
-	if (is_kw(kw, "send") || is_kw(kw, "recv")) {
-		int send = is_kw(kw, "send");
-		if (need_ranks(p, kw) < 0)
-			return -1;
-		s->kind = send ? HD_OP_SEND : HD_OP_RECV;
-		t = tok(p);
-		if (expect_obj(p, OBJ_BUFFER, OBJ_NONE, "the buffer", send ? &s->src : &s->dst,
-		    NULL) < 0 || check_mem(p, t, send ? s->src : s->dst, MEM_BIT(HD_MEM_DEVICE),
-		    "NCCL sends and receives device buffers") < 0)
-			return -1;
-		if (!is_kw(tok(p), send ? "to" : "from")) {
-			char d[96];
-			hd_tok_describe(tok(p), d, sizeof d);
-			return hd_parse_error(p, tok(p), "expected '%s RANK' after '%s %.*s', "
-			    "found %s",
-			    send ? "to" : "from", send ? "send" : "recv", (int)t->len, t->p, d);
-		}
-		p->pos++;
-		if ((s->peer = hd_parse_expr(p, HD_DIM_NONE)) == NULL)
-			return -1;
-		if (parse_clauses(p, s, CL_SIZE | CL_ON) < 0)
-			return -1;
-		return hd_parse_eol(p);
-	}
-	for (i = 0; i < HD_ARRAY_LEN(coll_words); i++) {
-		if (!is_kw(kw, coll_words[i].word))
-			continue;
-		if (need_ranks(p, kw) < 0)
-			return -1;
-		s->kind = HD_OP_COLL;
-		s->coll = coll_words[i].coll;
-		t = tok(p);
-		if (expect_obj(p, OBJ_BUFFER, OBJ_NONE, "the buffer", &s->src, NULL) < 0 ||
-		    check_mem(p, t, s->src, MEM_BIT(HD_MEM_DEVICE),
-		    "NCCL collectives work on device buffers") < 0)
-			return -1;
-		s->dst = s->src;
-		if (parse_clauses(p, s, CL_SIZE | CL_ON |
-		    (coll_words[i].rooted ? CL_ROOT : 0)) < 0)
-			return -1;
-		return hd_parse_eol(p);
-	}
-	if (is_kw(kw, "barrier")) {
-		if (need_ranks(p, kw) < 0)
-			return -1;
-		s->kind = HD_OP_BARRIER;
-		return hd_parse_eol(p);
-	}
-	p->pos--;
-	return hd_parse_unknown(p, hd_parse_scen_words, "inside a scenario");
+	if (o.form->parse(p, s, &o) < 0)
+		return -1;
+	if (hd_op_facts[k].operands & HD_OPND_BODY)
+		return 0;       /* its lines and their `end` are read */
+	if (o.clauses != 0 && parse_clauses(p, s, o.clauses) < 0)
+		return -1;
+	if (o.form->check != NULL && o.form->check(p, s) < 0)
+		return -1;
+	return hd_parse_eol(p);
 }
 
 static int
@@ -662,19 +780,6 @@ add_label(struct hd_parser *p, const struct hd_tok *t)
 	sc->labels = hd_xrealloc(sc->labels, (size_t)(sc->nlabels + 1) * sizeof *sc->labels);
 	sc->labels[sc->nlabels++] = tok_strdup(t);
 	return 0;
-}
-
-/* The first use of `rank` in x (x depends on the rank). */
-static const struct hd_expr *
-rank_use(const struct hd_expr *x)
-{
-	if (x->kind == HD_EX_RANK)
-		return x;
-	if (x->a != NULL && x->a->depends_on_rank)
-		return rank_use(x->a);
-	if (x->b != NULL && x->b->depends_on_rank)
-		return rank_use(x->b);
-	return x;
 }
 
 /* One line of a scenario body; *done when it was the closing `end`. */
@@ -759,39 +864,8 @@ parse_scen_stmt(struct hd_parser *p, struct hd_stmt **body, int *nbody, int *don
 	memset(&s, 0, sizeof s);
 	s.stream = s.event = s.src = s.dst = HD_NONE;
 	s.label = label ? tok_strdup(label) : NULL;
-	if (is_kw(t, "repeat") || is_kw(t, "rank")) {
-		char what[96];
-		int rep = is_kw(t, "repeat");
-
-		s.kind = rep ? HD_OP_REPEAT : HD_OP_ON_RANK;
-		s.line = t->line;
-		s.col = t->col;
-		if (!rep && need_ranks(p, t) < 0)
-			goto fail;
-		p->pos++;
-		if (rep && (s.count = hd_parse_expr(p, HD_DIM_NONE)) == NULL)
-			goto fail;
-		if (!rep && (s.rank = hd_parse_expr(p, HD_DIM_NONE)) == NULL)
-			goto fail;
-		{
-			const struct hd_expr *x = rep ? s.count : s.rank;
-			if (x->depends_on_rank) {
-				const struct hd_expr *r = rank_use(x);
-				hd_parse_error_line(p, r->line, r->col, "'%s' must be the same on "
-				    "every "
-				    "rank: it cannot use 'rank'", rep ? "repeat" : "rank");
-				goto fail;
-			}
-			snprintf(what, sizeof what, "%s %.*s", rep ? "repeat" : "rank",
-			    (int)(x->src_len > 40 ? 40 : x->src_len), x->src_p);
-		}
-		if (hd_parse_eol(p) < 0 || hd_parse_push_block(p, t, what) < 0)
-			goto fail;
-		if (parse_body(p, &s.body, &s.nbody) < 0)
-			goto fail;
-	} else if (parse_op(p, &s) < 0) {
+	if (parse_op(p, &s) < 0)
 		goto fail;
-	}
 	/* Only peers may differ between ranks. */
 	{
 		struct hd_expr *const xs[] = { s.bytes, s.flops, s.duration, s.grid, s.root };

@@ -131,7 +131,8 @@ c_alloc(struct hd_buf *b, const struct hd_scenario *sc, int i, int depth, int to
 	case HD_MEM_MANAGED:
 		hd_buf_puts(b, "CK(cudaMallocManaged((void **)&");
 		break;
-	default:
+	case HD_MEM_DEVICE:
+	case HD_MEM__COUNT:
 		hd_buf_puts(b, "CK(cudaMalloc((void **)&");
 		break;
 	}
@@ -203,8 +204,9 @@ c_kernel(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op,
 		hd_buf_printf(b, ", %" PRIu64 "ULL, scratch, %u));\n",
 			      sc->buffers[op->src].bytes, op->grid);
 		break;
-	default:
+	case HD_KERNEL__COUNT:
 		hd_buf_puts(b, "/* unknown kernel */\n");
+		break;
 	}
 }
 
@@ -219,16 +221,16 @@ c_op(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, int
 		indent(b, depth);
 		hd_buf_printf(b, "/* %s */\n", op->label);
 	}
-	if (op->kind == HD_OP_ALLOC) {
-		c_alloc(b, sc, op->dst, depth, 0);
-		return;
-	}
-	if (op->kind == HD_OP_FREE) {
-		c_free(b, sc, op->dst, depth);
-		return;
-	}
-	indent(b, depth);
+	/* alloc and free indent their own lines */
+	if (op->kind != HD_OP_ALLOC && op->kind != HD_OP_FREE)
+		indent(b, depth);
 	switch (op->kind) {
+	case HD_OP_ALLOC:
+		c_alloc(b, sc, op->dst, depth, 0);
+		break;
+	case HD_OP_FREE:
+		c_free(b, sc, op->dst, depth);
+		break;
 	case HD_OP_PIN:
 		hd_buf_puts(b, "CK(cudaHostRegister(");
 		put_buf_ident(b, sc, op->dst);
@@ -291,9 +293,16 @@ c_op(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, int
 		hd_buf_printf(b, ", %" PRIu64 "ULL, cudaMemcpyDeviceToHost));  "
 			      "/* what print(t) or t.item() does */\n", op->bytes);
 		break;
-	default:
+	case HD_OP_SEND:
+	case HD_OP_RECV:
+	case HD_OP_COLL:
+	case HD_OP_BARRIER:
+	case HD_OP_REPEAT:      /* walk() prints blocks: not reached */
+	case HD_OP_ON_RANK:
+	case HD_OP__COUNT:
 		hd_buf_printf(b, "/* %s: runs with one process per rank (NCCL) */\n",
 			      hd_op_api_name(op));
+		break;
 	}
 }
 
@@ -517,8 +526,9 @@ py_op(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, in
 			py_buf(b, sc, op->src);
 			hd_buf_puts(b, ".view(torch.float32).sum()\n");
 			break;
-		default:
+		case HD_KERNEL__COUNT:
 			hd_buf_puts(b, "pass\n");
+			break;
 		}
 		break;
 	case HD_OP_PREFETCH:
@@ -556,9 +566,16 @@ py_op(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, in
 		py_buf(b, sc, op->src);
 		hd_buf_printf(b, "[:%" PRIu64 "])  # copies to the host and waits\n", op->bytes);
 		break;
-	default:
+	case HD_OP_SEND:
+	case HD_OP_RECV:
+	case HD_OP_COLL:
+	case HD_OP_BARRIER:
+	case HD_OP_REPEAT:      /* walk() prints blocks: not reached */
+	case HD_OP_ON_RANK:
+	case HD_OP__COUNT:
 		hd_buf_printf(b, "pass  # %s: torch.distributed, one process per rank\n",
 			      hd_op_api_name(op));
+		break;
 	}
 }
 

@@ -133,8 +133,29 @@ issue(void *ctx, const struct hd_op *op, int peer, void *src, void *dst, cudaStr
 		return NCK(c, ncclSend(src, count, dt, peer, c, s), "ncclSend", e);
 	case HD_OP_RECV:
 		return NCK(c, ncclRecv(dst, count, dt, peer, c, s), "ncclRecv", e);
-	default:
+	case HD_OP_COLL:
 		break;
+	case HD_OP_ALLOC:
+	case HD_OP_FREE:
+	case HD_OP_PIN:
+	case HD_OP_COPY:
+	case HD_OP_KERNEL:
+	case HD_OP_PREFETCH:
+	case HD_OP_RECORD:
+	case HD_OP_WAIT:
+	case HD_OP_EVENT_SYNC:
+	case HD_OP_EVENT_QUERY:
+	case HD_OP_STREAM_SYNC:
+	case HD_OP_DEVICE_SYNC:
+	case HD_OP_HOST:
+	case HD_OP_READ:
+	case HD_OP_REPEAT:
+	case HD_OP_ON_RANK:
+	case HD_OP_BARRIER:
+	case HD_OP__COUNT:
+		hd_err_set(e, HD_EXIT_FAIL, "", "op at line %d (%s) is not an NCCL call",
+			   op->line, hd_op_kind_name(op->kind));
+		return -1;
 	}
 	switch (op->coll) {
 	case HD_COLL_ALLREDUCE:
@@ -184,10 +205,11 @@ issue(void *ctx, const struct hd_op *op, int peer, void *src, void *dst, cudaStr
 			return -1;
 		}
 		return NCK(c, ncclGroupEnd(), "ncclGroupEnd (all-to-all)", e);
-	default:
-		hd_err_set(e, HD_EXIT_FAIL, "", "op at line %d: unknown collective", op->line);
-		return -1;
+	case HD_COLL__COUNT:
+		break;
 	}
+	hd_err_set(e, HD_EXIT_FAIL, "", "op at line %d: unknown collective", op->line);
+	return -1;
 }
 
 static int

@@ -27,6 +27,7 @@
 #include <cuda_runtime_api.h>
 
 #include "ir/backend.h"
+#include "ir/opfacts.h"
 #include "real/fault.h"
 #include "kernels/kernels.h"
 #include "real/ranks.h"
@@ -97,9 +98,9 @@ now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Check a CUDA call; on failure fill e with the call and the driver's words. */
+/* Did a CUDA call succeed?  When not, fill e with the call and the driver's words. */
 static int
-ok(struct rt *rt, cudaError_t rc, const char *call)
+call_ok(struct rt *rt, cudaError_t rc, const char *call)
 {
 	if (rc == cudaSuccess)
 		return 1;
@@ -108,7 +109,7 @@ ok(struct rt *rt, cudaError_t rc, const char *call)
 	return 0;
 }
 /* Test builds may make a chosen call fail without making it (fault.h). */
-#define CK(rt, call) ok((rt), HD_FAULT_CALL(#call, (call), cudaErrorUnknown), #call)
+#define CK(rt, call) call_ok((rt), HD_FAULT_CALL(#call, (call), cudaErrorUnknown), #call)
 
 static int
 cuda_available(struct hd_err *e)
@@ -191,7 +192,7 @@ timed_end(struct rt *rt, long slot)
 {
 	struct rt_timed *t = &rt->timed[slot];
 
-	return CK(rt, cudaEventRecord(t->b, stream_of(rt, t->stream)));
+	return CK(rt, cudaEventRecord(t->b, stream_of(rt, t->stream))) ? 0 : -1;
 }
 
 static void
@@ -236,36 +237,36 @@ alloc_buf(struct rt *rt, int i, int touch)
 			hd_err_set(rt->e, HD_EXIT_FAIL, "",
 				   "malloc of %zu bytes for buffer '%s' failed", n,
 				   rt->sc->buffers[i].name);
-			return 0;
+			return -1;
 		}
 		if (touch)
 			memset(b->p, 1, n);
 		break;
 	case HD_MEM_PINNED:
 		if (!CK(rt, cudaMallocHost(&b->p, n)))
-			return 0;
+			return -1;
 		if (touch)
 			memset(b->p, 1, n);
 		break;
 	case HD_MEM_MANAGED:
 		if (!CK(rt, cudaMallocManaged(&b->p, n, cudaMemAttachGlobal)))
-			return 0;
+			return -1;
 		memset(b->p, 1, n);     /* resident on the host, as the model starts */
 		break;
 	case HD_MEM_DEVICE:
 		if (!CK(rt, cudaMalloc(&b->p, n)))
-			return 0;
+			return -1;
 		if (touch && !CK(rt, cudaMemset(b->p, 0, n))) {
 			cudaFree(b->p);         /* not live yet: teardown would not free it */
 			b->p = NULL;
-			return 0;
+			return -1;
 		}
 		break;
-	default:
-		return 0;
+	case HD_MEM__COUNT:
+		return -1;
 	}
 	b->live = 1;
-	return 1;
+	return 0;
 }
 
 static int
@@ -275,7 +276,7 @@ free_buf(struct rt *rt, int i)
 	int good = 1;
 
 	if (!b->live)
-		return 1;
+		return 0;
 	if (b->registered)
 		good = CK(rt, cudaHostUnregister(b->p)) && good;
 	switch (b->mem) {
@@ -285,14 +286,16 @@ free_buf(struct rt *rt, int i)
 	case HD_MEM_PINNED:
 		good = CK(rt, cudaFreeHost(b->p)) && good;
 		break;
-	default:
+	case HD_MEM_MANAGED:
+	case HD_MEM_DEVICE:
+	case HD_MEM__COUNT:
 		good = CK(rt, cudaFree(b->p)) && good;
 		break;
 	}
 	b->p = NULL;
 	b->live = 0;
 	b->registered = 0;
-	return good;
+	return good ? 0 : -1;
 }
 
 static void *
@@ -305,10 +308,10 @@ static int
 launch_kernel(struct rt *rt, const struct hd_op *op, cudaStream_t s)
 {
 	double done = 0;
-	int rc;
+	int rc = (int)cudaErrorInvalidValue;
 
 	if (HD_FAULT("kernel launch"))
-		return ok(rt, cudaErrorUnknown, "kernel launch");
+		return call_ok(rt, cudaErrorUnknown, "kernel launch") ? 0 : -1;
 	switch (op->kernel) {
 	case HD_KERNEL_SPIN:
 		rc = hd_kernel_spin((hd_cuda_stream)s, (uint64_t)(op->duration / HD_NS),
@@ -328,10 +331,10 @@ launch_kernel(struct rt *rt, const struct hd_op *op, cudaStream_t s)
 		rc = hd_kernel_reduce((hd_cuda_stream)s, buf_ptr(rt, op->src),
 				      rt->bufs[op->src].bytes, rt->scratch, op->grid);
 		break;
-	default:
-		rc = (int)cudaErrorInvalidValue;
+	case HD_KERNEL__COUNT:
+		break;
 	}
-	return ok(rt, (cudaError_t)rc, "kernel launch");
+	return call_ok(rt, (cudaError_t)rc, "kernel launch") ? 0 : -1;
 }
 
 /* Execute one op (not REPEAT / ON_RANK) on the host thread. */
@@ -345,38 +348,26 @@ exec_op(struct rt *rt, int i)
 	int64_t t0, t1;
 	int good = 1;
 
-	if (rt->comm == NULL && (op->kind == HD_OP_SEND || op->kind == HD_OP_RECV ||
-				 op->kind == HD_OP_COLL || op->kind == HD_OP_BARRIER ||
+	if (rt->comm == NULL && (hd_op_facts[op->kind].ranks ||
 				 (op->kind == HD_OP_COPY && op->copy == HD_COPY_P2P))) {
 		hd_err_set(rt->e, HD_EXIT_FAIL, "", "op %d (%s) needs several ranks", i,
 			   hd_op_api_name(op));
-		return 0;
+		return -1;
 	}
-	switch (op->kind) {
-	case HD_OP_COPY:
-	case HD_OP_KERNEL:
-	case HD_OP_PREFETCH:
-	case HD_OP_RECORD:
-	case HD_OP_READ:
-	case HD_OP_SEND:
-	case HD_OP_RECV:
-	case HD_OP_COLL:
-		if (rt->bare)
-			break;
+	/* work on a stream is bracketed by two events there; a wait on an event
+	 * does no work of its own */
+	if (hd_op_facts[op->kind].on_stream && op->kind != HD_OP_WAIT && !rt->bare) {
 		slot = timed_begin(rt, i, op->kind == HD_OP_READ ? HD_STREAM_LEGACY : op->stream);
 		if (slot < 0)
-			return 0;
-		break;
-	default:
-		break;
+			return -1;
 	}
 	t0 = now_ns();
 	switch (op->kind) {
 	case HD_OP_ALLOC:
-		good = alloc_buf(rt, op->dst, 0);
+		good = alloc_buf(rt, op->dst, 0) == 0;
 		break;
 	case HD_OP_FREE:
-		good = free_buf(rt, op->dst);
+		good = free_buf(rt, op->dst) == 0;
 		why = rt->bufs[op->dst].mem == HD_MEM_PAGEABLE ? HD_WHY_NONE : HD_WHY_DEVICE_SYNC;
 		break;
 	case HD_OP_PIN:
@@ -418,7 +409,7 @@ exec_op(struct rt *rt, int i)
 		why = HD_WHY_COLLECTIVE;
 		break;
 	case HD_OP_KERNEL:
-		good = launch_kernel(rt, op, s);
+		good = launch_kernel(rt, op, s) == 0;
 		break;
 	case HD_OP_PREFETCH: {
 		struct cudaMemLocation loc;
@@ -444,7 +435,7 @@ exec_op(struct rt *rt, int i)
 		cudaError_t rc = HD_FAULT("cudaEventQuery") ? cudaErrorUnknown :
 				 cudaEventQuery(rt->events[op->event]);
 
-		good = rc == cudaSuccess || rc == cudaErrorNotReady || ok(rt, rc, "cudaEventQuery");
+		good = rc == cudaSuccess || rc == cudaErrorNotReady || call_ok(rt, rc, "cudaEventQuery");
 		break;
 	}
 	case HD_OP_STREAM_SYNC:
@@ -463,19 +454,21 @@ exec_op(struct rt *rt, int i)
 					 cudaMemcpyDeviceToHost));
 		why = HD_WHY_READ;
 		break;
-	default:
+	case HD_OP_REPEAT:      /* walk() opens blocks itself */
+	case HD_OP_ON_RANK:
+	case HD_OP__COUNT:
 		hd_err_set(rt->e, HD_EXIT_FAIL, "", "op %d (%s) cannot run on one GPU", i,
 			   hd_op_kind_name(op->kind));
-		return 0;
+		return -1;
 	}
 	t1 = now_ns();
 	if (!good)
-		return 0;
-	if (slot >= 0 && !timed_end(rt, slot))
-		return 0;
+		return -1;
+	if (slot >= 0 && timed_end(rt, slot) != 0)
+		return -1;
 	if (rt->bare) {
 		rt->iters[i]++;
-		return 1;
+		return 0;
 	}
 	if (op->kind == HD_OP_HOST) {
 		add_host(rt, i, HD_SPAN_HOST, HD_WHY_NONE, t0, t1, 0);
@@ -485,7 +478,7 @@ exec_op(struct rt *rt, int i)
 			add_host(rt, i, HD_SPAN_BLOCKED, why, t0, t1, 1);
 	}
 	rt->iters[i]++;
-	return 1;
+	return 0;
 }
 
 /* Walk the op list once, loops included, as the host thread. */
@@ -508,7 +501,7 @@ walk(struct rt *rt)
 		}
 		if (rt->stop != NULL && *rt->stop) {
 			hd_err_set(rt->e, HD_EXIT_FAIL, "", "interrupted before op %d", i);
-			return 0;
+			return -1;
 		}
 		op = &rt->sc->ops[i];
 		if (op->kind == HD_OP_REPEAT || op->kind == HD_OP_ON_RANK) {
@@ -520,7 +513,7 @@ walk(struct rt *rt)
 			}
 			if (depth == (int)HD_ARRAY_LEN(stack)) {
 				hd_err_set(rt->e, HD_EXIT_INPUT, "", "loops nested too deeply");
-				return 0;
+				return -1;
 			}
 			stack[depth].start = i + 1;
 			stack[depth].end = i + 1 + op->body_len;
@@ -529,11 +522,11 @@ walk(struct rt *rt)
 			i++;
 			continue;
 		}
-		if (!exec_op(rt, i))
-			return 0;
+		if (exec_op(rt, i) != 0)
+			return -1;
 		i++;
 	}
-	return 1;
+	return 0;
 }
 
 /* Allocate what the scenario declares, except buffers it ALLOCs itself. */
@@ -549,7 +542,7 @@ setup(struct rt *rt)
 	rt->events = hd_xcalloc((size_t)(sc->nevents ? sc->nevents : 1), sizeof *rt->events);
 	rt->iters = hd_xcalloc((size_t)sc->nops, sizeof *rt->iters);
 	if (!CK(rt, cudaSetDevice(rt->dev)) || !CK(rt, cudaFree(NULL)))  /* the context now */
-		return 0;
+		return -1;
 	/* Host-side copies from one CPU near the GPU, as calibration measured them.
 	 * Not for ranks: ranks sharing a NUMA node would share that one CPU, and
 	 * NCCL's threads with them; the ranks run unpinned, as nccl-tests does
@@ -564,8 +557,8 @@ setup(struct rt *rt)
 		for (j = 0; j < sc->nops; j++)
 			if (sc->ops[j].kind == HD_OP_ALLOC && sc->ops[j].dst == i)
 				explicit = 1;
-		if (!explicit && !alloc_buf(rt, i, 1))
-			return 0;
+		if (!explicit && alloc_buf(rt, i, 1) != 0)
+			return -1;
 	}
 	for (j = 0; j < sc->nops; j++)
 		if (sc->ops[j].kind == HD_OP_READ && sc->ops[j].bytes > read_bytes)
@@ -574,7 +567,7 @@ setup(struct rt *rt)
 	if (rt->read_buf == NULL) {
 		hd_err_set(rt->e, HD_EXIT_FAIL, "", "malloc of %llu bytes for reads failed",
 			   (unsigned long long)read_bytes);
-		return 0;
+		return -1;
 	}
 	memset(rt->read_buf, 0, read_bytes);
 	rt->streams[HD_STREAM_LEGACY] = cudaStreamLegacy;
@@ -586,15 +579,15 @@ setup(struct rt *rt)
 
 		if (!CK(rt, cudaStreamCreateWithPriority(&rt->streams[i], flags,
 							 sc->streams[i].priority)))
-			return 0;
+			return -1;
 	}
 	for (i = 0; i < sc->nevents; i++)
 		if (!CK(rt, cudaEventCreateWithFlags(&rt->events[i], sc->events[i].timing ?
 						     cudaEventDefault : cudaEventDisableTiming)))
-			return 0;
+			return -1;
 	if (!CK(rt, cudaMalloc((void **)&rt->scratch, 4096)) ||
 	    !CK(rt, cudaEventCreate(&rt->base)))
-		return 0;
+		return -1;
 	if (rt->comm != NULL) {
 		void **ptrs = hd_xcalloc((size_t)sc->nbuffers + 1, sizeof *ptrs);
 		int rc;
@@ -604,9 +597,9 @@ setup(struct rt *rt)
 		rc = rt->comm->share(rt->comm->ctx, sc, ptrs, rt->e);
 		free(ptrs);
 		if (rc != 0)
-			return 0;
+			return -1;
 	}
-	return 1;
+	return 0;
 }
 
 static void
@@ -652,38 +645,44 @@ struct rt_span {
 	int lane_index;
 };
 
+/* Does op's work show on an engine's lane as well as its stream's?  Which, in *k. */
 static int
-lane_kind_of_op(const struct hd_op *op, enum hd_lane_kind *k)
-{
-	if (op->kind == HD_OP_KERNEL) {
-		*k = HD_LANE_COMPUTE;
-		return 1;
-	}
-	if (op->kind == HD_OP_READ) {
-		*k = HD_LANE_CE_D2H;
-		return 1;
-	}
-	if (op->kind == HD_OP_PREFETCH) {
-		*k = op->to_device ? HD_LANE_CE_H2D : HD_LANE_CE_D2H;
-		return 1;
-	}
-	if (op->kind != HD_OP_COPY)
-		return 0;
-	*k = op->copy == HD_COPY_H2D ? HD_LANE_CE_H2D :
-	     op->copy == HD_COPY_D2H ? HD_LANE_CE_D2H : HD_LANE_CE_D2D;
-	return 1;
-}
-
-static enum hd_span_kind
-span_kind_of_op(const struct hd_op *op)
+engine_lane_ok(const struct hd_op *op, enum hd_lane_kind *k)
 {
 	switch (op->kind) {
-	case HD_OP_KERNEL: return HD_SPAN_KERNEL;
-	case HD_OP_RECORD: return HD_SPAN_EVENT;
-	case HD_OP_PREFETCH: return HD_SPAN_PREFETCH;
-	case HD_OP_SEND: case HD_OP_RECV: case HD_OP_COLL: return HD_SPAN_COMM;
-	default: return HD_SPAN_COPY;
+	case HD_OP_KERNEL:
+		*k = HD_LANE_COMPUTE;
+		return 1;
+	case HD_OP_READ:
+		*k = HD_LANE_CE_D2H;
+		return 1;
+	case HD_OP_PREFETCH:
+		*k = op->to_device ? HD_LANE_CE_H2D : HD_LANE_CE_D2H;
+		return 1;
+	case HD_OP_COPY:
+		*k = op->copy == HD_COPY_H2D ? HD_LANE_CE_H2D :
+		     op->copy == HD_COPY_D2H ? HD_LANE_CE_D2H : HD_LANE_CE_D2D;
+		return 1;
+	case HD_OP_ALLOC:
+	case HD_OP_FREE:
+	case HD_OP_PIN:
+	case HD_OP_RECORD:
+	case HD_OP_WAIT:
+	case HD_OP_EVENT_SYNC:
+	case HD_OP_EVENT_QUERY:
+	case HD_OP_STREAM_SYNC:
+	case HD_OP_DEVICE_SYNC:
+	case HD_OP_HOST:
+	case HD_OP_REPEAT:
+	case HD_OP_ON_RANK:
+	case HD_OP_SEND:
+	case HD_OP_RECV:
+	case HD_OP_COLL:
+	case HD_OP_BARRIER:
+	case HD_OP__COUNT:
+		break;
 	}
+	return 0;
 }
 
 /*
@@ -698,19 +697,19 @@ reset_state(struct rt *rt)
 	int i, j;
 
 	if (!CK(rt, cudaDeviceSynchronize()))
-		return 0;
+		return -1;
 	for (i = 0; i < sc->nbuffers; i++) {
 		struct rt_buf *b = &rt->bufs[i];
 
 		if (b->registered) {
 			if (!CK(rt, cudaHostUnregister(b->p)))
-				return 0;
+				return -1;
 			b->registered = 0;
 		}
 		for (j = 0; j < sc->nops; j++)
 			if (sc->ops[j].kind == HD_OP_ALLOC && sc->ops[j].dst == i && b->live &&
-			    !free_buf(rt, i))
-				return 0;
+			    free_buf(rt, i) != 0)
+				return -1;
 		if (b->live && b->mem == HD_MEM_MANAGED) {
 			struct cudaMemLocation host;
 
@@ -718,11 +717,11 @@ reset_state(struct rt *rt)
 			host.type = cudaMemLocationTypeHost;
 			if (!CK(rt, cudaMemPrefetchAsync(b->p, b->bytes, host, 0, cudaStreamLegacy)) ||
 			    !CK(rt, cudaDeviceSynchronize()))
-				return 0;
+				return -1;
 			memset(b->p, 1, b->bytes);      /* touched by the host, as declared */
 		}
 	}
-	return 1;
+	return 0;
 }
 
 /* Run the op list once and turn its events and host times into spans. */
@@ -737,31 +736,31 @@ one_repeat(struct rt *rt, struct rt_span **out, size_t *nout)
 
 	rt->ntimed = rt->nhost = rt->pool_used = 0;
 	memset(rt->iters, 0, (size_t)sc->nops * sizeof *rt->iters);
-	if (!reset_state(rt))
-		return 0;
+	if (reset_state(rt) != 0)
+		return -1;
 	/* The GPU's time base, before the ranks meet: recording and waiting
 	 * for it takes each rank a different few microseconds, which after the
 	 * barrier would stagger their starts. */
 	before = now_ns();
 	if (!CK(rt, cudaEventRecord(rt->base, cudaStreamLegacy)) ||
 	    !CK(rt, cudaEventSynchronize(rt->base)))
-		return 0;
+		return -1;
 	after = now_ns();
 	rt->t0 = before + (after - before) / 2;
 	start = rt->t0;
 	/* Ranks start each repeat together: from when this one leaves. */
 	if (rt->comm != NULL) {
 		if (rt->comm->barrier(rt->comm->ctx, NULL, rt->e) != 0)
-			return 0;
+			return -1;
 		start = now_ns();
 	}
-	if (!walk(rt) || !CK(rt, cudaDeviceSynchronize()))
-		return 0;
+	if (walk(rt) != 0 || !CK(rt, cudaDeviceSynchronize()))
+		return -1;
 	/* One time base for all ranks (the first to leave the barrier),
 	 * agreed after the walk so as not to delay its start. */
 	rt->origin = start;
 	if (rt->comm != NULL && rt->comm->origin(rt->comm->ctx, start, &rt->origin, rt->e) != 0)
-		return 0;
+		return -1;
 	for (k = 0; k < rt->nhost; k++) {
 		struct rt_host *h = &rt->host[k];
 		struct rt_span *r;
@@ -795,7 +794,7 @@ one_repeat(struct rt *rt, struct rt_span **out, size_t *nout)
 		b += (rt->t0 - rt->origin) * HD_NS;
 		if (b < a)
 			b = a;
-		lanes = lane_kind_of_op(op, &engine) ? 2 : 1;
+		lanes = engine_lane_ok(op, &engine) ? 2 : 1;
 		for (l = 0; l < lanes; l++) {
 			struct rt_span *r;
 
@@ -804,7 +803,7 @@ one_repeat(struct rt *rt, struct rt_span **out, size_t *nout)
 			memset(r, 0, sizeof *r);
 			r->s.op = t->op;
 			r->s.iter = t->iter;
-			r->s.kind = span_kind_of_op(op);
+			r->s.kind = hd_op_facts[op->kind].span;
 			r->s.start = a;
 			r->s.end = b;
 			r->s.bytes = op->kind == HD_OP_KERNEL || op->kind == HD_OP_RECORD ? 0 :
@@ -817,10 +816,10 @@ one_repeat(struct rt *rt, struct rt_span **out, size_t *nout)
 	}
 	*out = v;
 	*nout = n;
-	return 1;
+	return 0;
 fail:
 	free(v);
-	return 0;
+	return -1;
 }
 
 static int
@@ -870,7 +869,7 @@ bare_repeat(struct rt *rt)
 
 	rt->ntimed = rt->nhost = rt->pool_used = 0;
 	memset(rt->iters, 0, (size_t)sc->nops * sizeof *rt->iters);
-	if (!reset_state(rt))
+	if (reset_state(rt) != 0)
 		return -1;
 	rt->bare = 1;
 	before = now_ns();
@@ -879,7 +878,7 @@ bare_repeat(struct rt *rt)
 		goto fail;
 	after = now_ns();
 	rt->t0 = before + (after - before) / 2;
-	if (!walk(rt))
+	if (walk(rt) != 0)
 		goto fail;
 	host_end = now_ns();
 	end = (host_end - rt->t0) * HD_NS;
@@ -942,7 +941,7 @@ hd_rt_run(const struct hd_scenario *sc, const struct hd_run_opts *o,
 	rt.comm = comm;
 	rt.rank = comm ? comm->rank : 0;
 	rt.dev = comm ? comm->device : 0;
-	if (!setup(&rt))
+	if (setup(&rt) != 0)
 		goto out;
 	reps = hd_xcalloc((size_t)repeats, sizeof *reps);
 	nreps = hd_xcalloc((size_t)repeats, sizeof *nreps);
@@ -950,7 +949,7 @@ hd_rt_run(const struct hd_scenario *sc, const struct hd_run_opts *o,
 		struct rt_span *v = NULL;
 		size_t n = 0;
 
-		if (!one_repeat(&rt, &v, &n))
+		if (one_repeat(&rt, &v, &n) != 0)
 			goto out;
 		if (r < warmup) {
 			free(v);

@@ -20,6 +20,7 @@
 #ifndef HD_MODEL_H
 #define HD_MODEL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,6 +47,10 @@ struct hd_model_stats {
  * rank count out of range or out-of-range indices in the IR.
  */
 int hd_model_check(const struct hd_scenario *sc, struct hd_err *e);
+
+/* Has the model's host thread a handler for op kind k?  (Every kind has one;
+ * the tests hold each kind to it.) */
+bool hd_model_handles_ok(enum hd_op_kind k);
 
 /*
  * Run sc on profile p; spans go to sink.  stop may be NULL; when it becomes

@@ -2,14 +2,19 @@
  * check_fit.c - the calibration arithmetic: medians and spreads, the
  * t = alpha + n / beta fit, the pageable staging pipeline and its fit, the
  * bidirectional and managed-memory splits; the node's topology, the ring
- * all-reduce fit and the rank figures.  Synthetic data only: no GPU.
+ * all-reduce fit and the rank figures.  Synthetic data only: no GPU.  The
+ * staging fit is also held against the model's own pageable copies.
  */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "ir/ir.h"
+#include "ir/trace.h"
+#include "profile/profile.h"
 #include "real/calibrate/fit.h"
 #include "real/calibrate/fit_ranks.h"
+#include "sim/model.h"
 #include "tests/testutil.h"
 
 #define REL(a, b) (fabs((a) - (b)) / fabs(b))
@@ -373,6 +378,183 @@ START_TEST(staging_fit_degenerate)
 	memset(&e, 0, sizeof e);
 	ck_assert_int_eq(hd_fit_staging(n, t, d, 1, &base, &f, &e), -1);
 	ck_assert(e.set);
+}
+END_TEST
+
+/* --- the model's staging pipeline against fit.c's -------------------------------- */
+
+/* a capped at b when b is a cap (> 0) */
+static double
+cap(double a, double b)
+{
+	return b > 0 && b < a ? b : a;
+}
+
+/*
+ * A profile's figures as fit.c's pipeline takes them.  A staged chunk's DMA
+ * flows alone through the GPU's link in its direction, the link's host side
+ * (both directions) and the node's caps, as model.c builds them (world_init,
+ * rank_init): its rate is the least of those.
+ */
+static struct hd_staging
+staging_of(const struct hd_profile *p)
+{
+	struct hd_staging s;
+	double both = p->node_bidir_bw;
+
+	if (both > 0)
+		both = fmax(both, fmax(p->node_h2d_bw, p->node_d2h_bw));
+	memset(&s, 0, sizeof s);
+	s.memcpy_bw[0] = p->host_memcpy_h2d_bw;
+	s.memcpy_bw[1] = p->host_memcpy_d2h_bw;
+	s.h2d_bw = cap(cap(cap(p->h2d_bw, p->bidir_bw), p->node_h2d_bw), both);
+	s.d2h_bw = cap(cap(cap(p->d2h_bw, p->bidir_bw), p->node_d2h_bw), both);
+	s.latency = hd_time_to_s(p->copy_latency);
+	s.chunk = (double)p->staging_chunk;
+	s.buffers = p->staging_buffers;
+	s.api = hd_time_to_s(p->api_memcpy);
+	s.api_sync = hd_time_to_s(p->api_sync);
+	s.wake = hd_time_to_s(p->sync_wake);
+	return s;
+}
+
+/*
+ * The model's host times, in s, of cudaMemcpyAsync of n bytes between a
+ * pageable and a device buffer (d2h: to the host) on an idle stream, then
+ * cudaStreamSynchronize: when the copy call returns and when the sync does.
+ */
+static void
+model_staging_times(const struct hd_profile *p, int d2h, uint64_t n, double *call,
+		    double *total)
+{
+	struct hd_buffer bufs[2] = {
+		{ (char *)"h", HD_MEM_PAGEABLE, n, 1, 1 }, { (char *)"d", HD_MEM_DEVICE, n, 2, 1 },
+	};
+	struct hd_stream streams[2] = { { (char *)"default", 0, 0, 0, 0 },
+					{ (char *)"per-thread", 0, 0, 0, 0 } };
+	struct hd_op ops[2];
+	struct hd_scenario sc;
+	struct hd_trace *t = hd_trace_new();
+	struct hd_sink sink = hd_trace_sink(t);
+	struct hd_err e = { 0 };
+	size_t i;
+
+	memset(ops, 0, sizeof ops);
+	for (i = 0; i < 2; i++) {
+		ops[i].stream = HD_STREAM_LEGACY;
+		ops[i].event = ops[i].peer = ops[i].root = HD_NONE;
+		ops[i].line = (int)i + 3;
+	}
+	ops[0].kind = HD_OP_COPY;
+	ops[0].src = d2h ? 1 : 0;
+	ops[0].dst = d2h ? 0 : 1;
+	ops[0].copy = d2h ? HD_COPY_D2H : HD_COPY_H2D;
+	ops[0].async = true;
+	ops[0].bytes = n;
+	ops[1].kind = HD_OP_STREAM_SYNC;
+	ops[1].src = ops[1].dst = HD_NONE;
+	memset(&sc, 0, sizeof sc);
+	sc.name = sc.title = (char *)"staging";
+	sc.nranks = 1;
+	sc.buffers = bufs;
+	sc.nbuffers = 2;
+	sc.streams = streams;
+	sc.nstreams = 2;
+	sc.ops = ops;
+	sc.nops = 2;
+	ck_assert_msg(hd_model_run(&sc, p, &sink, NULL, NULL, &e) == 0, "%s", e.msg);
+	*call = *total = -1;
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_span *s = &t->spans[i];
+
+		if (s->kind != HD_SPAN_API || t->lanes[s->lane].kind != HD_LANE_API)
+			continue;
+		*(s->op == 0 ? call : total) = hd_time_to_s(s->end);
+	}
+	ck_assert(*call > 0 && *total >= *call);
+	hd_trace_free(t);
+}
+
+/* Pageable copies of 256 KiB .. 1 GiB each way: the model's call and sync times. */
+static size_t
+model_staging_data(const struct hd_profile *p, double *n, double *call, double *t,
+		   int *d2h)
+{
+	size_t k = 0;
+	double b;
+	int d;
+
+	for (d = 0; d < 2; d++)
+		for (b = 262144; b <= 1073741824.0; b *= 4, k++) {
+			n[k] = b;
+			d2h[k] = d;
+			model_staging_times(p, d, (uint64_t)b, &call[k], &t[k]);
+		}
+	return k;
+}
+
+/*
+ * The model (model_ops.c, op_copy_staged) and calibrate's pipeline (fit.c,
+ * hd_staging_times) time pageable copies alike on every built-in profile,
+ * and hd_fit_staging recovers a profile's memcpy rates from the model's
+ * times: calibrate fits the figures the model then uses.
+ */
+START_TEST(staging_model_matches_fit)
+{
+	int i;
+
+	for (i = 0; i < hd_profile_builtin_count(); i++) {
+		const struct hd_profile *p = hd_profile_builtin(i);
+		struct hd_staging st = staging_of(p), base = st;
+		struct hd_staging_fit f;
+		struct hd_err e = { 0 };
+		double n[16], mc[16], t[16], fc, ft;
+		int d[16];
+		size_t k, j;
+
+		k = model_staging_data(p, n, mc, t, d);
+		for (j = 0; j < k; j++) {
+			hd_staging_times(&st, d[j], n[j], &fc, &ft);
+			ck_assert_msg(REL(mc[j], fc) < 1e-6 && REL(t[j], ft) < 1e-6,
+			    "%s, %s %.0f B: the model takes %.9g s (call %.9g s), fit.c %.9g s "
+			    "(call %.9g s)", p->name, d[j] ? "DtoH" : "HtoD", n[j], t[j], mc[j],
+			    ft, fc);
+		}
+		base.memcpy_bw[0] = base.memcpy_bw[1] = 1e9;
+		ck_assert_int_eq(hd_fit_staging(n, t, d, k, &base, &f, &e), 0);
+		ck_assert_msg(REL(f.memcpy_bw[0], p->host_memcpy_h2d_bw) < 1e-3 &&
+		    REL(f.memcpy_bw[1], p->host_memcpy_d2h_bw) < 1e-3,
+		    "%s: fitted %.4g and %.4g B/s, the profile says %.4g and %.4g", p->name,
+		    f.memcpy_bw[0], f.memcpy_bw[1], p->host_memcpy_h2d_bw,
+		    p->host_memcpy_d2h_bw);
+		ck_assert(!f.shape_fitted);
+		ck_assert(f.max_rel < 1e-4);
+	}
+}
+END_TEST
+
+/* From a wrong shape, the fit finds the profile's chunk and buffer count. */
+START_TEST(staging_fit_finds_model_shape)
+{
+	const struct hd_profile *p = hd_profile_builtin_find("h100-sxm");
+	struct hd_staging base;
+	struct hd_staging_fit f;
+	struct hd_err e = { 0 };
+	double n[16], call[16], t[16];
+	int d[16];
+	size_t k;
+
+	ck_assert_ptr_nonnull(p);
+	base = staging_of(p);
+	k = model_staging_data(p, n, call, t, d);
+	base.chunk *= 8;
+	base.buffers = 1;
+	ck_assert_int_eq(hd_fit_staging(n, t, d, k, &base, &f, &e), 0);
+	ck_assert(f.shape_fitted);
+	ck_assert(f.chunk == (double)p->staging_chunk);
+	ck_assert_int_eq(f.buffers, p->staging_buffers);
+	ck_assert(REL(f.memcpy_bw[0], p->host_memcpy_h2d_bw) < 1e-3);
+	ck_assert(REL(f.memcpy_bw[1], p->host_memcpy_d2h_bw) < 1e-3);
 }
 END_TEST
 
@@ -777,6 +959,8 @@ fit_suite(void)
 	tcase_add_test(tc, staging_fit_finds_shape);
 	tcase_add_test(tc, staging_fit_one_direction);
 	tcase_add_test(tc, staging_fit_degenerate);
+	tcase_add_test(tc, staging_model_matches_fit);
+	tcase_add_test(tc, staging_fit_finds_model_shape);
 	tcase_add_test(tc, bidir);
 	tcase_add_test(tc, um_split);
 	tcase_add_test(tc, coll_time_by_hand);

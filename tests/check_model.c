@@ -14,6 +14,7 @@
 #include "sim/engine.h"
 #include "sim/flow.h"
 #include "ir/ir.h"
+#include "ir/opfacts.h"
 #include "sim/model.h"
 #include "profile/profile.h"
 #include "ir/trace.h"
@@ -1147,6 +1148,51 @@ START_TEST(on_rank_zero_only)
 }
 END_TEST
 
+/* --- every op kind: complete facts, a handler, its operands checked ------------- */
+
+START_TEST(every_kind_handled)
+{
+	struct hd_scenario *sc = sc_new("kinds");
+	int h = sc_buf(sc, "h", HD_MEM_PINNED, MiB), k;
+	struct hd_op *op;
+	struct hd_err e;
+
+	for (k = 0; k < HD_OP__COUNT; k++) {
+		ck_assert_msg(hd_op_fact_ok((enum hd_op_kind)k),
+		    "op kind %d has an incomplete row in ir/opfacts.c", k);
+		ck_assert_msg(hd_model_handles_ok((enum hd_op_kind)k),
+		    "op kind %d (%s) has no handler in sim/model_ops.c", k,
+		    hd_op_kind_name((enum hd_op_kind)k));
+	}
+	ck_assert(!hd_model_handles_ok(HD_OP__COUNT));
+	ck_assert(!hd_op_fact_ok(HD_OP__COUNT));
+	ck_assert_ptr_null(hd_op_fact(HD_OP__COUNT));
+	ck_assert(hd_op_fact(HD_OP_KERNEL)->on_stream);
+	ck_assert(!hd_op_fact(HD_OP_STREAM_SYNC)->on_stream);
+	ck_assert(hd_op_fact(HD_OP_BARRIER)->ranks && !hd_op_fact(HD_OP_COPY)->ranks);
+
+	/* a copy must have both buffers: the model refuses one without dst */
+	op = sc_op(sc, HD_OP_COPY, 0);
+	op->src = h;
+	op->copy = HD_COPY_H2H;
+	ck_assert(!hd_op_operands_ok(sc, op));
+	memset(&e, 0, sizeof e);
+	ck_assert_int_eq(hd_model_check(sc, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "op 0 (copy) refers to something that does not "
+	    "exist"));
+	op->dst = h;
+	ck_assert(hd_op_operands_ok(sc, op));
+	memset(&e, 0, sizeof e);
+	ck_assert_int_eq(hd_model_check(sc, &e), 0);
+	/* an event op needs its event */
+	sc_op(sc, HD_OP_EVENT_QUERY, 0);
+	memset(&e, 0, sizeof e);
+	ck_assert_int_eq(hd_model_check(sc, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "op 1 (query)"));
+	sc_free(sc);
+}
+END_TEST
+
 static Suite *
 model_suite(void)
 {
@@ -1177,6 +1223,7 @@ model_suite(void)
 	tcase_add_test(tc, stop_flag);
 	tcase_add_test(tc, deep_queue_bounded);
 	tcase_add_test(tc, prefetch_resident_is_free);
+	tcase_add_test(tc, every_kind_handled);
 	suite_add_tcase(s, tc);
 	return s;
 }

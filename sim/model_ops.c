@@ -1,0 +1,745 @@
+/*
+ * model_ops.c - the host thread in the model: it walks the op list (loops
+ * through a small stack, never unrolled) and runs each op as a little state
+ * machine of phases through one handler per op kind: pay an API cost, put
+ * work on a stream, or block until a GPU condition holds.  Pageable copies
+ * are staged here, chunk by chunk, through pinned buffers.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/model_priv.h"
+
+/* --- the host thread ------------------------------------------------------- */
+
+enum { H_YIELD, H_NEXT, H_DONE };
+
+static int
+wait_holds(struct model *m, const struct hwait *w)
+{
+	const struct mstream *s;
+	const struct gop *g;
+	int i;
+
+	switch (w->kind) {
+	case W_NONE:
+		return 1;
+	case W_TICKET:
+		return m->st[w->stream].completed >= w->ticket;
+	case W_ALL:
+		for (i = 0; i < m->sc->nstreams; i++)
+			if (m->st[i].completed < m->st[i].submitted)
+				return 0;
+		return 1;
+	case W_QUEUE:
+		s = &m->st[w->stream];
+		return m->p->stream_queue <= 0 ||
+		    s->submitted - s->completed < (uint64_t)m->p->stream_queue;
+	case W_STARTED:
+		g = &m->g[w->slot];
+		return g->gen != w->gen || g->state == GS_RUNNING;
+	case W_CHUNKS:
+		g = &m->g[w->slot];
+		return g->gen != w->gen || g->chunks_done >= w->ticket;
+	case W_BARRIER:
+		return m->w->barrier_done >= w->ticket;
+	}
+	return 1;
+}
+
+/*
+ * Block the host until w holds, then continue at `phase`.  Returns H_NEXT
+ * when it already holds (no cost), H_YIELD when the host now waits.
+ */
+static int
+host_wait(struct model *m, struct hwait w, int phase)
+{
+	struct host *h = &m->h;
+
+	h->phase = phase;
+	if (wait_holds(m, &w))
+		return H_NEXT;
+	w.since = hd_engine_now(m->eng);
+	h->w = w;
+	h->blocked = 1;
+	return H_YIELD;
+}
+
+/* Called after every GPU-side event: wake the host if its wait is over. */
+void
+model_host_poll(struct model *m)
+{
+	struct host *h = &m->h;
+	hd_time now, end;
+
+	if (!h->blocked || !wait_holds(m, &h->w))
+		return;
+	now = hd_engine_now(m->eng);
+	end = now + h->w.wake;
+	h->blocked = 0;
+	if (!h->w.quiet && end > h->w.since)
+		model_emit(m, m->lane_api, h->op, h->iter, HD_SPAN_BLOCKED, h->w.why,
+		    h->w.since, end, 0, model_api_label(m, h->op));
+	model_at(m, end, EV_HOST, 0, 0);
+}
+
+static int
+host_sleep(struct model *m, hd_time dt, int phase)
+{
+	m->h.phase = phase;
+	model_at(m, hd_engine_now(m->eng) + (dt > 0 ? dt : 0), EV_HOST, 0, 0);
+	return H_YIELD;
+}
+
+/* End the current call: its API span covers [t0, now]. */
+static int
+host_api_end(struct model *m)
+{
+	struct host *h = &m->h;
+
+	model_emit(m, m->lane_api, h->op, h->iter, HD_SPAN_API, HD_WHY_NONE, h->t0,
+	    hd_engine_now(m->eng), 0, model_api_label(m, h->op));
+	return H_DONE;
+}
+
+static struct hwait
+wait_of(enum wait_kind kind, int stream, uint64_t ticket, enum hd_why why,
+	hd_time wake)
+{
+	struct hwait w;
+
+	memset(&w, 0, sizeof w);
+	w.kind = kind;
+	w.stream = stream;
+	w.ticket = ticket;
+	w.why = why;
+	w.wake = wake;
+	return w;
+}
+
+/* A sync call: blocks until w holds; costs at least api_sync. */
+static int
+op_sync(struct model *m, struct hwait w)
+{
+	struct host *h = &m->h;
+	hd_time now = hd_engine_now(m->eng);
+
+	switch (h->phase) {
+	case 0:
+		if (host_wait(m, w, 1) == H_YIELD)
+			return H_YIELD;
+		/* FALLTHROUGH */
+	case 1:
+		if (now < h->t0 + m->p->api_sync)
+			return host_sleep(m, h->t0 + m->p->api_sync - now, 2);
+		/* FALLTHROUGH */
+	default:
+		return host_api_end(m);
+	}
+}
+
+static int
+op_stream_sync(struct model *m, const struct hd_op *op, int opi)
+{
+	(void)opi;
+	/* the ticket is fixed when the call begins: later work does not count */
+	if (m->h.phase == 0)
+		m->h.w.ticket = m->st[op->stream].submitted;
+	return op_sync(m, wait_of(W_TICKET, op->stream, m->h.w.ticket,
+	    HD_WHY_STREAM_SYNC, m->p->sync_wake));
+}
+
+static int
+op_event_sync(struct model *m, const struct hd_op *op, int opi)
+{
+	const struct mevent *ev = &m->ev[op->event];
+
+	(void)opi;
+	if (!ev->recorded)
+		return op_sync(m, wait_of(W_NONE, 0, 0, HD_WHY_EVENT_SYNC, 0));
+	return op_sync(m, wait_of(W_TICKET, ev->stream, ev->ticket,
+	    HD_WHY_EVENT_SYNC, m->p->sync_wake));
+}
+
+static int
+op_device_sync(struct model *m, const struct hd_op *op, int opi)
+{
+	(void)opi;
+	(void)op;
+	return op_sync(m, wait_of(W_ALL, 0, 0, HD_WHY_DEVICE_SYNC,
+	    m->p->sync_wake));
+}
+
+/* A call that costs `cost` on the host and does nothing else. */
+static int
+op_cost(struct model *m, hd_time cost)
+{
+	if (m->h.phase == 0)
+		return host_sleep(m, cost, 1);
+	return host_api_end(m);
+}
+
+static hd_time
+pin_cost(const struct model *m, uint64_t bytes)
+{
+	return m->p->pin_base + hd_time_for_bytes((double)bytes, m->p->pin_bw);
+}
+
+static int
+op_alloc(struct model *m, const struct hd_op *op, int opi)
+{
+	const struct hd_profile *p = m->p;
+	uint64_t bytes = model_buf_bytes(m, op->dst, op->bytes);
+	hd_time cost = p->malloc_cost;     /* cudaMalloc, cudaMallocManaged */
+
+	(void)opi;
+	switch (m->sc->buffers[op->dst].mem) {
+	case HD_MEM_PINNED:
+		/* the OS allocates and zeroes fresh pages before they are pinned */
+		cost = p->pin_base + hd_time_for_bytes((double)bytes, p->mallochost_bw);
+		break;
+	case HD_MEM_PAGEABLE:
+		cost = HD_US;   /* malloc: the pages are touched later */
+		break;
+	case HD_MEM_MANAGED:
+	case HD_MEM_DEVICE:
+	case HD_MEM__COUNT:
+		break;
+	}
+	return op_cost(m, cost);
+}
+
+static int
+op_pin(struct model *m, const struct hd_op *op, int opi)
+{
+	(void)opi;
+	if (m->h.phase == 0)
+		return host_sleep(m, pin_cost(m, model_buf_bytes(m, op->dst, op->bytes)), 1);
+	m->buf[op->dst].mem = HD_MEM_PINNED;
+	return host_api_end(m);
+}
+
+static int
+op_free(struct model *m, const struct hd_op *op, int opi)
+{
+	struct host *h = &m->h;
+
+	(void)opi;
+	if (m->sc->buffers[op->dst].mem == HD_MEM_PAGEABLE)
+		return op_cost(m, HD_US);
+	switch (h->phase) {
+	case 0:
+		/* cudaFree and cudaFreeHost synchronise the device first */
+		if (host_wait(m, wait_of(W_ALL, 0, 0, HD_WHY_DEVICE_SYNC,
+		    m->p->sync_wake), 1) == H_YIELD)
+			return H_YIELD;
+		/* FALLTHROUGH */
+	case 1:
+		return host_sleep(m, m->p->free_cost, 2);
+	default:
+		return host_api_end(m);
+	}
+}
+
+static int
+op_host(struct model *m, const struct hd_op *op, int opi)
+{
+	hd_time now = hd_engine_now(m->eng);
+
+	if (m->h.phase == 0) {
+		model_emit(m, m->lane_host, opi, m->h.iter, HD_SPAN_HOST, HD_WHY_NONE,
+		    now, now + op->duration, 0, model_work_label(m, opi));
+		return host_sleep(m, op->duration, 1);
+	}
+	return H_DONE;
+}
+
+static int
+op_query(struct model *m, const struct hd_op *op, int opi)
+{
+	(void)opi;
+	(void)op;
+	return op_cost(m, m->p->api_event);
+}
+
+/*
+ * The common shape of a call that puts work on a stream: wait for room in
+ * the stream's queue, pay the call's cost, then `submit` (phase 2).
+ */
+static int
+submit_prologue(struct model *m, int stream, hd_time cost)
+{
+	struct host *h = &m->h;
+
+	switch (h->phase) {
+	case 0:
+		if (host_wait(m, wait_of(W_QUEUE, stream, 0, HD_WHY_QUEUE_FULL,
+		    m->p->sync_wake), 1) == H_YIELD)
+			return H_YIELD;
+		/* FALLTHROUGH */
+	case 1:
+		return host_sleep(m, cost, 2);
+	default:
+		return H_NEXT;
+	}
+}
+
+static int
+op_kernel(struct model *m, const struct hd_op *op, int opi)
+{
+	int gi, r;
+
+	if (m->h.phase < 2) {
+		if ((r = submit_prologue(m, op->stream, m->p->api_launch)) != H_NEXT)
+			return r;
+	}
+	gi = model_gop_new(m, G_KERNEL, op->stream, opi, m->h.iter);
+	m->g[gi].sms = op->grid == 0 || op->grid > (uint32_t)m->p->sms ?
+	    m->p->sms : (int)op->grid;
+	m->g[gi].dur = model_kernel_duration(m, op);
+	model_stream_submit(m, gi);
+	model_kick(m);
+	return host_api_end(m);
+}
+
+static int
+op_record(struct model *m, const struct hd_op *op, int opi)
+{
+	struct mevent *ev = &m->ev[op->event];
+	int gi, r;
+
+	if (m->h.phase < 2) {
+		if ((r = submit_prologue(m, op->stream, m->p->api_event)) != H_NEXT)
+			return r;
+	}
+	gi = model_gop_new(m, G_RECORD, op->stream, opi, m->h.iter);
+	model_stream_submit(m, gi);
+	ev->recorded = 1;
+	ev->stream = op->stream;
+	ev->ticket = m->g[gi].ticket;
+	model_kick(m);
+	return host_api_end(m);
+}
+
+static int
+op_wait(struct model *m, const struct hd_op *op, int opi)
+{
+	const struct mevent *ev = &m->ev[op->event];
+	int gi, r;
+
+	/* waiting on an event never recorded is a no-op, as in CUDA */
+	if (!ev->recorded)
+		return op_cost(m, m->p->api_wait);
+	if (m->h.phase < 2) {
+		if ((r = submit_prologue(m, op->stream, m->p->api_wait)) != H_NEXT)
+			return r;
+	}
+	gi = model_gop_new(m, G_WAIT, op->stream, opi, m->h.iter);
+	model_gop_dep(m, gi, ev->stream, ev->ticket);
+	model_stream_submit(m, gi);
+	model_kick(m);
+	return host_api_end(m);
+}
+
+static int
+op_prefetch(struct model *m, const struct hd_op *op, int opi)
+{
+	int gi, r;
+
+	if (m->h.phase < 2) {
+		if ((r = submit_prologue(m, op->stream, m->p->api_memcpy)) != H_NEXT)
+			return r;
+	}
+	if (m->h.phase == 2) {
+		gi = model_gop_new(m, G_PREFETCH, op->stream, opi, m->h.iter);
+		m->g[gi].dir = op->to_device ? DIR_H2D : DIR_D2H;
+		m->g[gi].bytes = model_buf_bytes(m, op->dst, op->bytes);
+		m->g[gi].buf = op->dst;
+		m->g[gi].to_device = op->to_device;
+		model_stream_submit(m, gi);
+		model_kick(m);
+	}
+	return host_api_end(m);
+}
+
+static int
+is_staged(const struct model *m, const struct hd_op *op)
+{
+	if (op->copy == HD_COPY_H2D)
+		return op->src >= 0 && m->buf[op->src].mem == HD_MEM_PAGEABLE;
+	if (op->copy == HD_COPY_D2H)
+		return op->dst >= 0 && m->buf[op->dst].mem == HD_MEM_PAGEABLE;
+	return 0;
+}
+
+/* Pinned (or device-side) copies: the copy engine does all the work. */
+static int
+op_copy_dma(struct model *m, const struct hd_op *op, int opi)
+{
+	static const enum dir dirs[HD_COPY__COUNT] = {
+		[HD_COPY_H2D] = DIR_H2D, [HD_COPY_D2H] = DIR_D2H,
+		[HD_COPY_D2D] = DIR_D2D, [HD_COPY_P2P] = DIR_P2P };
+	struct host *h = &m->h;
+	int gi, r;
+
+	switch (h->phase) {
+	case 0:
+	case 1:
+		if ((r = submit_prologue(m, op->stream, m->p->api_memcpy)) != H_NEXT)
+			return r;
+		/* FALLTHROUGH */
+	case 2:
+		gi = model_gop_new(m, G_COPY, op->stream, opi, h->iter);
+		m->g[gi].dir = dirs[op->copy];
+		m->g[gi].bytes = op->bytes;
+		if (op->copy == HD_COPY_P2P)
+			m->g[gi].peer = hd_op_peer(m->sc, op, m->rank);
+		model_stream_submit(m, gi);
+		model_kick(m);
+		/* cudaMemcpy to or from the host returns when the copy is done;
+		 * device-to-device cudaMemcpy does not block the host */
+		if (op->async || op->copy == HD_COPY_D2D)
+			return host_api_end(m);
+		h->w.ticket = m->g[gi].ticket;
+		if (host_wait(m, wait_of(W_TICKET, op->stream, h->w.ticket,
+		    HD_WHY_SYNC_COPY, m->p->sync_wake), 3) == H_YIELD)
+			return H_YIELD;
+		/* FALLTHROUGH */
+	default:
+		return host_api_end(m);
+	}
+}
+
+static int
+op_copy_host(struct model *m, const struct hd_op *op)
+{
+	struct host *h = &m->h;
+	hd_time now = hd_engine_now(m->eng), d;
+
+	switch (h->phase) {
+	case 0:
+		return host_sleep(m, m->p->api_memcpy, 1);
+	case 1:
+		d = hd_time_for_bytes((double)op->bytes, m->p->host_memcpy_h2d_bw);
+		model_emit(m, m->lane_host, h->op, h->iter, HD_SPAN_HOST, HD_WHY_NONE,
+		    now, now + d, op->bytes, model_work_label(m, h->op));
+		return host_sleep(m, d, 2);
+	default:
+		return host_api_end(m);
+	}
+}
+
+/* Issue the DMA of staged chunk k (bytes of the last chunk may be short). */
+static void
+staged_dma(struct model *m, uint64_t k)
+{
+	struct host *h = &m->h;
+	uint64_t bytes = h->chunk;
+	struct gop *g = &m->g[h->g];
+	int xi;
+
+	if (k == h->nchunks - 1)
+		bytes = g->bytes - k * h->chunk;
+	xi = model_xfer_new(m, X_CHUNK, h->g, h->dir, bytes, 0, m->p->copy_latency,
+	    m->ce_of[h->dir]);
+	model_engine_queue(m, xi);
+}
+
+/*
+ * A copy through pageable memory (and a READ).  The host submits the copy,
+ * waits until the stream reaches it (the documented stream sync before a
+ * pageable copy), then moves the data chunk by chunk through
+ * staging_buffers pinned buffers used in turn: for HtoD a CPU memcpy into
+ * a free buffer, then that chunk's DMA; for DtoH the DMA into a buffer,
+ * then a CPU memcpy out of it.  HtoD returns after the last memcpy (its
+ * DMA may still be in flight); DtoH returns after the last memcpy, which
+ * follows the last DMA.
+ */
+static int
+op_copy_staged(struct model *m, const struct hd_op *op, int opi,
+	       enum dir d, uint64_t bytes, enum hd_why why)
+{
+	struct host *h = &m->h;
+	const struct hd_profile *p = m->p;
+	hd_time now = hd_engine_now(m->eng), dt;
+	uint64_t nbuf = p->staging_buffers > 0 ? (uint64_t)p->staging_buffers : 1;
+	uint64_t cb;
+	struct hwait w;
+	int gi, r;
+
+	for (;;) {
+		switch (h->phase) {
+		case 0:
+		case 1:
+			if ((r = submit_prologue(m, op->stream, p->api_memcpy)) != H_NEXT)
+				return r;
+			/* FALLTHROUGH */
+		case 2:
+			gi = model_gop_new(m, G_STAGED, op->stream, opi, h->iter);
+			h->g = gi;
+			h->ggen = m->g[gi].gen;
+			h->dir = d;
+			h->why = why;
+			h->chunk = p->staging_chunk > 0 ? p->staging_chunk : bytes;
+			if (h->chunk == 0)
+				h->chunk = 1;
+			h->nchunks = bytes == 0 ? 1 : (bytes + h->chunk - 1) / h->chunk;
+			h->i = 0;
+			h->issued = 0;
+			m->g[gi].bytes = bytes;
+			m->g[gi].nchunks = h->nchunks;
+			model_stream_submit(m, gi);
+			model_kick(m);
+			w = wait_of(W_STARTED, 0, 0,
+			    why == HD_WHY_READ ? HD_WHY_READ : HD_WHY_PRIOR_WORK,
+			    p->sync_wake);
+			w.slot = h->g;
+			w.gen = h->ggen;
+			if (host_wait(m, w, 3) == H_YIELD)
+				return H_YIELD;
+			/* FALLTHROUGH */
+		case 3:
+			h->stage_start = hd_engine_now(m->eng);
+			if (h->dir == DIR_D2H)
+				for (; h->issued < h->nchunks && h->issued < nbuf; h->issued++)
+					staged_dma(m, h->issued);
+			h->phase = 4;
+			/* FALLTHROUGH */
+		case 4:
+			/* chunk i: HtoD needs its buffer free (the DMA of chunk
+			 * i - nbuf done); DtoH needs its own DMA done */
+			w = wait_of(W_CHUNKS, 0, 0, h->why, 0);
+			w.quiet = 1;
+			w.slot = h->g;
+			w.gen = h->ggen;
+			if (h->dir == DIR_H2D)
+				w.ticket = h->i >= nbuf ? h->i - nbuf + 1 : 0;
+			else
+				w.ticket = h->i + 1;
+			if (host_wait(m, w, 5) == H_YIELD)
+				return H_YIELD;
+			/* FALLTHROUGH */
+		case 5:
+			now = hd_engine_now(m->eng);
+			cb = h->i == h->nchunks - 1 ? bytes - h->i * h->chunk : h->chunk;
+			dt = hd_time_for_bytes((double)cb, h->dir == DIR_H2D ?
+					       p->host_memcpy_h2d_bw : p->host_memcpy_d2h_bw);
+			model_emit(m, m->lane_host, opi, h->iter, HD_SPAN_STAGING,
+			    HD_WHY_NONE, now, now + dt, cb, m->lbl_staging);
+			return host_sleep(m, dt, 6);
+		case 6:
+			if (h->dir == DIR_H2D)
+				staged_dma(m, h->i);
+			else if (h->issued < h->nchunks)
+				staged_dma(m, h->issued++);
+			h->i++;
+			if (h->i < h->nchunks) {
+				h->phase = 4;
+				continue;
+			}
+			now = hd_engine_now(m->eng);
+			if (now > h->stage_start)
+				model_emit(m, m->lane_api, opi, h->iter, HD_SPAN_BLOCKED,
+				    h->why, h->stage_start, now, 0, model_api_label(m, opi));
+			return host_api_end(m);
+		}
+	}
+}
+
+static int
+op_copy(struct model *m, const struct hd_op *op, int opi)
+{
+	if (op->copy == HD_COPY_H2H)
+		return op_copy_host(m, op);
+	if (is_staged(m, op))
+		return op_copy_staged(m, op, opi,
+		    op->copy == HD_COPY_H2D ? DIR_H2D : DIR_D2H, op->bytes,
+		    HD_WHY_PAGEABLE);
+	return op_copy_dma(m, op, opi);
+}
+
+static int
+op_read(struct model *m, const struct hd_op *op, int opi)
+{
+	return op_copy_staged(m, op, opi, DIR_D2H,
+	    op->bytes != 0 ? op->bytes : model_buf_bytes(m, op->src, 0), HD_WHY_READ);
+}
+
+/* ncclSend, ncclRecv and the collectives: a launch, then work on the stream. */
+static int
+op_comm(struct model *m, const struct hd_op *op, int opi)
+{
+	static const enum gop_kind kinds[HD_OP__COUNT] = {
+		[HD_OP_SEND] = G_SEND, [HD_OP_RECV] = G_RECV, [HD_OP_COLL] = G_COLL,
+	};
+	int gi, r, buf = op->kind == HD_OP_RECV ? op->dst : op->src;
+
+	if (m->h.phase < 2) {
+		if ((r = submit_prologue(m, op->stream, m->p->api_launch)) != H_NEXT)
+			return r;
+	}
+	gi = model_gop_new(m, kinds[op->kind], op->stream, opi, m->h.iter);
+	m->g[gi].bytes = op->bytes != 0 ? op->bytes :
+	    model_buf_bytes(m, buf >= 0 ? buf : op->dst, 0);
+	if (op->kind == HD_OP_COLL)
+		m->g[gi].seq = m->ncoll++;
+	else
+		m->g[gi].peer = hd_op_peer(m->sc, op, m->rank);
+	model_stream_submit(m, gi);
+	/* one communicator runs its calls one at a time, in the order they were
+	 * made, whatever their streams (NVIDIA/nccl#574) */
+	if (m->comm_stream >= 0 && m->comm_stream != op->stream)
+		model_gop_dep(m, gi, m->comm_stream, m->comm_ticket);
+	m->comm_stream = op->stream;
+	m->comm_ticket = m->g[gi].ticket;
+	model_kick(m);
+	return host_api_end(m);
+}
+
+/* A host barrier across ranks (MPI_Barrier). */
+static int
+op_barrier(struct model *m, const struct hd_op *op, int opi)
+{
+	struct world *w = m->w;
+	int r;
+
+	(void)op;
+	(void)opi;
+	if (m->h.phase == 0) {
+		m->nbarrier++;
+		if (++w->barrier_arrived == (uint64_t)w->n) {
+			w->barrier_arrived = 0;
+			w->barrier_done++;
+			for (r = 0; r < w->n; r++)
+				model_touch(&w->rk[r]);
+		}
+	}
+	return op_sync(m, wait_of(W_BARRIER, 0, m->nbarrier, HD_WHY_COLLECTIVE,
+	    m->p->sync_wake));
+}
+
+/* A loop or rank block's header: host_next walks into its body or past it,
+ * so the host never runs the header itself. */
+static int
+op_block(struct model *m, const struct hd_op *op, int opi)
+{
+	(void)m;
+	(void)op;
+	(void)opi;
+	return H_DONE;
+}
+
+typedef int (*op_fn)(struct model *, const struct hd_op *, int);
+
+/* What the host thread does for each kind of op, one step at a time. */
+static const op_fn op_table[HD_OP__COUNT] = {
+	[HD_OP_ALLOC] = op_alloc,
+	[HD_OP_FREE] = op_free,
+	[HD_OP_PIN] = op_pin,
+	[HD_OP_COPY] = op_copy,
+	[HD_OP_KERNEL] = op_kernel,
+	[HD_OP_PREFETCH] = op_prefetch,
+	[HD_OP_RECORD] = op_record,
+	[HD_OP_WAIT] = op_wait,
+	[HD_OP_EVENT_SYNC] = op_event_sync,
+	[HD_OP_EVENT_QUERY] = op_query,
+	[HD_OP_STREAM_SYNC] = op_stream_sync,
+	[HD_OP_DEVICE_SYNC] = op_device_sync,
+	[HD_OP_HOST] = op_host,
+	[HD_OP_READ] = op_read,
+	[HD_OP_SEND] = op_comm,
+	[HD_OP_RECV] = op_comm,
+	[HD_OP_COLL] = op_comm,
+	[HD_OP_BARRIER] = op_barrier,
+	[HD_OP_REPEAT] = op_block,
+	[HD_OP_ON_RANK] = op_block,
+};
+
+bool
+hd_model_handles_ok(enum hd_op_kind k)
+{
+	return (unsigned)k < HD_OP__COUNT && op_table[k] != NULL;
+}
+
+/* Run one step of op opi; H_DONE when the op is over. */
+static int
+host_op(struct model *m, int opi)
+{
+	const struct hd_op *op = &m->sc->ops[opi];
+
+	return op_table[op->kind](m, op, opi);
+}
+
+/* The next op the host thread executes, or -1 at the end of the list. */
+static int
+host_next(struct model *m)
+{
+	struct host *h = &m->h;
+	const struct hd_scenario *sc = m->sc;
+	const struct hd_op *op;
+	struct loop *l;
+
+	for (;;) {
+		while (h->sp > 0 && h->pc == h->stack[h->sp - 1].end) {
+			l = &h->stack[h->sp - 1];
+			/* an iteration that ran nothing (its ops were all for
+			 * other ranks) would run nothing again: stop there */
+			if (--l->left > 0 && h->returned != l->mark) {
+				h->pc = l->start;
+				l->mark = h->returned;
+			} else
+				h->sp--;
+		}
+		if (h->pc >= sc->nops)
+			return -1;
+		op = &sc->ops[h->pc];
+		if (op->kind == HD_OP_REPEAT) {
+			if (op->count == 0 || op->body_len <= 0) {
+				h->pc += 1 + (op->body_len > 0 ? op->body_len : 0);
+				continue;
+			}
+			h->stack = hd_xgrow(h->stack, &h->stack_cap, h->sp + 1,
+			    sizeof *h->stack);
+			l = &h->stack[h->sp++];
+			l->start = h->pc + 1;
+			l->end = h->pc + 1 + op->body_len;
+			l->left = op->count;
+			l->mark = h->returned;
+			h->pc++;
+			continue;
+		}
+		if (op->kind == HD_OP_ON_RANK) {
+			h->pc += op->rank == m->rank ? 1 : 1 + op->body_len;
+			continue;
+		}
+		h->returned++;
+		return h->pc++;
+	}
+}
+
+void
+model_host_step(struct model *m, volatile int *stop)
+{
+	struct host *h = &m->h;
+
+	for (;;) {
+		if (h->op < 0) {
+			if (stop != NULL && *stop)
+				return;
+			h->op = host_next(m);
+			if (h->op < 0) {
+				h->done = 1;
+				return;
+			}
+			h->iter = m->execs[h->op]++;
+			h->phase = 0;
+			h->t0 = hd_engine_now(m->eng);
+			m->op_execs++;
+		}
+		if (host_op(m, h->op) != H_DONE)
+			return;
+		h->op = -1;
+	}
+}

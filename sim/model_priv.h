@@ -1,0 +1,357 @@
+/*
+ * model_priv.h - what the files of the model share, private to sim/: the
+ * state of one rank (struct model) and of the run (struct world), and the
+ * functions one file calls in another.
+ *
+ *   model.c        spans, lanes and labels; events; gops and streams; the
+ *                  world and the run
+ *   model_xfer.c   transfers on copy engines and the flow network; kernels
+ *                  on the SMs
+ *   model_ranks.c  between ranks: peer paths, send/recv matching, collectives
+ *   model_ops.c    the host thread: walking the op list, one handler per op kind
+ *   model_check.c  checks of the input, and the deadlock report
+ *
+ * Everything here is the model's own: names carry a model_ prefix and no
+ * other layer includes this file.
+ */
+#ifndef HD_MODEL_PRIV_H
+#define HD_MODEL_PRIV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/coll.h"
+#include "sim/engine.h"
+#include "sim/flow.h"
+#include "sim/model.h"
+
+enum ev_type {
+	EV_HOST,        /* the host thread resumes */
+	EV_READY,       /* a kernel's launch latency has passed */
+	EV_KDONE,       /* a kernel finishes */
+	EV_XLAT,        /* a transfer's set-up latency has passed: start its flow */
+	EV_FLOW,        /* the earliest flow finishes (a = generation) */
+	EV_COLL,        /* this rank's part of a collective ends */
+};
+/* Event types carry the rank above the low four bits. */
+#define EV_SHIFT 4
+#define EV_MASK 0xfu
+/* DIR_P2P: a peer copy or send/recv; its path comes with the transfer. */
+enum dir { DIR_H2D, DIR_D2H, DIR_D2D, DIR_P2P, DIR__COUNT };
+
+enum gop_kind {
+	G_KERNEL, G_COPY, G_PREFETCH, G_RECORD, G_WAIT, G_STAGED,
+	G_SEND, G_RECV, G_COLL,
+};
+
+enum gop_state {
+	GS_FREE,
+	GS_QUEUED,      /* in its stream, waiting to be head with dependencies met */
+	GS_LAUNCH,      /* kernel: waiting for launch latency */
+	GS_WAITRES,     /* waiting for SMs or a copy engine */
+	GS_RUNNING,
+};
+
+enum xfer_kind { X_COPY, X_CHUNK, X_PREFETCH, X_FAULT, X_COMM };
+
+struct dep {
+	int stream;
+	uint64_t ticket;        /* done when the stream has completed this many */
+};
+
+struct gop {
+	enum gop_kind kind;
+	enum gop_state state;
+	uint32_t gen;
+	int op;
+	uint32_t iter;
+	int stream;
+	uint64_t ticket;        /* its number on its stream (1-based) */
+	hd_time submit, start, head_since, compute_start;
+	hd_time kdone;          /* kernels: when its EV_KDONE fires (0: not computing) */
+	int next;               /* next in its stream */
+	int qnext;              /* next in the kernel queue */
+	int next_free;
+	struct dep *deps;       /* kept across reuse of the slot */
+	int ndeps, depcap;
+	/* kernels */
+	int sms;
+	hd_time dur;
+	/* copies */
+	enum dir dir;
+	uint64_t bytes;
+	uint64_t chunks_done;   /* staged copies: chunk DMAs finished */
+	uint64_t nchunks;
+	int buf;                /* prefetch: the buffer */
+	int to_device;
+	/* communication */
+	int peer;               /* send / recv / peer copy: the other rank */
+	int pnext;              /* next in the rank's list of posted sends or recvs */
+	uint64_t seq;           /* collectives: which of the rank's collectives */
+};
+
+struct xfer {
+	enum xfer_kind kind;
+	uint32_t gen;
+	int gop;
+	enum dir dir;
+	uint64_t bytes;
+	double cap;
+	hd_time lat;
+	int engine;             /* -1: no copy engine (page faults, NCCL) */
+	hd_time t0, t1;         /* on the engine, on the wire */
+	int next, next_free;
+	/* DIR_P2P: the path, and for send/recv the receiving rank's gop */
+	int res[4], nres;
+	enum hd_link_class cls;
+	int rgop;
+	uint32_t rgen;
+};
+
+struct engine {
+	int head, tail;         /* FIFO of transfers */
+	int busy;               /* transfer in progress, or -1 */
+};
+
+struct mstream {
+	int head, tail;
+	uint64_t submitted, completed;
+	int blocking;           /* synchronises with the legacy stream */
+	int lane;
+};
+
+struct mevent {
+	int recorded;
+	int stream;
+	uint64_t ticket;
+};
+
+struct mbuf {
+	enum hd_mem mem;        /* changes when cudaHostRegister pins it */
+	int resident;           /* managed: on the device */
+	uint64_t bytes;
+};
+
+enum wait_kind {
+	W_NONE,
+	W_TICKET,       /* stream `stream` has completed `ticket` ops */
+	W_ALL,          /* every stream idle */
+	W_QUEUE,        /* stream has room in its queue */
+	W_STARTED,      /* staged gop (slot, gen) is running */
+	W_CHUNKS,       /* staged gop (slot, gen) has `ticket` chunks done */
+	W_BARRIER,      /* every rank has reached barrier number `ticket` */
+};
+
+struct hwait {
+	enum wait_kind kind;
+	int stream;
+	uint64_t ticket;
+	int slot;
+	uint32_t gen;
+	enum hd_why why;
+	int quiet;              /* part of a longer blocked span: draw none */
+	hd_time wake;
+	hd_time since;
+};
+
+struct loop {
+	int start, end;
+	uint64_t left;
+	uint64_t mark;          /* ops returned when this iteration began */
+};
+
+struct host {
+	int pc;
+	uint64_t returned;      /* ops host_next has handed out */
+	struct loop *stack;
+	size_t sp, stack_cap;
+	int op;                 /* op being executed, or -1 */
+	uint32_t iter;
+	int phase;
+	hd_time t0;             /* when the call began */
+	int blocked;            /* waiting in `w` */
+	struct hwait w;
+	int done;
+	/* the staged copy the host is driving */
+	int g;
+	uint32_t ggen;
+	uint64_t chunk, nchunks, i, issued;
+	enum dir dir;
+	enum hd_why why;
+	hd_time stage_start;
+};
+
+struct world;
+
+/* One rank: its host thread and its GPU. */
+struct model {
+	struct world *w;
+	int rank;
+	int touched;            /* on the world's list of ranks to look at */
+	const struct hd_scenario *sc;
+	const struct hd_profile *p;
+	const struct hd_sink *sink;
+	struct hd_engine *eng;
+	struct hd_flownet *net;
+	int res[DIR__COUNT][4], nres[DIR__COUNT];
+
+	struct gop *g;
+	size_t ng, gcap;
+	int gfree;
+	size_t inflight, peak_inflight;
+
+	struct xfer *x;
+	size_t nx, xcap;
+	int xfree;
+
+	struct engine ce[3];
+	int ce_of[DIR__COUNT];
+
+	struct mstream *st;
+	struct mevent *ev;
+	struct mbuf *buf;
+	uint32_t *execs;
+
+	int kq_head, kq_tail;
+	int sms_used, nkernels;
+
+	struct host h;
+	int dirty;              /* a gop completed: heads may start */
+
+	/* lanes and labels */
+	int lane_host, lane_api, lane_ce[DIR__COUNT], lane_compute, lane_pcie[2];
+	int lane_link[HD_LINK__COUNT];
+	int *work_label;        /* per op, -1 until interned (the world's) */
+	int *api_label;         /* per op, -1 until interned (the world's) */
+	int lbl_staging, lbl_fault;
+
+	/* communication */
+	int res_out, res_in;    /* NVLink ports (flow resources) */
+	int sends, recvs;       /* posted sends / recvs not yet matched (lists of gops) */
+	uint64_t ncoll;         /* collectives started on this rank */
+	int nccl_running;       /* NCCL kernels on the GPU now (they hold coll_sms SMs) */
+	int comm_stream;        /* the stream and ticket of the last NCCL call, */
+	uint64_t comm_ticket;   /* which the next one waits for (-1: none) */
+	uint64_t nbarrier;      /* barriers reached */
+
+	uint64_t spans, op_execs;
+	hd_time makespan;
+};
+
+/* A collective some ranks have reached. */
+struct coll {
+	uint64_t seq;
+	int arrived;
+	int op;                 /* the first arrival's op, for checks and messages */
+	int rank0;              /* the first rank that arrived */
+	hd_time *at;            /* arrival per rank */
+	int *gop;               /* per rank: its gop (or -1) */
+	uint32_t *gen;
+};
+
+/* Every rank, and what they share: time, the flow network, collectives. */
+struct world {
+	const struct hd_scenario *sc;
+	const struct hd_profile *p;
+	const struct hd_sink *sink;
+	struct hd_engine *eng;
+	struct hd_flownet *net;
+	int n;
+	struct model *rk;
+	int *touched;           /* ranks to look at after this event */
+	int ntouched;
+	uint32_t flow_gen;
+	hd_time flow_at;        /* time of the live EV_FLOW, or -1 */
+	int *work_label, *api_label;
+	int *nic_out, *nic_in;  /* network resources per node, -1 until needed */
+	int (*host_dma)[3];     /* per node: the host's caps on all its GPUs' DMA,
+				 * H2D, D2H and both (-1: none) */
+	struct coll *colls;     /* collectives in progress, oldest first */
+	size_t ncolls, collcap;
+	uint64_t barrier_arrived, barrier_done;
+	char *problem;          /* a mismatch found: the run stops */
+	uint64_t spans;         /* drawn by every rank so far, at most the sink's max_spans */
+	int lbl_link[HD_LINK__COUNT];
+};
+
+/* --- model.c: spans, lanes and labels --------------------------------------------- */
+
+/* Write one span to the sink (and count it against the sink's limit). */
+void model_emit(struct model *m, int lane, int op, uint32_t iter, enum hd_span_kind kind,
+		enum hd_why why, hd_time start, hd_time end, uint64_t bytes, int label);
+/* The interned label of op opi's GPU-side work / of its API call. */
+int model_work_label(struct model *m, int opi);
+int model_api_label(struct model *m, int opi);
+/* Lanes, created on first use: a stream's, a copy engine's, the SMs', a PCIe
+ * direction's, and this rank's traffic out over one kind of link. */
+int model_stream_lane(struct model *m, int s);
+int model_ce_lane(struct model *m, enum dir d);
+int model_compute_lane(struct model *m);
+int model_pcie_lane(struct model *m, enum dir d);
+int model_link_lane(struct model *m, enum hd_link_class c);
+/* Buffer b's size, or fallback for no buffer or one of size 0. */
+uint64_t model_buf_bytes(const struct model *m, int b, uint64_t fallback);
+
+/* --- model.c: events, gops and streams -------------------------------------------- */
+
+/* Schedule an event of this rank at time t. */
+void model_at(struct model *m, hd_time t, enum ev_type type, uint32_t a, uint64_t b);
+/* Something changed on rank m: look at its streams and host after this event. */
+void model_touch(struct model *m);
+/* A new gop in a free slot; its index. */
+int model_gop_new(struct model *m, enum gop_kind kind, int stream, int op, uint32_t iter);
+/* Gop gi waits until `stream` has completed `ticket` gops. */
+void model_gop_dep(struct model *m, int gi, int stream, uint64_t ticket);
+/* Put gop gi on its stream, with the legacy default stream's ordering. */
+void model_stream_submit(struct model *m, int gi);
+/* Gop gi, the head of its stream, is done: its slot is freed. */
+void model_gop_complete(struct model *m, int gi);
+/* Start every stream head whose dependencies hold. */
+void model_kick(struct model *m);
+
+/* --- model_xfer.c: transfers and kernels ------------------------------------------ */
+
+/* A new transfer for gop gi (engine -1: none); its index. */
+int model_xfer_new(struct model *m, enum xfer_kind kind, int gi, enum dir d,
+		   uint64_t bytes, double cap, hd_time lat, int engine);
+/* Transfer xi starts: its latency, then its flow. */
+void model_xfer_begin(struct model *m, int xi);
+/* Queue transfer xi on its copy engine (FIFO). */
+void model_engine_queue(struct model *m, int xi);
+/* Transfer xi's latency is over: its bytes start to flow. */
+void model_flow_start(struct model *m, int xi);
+/* EV_FLOW: the flows that are done end (gen: the event's generation). */
+void model_on_flow(struct world *w, uint32_t gen);
+/* An NCCL kernel starts (delta 1) or ends (-1) on this GPU. */
+void model_nccl_sms(struct model *m, int delta);
+/* Kernel gop gi's launch latency is over / its work is done. */
+void model_kernel_ready(struct model *m, int gi);
+void model_kernel_done(struct model *m, int gi);
+/* How long a kernel's work takes on the SMs, from the profile's rates. */
+hd_time model_kernel_duration(const struct model *m, const struct hd_op *op);
+
+/* --- model_ranks.c: between ranks ------------------------------------------------- */
+
+/* The flow-network path of transfer x from rank m to rank peer. */
+void model_peer_path(struct model *m, struct xfer *x, int peer);
+/* Send or recv gop gi reached the head of its stream: match it or post it. */
+void model_post(struct model *m, int gi);
+/* Collective gop gi starts on rank m / rank m's part of it is over. */
+void model_coll_arrive(struct model *m, int gi);
+void model_coll_done(struct model *m, int gi);
+
+/* --- model_ops.c: the host thread ------------------------------------------------- */
+
+/* After a GPU-side event: wake the host if what it waits for holds. */
+void model_host_poll(struct model *m);
+/* EV_HOST: run the host thread until it waits or is done (or *stop). */
+void model_host_step(struct model *m, volatile int *stop);
+
+/* --- model_check.c ---------------------------------------------------------------- */
+
+/* 0, or -1 with e set when a rate the model divides by is not positive. */
+int model_check_profile(const struct hd_profile *p, struct hd_err *e);
+/* What each stuck rank waits for, in words (a new string). */
+char *model_deadlock_text(struct world *w);
+
+#endif

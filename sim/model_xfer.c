@@ -1,0 +1,386 @@
+/*
+ * model_xfer.c - the GPU's executors in the model: transfers (copies, chunks
+ * of staged copies, prefetches, page faults, NCCL traffic) queue on copy
+ * engines, wait out their latency and then flow through the shared flow
+ * network; kernels take SMs in order of readiness while they fit, fault in
+ * managed memory first, and run slower beside NCCL's kernels.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/model_priv.h"
+
+/* --- transfers and copy engines ------------------------------------------- */
+
+int
+model_xfer_new(struct model *m, enum xfer_kind kind, int gi, enum dir d,
+	       uint64_t bytes, double cap, hd_time lat, int engine)
+{
+	struct xfer *x;
+	int i;
+
+	if (m->xfree >= 0) {
+		i = m->xfree;
+		m->xfree = m->x[i].next_free;
+	} else {
+		if (m->nx == m->xcap)
+			m->x = hd_xgrow(m->x, &m->xcap, m->nx + 1, sizeof *m->x);
+		i = (int)m->nx++;
+		m->x[i].gen = 0;
+	}
+	x = &m->x[i];
+	x->kind = kind;
+	x->gop = gi;
+	x->dir = d;
+	x->bytes = bytes;
+	x->cap = cap;
+	x->lat = lat;
+	x->engine = engine;
+	x->t0 = x->t1 = 0;
+	x->next = -1;
+	x->nres = 0;
+	x->cls = HD_LINK_NVLINK;
+	x->rgop = -1;
+	x->rgen = 0;
+	return i;
+}
+
+void
+model_xfer_begin(struct model *m, int xi)
+{
+	struct xfer *x = &m->x[xi];
+	hd_time now = hd_engine_now(m->eng);
+
+	x->t0 = now;
+	model_at(m, now + x->lat, EV_XLAT, (uint32_t)xi, x->gen);
+}
+
+static void
+engine_kick(struct model *m, int e)
+{
+	struct engine *ce = &m->ce[e];
+	int xi;
+
+	if (ce->busy >= 0 || ce->head < 0)
+		return;
+	xi = ce->head;
+	ce->head = m->x[xi].next;
+	if (ce->head < 0)
+		ce->tail = -1;
+	ce->busy = xi;
+	model_xfer_begin(m, xi);
+}
+
+void
+model_engine_queue(struct model *m, int xi)
+{
+	struct engine *ce = &m->ce[m->x[xi].engine];
+
+	if (ce->tail >= 0)
+		m->x[ce->tail].next = xi;
+	else
+		ce->head = xi;
+	ce->tail = xi;
+	engine_kick(m, m->x[xi].engine);
+}
+
+static void
+flow_resched(struct world *w)
+{
+	hd_time t = hd_flow_next(w->net), now = hd_engine_now(w->eng);
+
+	if (t == HD_TIME_MAX || t == w->flow_at)
+		return;
+	if (t < now)
+		t = now;
+	w->flow_gen++;
+	w->flow_at = t;
+	hd_engine_at(w->eng, t, EV_FLOW, w->flow_gen, 0);
+}
+
+static void kernel_compute(struct model *m, int gi);
+
+/*
+ * NCCL's kernels hold coll_sms SMs while they run: kernels computing beside
+ * them get the rest, sms / (sms - coll_sms) times slower (a spin kernel
+ * waits on the clock, not on SMs).
+ */
+static double
+nccl_slowdown(const struct model *m)
+{
+	if (m->p->coll_sms <= 0 || m->p->coll_sms >= m->p->sms)
+		return 1.0;
+	return (double)m->p->sms / (double)(m->p->sms - m->p->coll_sms);
+}
+
+static int
+sm_bound(const struct model *m, const struct gop *g)
+{
+	return m->sc->ops[g->op].kernel != HD_KERNEL_SPIN;
+}
+
+/*
+ * The first NCCL kernel on this GPU starts (delta 1) or the last one ends
+ * (delta -1): kernels already computing go slower or faster for the rest
+ * of their work.  Their old EV_KDONE no longer matches g->kdone.
+ */
+void
+model_nccl_sms(struct model *m, int delta)
+{
+	hd_time now = hd_engine_now(m->eng);
+	double f = nccl_slowdown(m);
+	size_t i;
+
+	m->nccl_running += delta;
+	if (f == 1.0 || (delta > 0 && m->nccl_running != 1) ||
+	    (delta < 0 && m->nccl_running != 0))
+		return;
+	for (i = 0; i < m->ng; i++) {
+		struct gop *g = &m->g[i];
+		hd_time left;
+
+		if (g->kind != G_KERNEL || g->state != GS_RUNNING || g->kdone <= now ||
+		    !sm_bound(m, g))
+			continue;
+		left = g->kdone - now;
+		left = (hd_time)((double)left * (delta > 0 ? f : 1.0 / f) + 0.5);
+		g->kdone = now + left;
+		model_at(m, g->kdone, EV_KDONE, (uint32_t)i, g->gen);
+	}
+}
+
+static void
+xfer_done(struct model *m, int xi)
+{
+	struct xfer x = m->x[xi];
+	struct gop *g = &m->g[x.gop];
+	hd_time now = hd_engine_now(m->eng);
+	enum hd_span_kind kind;
+	int label;
+
+	kind = x.kind == X_PREFETCH ? HD_SPAN_PREFETCH :
+	    x.kind == X_FAULT ? HD_SPAN_FAULT :
+	    x.kind == X_COMM ? HD_SPAN_COMM : HD_SPAN_COPY;
+	label = x.kind == X_FAULT ? m->lbl_fault : model_work_label(m, g->op);
+	if (x.dir == DIR_P2P)
+		model_emit(m, model_link_lane(m, x.cls), g->op, g->iter, kind, HD_WHY_NONE,
+		    x.t1, now, x.bytes, label);
+	else if (x.dir != DIR_D2D)
+		model_emit(m, model_pcie_lane(m, x.dir), g->op, g->iter, kind, HD_WHY_NONE,
+		    x.t1, now, x.bytes, label);
+	if (x.engine >= 0) {
+		model_emit(m, model_ce_lane(m, x.dir), g->op, g->iter, kind, HD_WHY_NONE,
+		    x.t0, now, x.bytes, label);
+		m->ce[x.engine].busy = -1;
+		engine_kick(m, x.engine);
+	}
+	m->x[xi].gen++;
+	m->x[xi].next_free = m->xfree;
+	m->xfree = xi;
+	g = &m->g[x.gop];
+	switch (x.kind) {
+	case X_COPY:
+	case X_PREFETCH:
+		model_emit(m, model_stream_lane(m, g->stream), g->op, g->iter, kind,
+		    HD_WHY_NONE, g->start, now, g->bytes, label);
+		if (x.kind == X_PREFETCH && g->buf >= 0)
+			m->buf[g->buf].resident = g->to_device;
+		model_gop_complete(m, x.gop);
+		break;
+	case X_CHUNK:
+		g->chunks_done++;
+		if (g->chunks_done == g->nchunks) {
+			model_emit(m, model_stream_lane(m, g->stream), g->op, g->iter,
+			    HD_SPAN_COPY, HD_WHY_NONE, g->start, now, g->bytes,
+			    model_work_label(m, g->op));
+			model_gop_complete(m, x.gop);
+		}
+		break;
+	case X_FAULT:
+		model_emit(m, model_compute_lane(m), g->op, g->iter, HD_SPAN_FAULT,
+		    HD_WHY_NONE, g->start, now, x.bytes, m->lbl_fault);
+		kernel_compute(m, x.gop);
+		break;
+	case X_COMM: {
+		struct model *q = &m->w->rk[g->peer];
+		struct gop *rg = &q->g[x.rgop];
+
+		if (rg->gen != x.rgen)
+			hd_fatal("model: stale receive on rank %d", g->peer);
+		model_emit(m, model_stream_lane(m, g->stream), g->op, g->iter, HD_SPAN_COMM,
+		    HD_WHY_NONE, g->start, now, x.bytes, label);
+		model_emit(q, model_stream_lane(q, rg->stream), rg->op, rg->iter, HD_SPAN_COMM,
+		    HD_WHY_NONE, rg->start, now, x.bytes, model_work_label(q, rg->op));
+		model_nccl_sms(m, -1);
+		model_nccl_sms(q, -1);
+		model_gop_complete(m, x.gop);
+		model_gop_complete(q, x.rgop);
+		break;
+	}
+	}
+}
+
+void
+model_flow_start(struct model *m, int xi)
+{
+	struct xfer *x = &m->x[xi];
+	hd_time now = hd_engine_now(m->eng);
+
+	x->t1 = now;
+	if (x->bytes == 0) {
+		xfer_done(m, xi);
+		return;
+	}
+	/* the tag: transfer (24 bits), rank (20 bits), generation (20 bits) */
+	hd_flow_start(m->net, now, (double)x->bytes, x->cap,
+	    x->dir == DIR_P2P ? x->res : m->res[x->dir],
+	    x->dir == DIR_P2P ? x->nres : m->nres[x->dir],
+	    ((uint64_t)(x->gen & 0xfffffu) << 44) | ((uint64_t)m->rank << 24) |
+	    (uint32_t)xi);
+	flow_resched(m->w);
+}
+
+void
+model_on_flow(struct world *w, uint32_t gen)
+{
+	uint64_t tag;
+	hd_time now = hd_engine_now(w->eng);
+
+	if (gen != w->flow_gen)
+		return;         /* rates changed since this was scheduled */
+	w->flow_at = -1;
+	while (hd_flow_done(w->net, now, &tag)) {
+		int xi = (int)(tag & 0xffffffu);
+		struct model *m = &w->rk[(tag >> 24) & 0xfffffu];
+
+		if ((m->x[xi].gen & 0xfffffu) != (uint32_t)(tag >> 44))
+			hd_fatal("model: stale transfer %d", xi);
+		xfer_done(m, xi);
+		model_touch(m);
+	}
+	flow_resched(w);
+}
+
+/* --- kernels ------------------------------------------------------------------ */
+
+static void
+kernel_dispatch(struct model *m)
+{
+	hd_time now = hd_engine_now(m->eng);
+	int gi;
+
+	while ((gi = m->kq_head) >= 0) {
+		struct gop *g = &m->g[gi];
+		const struct hd_op *op = &m->sc->ops[g->op];
+		uint64_t fault = 0;
+		int bufs[2], k;
+
+		if (m->sms_used + g->sms > m->p->sms)
+			break;
+		if (m->p->max_kernels > 0 && m->nkernels >= m->p->max_kernels)
+			break;
+		m->kq_head = g->qnext;
+		if (m->kq_head < 0)
+			m->kq_tail = -1;
+		m->sms_used += g->sms;
+		m->nkernels++;
+		g->state = GS_RUNNING;
+		g->start = now;
+		bufs[0] = op->src;
+		bufs[1] = op->dst != op->src ? op->dst : -1;
+		for (k = 0; k < 2; k++) {
+			struct mbuf *b;
+
+			if (bufs[k] < 0)
+				continue;
+			b = &m->buf[bufs[k]];
+			if (b->mem == HD_MEM_MANAGED && !b->resident) {
+				fault += model_buf_bytes(m, bufs[k], op->bytes);
+				b->resident = 1;
+			}
+		}
+		if (fault > 0) {
+			uint64_t page = m->p->um_page > 0 ? m->p->um_page : 4096;
+			uint64_t groups = (fault + page - 1) / page;
+			int xi = model_xfer_new(m, X_FAULT, gi, DIR_H2D, fault,
+			    m->p->um_fault_bw, (hd_time)groups * m->p->um_fault, -1);
+
+			model_xfer_begin(m, xi);
+		} else
+			kernel_compute(m, gi);
+	}
+}
+
+static void
+kernel_compute(struct model *m, int gi)
+{
+	struct gop *g = &m->g[gi];
+	hd_time now = hd_engine_now(m->eng);
+
+	g->compute_start = now;
+	if (m->nccl_running > 0 && sm_bound(m, g))
+		g->dur = (hd_time)((double)g->dur * nccl_slowdown(m) + 0.5);
+	g->kdone = now + g->dur;
+	model_at(m, g->kdone, EV_KDONE, (uint32_t)gi, g->gen);
+}
+
+void
+model_kernel_ready(struct model *m, int gi)
+{
+	struct gop *g = &m->g[gi];
+
+	g->state = GS_WAITRES;
+	g->qnext = -1;
+	if (m->kq_tail >= 0)
+		m->g[m->kq_tail].qnext = gi;
+	else
+		m->kq_head = gi;
+	m->kq_tail = gi;
+	kernel_dispatch(m);
+}
+
+void
+model_kernel_done(struct model *m, int gi)
+{
+	struct gop *g = &m->g[gi];
+	hd_time now = hd_engine_now(m->eng);
+	int label = model_work_label(m, g->op);
+
+	model_emit(m, model_compute_lane(m), g->op, g->iter, HD_SPAN_KERNEL, HD_WHY_NONE,
+	    g->compute_start, now, 0, label);
+	model_emit(m, model_stream_lane(m, g->stream), g->op, g->iter, HD_SPAN_KERNEL,
+	    HD_WHY_NONE, g->start, now, 0, label);
+	m->sms_used -= g->sms;
+	m->nkernels--;
+	model_gop_complete(m, gi);
+	kernel_dispatch(m);
+}
+
+/* Duration of a kernel's work on the SMs, from the profile's rates. */
+hd_time
+model_kernel_duration(const struct model *m, const struct hd_op *op)
+{
+	const struct hd_profile *p = m->p;
+
+	switch (op->kernel) {
+	case HD_KERNEL_SPIN:
+		return op->duration;    /* timed by the global timer: no overhead */
+	case HD_KERNEL_COMPUTE:
+		return p->kernel_overhead + hd_time_for_bytes(op->flops, p->flops);
+	case HD_KERNEL_MEMORY:
+		return p->kernel_overhead + hd_time_for_bytes(
+		    (double)model_buf_bytes(m, op->src >= 0 ? op->src : op->dst,
+		    op->bytes), p->hbm_bw);
+	case HD_KERNEL_FILL:
+		return p->kernel_overhead + hd_time_for_bytes(
+		    (double)model_buf_bytes(m, op->dst, op->bytes), p->hbm_bw);
+	case HD_KERNEL_REDUCE:
+		return p->kernel_overhead + hd_time_for_bytes(
+		    (double)model_buf_bytes(m, op->src, op->bytes), p->hbm_bw);
+	case HD_KERNEL__COUNT:
+		break;
+	}
+	return p->kernel_overhead;
+}
