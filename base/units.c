@@ -206,15 +206,43 @@ hd_fmt_flops(char *buf, size_t n, double f)
 }
 
 hd_time
+hd_time_from_ps(double ps)
+{
+	if (ps != ps)
+		return 0;
+	if (ps >= (double)HD_TIME_DUR_MAX)
+		return HD_TIME_DUR_MAX;
+	if (ps <= -(double)HD_TIME_DUR_MAX)
+		return -HD_TIME_DUR_MAX;
+	return (hd_time)llround(ps);
+}
+
+hd_time
 hd_time_from_s(double s)
 {
-	double ps = s * 1e12;
+	return hd_time_from_ps(s * 1e12);
+}
 
-	if (ps >= 9.2e18)
-		return HD_TIME_MAX;
-	if (ps <= -9.2e18)
-		return -HD_TIME_MAX;
-	return (hd_time)llround(ps);
+hd_time
+hd_time_mul(hd_time a, uint64_t n)
+{
+	if (a <= 0 || n == 0)
+		return 0;
+	if (n > (uint64_t)(HD_TIME_DUR_MAX / a))
+		return HD_TIME_DUR_MAX;
+	return a * (hd_time)n;
+}
+
+hd_time
+hd_time_add(hd_time a, hd_time b)
+{
+	if (a < 0)
+		a = 0;
+	if (b < 0)
+		b = 0;
+	if (a >= HD_TIME_DUR_MAX || b >= HD_TIME_DUR_MAX - a)
+		return HD_TIME_DUR_MAX;
+	return a + b;
 }
 
 double
@@ -226,15 +254,10 @@ hd_time_to_s(hd_time t)
 hd_time
 hd_time_for_bytes(double bytes, double rate)
 {
-	double ps;
-
 	if (bytes <= 0)
 		return 0;
 	if (!(rate > 0))
-		return HD_TIME_MAX;
+		return HD_TIME_DUR_MAX;
 	/* bytes * 1e12 first: exact for power-of-two sizes and round rates */
-	ps = ceil(bytes * 1e12 / rate);
-	if (ps >= 9.2e18)
-		return HD_TIME_MAX;
-	return (hd_time)ps;
+	return hd_time_from_ps(ceil(bytes * 1e12 / rate));
 }

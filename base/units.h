@@ -21,6 +21,15 @@ typedef int64_t hd_time;            /* picoseconds */
 #define HD_MS ((hd_time)1000000000)
 #define HD_S  ((hd_time)1000000000000)
 #define HD_TIME_MAX INT64_MAX
+/*
+ * The model's time arithmetic cannot overflow: a run may reach at most
+ * HD_TIME_RUN_MAX (2^61 ps, about 26.7 days), and one duration computed
+ * from sizes, rates and work saturates at HD_TIME_DUR_MAX (2^62 ps), so a
+ * time within the run plus a duration always fits in an hd_time.  A run that
+ * would go past HD_TIME_RUN_MAX is stopped with an error naming the op.
+ */
+#define HD_TIME_RUN_MAX ((hd_time)1 << 61)
+#define HD_TIME_DUR_MAX ((hd_time)1 << 62)
 
 /* What a number with a unit suffix means. */
 enum hd_dim {
@@ -57,10 +66,19 @@ char *hd_fmt_bytes(char *buf, size_t n, uint64_t b);   /* "256 MiB", "1.5 KiB", 
 char *hd_fmt_rate(char *buf, size_t n, double bps);    /* "52.3 GB/s" */
 char *hd_fmt_flops(char *buf, size_t n, double f);     /* "67 TFLOP/s" */
 
-/* Seconds <-> picoseconds, rounding to nearest. */
+/* Seconds <-> picoseconds, rounding to nearest; saturates at
+ * +-HD_TIME_DUR_MAX. */
 hd_time hd_time_from_s(double s);
+/* Picoseconds held in a double (a scaled duration) as an hd_time, rounded,
+ * saturating at +-HD_TIME_DUR_MAX; NaN is 0. */
+hd_time hd_time_from_ps(double ps);
+/* a * n for a duration and a count (both >= 0), saturating at HD_TIME_DUR_MAX. */
+hd_time hd_time_mul(hd_time a, uint64_t n);
+/* a + b for durations and times (both >= 0), saturating at HD_TIME_DUR_MAX. */
+hd_time hd_time_add(hd_time a, hd_time b);
 double hd_time_to_s(hd_time t);
-/* Time to move `bytes` at `rate` bytes/s, rounded up to a whole picosecond. */
+/* Time to move `bytes` at `rate` bytes/s, rounded up to a whole picosecond;
+ * saturates at HD_TIME_DUR_MAX (and a rate of 0 takes that long). */
 hd_time hd_time_for_bytes(double bytes, double rate);
 
 #endif

@@ -69,8 +69,10 @@ struct pkey {
 #define FLD(m) offsetof(struct hd_profile, m), sizeof(((struct hd_profile *)0)->m)
 #define STR(k, m, h) { k, FLD(m), KT_STR, HD_DIM_NONE, NULL, 0, 0, 0, h, NULL, 0 }
 #define INT(k, m, lo, hi, h) { k, FLD(m), KT_INT, HD_DIM_NONE, NULL, lo, hi, 0, h, NULL, 0 }
-#define RATE(k, m, u, fl, h) { k, FLD(m), KT_RATE, HD_DIM_RATE, u, 0, 1e18, fl, h, NULL, 0 }
-#define FLOPS(k, m, u, fl, h) { k, FLD(m), KT_RATE, HD_DIM_FLOPS, u, 0, 1e21, fl, h, NULL, 0 }
+/* rates from 1 kB/s and 1 MFLOP/s up: slower ones would make one copy or
+ * kernel outlast the longest run the model can time (base/units.h) */
+#define RATE(k, m, u, fl, h) { k, FLD(m), KT_RATE, HD_DIM_RATE, u, 1e3, 1e18, fl, h, NULL, 0 }
+#define FLOPS(k, m, u, fl, h) { k, FLD(m), KT_RATE, HD_DIM_FLOPS, u, 1e6, 1e21, fl, h, NULL, 0 }
 #define TIME(k, m, u, fl, h) { k, FLD(m), KT_TIME, HD_DIM_TIME, u, 0, EXACT_MAX, fl, h, NULL, 0 }
 #define SIZE(k, m, fl, h) { k, FLD(m), KT_SIZE, HD_DIM_BYTES, NULL, 0, EXACT_MAX, fl, h, NULL, 0 }
 
@@ -636,6 +638,9 @@ parse_quantity(struct parser *ps, const struct pkey *k, const char *text,
 		    text);
 	if (v > k->max)
 		return perr(ps, at, "%s is too large: '%s'", k->key, text);
+	if (v > 0 && v < k->min)
+		return perr(ps, at, "%s is too small: '%s' (the least it can be is %g %s)",
+		    k->key, text, k->min, k->dim == HD_DIM_FLOPS ? "FLOP/s" : "B/s");
 	*val = v == 0 ? 0 : v;  /* -0 reads as 0, so values format back exactly */
 	return 0;
 }

@@ -398,12 +398,13 @@ ring_time(const struct hd_profile *p, int n, int nsteps, uint64_t bytes)
 		struct hd_link l = hd_coll_link(p, r, (r + 1) % n);
 
 		o = hd_time_for_bytes((double)bytes, l.bw);
-		sum += l.lat + o;
+		sum = hd_time_add(sum, hd_time_add(l.lat, o));
 		if (o > occ)
 			occ = o;
 	}
-	chain = (hd_time)((double)sum * nsteps / n);
-	return chain > (hd_time)nsteps * occ ? chain : (hd_time)nsteps * occ;
+	chain = hd_time_from_ps((double)sum * nsteps / n);
+	occ = hd_time_mul(occ, (uint64_t)nsteps);
+	return chain > occ ? chain : occ;
 }
 
 hd_time
@@ -451,13 +452,13 @@ hd_coll_formula(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes,
 					depth = dv;
 			}
 			free(kids);
-			return base + 2 * (hd_time)depth * (lat + occ) +
-			    (hd_time)(K - 1) * cyc * occ;
+			return hd_time_add(hd_time_add(base, hd_time_mul(hd_time_add(lat, occ),
+			    2 * (uint64_t)depth)), hd_time_mul(occ, (K - 1) * (uint64_t)cyc));
 		}
-		return base + ring_time(p, n, 2 * (n - 1), seg);
+		return hd_time_add(base, ring_time(p, n, 2 * (n - 1), seg));
 	case HD_COLL_ALLGATHER:
 	case HD_COLL_REDUCESCATTER:
-		return base + ring_time(p, n, n - 1, seg);
+		return hd_time_add(base, ring_time(p, n, n - 1, seg));
 	case HD_COLL_BROADCAST:
 	case HD_COLL_REDUCE:
 		/* the first chunk crosses n-1 hops; the others follow one
@@ -466,11 +467,11 @@ hd_coll_formula(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes,
 			struct hd_link l = hd_coll_link(p, r, r + 1);
 
 			o = hd_time_for_bytes((double)cb, l.bw);
-			lat += l.lat + o;
+			lat = hd_time_add(lat, hd_time_add(l.lat, o));
 			if (o > occ)
 				occ = o;
 		}
-		return base + lat + (hd_time)(K - 1) * occ;
+		return hd_time_add(hd_time_add(base, lat), hd_time_mul(occ, K - 1));
 	case HD_COLL_GATHER: {
 		struct hd_link l = hd_coll_link(p, 1, 0);
 
@@ -480,7 +481,8 @@ hd_coll_formula(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes,
 			if (m.bw < l.bw)
 				l = m;
 		}
-		return base + l.lat + (hd_time)(n - 1) * hd_time_for_bytes((double)seg, l.bw);
+		return hd_time_add(hd_time_add(base, l.lat),
+		    hd_time_mul(hd_time_for_bytes((double)seg, l.bw), (uint64_t)(n - 1)));
 	}
 	case HD_COLL_ALLTOALL:
 	default:
@@ -491,6 +493,6 @@ hd_coll_formula(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes,
 			if (hop > occ)
 				occ = hop;
 		}
-		return base + (hd_time)(n - 1) * occ;
+		return hd_time_add(base, hd_time_mul(occ, (uint64_t)(n - 1)));
 	}
 }

@@ -112,8 +112,10 @@ finish_after(double bytes, double rate)
 	ps = ceil(bytes * 1e12 / rate - 1e-3);
 	if (ps < 0)
 		return 0;
-	if (ps >= 9.2e18)
-		return HD_TIME_MAX;
+	/* a finite rate finishes, however late: the model stops a run that
+	 * would go past its longest (base/units.h) */
+	if (ps >= (double)HD_TIME_DUR_MAX)
+		return HD_TIME_DUR_MAX;
 	return (hd_time)ps;
 }
 

@@ -338,10 +338,53 @@ make_lanes(struct model *m)
 
 /* --- events and ranks -------------------------------------------------------- */
 
-/* Schedule an event for this rank. */
+bool
+model_time_ok(struct world *w, hd_time t, const struct hd_scenario *sc, int op)
+{
+	char at[64];
+
+	if (t <= HD_TIME_RUN_MAX)
+		return true;
+	if (w->problem != NULL)
+		return false;
+	hd_fmt_time(at, sizeof at, HD_TIME_RUN_MAX);
+	w->problem_input = true;
+	if (op >= 0 && op < sc->nops)
+		w->problem = hd_xasprintf("the %s on line %d would run past %s, the longest "
+		    "run the model can time (make it shorter, or repeat it fewer times)",
+		    hd_op_kind_name(sc->ops[op].kind), sc->ops[op].line, at);
+	else
+		w->problem = hd_xasprintf("the run would go on past %s, the longest run the "
+		    "model can time", at);
+	return false;
+}
+
+/* Schedule an event for this rank; one past the longest run stops the run
+ * (model_time_ok) instead. */
 void
 model_at(struct model *m, hd_time t, enum ev_type type, uint32_t a, uint64_t b)
 {
+	int op = -1;
+
+	if (t > HD_TIME_RUN_MAX) {
+		switch (type) {
+		case EV_HOST:
+			op = m->h.op;
+			break;
+		case EV_READY:
+		case EV_KDONE:
+			op = m->g[a].op;
+			break;
+		case EV_XLAT:
+			op = m->g[m->x[a].gop].op;
+			break;
+		case EV_FLOW:
+		case EV_COLL:
+			break;
+		}
+		model_time_ok(m->w, t, m->w->sc, op);
+		return;
+	}
 	hd_engine_at(m->eng, t, (uint32_t)type | ((uint32_t)m->rank << EV_SHIFT), a, b);
 }
 
@@ -840,7 +883,7 @@ hd_model_run(const struct hd_scenario *sc, const struct hd_profile *p,
 		    "the run of scenario '%s' was stopped", sc->name);
 		rc = -1;
 	} else if (w.problem != NULL) {
-		hd_err_set(e, sink->max_spans > 0 && w.spans > sink->max_spans ?
+		hd_err_set(e, w.problem_input || (sink->max_spans > 0 && w.spans > sink->max_spans) ?
 		    HD_EXIT_INPUT : HD_EXIT_FAIL, "",
 		    "scenario '%s': %s", sc->name, w.problem);
 		rc = -1;

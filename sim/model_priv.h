@@ -17,6 +17,7 @@
 #ifndef HD_MODEL_PRIV_H
 #define HD_MODEL_PRIV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -270,6 +271,7 @@ struct world {
 	size_t ncolls, collcap;
 	uint64_t barrier_arrived, barrier_done;
 	char *problem;          /* a mismatch found: the run stops */
+	bool problem_input;     /* ... and it is the lesson's (exit status 2) */
 	uint64_t spans;         /* drawn by every rank so far, at most the sink's max_spans */
 	int lbl_link[HD_LINK__COUNT];
 };
@@ -296,6 +298,9 @@ uint64_t model_buf_bytes(const struct model *m, int b, uint64_t fallback);
 
 /* Schedule an event of this rank at time t. */
 void model_at(struct model *m, hd_time t, enum ev_type type, uint32_t a, uint64_t b);
+/* Is t within the longest run (HD_TIME_RUN_MAX)?  If not, the run stops with
+ * w->problem naming op (-1: none known). */
+bool model_time_ok(struct world *w, hd_time t, const struct hd_scenario *sc, int op);
 /* Something changed on rank m: look at its streams and host after this event. */
 void model_touch(struct model *m);
 /* A new gop in a free slot; its index. */

@@ -95,6 +95,8 @@ flow_resched(struct world *w)
 		return;
 	if (t < now)
 		t = now;
+	if (!model_time_ok(w, t, w->sc, -1))
+		return;
 	w->flow_gen++;
 	w->flow_at = t;
 	hd_engine_at(w->eng, t, EV_FLOW, w->flow_gen, 0);
@@ -145,7 +147,7 @@ model_nccl_sms(struct model *m, int delta)
 		    !sm_bound(m, g))
 			continue;
 		left = g->kdone - now;
-		left = (hd_time)((double)left * (delta > 0 ? f : 1.0 / f) + 0.5);
+		left = hd_time_from_ps((double)left * (delta > 0 ? f : 1.0 / f));
 		g->kdone = now + left;
 		model_at(m, g->kdone, EV_KDONE, (uint32_t)i, g->gen);
 	}
@@ -321,7 +323,7 @@ kernel_compute(struct model *m, int gi)
 
 	g->compute_start = now;
 	if (m->nccl_running > 0 && sm_bound(m, g))
-		g->dur = (hd_time)((double)g->dur * nccl_slowdown(m) + 0.5);
+		g->dur = hd_time_from_ps((double)g->dur * nccl_slowdown(m));
 	g->kdone = now + g->dur;
 	model_at(m, g->kdone, EV_KDONE, (uint32_t)gi, g->gen);
 }

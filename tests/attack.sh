@@ -144,4 +144,33 @@ done
 try 2 lint "$tmp/many.hds"
 grep -q 'at most 7 options' "$tmp/err" && ok || fail "a choice of 30 options: no clear message"
 
+# ---- time that would overflow: lessons within the limits, profiles at their least --
+printf 'hdsim 1\nlesson ovf\ntitle "Ovf"\nscenario a "A"\n  repeat 10\n    host 1000000s\n  end\nend\n' \
+	>"$tmp/long-host.hds"
+printf 'hdsim 1\nlesson ovf\ntitle "Ovf"\nscenario a "A"\n  stream s\n  k: kernel compute 1e24FLOP on s\n  sync s\nend\n' \
+	>"$tmp/long-kernel.hds"
+for l in long-host long-kernel; do
+	try 0 lint "$tmp/$l.hds"
+	try 2 run "$tmp/$l.hds"
+	grep -q 'the longest run the model can time' "$tmp/err" && ok ||
+		fail "run $l.hds: no clear message about the run's length"
+done
+sed 's/^pcie.h2d = .*/pcie.h2d = 1e-300 GB\/s/' "$srcdir/profiles/h100-sxm.hdp" >"$tmp/tiny-rate.hdp"
+try 2 run 1 --profile "$tmp/tiny-rate.hdp"
+grep -q 'pcie.h2d is too small' "$tmp/err" && ok || fail "a rate of 1e-300 B/s: no clear message"
+# every rate and FLOP rate at the least a profile allows, every lesson
+python3 - "$srcdir/profiles/h100-sxm.hdp" "$tmp/slowest.hdp" <<'PY'
+import re, sys
+out = []
+for line in open(sys.argv[1]):
+    m = re.match(r"^(\S+) = [0-9.e+-]+ (\S*B/s|\S*FLOP/s)\s*$", line)
+    if m:
+        line = "%s = %s\n" % (m.group(1), "0.000001 TFLOP/s" if "FLOP" in m.group(2) else "1 KB/s")
+    out.append(line.replace('name = "h100-sxm"', 'name = "slowest"'))
+open(sys.argv[2], "w").write("".join(out))
+PY
+for l in $(seq 1 20); do
+	try any run "$l" --profile "$tmp/slowest.hdp"
+done
+
 finish attack.sh

@@ -61,7 +61,24 @@ START_TEST(time_for_bytes_exact)
 	/* Rounds up to a whole picosecond: 1 B at 3 B/s = 333333333333.33 ps. */
 	ck_assert_int_eq(hd_time_for_bytes(1, 3), 333333333334);
 	ck_assert_int_eq(hd_time_for_bytes(0, 3), 0);
-	ck_assert_int_eq(hd_time_for_bytes(1, 0), HD_TIME_MAX);
+	/* durations saturate at HD_TIME_DUR_MAX, so time + duration cannot overflow */
+	ck_assert_int_eq(hd_time_for_bytes(1, 0), HD_TIME_DUR_MAX);
+	ck_assert_int_eq(hd_time_for_bytes(1e18, 1e-300), HD_TIME_DUR_MAX);
+	ck_assert(HD_TIME_RUN_MAX <= HD_TIME_MAX - HD_TIME_DUR_MAX);
+}
+END_TEST
+
+START_TEST(time_arithmetic_saturates)
+{
+	ck_assert_int_eq(hd_time_add(HD_TIME_DUR_MAX - 1, 5), HD_TIME_DUR_MAX);
+	ck_assert_int_eq(hd_time_add(3, 4), 7);
+	ck_assert_int_eq(hd_time_mul(HD_S, UINT64_MAX), HD_TIME_DUR_MAX);
+	ck_assert_int_eq(hd_time_mul(HD_S, 3), 3 * HD_S);
+	ck_assert_int_eq(hd_time_mul(0, UINT64_MAX), 0);
+	ck_assert_int_eq(hd_time_from_s(1e300), HD_TIME_DUR_MAX);
+	ck_assert_int_eq(hd_time_from_s(-1e300), -HD_TIME_DUR_MAX);
+	ck_assert_int_eq(hd_time_from_ps(0.0 / 0.0), 0);
+	ck_assert_int_eq(hd_time_from_ps(2.5), 3);
 }
 END_TEST
 
@@ -104,6 +121,7 @@ units_suite(void)
 	tcase_add_test(tc, parse_other_dims);
 	tcase_add_test(tc, format);
 	tcase_add_test(tc, time_for_bytes_exact);
+	tcase_add_test(tc, time_arithmetic_saturates);
 	tcase_add_test(tc, err_format);
 	tcase_add_test(tc, buf_json);
 	suite_add_tcase(s, tc);
