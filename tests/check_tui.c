@@ -13,6 +13,7 @@
 #include "ir/trace.h"
 #include "base/units.h"
 #include "tui/view.h"
+#include "tui/app_priv.h"
 
 static const struct hd_style plain = { HD_ROLE_TEXT, HD_ROLE_DEFAULT, 0 };
 
@@ -799,6 +800,8 @@ START_TEST(golden_small)
 }
 END_TEST
 
+static TCase *app_tcase(void);
+
 static Suite *
 tui_suite(void)
 {
@@ -826,6 +829,7 @@ tui_suite(void)
 	tcase_add_test(tc, event_stepping);
 	tcase_add_test(tc, golden_small);
 	suite_add_tcase(s, tc);
+	suite_add_tcase(s, app_tcase());
 	return s;
 }
 
@@ -833,4 +837,209 @@ int
 main(void)
 {
 	return hd_test_run(tui_suite());
+}
+
+/* ---- the lesson browser's screens and flow (tui/app_priv.h) --------------- */
+
+/* The key names the help overlay lists on screen id, comma-separated. */
+static void
+help_names(enum hd_tui_scr_id id, char *out, size_t n)
+{
+	struct hd_tui_app a;
+	int y;
+
+	memset(&a, 0, sizeof a);
+	a.scr = hd_screen_new(100, 40);
+	hd_screen_set_ascii(a.scr, true);
+	a.screen = id;
+	hd_tui_scr_help.draw(&a, 100, 40);
+	out[0] = '\0';
+	for (y = 0; y < 40; y++) {
+		char *row = row_text(a.scr, y), *bar = strchr(row, '|'), *end;
+		if (bar != NULL && bar[1] == ' ' && bar[2] != ' ' &&
+		    (end = strstr(bar + 2, "  ")) != NULL) {
+			*end = '\0';
+			snprintf(out + strlen(out), n - strlen(out), "%s%s",
+				 out[0] ? "," : "", bar + 2);
+		}
+		free(row);
+	}
+	hd_screen_free(a.scr);
+}
+
+/* The help overlay lists each screen's own keys, in its table's order, then
+ * the keys of every screen. */
+START_TEST(help_per_screen)
+{
+	static const struct {
+		enum hd_tui_scr_id id;
+		const char *names;
+	} want[] = {
+		{ HD_TUI_LIST, "Up k,Down j,Enter,/,P,?,Ctrl-L,q Esc" },
+		{ HD_TUI_PAGE, "Right PgDn Space,Left PgUp,?,Ctrl-L,q Esc" },
+		{ HD_TUI_QUESTION, "h,Enter,?,Ctrl-L,q Esc" },
+		{ HD_TUI_CONFIDENCE, "Enter,?,Ctrl-L,q Esc" },
+		{ HD_TUI_RUN, "Space,Right l,Left,+ -,Home End,r,Tab,R,Enter n,k,m,P,?,Ctrl-L,"
+			      "q Esc" },
+		{ HD_TUI_KNOBS, "k,Up Down,Right Left,m,P,?,Ctrl-L,q Esc" },
+	};
+	char got[512];
+	size_t i;
+
+	for (i = 0; i < HD_ARRAY_LEN(want); i++) {
+		help_names(want[i].id, got, sizeof got);
+		ck_assert_str_eq(got, want[i].names);
+	}
+}
+END_TEST
+
+/* No key is listed twice for one screen: the second would never be reached. */
+START_TEST(keys_unique)
+{
+	static const enum hd_tui_scr_id ids[] = {
+		HD_TUI_LIST, HD_TUI_PAGE, HD_TUI_QUESTION, HD_TUI_CONFIDENCE, HD_TUI_RUN,
+		HD_TUI_KNOBS,
+	};
+	struct hd_tui_app a;
+	size_t s, i, j;
+
+	memset(&a, 0, sizeof a);
+	for (s = 0; s < HD_ARRAY_LEN(ids); s++) {
+		const struct hd_tui_scr_ops *ops;
+		struct hd_tui_keys t[2];
+
+		a.screen = ids[s];
+		ops = hd_tui_screen(&a);
+		ck_assert_ptr_nonnull(ops->draw);
+		ck_assert_ptr_nonnull(ops->footer);
+		t[0] = ops->keys;
+		t[1] = hd_tui_keys_all;
+		for (i = 0; i < t[0].n + t[1].n; i++)
+			for (j = i + 1; j < t[0].n + t[1].n; j++) {
+				const struct hd_tui_key *ki = i < t[0].n ? &t[0].k[i] :
+							      &t[1].k[i - t[0].n];
+				const struct hd_tui_key *kj = j < t[0].n ? &t[0].k[j] :
+							      &t[1].k[j - t[0].n];
+				ck_assert_msg(ki->key != kj->key, "screen %d: key %d twice",
+					      (int)ids[s], ki->key);
+			}
+	}
+}
+END_TEST
+
+static void
+press(struct hd_tui_app *a, const char *keys)
+{
+	for (; *keys != '\0'; keys++)
+		hd_tui_key(a, (unsigned char)*keys);
+}
+
+/* Draw the screen a is on (the run screen notices the end of the run there). */
+static char *
+draw_app(struct hd_tui_app *a)
+{
+	hd_screen_clear(a->scr);
+	hd_tui_screen(a)->draw(a, 100, 30);
+	return dump(a->scr);
+}
+
+/*
+ * Lesson 1 by keys, with no terminal: its pages, an order question (locked
+ * run, incomplete answers refused), the run, the explanation that unlocks
+ * the next question, a knob change that re-runs, a choice question, the
+ * lesson done; the answers are stored and the next start resumes there.
+ */
+START_TEST(lesson_flow)
+{
+	char dir[64], db[96], *text;
+	struct hd_catalog *cat = hd_catalog_new();
+	struct hd_tui_opts o = { 0 };
+	struct hd_tui_app a;
+	double t;
+
+	hd_test_mkdtemp(dir, sizeof dir, "tui-flow");
+	snprintf(db, sizeof db, "%s/db", dir);
+	o.db = db;
+	o.learner = "t";
+	ck_assert_int_eq(hd_catalog_add_builtin(cat), 0);
+	hd_tui_app_init(&a, cat, hd_profile_builtin(0), &o);
+	ck_assert_ptr_nonnull(a.store);
+	a.scr = hd_screen_new(100, 30);
+	hd_screen_set_ascii(a.scr, true);
+	ck_assert_int_eq(a.rows[a.sel], 0);
+
+	press(&a, "\r");
+	ck_assert_int_eq(a.screen, HD_TUI_PAGE);
+	press(&a, "  ");
+	ck_assert_int_eq(a.screen, HD_TUI_QUESTION);
+	ck_assert_int_eq(a.q, 0);
+	press(&a, "xb\r");                      /* x is no option; one letter is not enough */
+	ck_assert_str_eq(a.input, "b");
+	ck_assert_str_eq(a.msg, "type each of the 3 letters once");
+	ck_assert_int_eq(a.screen, HD_TUI_QUESTION);
+	press(&a, "ca\r");
+	ck_assert_int_eq(a.screen, HD_TUI_CONFIDENCE);
+	ck_assert_int_eq(a.correct, 1);
+	ck_assert_str_eq(a.verdict, "Right: launch cpu kernel.");
+	press(&a, "3");
+	ck_assert_int_eq(a.screen, HD_TUI_RUN);
+	press(&a, "n");                         /* before the explanation: refused */
+	ck_assert_int_eq(a.screen, HD_TUI_RUN);
+	ck_assert_str_eq(a.msg, "play the run to its end (End) for the explanation");
+	press(&a, "G");
+	text = draw_app(&a);
+	ck_assert_ptr_nonnull(strstr(text, " Explanation "));
+	ck_assert_ptr_nonnull(strstr(text, "Right: launch cpu kernel."));
+	free(text);
+	ck_assert(a.explained);
+
+	t = a.run.knobs[0];
+	press(&a, "k+");
+	ck_assert_int_eq(a.screen, HD_TUI_KNOBS);
+	ck_assert(a.have_prev);
+	ck_assert(a.run.knobs[0] == 2 * t);
+	ck_assert(a.prev.knobs[0] == t);
+	press(&a, "?");
+	ck_assert(a.help);
+	press(&a, "q");                         /* closes the help, nothing else */
+	ck_assert(!a.help);
+	ck_assert_int_eq(a.screen, HD_TUI_KNOBS);
+	press(&a, "k");
+	ck_assert_int_eq(a.screen, HD_TUI_RUN);
+
+	press(&a, "n");
+	ck_assert_int_eq(a.screen, HD_TUI_QUESTION);
+	ck_assert_int_eq(a.q, 1);
+	press(&a, "b5");
+	ck_assert_int_eq(a.screen, HD_TUI_RUN);
+	press(&a, "G");
+	free(draw_app(&a));
+	press(&a, "n");
+	ck_assert_int_eq(a.screen, HD_TUI_LIST);
+	ck_assert_str_eq(a.msg, "lesson 1 done");
+	ck_assert_int_eq(a.marks[0].answered, 2);
+	ck_assert_int_eq(a.marks[0].right, 2);
+	hd_screen_free(a.scr);
+	hd_tui_app_free(&a);
+
+	/* a fresh start reads the answers back */
+	hd_tui_app_init(&a, cat, hd_profile_builtin(0), &o);
+	ck_assert_int_eq(a.resume, 0);
+	ck_assert_int_eq(a.marks[0].answered, 2);
+	ck_assert_int_eq(a.marks[0].wrong, 0);
+	hd_tui_app_free(&a);
+	hd_catalog_free(cat);
+	hd_test_rmtree(dir);
+}
+END_TEST
+
+static TCase *
+app_tcase(void)
+{
+	TCase *tc = tcase_create("app");
+
+	tcase_add_test(tc, help_per_screen);
+	tcase_add_test(tc, keys_unique);
+	tcase_add_test(tc, lesson_flow);
+	return tc;
 }

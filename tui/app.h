@@ -2,9 +2,12 @@
  * app.h - the terminal lesson browser: browse lessons, read a lesson's
  * pages, predict, watch the run, read the explanation.
  *
- * The screens, the keys (one table drives both dispatch and the help
- * overlay) and playback live in app.c; drawing goes through the render
- * buffer and the views (screen.h, view.h), the terminal through term.h.
+ * The state and the main loop live in app.c, the lesson flow and grading
+ * in flow.c, the database I/O in app_store.c, and each screen in its
+ * scr_*.c with its key table (one table per screen drives both dispatch
+ * and the help overlay), all sharing app_priv.h; drawing goes through the
+ * render buffer and the views (screen.h, view.h), the terminal through
+ * term.h.
  */
 #ifndef HD_APP_H
 #define HD_APP_H

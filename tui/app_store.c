@@ -1,0 +1,152 @@
+/*
+ * app_store.c - the browser's database I/O (app_priv.h): the learner's
+ * progress (a mark per lesson, the lesson to resume), storing an answer,
+ * and the newest measured run of a scenario.  Without a database the
+ * browser works and nothing is stored.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/app_priv.h"
+
+/* ---- progress ------------------------------------------------------------ */
+
+struct seen {
+	struct hd_tui_app *a;
+	char **keys;                    /* "lesson\tquestion" already counted */
+	int n;
+};
+
+static int
+count_answer(void *ctx, const struct hd_store_progress *row)
+{
+	struct seen *s = ctx;
+	char key[512];
+	int i;
+
+	snprintf(key, sizeof key, "%s\t%s", row->lesson, row->question);
+	for (i = 0; i < s->n; i++)
+		if (strcmp(s->keys[i], key) == 0)
+			return 0;               /* an older answer: the newest counts */
+	s->keys = hd_xrealloc(s->keys, sizeof *s->keys * (size_t)(s->n + 1));
+	s->keys[s->n++] = hd_xstrdup(key);
+	for (i = 0; i < hd_catalog_count(s->a->cat); i++) {
+		if (strcmp(hd_lesson_id(hd_catalog_get(s->a->cat, i)), row->lesson) != 0)
+			continue;
+		if (s->a->resume < 0)
+			s->a->resume = i;       /* rows come newest first */
+		s->a->marks[i].answered++;
+		if (row->correct == 1)
+			s->a->marks[i].right++;
+		else if (row->correct == 0)
+			s->a->marks[i].wrong++;
+		break;
+	}
+	return 0;
+}
+
+void
+hd_tui_store_marks(struct hd_tui_app *a)
+{
+	struct seen s = { a, NULL, 0 };
+	struct hd_err e = { 0 };
+	int i;
+
+	memset(a->marks, 0, sizeof *a->marks * (size_t)(hd_catalog_count(a->cat) + 1));
+	a->resume = -1;
+	if (a->store != NULL &&
+	    hd_store_progress_each(a->store, a->o->learner, NULL, count_answer, &s, &e) != 0)
+		snprintf(a->msg, sizeof a->msg, "progress: %s", e.msg);
+	for (i = 0; i < s.n; i++)
+		free(s.keys[i]);
+	free(s.keys);
+}
+
+void
+hd_tui_store_open(struct hd_tui_app *a)
+{
+	struct hd_err e = { 0 };
+
+	a->store = hd_store_open(a->o->db, HD_STORE_RW, &e);
+	if (a->store == NULL)
+		snprintf(a->msg, sizeof a->msg, "answers are not stored: %s", e.msg);
+	hd_tui_store_marks(a);
+}
+
+void
+hd_tui_store_answer(struct hd_tui_app *a, int confidence)
+{
+	const struct hd_question *q = hd_tui_flow_cur(a);
+	struct hd_store_progress p;
+	struct hd_err e = { 0 };
+
+	if (a->store == NULL || q == NULL)
+		return;
+	memset(&p, 0, sizeof p);
+	p.learner = a->o->learner;
+	p.lesson = hd_lesson_id(a->l);
+	p.question = q->id;
+	p.answer = a->answer;
+	p.correct = a->correct;
+	p.confidence = confidence;
+	p.seconds = hd_tui_now() - a->t0;
+	if (p.seconds < 0)
+		p.seconds = 0;
+	p.hints = a->hints;
+	p.profile = a->prof.name;
+	if (hd_store_progress_add(a->store, &p, NULL, &e) != 0)
+		snprintf(a->msg, sizeof a->msg, "answer not stored: %s", e.msg);
+	hd_tui_store_marks(a);
+}
+
+/* ---- measured runs ------------------------------------------------------- */
+
+struct measured {
+	const char *scenario;
+	struct hd_store_run_row row;
+	int found;
+};
+
+static int
+newest_measured(void *ctx, const struct hd_store_run_row *row)
+{
+	struct measured *m = ctx;
+
+	if (strcmp(row->source, "measured") != 0 || strcmp(row->status, "ok") != 0 ||
+	    strcmp(row->scenario, m->scenario) != 0)
+		return 0;
+	m->row = *row;
+	m->found = 1;
+	return 1;               /* rows come newest first */
+}
+
+bool
+hd_tui_store_measured(struct hd_tui_app *a, struct hd_store_run_row *row)
+{
+	struct measured m;
+	struct hd_err e = { 0 };
+
+	memset(&m, 0, sizeof m);
+	m.scenario = hd_lesson_scenario_name(a->l, a->sc);
+	if (a->store == NULL) {
+		snprintf(a->msg, sizeof a->msg, "no database: no measured runs");
+		return false;
+	}
+	if (hd_store_runs(a->store, hd_lesson_id(a->l), newest_measured, &m, &e) != 0) {
+		snprintf(a->msg, sizeof a->msg, "measured runs: %s", e.msg);
+		return false;
+	}
+	if (!m.found || m.row.makespan <= 0) {
+		snprintf(a->msg, sizeof a->msg, "no measured runs of %s yet: 'hdsim --real %s' on "
+			 "a GPU machine stores them", m.scenario, hd_lesson_id(a->l));
+		return false;
+	}
+	hd_trace_free(a->measured);
+	a->measured = hd_store_run_trace(a->store, m.row.id, &e);
+	a->measured_sc = a->sc;
+	*row = m.row;
+	return true;
+}

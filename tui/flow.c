@@ -1,0 +1,346 @@
+/*
+ * flow.c - the flow of a lesson in the browser (app_priv.h): open it (one
+ * run through run/run.h's hd_run_lesson), its pages, then per question the
+ * prediction, which locks the run until it is answered; grading; the
+ * confidence, which records the answer and unlocks the run; the
+ * explanation, which unlocks the next question.  Re-runs for a knob or a
+ * profile go through hd_run_lesson as well.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run/backends.h"
+#include "run/verify.h"
+#include "tui/app_priv.h"
+
+const struct hd_question *
+hd_tui_flow_cur(const struct hd_tui_app *a)
+{
+	if (a->l == NULL || a->q < 0 || a->q >= hd_lesson_nquestions(a->l))
+		return NULL;
+	return hd_lesson_question(a->l, a->q);
+}
+
+/* ---- a lesson ------------------------------------------------------------ */
+
+void
+hd_tui_flow_close(struct hd_tui_app *a)
+{
+	if (a->have_run)
+		hd_run_free(&a->run);
+	if (a->have_prev)
+		hd_run_free(&a->prev);
+	a->have_run = a->have_prev = false;
+	hd_trace_free(a->measured);
+	a->measured = NULL;
+	a->knob = 0;
+	hd_events_free(a->ev);
+	a->ev = NULL;
+	a->l = NULL;
+}
+
+void
+hd_tui_flow_open(struct hd_tui_app *a, int li)
+{
+	struct hd_err e = { 0 };
+
+	hd_tui_flow_close(a);
+	a->li = li;
+	a->l = hd_catalog_get(a->cat, li);
+	memset(&a->run, 0, sizeof a->run);
+	if (hd_run_lesson(&a->run, a->l, li + 1, &a->prof, &hd_sim_backend, NULL, 0, &e) != 0) {
+		snprintf(a->msg, sizeof a->msg, "cannot run lesson %s: %s", hd_lesson_id(a->l),
+			 e.msg);
+		a->l = NULL;
+		return;
+	}
+	a->have_run = true;
+	a->page = 0;
+	a->q = -1;
+	a->msg[0] = '\0';
+	if (hd_lesson_npages(a->l) > 0)
+		a->screen = HD_TUI_PAGE;
+	else
+		hd_tui_flow_question(a, 0);
+}
+
+/* The run, unlocked: the current question's scenario first (the first
+ * scenario when there is no question). */
+static void
+start_run(struct hd_tui_app *a)
+{
+	const struct hd_question *q = hd_tui_flow_cur(a);
+	int sc = 0;
+
+	if (!a->have_run || a->run.nscen == 0) {
+		a->screen = HD_TUI_LIST;
+		snprintf(a->msg, sizeof a->msg, "this lesson has nothing to run");
+		return;
+	}
+	if (q != NULL && q->scenario != NULL &&
+	    (sc = hd_lesson_find_scenario(a->l, q->scenario)) < 0)
+		sc = 0;
+	a->qsc = q != NULL ? sc : -1;
+	a->explained = false;
+	a->screen = HD_TUI_RUN;
+	hd_tui_run_show(a, sc);
+}
+
+void
+hd_tui_flow_question(struct hd_tui_app *a, int q)
+{
+	a->q = q;
+	a->input[0] = '\0';
+	a->hints = 0;
+	a->correct = -1;
+	a->verdict[0] = '\0';
+	a->t0 = hd_tui_now();
+	if (q < hd_lesson_nquestions(a->l))
+		a->screen = HD_TUI_QUESTION;
+	else {
+		a->q = -1;          /* no questions: straight to the run */
+		start_run(a);
+	}
+}
+
+void
+hd_tui_flow_continue(struct hd_tui_app *a)
+{
+	if (a->qsc >= 0 && !a->explained) {
+		snprintf(a->msg, sizeof a->msg,
+			 "play the run to its end (End) for the explanation");
+		return;
+	}
+	if (a->q + 1 < hd_lesson_nquestions(a->l))
+		hd_tui_flow_question(a, a->q + 1);
+	else {
+		a->screen = HD_TUI_LIST;
+		snprintf(a->msg, sizeof a->msg, "lesson %d done", a->li + 1);
+	}
+}
+
+/* ---- grading ------------------------------------------------------------- */
+
+static void
+to_confidence(struct hd_tui_app *a)
+{
+	a->msg[0] = '\0';
+	a->screen = HD_TUI_CONFIDENCE;
+}
+
+void
+hd_tui_flow_choose(struct hd_tui_app *a, int i)
+{
+	const struct hd_question *q = hd_tui_flow_cur(a);
+
+	a->correct = i == q->answer;
+	snprintf(a->answer, sizeof a->answer, "%s", q->option_ids[i]);
+	snprintf(a->verdict, sizeof a->verdict, "%s You chose %c) %s", a->correct ?
+		 "Right." : "Not quite.", 'a' + i, q->options[i]);
+	to_confidence(a);
+}
+
+/* What a bare number in an estimate means: ms, MiB or GB/s in base units. */
+static double
+bare_unit(enum hd_dim d)
+{
+	static const struct {
+		enum hd_dim dim;
+		double factor;
+	} units[] = {
+		{ HD_DIM_TIME, 1e9 },               /* ms in ps */
+		{ HD_DIM_BYTES, 1048576.0 },        /* MiB */
+		{ HD_DIM_RATE, 1e9 },               /* GB/s */
+	};
+	size_t i;
+
+	for (i = 0; i < HD_ARRAY_LEN(units); i++)
+		if (units[i].dim == d)
+			return units[i].factor;
+	return 1;
+}
+
+/* An order question: each letter once; false (with a message) otherwise. */
+static bool
+grade_order(struct hd_tui_app *a, const struct hd_question *q)
+{
+	bool used[26] = { false };
+	int i, n = (int)strlen(a->input);
+
+	if (n != q->noptions) {
+		snprintf(a->msg, sizeof a->msg, "type each of the %d letters once", q->noptions);
+		return false;
+	}
+	a->answer[0] = '\0';
+	a->correct = 1;
+	for (i = 0; i < n; i++) {
+		int k = a->input[i] - 'a';
+		if (k < 0 || k >= q->noptions || used[k]) {
+			snprintf(a->msg, sizeof a->msg,
+				 "type each of the %d letters once", q->noptions);
+			return false;
+		}
+		used[k] = true;
+		if (q->order == NULL || q->order[i] != k)
+			a->correct = 0;
+		snprintf(a->answer + strlen(a->answer), sizeof a->answer - strlen(a->answer),
+			 "%s%s", i ? " " : "", q->option_ids[k]);
+	}
+	if (a->correct)
+		snprintf(a->verdict, sizeof a->verdict, "Right: %s.", a->answer);
+	else {
+		char ot[128] = "";
+		for (i = 0; q->order != NULL && i < q->noptions; i++)
+			snprintf(ot + strlen(ot), sizeof ot - strlen(ot), "%s%s",
+				 i ? " " : "", q->option_ids[q->order[i]]);
+		snprintf(a->verdict, sizeof a->verdict, "Not quite: you said %s; the "
+			 "lesson's order is %s.", a->answer, ot);
+	}
+	return true;
+}
+
+/* An estimate: a number with a unit of the right kind, within the
+ * question's tolerance of what the model gives; false (with a message)
+ * when it is not one. */
+static bool
+grade_estimate(struct hd_tui_app *a, const struct hd_question *q)
+{
+	struct hd_err e = { 0 };
+	enum hd_dim dim;
+	double v, truth;
+	char got[64], want[64];
+
+	if (!hd_quantity_parse(a->input, &dim, &v)) {
+		snprintf(a->msg, sizeof a->msg, "'%s' is not a number with a known unit",
+			 a->input);
+		return false;
+	}
+	if (dim == HD_DIM_NONE && q->estimate_dim != HD_DIM_NONE) {
+		v *= bare_unit(q->estimate_dim);
+		dim = q->estimate_dim;
+	}
+	if (dim != q->estimate_dim) {
+		snprintf(a->msg, sizeof a->msg, "the answer is %s", hd_dim_name(q->estimate_dim));
+		return false;
+	}
+	if (!a->have_run || hd_lesson_eval_expr(a->l, q->estimate_expr, a->run.knobs,
+						a->run.traces, &truth, &e) != 0) {
+		snprintf(a->msg, sizeof a->msg, "cannot grade: %s", e.msg);
+		a->correct = -1;
+		snprintf(a->answer, sizeof a->answer, "%s", a->input);
+		snprintf(a->verdict, sizeof a->verdict, "Not graded.");
+		return true;
+	}
+	a->correct = fabs(v - truth) <= q->tolerance * fabs(truth);
+	snprintf(a->answer, sizeof a->answer, "%s", a->input);
+	if (dim == HD_DIM_TIME) {
+		hd_fmt_time(got, sizeof got, (hd_time)v);
+		hd_fmt_time(want, sizeof want, (hd_time)truth);
+	} else {
+		snprintf(got, sizeof got, "%g", v);
+		snprintf(want, sizeof want, "%g", truth);
+	}
+	snprintf(a->verdict, sizeof a->verdict, "%s You said %s; the model gives %s (within "
+		 "%g %% counts).", a->correct ? "Right." : "Off.", got, want, q->tolerance * 100);
+	return true;
+}
+
+void
+hd_tui_flow_grade(struct hd_tui_app *a)
+{
+	const struct hd_question *q = hd_tui_flow_cur(a);
+
+	if (q->kind == HD_Q_ORDER ? grade_order(a, q) : grade_estimate(a, q))
+		to_confidence(a);
+}
+
+void
+hd_tui_flow_answered(struct hd_tui_app *a, int confidence)
+{
+	hd_tui_store_answer(a, confidence);
+	start_run(a);
+}
+
+/* ---- re-runs ------------------------------------------------------------- */
+
+/* The unit a knob value is written in for hd_lesson_knob_set: base units. */
+static const char *
+base_suffix(enum hd_dim d)
+{
+	static const struct {
+		enum hd_dim dim;
+		const char *suffix;
+	} suffixes[] = {
+		{ HD_DIM_BYTES, "B" },
+		{ HD_DIM_TIME, "ps" },
+		{ HD_DIM_FLOP, "FLOP" },
+		{ HD_DIM_RATE, "B/s" },
+	};
+	size_t i;
+
+	for (i = 0; i < HD_ARRAY_LEN(suffixes); i++)
+		if (suffixes[i].dim == d)
+			return suffixes[i].suffix;
+	return "";
+}
+
+void
+hd_tui_flow_rerun(struct hd_tui_app *a, int kn, double v)
+{
+	int nk = hd_lesson_nknobs(a->l), i;
+	char **sets = hd_xcalloc((size_t)nk + 1, sizeof *sets);
+	struct hd_run next;
+	struct hd_err e = { 0 };
+
+	for (i = 0; i < nk; i++) {
+		const struct hd_knob *ki = hd_lesson_knob(a->l, i);
+		double vi = i == kn ? v : a->run.knobs[i];
+		if (ki->dim == HD_DIM_BYTES || ki->dim == HD_DIM_NONE)
+			vi = floor(vi);
+		sets[i] = hd_xmalloc(160);
+		snprintf(sets[i], 160, "%s=%.17g%s", ki->name, vi, base_suffix(ki->dim));
+	}
+	memset(&next, 0, sizeof next);
+	if (hd_run_lesson(&next, a->l, a->li + 1, &a->prof, &hd_sim_backend, sets, nk, &e) != 0)
+		snprintf(a->msg, sizeof a->msg, "cannot re-run: %s", e.msg);
+	else {
+		if (a->have_prev)
+			hd_run_free(&a->prev);
+		a->prev = a->run;
+		a->have_prev = true;
+		a->run = next;
+		hd_trace_free(a->measured);     /* the knob change shows as the ghost */
+		a->measured = NULL;
+		hd_tui_run_show(a, a->sc < a->run.nscen ? a->sc : 0);
+		a->playing = false;
+		a->t = a->run.traces[a->sc]->makespan;
+	}
+	for (i = 0; i < nk; i++)
+		free(sets[i]);
+	free(sets);
+}
+
+void
+hd_tui_flow_profile(struct hd_tui_app *a)
+{
+	struct hd_verify_calibrated *cal = NULL;
+	int nb = hd_profile_builtin_count(), nc = hd_verify_calibrated_profiles(&cal);
+	int n = nb + nc, i, cur = -1;
+
+	if (n == 0)
+		return;
+	for (i = 0; i < n; i++)
+		if (strcmp(i < nb ? hd_profile_builtin(i)->name : cal[i - nb].profile.name,
+			   a->prof.name) == 0)
+			cur = i;
+	i = (cur + 1) % n;
+	a->prof = i < nb ? *hd_profile_builtin(i) : cal[i - nb].profile;
+	free(cal);
+	snprintf(a->msg, sizeof a->msg, "profile %s: %s", a->prof.name, a->prof.description);
+	if (a->screen == HD_TUI_RUN || a->screen == HD_TUI_KNOBS)
+		hd_tui_flow_rerun(a, -1, 0);
+}

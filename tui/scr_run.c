@@ -1,0 +1,304 @@
+/*
+ * scr_run.c - the run view (app_priv.h): one scenario's run played back
+ * (or stepped event by event), the ghost of the run before a knob change
+ * or the measured run beneath it, and the explanation once the question's
+ * scenario has played to its end.
+ */
+#include "config.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tui/app_priv.h"
+
+#define PLAY_SECONDS 6.0        /* a whole run at 1x */
+#define STEP_SECONDS 0.6        /* reduced motion: one event per step at 1x */
+#define FRAME_MS 33
+#define SPEED_MIN 0.25
+#define SPEED_MAX 8.0
+
+/*
+ * The decisive event of an explanation, by a simple rule: the longest
+ * stretch of blocked host time in the question's scenario (what most
+ * lessons are about); failing that, the longest span whose label the
+ * explanation names; failing that, the longest span of all.
+ */
+static int
+decisive_span(const struct hd_trace *t, const char *explain)
+{
+	int best[3] = { -1, -1, -1 };
+	hd_time len[3] = { -1, -1, -1 };
+	size_t i;
+	int r;
+
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_span *s = &t->spans[i];
+		hd_time d = s->end - s->start;
+		const char *lab = s->label >= 0 && s->label < t->nstrings ?
+				  t->strings[s->label] : NULL;
+		bool named = lab != NULL && lab[0] != '\0' && explain != NULL &&
+			     strstr(explain, lab) != NULL;
+		bool cand[3] = { s->kind == HD_SPAN_BLOCKED, named, true };
+		for (r = 0; r < 3; r++)
+			if (cand[r] && d > len[r]) {
+				len[r] = d;
+				best[r] = (int)i;
+			}
+	}
+	for (r = 0; r < 3; r++)
+		if (best[r] >= 0)
+			return best[r];
+	return -1;
+}
+
+void
+hd_tui_run_show(struct hd_tui_app *a, int sc)
+{
+	const struct hd_question *q = hd_tui_flow_cur(a);
+	const struct hd_trace *t = a->run.traces[sc];
+
+	a->sc = sc;
+	hd_events_free(a->ev);
+	a->ev = hd_events_new(t);
+	a->t = 0;
+	a->playing = true;
+	a->last = hd_tui_now();
+	a->highlight = sc == a->qsc ? decisive_span(t, q ? q->explain : NULL) : -1;
+	/* a run that ends in a deadlock says so from the start: the first line */
+	if (t->note != NULL) {
+		const char *nl = strchr(t->note, '\n');
+		int len = nl != NULL ? (int)(nl - t->note) : (int)strlen(t->note);
+
+		snprintf(a->msg, sizeof a->msg, "this run ends in a %.*s", len, t->note);
+	}
+}
+
+/* Move the playhead on by the time since the last frame. */
+static void
+advance(struct hd_tui_app *a)
+{
+	const struct hd_trace *t;
+	double n = hd_tui_now(), dt = n - a->last;
+
+	if (!a->playing)
+		return;
+	t = a->run.traces[a->sc];
+	if (a->reduced) {
+		if (dt < STEP_SECONDS / a->speed)
+			return;
+		a->t = hd_events_next(a->ev, a->t);
+		a->last = n;
+	} else {
+		a->t += (hd_time)((double)t->makespan * dt * a->speed / PLAY_SECONDS);
+		a->last = n;
+	}
+	if (a->t >= t->makespan) {
+		a->t = t->makespan;
+		a->playing = false;
+	}
+}
+
+/* How long to wait for a key: forever unless the run is moving. */
+static int
+key_timeout(const struct hd_tui_app *a)
+{
+	if (!a->playing)
+		return -1;
+	if (a->reduced)
+		return (int)(STEP_SECONDS / a->speed * 1000);
+	return FRAME_MS;
+}
+
+/* The explanation box at the foot, h rows: the verdict, then the text. */
+static void
+draw_explanation(struct hd_tui_app *a, const struct hd_question *q, int w, int h, int expl_h)
+{
+	struct hd_rect box = { 0, h - 1 - expl_h, w, expl_h };
+	int y;
+
+	hd_screen_box(a->scr, box, " Explanation ", hd_tui_style(HD_ROLE_BORDER, 0));
+	y = hd_tui_wrap_draw(a, 2, box.y + 1, w - 4, box.y + box.h - 1, "", a->verdict,
+			     hd_tui_style(a->correct == 1 ? HD_ROLE_KERNEL : HD_ROLE_BLOCKED,
+					  HD_ATTR_BOLD));
+	hd_tui_wrap_draw(a, 2, y, w - 4, box.y + box.h - 1, "", q->explain,
+			 hd_tui_style(HD_ROLE_TEXT, 0));
+}
+
+static void
+draw(struct hd_tui_app *a, int w, int h)
+{
+	const struct hd_question *q = hd_tui_flow_cur(a);
+	const struct hd_trace *t = a->run.traces[a->sc];
+	struct hd_view_opts vo;
+	struct hd_rect r;
+	int expl_h = 0;
+
+	if (a->sc == a->qsc && a->t >= t->makespan)
+		a->explained = true;
+	hd_screen_printf(a->scr, NULL, 1, 0, hd_tui_style(HD_ROLE_TITLE, HD_ATTR_BOLD),
+			 "%d  %s  scenario %d of %d: %s  [%s]%s", a->li + 1,
+			 hd_lesson_title(a->l), a->sc + 1, a->run.nscen,
+			 hd_lesson_scenario_name(a->l, a->sc), a->prof.name,
+			 a->reduced ? "  (reduced motion)" : "");
+	if (a->explained && q != NULL) {
+		/* As tall as the text needs, leaving the run at least 14 rows. */
+		expl_h = hd_tui_wrap_lines(a->verdict, w - 4) +
+			 hd_tui_wrap_lines(q->explain, w - 4) + 2;
+		if (expl_h > h - 2 - 14)
+			expl_h = h - 2 - 14;
+		if (expl_h < 3)
+			expl_h = 3;
+	}
+	hd_view_opts_init(&vo);
+	vo.t = a->t;
+	vo.speed = a->speed;
+	vo.playing = a->playing;
+	vo.highlight = a->explained && a->sc == a->qsc ? a->highlight : -1;
+	vo.ghost = a->have_prev && a->sc < a->prev.nscen ? a->prev.traces[a->sc] : NULL;
+	if (a->measured != NULL && a->measured_sc == a->sc) {
+		vo.ghost = a->measured;
+		vo.ghost_name = "measured";
+	}
+	r.x = 0;
+	r.y = 1;
+	r.w = w;
+	r.h = h - 2 - expl_h;
+	hd_view_run(a->scr, r, t, a->run.sc[a->sc], &vo);
+	if (expl_h > 0)
+		draw_explanation(a, q, w, h, expl_h);
+}
+
+/*
+ * Measured beside predicted: the newest measured run of this scenario in
+ * the database (from `hdsim --real`) as ghost bars beneath, its makespan
+ * against the model's and the model's error; m again hides it.  The
+ * measured run has the knob values it was run with.
+ */
+void
+hd_tui_run_measured(struct hd_tui_app *a)
+{
+	struct hd_store_run_row row;
+	char meas[32], pred[32];
+	hd_time p = a->run.traces[a->sc]->makespan;
+
+	if (a->measured != NULL && a->measured_sc == a->sc) {
+		hd_trace_free(a->measured);
+		a->measured = NULL;
+		snprintf(a->msg, sizeof a->msg, "measured run hidden");
+		return;
+	}
+	if (!hd_tui_store_measured(a, &row))
+		return;
+	hd_fmt_time(meas, sizeof meas, row.makespan);
+	hd_fmt_time(pred, sizeof pred, p);
+	snprintf(a->msg, sizeof a->msg, "measured %s (%s, %s) vs predicted %s: error %+.1f %%",
+		 meas, row.profile[0] ? row.profile : "?", row.created, pred,
+		 100.0 * ((double)p - (double)row.makespan) / (double)row.makespan);
+}
+
+/* ---- keys ---------------------------------------------------------------- */
+
+static void
+k_play(struct hd_tui_app *a)
+{
+	if (!a->playing && a->t >= a->run.traces[a->sc]->makespan)
+		a->t = 0;
+	a->playing = !a->playing;
+	a->last = hd_tui_now();
+}
+
+static void
+k_step_next(struct hd_tui_app *a)
+{
+	a->playing = false;
+	a->t = hd_events_next(a->ev, a->t);
+}
+
+static void
+k_step_prev(struct hd_tui_app *a)
+{
+	a->playing = false;
+	a->t = hd_events_prev(a->ev, a->t);
+}
+
+static void
+k_faster(struct hd_tui_app *a)
+{
+	if (a->speed < SPEED_MAX)
+		a->speed *= 2;
+}
+
+static void
+k_slower(struct hd_tui_app *a)
+{
+	if (a->speed > SPEED_MIN)
+		a->speed /= 2;
+}
+
+static void
+k_home(struct hd_tui_app *a)
+{
+	a->playing = false;
+	a->t = 0;
+}
+
+static void
+k_end(struct hd_tui_app *a)
+{
+	a->playing = false;
+	a->t = a->run.traces[a->sc]->makespan;
+}
+
+static void
+k_replay(struct hd_tui_app *a)
+{
+	a->t = 0;
+	a->playing = true;
+	a->last = hd_tui_now();
+}
+
+static void
+k_next_scenario(struct hd_tui_app *a)
+{
+	hd_tui_run_show(a, (a->sc + 1) % a->run.nscen);
+}
+
+static void
+k_reduced(struct hd_tui_app *a)
+{
+	a->reduced = !a->reduced;
+	snprintf(a->msg, sizeof a->msg, "reduced motion %s", a->reduced ? "on" : "off");
+}
+
+static const struct hd_tui_key keys[] = {
+	{ ' ', k_play, "Space", "play / pause" },
+	{ KEY_RIGHT, k_step_next, "Right l", "step to the next event" },
+	{ 'l', k_step_next, NULL, NULL },
+	{ KEY_LEFT, k_step_prev, "Left", "step to the previous event" },
+	{ '+', k_faster, "+ -", "faster / slower (0.25x .. 8x)" },
+	{ '=', k_faster, NULL, NULL },
+	{ '-', k_slower, NULL, NULL },
+	{ KEY_HOME, k_home, "Home End", "start / end of the run" },
+	{ 'g', k_home, NULL, NULL },
+	{ KEY_END, k_end, NULL, NULL },
+	{ 'G', k_end, NULL, NULL },
+	{ 'r', k_replay, "r", "replay" },
+	{ '\t', k_next_scenario, "Tab", "next scenario" },
+	{ 'R', k_reduced, "R", "reduced motion: jump between events" },
+	{ '\r', hd_tui_flow_continue, "Enter n", "next question after the explanation" },
+	{ '\n', hd_tui_flow_continue, NULL, NULL },
+	{ KEY_ENTER, hd_tui_flow_continue, NULL, NULL },
+	{ 'n', hd_tui_flow_continue, NULL, NULL },
+	{ 'k', hd_tui_knobs_toggle, "k", "knobs: change one, re-run, compare" },
+	{ 'm', hd_tui_run_measured, "m", "measured beside predicted" },
+	{ 'P', hd_tui_flow_profile, "P", "next hardware profile (re-runs)" },
+};
+
+const struct hd_tui_scr_ops hd_tui_scr_run = {
+	.draw = draw,
+	.keys = HD_TUI_KEYS(keys),
+	.footer = "Space play  Left/Right step  +/- speed  End  Tab scenario  k knobs  ? help",
+	.tick = advance,
+	.key_wait = key_timeout,
+};
