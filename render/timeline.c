@@ -38,6 +38,12 @@ static const char *const hue_sgr[HD_HUE__COUNT] = {
 	[HD_HUE_COMM] = "92",
 };
 
+const char *
+hd_timeline_sgr(enum hd_span_hue h)
+{
+	return (unsigned)h < HD_HUE__COUNT ? hue_sgr[h] : "0";
+}
+
 char
 hd_timeline_glyph(enum hd_span_kind k)
 {

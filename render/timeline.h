@@ -12,6 +12,7 @@
 #include <stdbool.h>
 
 #include "ir/ir.h"
+#include "ir/spanlook.h"
 #include "ir/trace.h"
 #include "base/util.h"
 
@@ -44,6 +45,9 @@ struct hd_tunit hd_timeline_unit(hd_time makespan);
 /* "1.345" for t in unit u with `decimals` places; writes buf (size n). */
 char *hd_timeline_fmt(char *buf, size_t n, hd_time t, struct hd_tunit u, int decimals);
 
+/* The ANSI SGR parameters ("34") that colour spans of colour role h; "0"
+ * (none) out of range. */
+const char *hd_timeline_sgr(enum hd_span_hue h);
 /* The ASCII glyph that draws a span of this kind (its look towards the
  * device; ir/spanlook.h holds the looks and their priorities). */
 char hd_timeline_glyph(enum hd_span_kind k);
