@@ -9,11 +9,13 @@
  * events and sorted in the text timeline's order.  Every span is a complete
  * "X" event, ts and dur in microseconds from the run's start with three
  * decimals (nanosecond precision; hdsim keeps picoseconds and rounds every
- * time down, so nesting survives).  Slices on one thread must nest: spans of
- * a lane that overlap without nesting (kernels sharing the SMs, transfers
- * sharing a link) go to extra threads of that lane, "Compute (2)" ...  Flow
- * arrows ("s" then "f" bound to the enclosing slice, as Kineto's "ac2g") run
- * from each API call to the first GPU work of the same op and iteration.
+ * time down, so nesting survives), its category and colour ("cname", a name
+ * the trace viewer reserves) from the span's look (ir/spanlook.h).  Slices
+ * on one thread must nest: spans of a lane that overlap without nesting
+ * (kernels sharing the SMs, transfers sharing a link) go to extra threads of
+ * that lane, "Compute (2)" ...  Flow arrows ("s" then "f" bound to the
+ * enclosing slice, as Kineto's "ac2g") run from each API call to the first
+ * GPU work of the same op and iteration.
  */
 #include "config.h"
 
@@ -23,17 +25,9 @@
 
 #include "base/json.h"
 #include "export/export.h"
+#include "ir/spanlook.h"
 #include "render/report.h"
 #include "render/timeline.h"
-
-static const char *const span_cat[HD_SPAN__COUNT] = {
-	[HD_SPAN_API] = "cuda_runtime", [HD_SPAN_BLOCKED] = "cuda_sync",
-	[HD_SPAN_HOST] = "cpu_op", [HD_SPAN_STAGING] = "cpu_memcpy",
-	[HD_SPAN_COPY] = "gpu_memcpy", [HD_SPAN_KERNEL] = "kernel",
-	[HD_SPAN_EVENT] = "cuda_event", [HD_SPAN_WAIT] = "stream_wait",
-	[HD_SPAN_FAULT] = "gpu_page_fault", [HD_SPAN_PREFETCH] = "gpu_prefetch",
-	[HD_SPAN_COMM] = "comm",
-};
 
 /* One extra thread of a lane: the ends of the slices open on it. */
 struct track {
@@ -202,7 +196,8 @@ run_events(const struct hd_export_run *r, struct hd_exw *w, struct pstate *ps)
 	struct target *tg = hd_xcalloc(n + 1, sizeof *tg);
 	int64_t *flow_out = hd_xcalloc(n + 1, sizeof *flow_out);
 	int64_t *flow_in = hd_xcalloc(n + 1, sizeof *flow_in);
-	int nranks = 0, k, j, l;
+	int nranks = 0, k, j, l, nback;
+	bool *back = hd_spanlook_back_ops(t, &nback);   /* colours: copies by direction */
 	char name[320];
 
 	hd_trace_order_by_lane(t, order);
@@ -293,6 +288,7 @@ run_events(const struct hd_export_run *r, struct hd_exw *w, struct pstate *ps)
 				    t->strings[s->label] : "";
 		int pid = pid_of[s->lane], tid = tid0[s->lane] + sub[order[i]];
 		hd_time st = floor_ns(s->start);
+		const struct hd_spanlook *look = hd_spanlook_of_back(t, back, nback, s);
 
 		ev(w, ps);
 		hd_exw_puts(w, "\"ph\":\"X\",\"pid\":");
@@ -310,7 +306,9 @@ run_events(const struct hd_export_run *r, struct hd_exw *w, struct pstate *ps)
 		} else
 			hd_exw_json(w, label[0] != '\0' ? label : hd_span_kind_name(s->kind));
 		hd_exw_puts(w, ",\"cat\":\"");
-		hd_exw_puts(w, (unsigned)s->kind < HD_SPAN__COUNT ? span_cat[s->kind] : "other");
+		hd_exw_puts(w, (unsigned)s->kind < HD_SPAN__COUNT ? look->cat : "other");
+		hd_exw_puts(w, "\",\"cname\":\"");
+		hd_exw_puts(w, look->perfetto);
 		hd_exw_puts(w, "\",\"args\":{\"op\":");
 		hd_exw_i64(w, s->op);
 		hd_exw_puts(w, ",\"iteration\":");
@@ -365,6 +363,7 @@ run_events(const struct hd_export_run *r, struct hd_exw *w, struct pstate *ps)
 	free(tg);
 	free(flow_out);
 	free(flow_in);
+	free(back);
 }
 
 void

@@ -3,11 +3,12 @@
  * (predicted above measured, one time axis) and a predicted-vs-measured
  * chart per lesson, as SVG with real <text> (selectable, searchable).
  *
- * Colours and legend follow the text timeline and the TUI (Nsight's: kernels
- * blue, copies red).  A run of a million spans would make a file no viewer
- * opens, so neighbouring spans of one kind on one row that fall within half
- * a pixel of each other are drawn as one bar: the picture is the same at the
- * drawn width, and each bar that stands for one span keeps its tooltip.
+ * Colours and legend come from the table of span looks (ir/spanlook.h) the
+ * text timeline and the TUI draw from (Nsight's: kernels blue, copies red).
+ * A run of a million spans would make a file no viewer opens, so
+ * neighbouring spans of one kind on one row that fall within half a pixel of
+ * each other are drawn as one bar: the picture is the same at the drawn
+ * width, and each bar that stands for one span keeps its tooltip.
  */
 #include "config.h"
 
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "export/export.h"
+#include "ir/spanlook.h"
 #include "render/timeline.h"
 
 #define SVG_W 1200
@@ -26,41 +28,6 @@
 #define ROW_H 18
 #define BAR_H 12
 #define FONT "DejaVu Sans, Helvetica, Arial, sans-serif"
-
-static const struct look {
-	enum hd_span_kind kind;
-	const char *fill;
-	const char *legend;
-} looks[] = {
-	{ HD_SPAN_API,      "#76b7c4", "API call" },
-	{ HD_SPAN_BLOCKED,  "#8c8c8c", "host blocked" },
-	{ HD_SPAN_HOST,     "#59a14f", "host work" },
-	{ HD_SPAN_STAGING,  "#e8c547", "staging memcpy" },
-	{ HD_SPAN_COPY,     "#e15759", "copy (lighter: towards the host)" },
-	{ HD_SPAN_KERNEL,   "#4e79a7", "kernel" },
-	{ HD_SPAN_EVENT,    "#b07aa1", "event" },
-	{ HD_SPAN_WAIT,     "#c9c3bf", "stream waits" },
-	{ HD_SPAN_FAULT,    "#9c755f", "page fault migration" },
-	{ HD_SPAN_PREFETCH, "#d37fd6", "prefetch" },
-	{ HD_SPAN_COMM,     "#8cd17d", "communication" },
-};
-#define COPY_BACK_FILL "#f4a6a4"
-
-/* back[op]: op copies towards the host (seen on a DtoH copy engine or link
- * lane), so its spans on stream lanes, which have no direction, match. */
-static const char *
-fill_of(const struct hd_trace *t, const struct hd_span *s, const bool *back, int nback)
-{
-	size_t i;
-
-	if (s->kind == HD_SPAN_COPY && (hd_timeline_span_glyph(t, NULL, s) == '~' ||
-					(s->op >= 0 && s->op < nback && back[s->op])))
-		return COPY_BACK_FILL;
-	for (i = 0; i < HD_ARRAY_LEN(looks); i++)
-		if (looks[i].kind == s->kind)
-			return looks[i].fill;
-	return "#999999";
-}
 
 static void
 svg_open(struct hd_exw *w, int width, int height, bool standalone, const char *title)
@@ -95,7 +62,7 @@ static int
 timeline_height(const struct hd_export_group *g)
 {
 	return 52 + run_height(g->pred) + run_height(g->meas) + 40 +
-	       (int)((HD_ARRAY_LEN(looks) + 3) / 4) * 16 + 10;
+	       (int)((HD_SPAN__COUNT + 3) / 4) * 16 + 10;
 }
 
 static double
@@ -107,26 +74,12 @@ xof(hd_time t, hd_time span)
 /* A bar being drawn: spans merged until one does not touch it. */
 struct bar {
 	double x0, x1;
-	const char *fill;
+	const struct hd_spanlook *look;         /* its colour: the widest span's */
 	int y;
 	size_t count;           /* spans it stands for */
 	double widest;          /* the widest of them, in pixels */
 	const struct hd_span *first;
 };
-
-/* Fills that want dark text on them. */
-static bool
-light(const char *fill)
-{
-	static const char *const lights[] = { COPY_BACK_FILL, "#e8c547", "#c9c3bf", "#8cd17d",
-					      "#76b7c4" };
-	size_t i;
-
-	for (i = 0; i < HD_ARRAY_LEN(lights); i++)
-		if (strcmp(fill, lights[i]) == 0)
-			return true;
-	return false;
-}
 
 static void
 bar_flush(struct hd_exw *w, const struct hd_trace *t, struct bar *b)
@@ -141,7 +94,7 @@ bar_flush(struct hd_exw *w, const struct hd_trace *t, struct bar *b)
 		width = 0.6;
 	}
 	hd_exw_printf(w, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"%s>",
-		      b->x0, b->y, width, BAR_H, b->fill,
+		      b->x0, b->y, width, BAR_H, b->look->svg,
 		      width >= 3 ? " stroke=\"#ffffff\" stroke-width=\"0.5\"" : "");
 	if (b->count == 1) {
 		const struct hd_span *s = b->first;
@@ -159,8 +112,7 @@ bar_flush(struct hd_exw *w, const struct hd_trace *t, struct bar *b)
 			memcpy(l1, l2, sizeof l1);
 		if (l1[0] != '\0' && width > 6.0 * (double)strlen(l1) + 6) {
 			hd_exw_printf(w, "<text x=\"%.2f\" y=\"%d\" font-size=\"10\" fill=\"%s\">",
-				      b->x0 + 3, b->y + BAR_H - 3, light(b->fill) ? "#222222" :
-				      "#ffffff");
+				      b->x0 + 3, b->y + BAR_H - 3, b->look->ink);
 			hd_exw_xml(w, l1);
 			hd_exw_puts(w, "</text>\n");
 		}
@@ -209,19 +161,13 @@ run_rows(struct hd_exw *w, const struct hd_export_run *r, int y, hd_time span)
 			snprintf(name, sizeof name, "%s", ln->name);
 		text(w, 10, row[lorder[j]] + 13, "", name);
 	}
-	for (i = 0; i < t->nspans; i++)
-		if (t->spans[i].op >= nback)
-			nback = t->spans[i].op + 1;
-	back = hd_xcalloc((size_t)nback + 1, sizeof *back);
-	for (i = 0; i < t->nspans; i++)
-		if (t->spans[i].kind == HD_SPAN_COPY && t->spans[i].op >= 0 &&
-		    hd_timeline_span_glyph(t, NULL, &t->spans[i]) == '~')
-			back[t->spans[i].op] = true;
+	back = hd_spanlook_back_ops(t, &nback);
 	hd_trace_order_by_lane(t, order);
 	hd_exw_puts(w, "<g>\n");
 	for (i = 0; i < t->nspans; i++) {
 		const struct hd_span *s = &t->spans[order[i]];
-		const char *fill = fill_of(t, s, back, nback);
+		const struct hd_spanlook *look = hd_spanlook_of_back(t, back, nback, s);
+		bool same = strcmp(look->svg, b.look != NULL ? b.look->svg : "") == 0;
 		double x0 = xof(s->start, span), x1 = xof(s->end, span);
 
 		/* merge with the bar being drawn when it touches (within half a
@@ -229,18 +175,18 @@ run_rows(struct hd_exw *w, const struct hd_export_run *r, int y, hd_time span)
 		 * colour, or of another while the bar is under a pixel too (a
 		 * mix of kinds shows as the colour of the widest) */
 		if (s->lane != lane || x0 > b.x1 + 0.5 ||
-		    (fill == b.fill ? b.x1 - b.x0 >= 1.0 && x1 - x0 >= 1.0 :
+		    (same ? b.x1 - b.x0 >= 1.0 && x1 - x0 >= 1.0 :
 		     b.x1 - b.x0 >= 1.0 || x1 - x0 >= 1.0)) {
 			bar_flush(w, t, &b);
 			b.x0 = x0;
 			b.x1 = x1;
-			b.fill = fill;
+			b.look = look;
 			b.y = row[s->lane] + (ROW_H - BAR_H) / 2;
 			b.first = s;
 			lane = s->lane;
 		} else {
-			if (fill != b.fill && x1 - x0 > b.widest) {
-				b.fill = fill;
+			if (!same && x1 - x0 > b.widest) {
+				b.look = look;
 				b.widest = x1 - x0;
 			}
 			if (x1 > b.x1)
@@ -267,8 +213,7 @@ timeline_body(const struct hd_export_group *g, struct hd_exw *w, int height)
 	hd_time span = 1, step, tick;
 	struct hd_tunit u;
 	char title[320], lab[48];
-	int y = 52, top, i;
-	size_t k;
+	int y = 52, top, k;
 
 	if (g->pred != NULL && g->pred->trace->makespan > span)
 		span = g->pred->trace->makespan;
@@ -302,12 +247,16 @@ timeline_body(const struct hd_export_group *g, struct hd_exw *w, int height)
 		text(w, xof(tick, span), y + 18, "text-anchor=\"middle\"", lab);
 	}
 	y += 40;
-	for (k = 0, i = 0; k < HD_ARRAY_LEN(looks); k++, i++) {
-		int lx = 10 + (i % 4) * 290, ly = y + (i / 4) * 16;
+	for (k = 0; k < HD_SPAN__COUNT; k++) {
+		const struct hd_spanlook *l = hd_spanlook_get(k, HD_DIR_OUT);
+		int lx = 10 + (k % 4) * 290, ly = y + (k / 4) * 16;
+		char legend[64];
 
+		snprintf(legend, sizeof legend, "%s%s", l->label,
+			 k == HD_SPAN_COPY ? " (lighter: towards the host)" : "");
 		hd_exw_printf(w, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"10\" fill=\"%s\"/>\n",
-			      lx, ly, looks[k].fill);
-		text(w, lx + 20, ly + 9, "", looks[k].legend);
+			      lx, ly, l->svg);
+		text(w, lx + 20, ly + 9, "", legend);
 	}
 	(void)height;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/spanlook.h"
 #include "ir/trace.h"
 #include "base/util.h"
 
@@ -33,20 +34,6 @@ static const struct {
 	    "waiting for the other ranks" },
 };
 
-static const char *span_kind_names[HD_SPAN__COUNT] = {
-	[HD_SPAN_API] = "api",
-	[HD_SPAN_BLOCKED] = "blocked",
-	[HD_SPAN_HOST] = "host",
-	[HD_SPAN_STAGING] = "staging",
-	[HD_SPAN_COPY] = "copy",
-	[HD_SPAN_KERNEL] = "kernel",
-	[HD_SPAN_EVENT] = "event",
-	[HD_SPAN_WAIT] = "wait",
-	[HD_SPAN_FAULT] = "fault",
-	[HD_SPAN_PREFETCH] = "prefetch",
-	[HD_SPAN_COMM] = "comm",
-};
-
 const char *
 hd_why_text(enum hd_why w)
 {
@@ -68,7 +55,7 @@ hd_span_kind_name(enum hd_span_kind k)
 {
 	if ((unsigned)k >= HD_SPAN__COUNT)
 		return "?";
-	return span_kind_names[k];
+	return hd_spanlook_get(k, HD_DIR_OUT)->name;
 }
 
 struct hd_trace *

@@ -50,7 +50,8 @@ enum hd_why {
 const char *hd_why_text(enum hd_why w);   /* one short sentence for people */
 const char *hd_why_name(enum hd_why w);   /* identifier: "stream-sync" ... */
 
-/* What kind of activity a span is; drives glyphs, colours and export names. */
+/* What kind of activity a span is; how each looks (glyph, colours, names)
+ * is the table in ir/spanlook.h. */
 enum hd_span_kind {
 	HD_SPAN_API,        /* an API call on the API lane */
 	HD_SPAN_BLOCKED,    /* the blocked part of an API call (nested in it) */
@@ -65,6 +66,7 @@ enum hd_span_kind {
 	HD_SPAN_COMM,       /* send / recv / collective */
 	HD_SPAN__COUNT
 };
+/* Identifier of a kind, from the table of looks: "kernel" ("?" out of range). */
 const char *hd_span_kind_name(enum hd_span_kind k);
 
 struct hd_lane {

@@ -5,7 +5,7 @@
  * [c * makespan / bar, (c + 1) * makespan / bar).  A span fills every column
  * it touches, at least one, so a zero-length event still shows.  Where spans
  * of one lane overlap (a blocked part inside its API call, an event on a
- * busy stream) the kind with the higher priority in the glyph table wins the
+ * busy stream) the look with the higher priority (ir/spanlook.h) wins the
  * cell; labels are written only over cells their own span owns, so they
  * never hide another span.
  */
@@ -18,51 +18,36 @@
 #include <unistd.h>
 
 #include "render/timeline.h"
+#include "ir/spanlook.h"
 #include "base/units.h"
 
-/* How each span kind is drawn.  Copies towards the host use '~' instead. */
-static const struct glyph {
-	enum hd_span_kind kind;
-	char glyph;
-	int prio;           /* higher wins a shared cell */
-	const char *sgr;    /* ANSI colour (Nsight: kernels blue, copies red) */
-	const char *legend;
-} glyphs[] = {
-	{ HD_SPAN_API,      '-', 0, "36", "API call" },
-	{ HD_SPAN_HOST,     'h', 1, "32", "host work" },
-	{ HD_SPAN_STAGING,  's', 1, "33", "staging memcpy" },
-	{ HD_SPAN_COPY,     '=', 2, "31", "copy (~ towards the host)" },
-	{ HD_SPAN_KERNEL,   '#', 2, "34", "kernel" },
-	{ HD_SPAN_PREFETCH, 'p', 2, "95", "prefetch" },
-	{ HD_SPAN_COMM,     'n', 2, "92", "communication" },
-	{ HD_SPAN_FAULT,    'f', 3, "91", "page fault migration" },
-	{ HD_SPAN_WAIT,     ':', 3, "90", "stream waits" },
-	{ HD_SPAN_BLOCKED,  '.', 4, "2",  "host blocked" },
-	{ HD_SPAN_EVENT,    '|', 5, "35", "event" },
+/* The ANSI colour of each colour role (Nsight's: kernels blue, copies red). */
+static const char *const hue_sgr[HD_HUE__COUNT] = {
+	[HD_HUE_API] = "36",
+	[HD_HUE_BLOCKED] = "2",
+	[HD_HUE_HOST] = "32",
+	[HD_HUE_STAGING] = "33",
+	[HD_HUE_COPY_H2D] = "31",
+	[HD_HUE_COPY_D2H] = "31",
+	[HD_HUE_COPY_D2D] = "31",
+	[HD_HUE_KERNEL] = "34",
+	[HD_HUE_EVENT] = "35",
+	[HD_HUE_WAIT] = "90",
+	[HD_HUE_FAULT] = "91",
+	[HD_HUE_PREFETCH] = "95",
+	[HD_HUE_COMM] = "92",
 };
-#define COPY_BACK_GLYPH '~'
 
-static const struct glyph *
-glyph_of(enum hd_span_kind k)
+const char *
+hd_timeline_sgr(enum hd_span_hue h)
 {
-	size_t i;
-
-	for (i = 0; i < HD_ARRAY_LEN(glyphs); i++)
-		if (glyphs[i].kind == k)
-			return &glyphs[i];
-	return &glyphs[0];
+	return (unsigned)h < HD_HUE__COUNT ? hue_sgr[h] : "0";
 }
 
 char
 hd_timeline_glyph(enum hd_span_kind k)
 {
-	return glyph_of(k)->glyph;
-}
-
-int
-hd_timeline_glyph_prio(enum hd_span_kind k)
-{
-	return glyph_of(k)->prio;
+	return hd_spanlook_char(hd_spanlook_get(k, HD_DIR_OUT));
 }
 
 static const struct hd_tunit tunits[] = {
@@ -266,19 +251,7 @@ char
 hd_timeline_span_glyph(const struct hd_trace *t, const struct hd_scenario *sc,
 		       const struct hd_span *s)
 {
-	const struct hd_op *op;
-	enum hd_lane_kind lk;
-
-	if (s->kind != HD_SPAN_COPY)
-		return glyph_of(s->kind)->glyph;
-	lk = t->lanes[s->lane].kind;
-	if (lk == HD_LANE_CE_D2H || lk == HD_LANE_PCIE_D2H)
-		return COPY_BACK_GLYPH;
-	op = span_op(sc, s);
-	if (op != NULL && ((op->kind == HD_OP_COPY && op->copy == HD_COPY_D2H) ||
-	    op->kind == HD_OP_READ))
-		return COPY_BACK_GLYPH;
-	return glyph_of(s->kind)->glyph;
+	return hd_spanlook_char(hd_spanlook_of(t, sc, s));
 }
 
 /* The label a span may carry in its bar, longest form first. */
@@ -353,7 +326,7 @@ hd_timeline_lane_order(const struct hd_trace *t)
 
 struct cell {
 	char ch;
-	signed char g;      /* index into glyphs[], or -1 for blank */
+	const struct hd_spanlook *look;     /* NULL for blank */
 	int prio;
 	size_t owner;       /* span index + 1, or 0 */
 };
@@ -364,25 +337,24 @@ draw_lane(struct hd_buf *out, const struct hd_trace *t, const struct hd_scenario
 	  struct cell *cells)
 {
 	size_t i;
-	int c, cur = -1;
+	int c;
+	const char *cur = NULL;
 	char l1[96], l2[96];
 
 	for (c = 0; c < g->bar_w; c++) {
 		cells[c].ch = ' ';
-		cells[c].g = -1;
+		cells[c].look = NULL;
 		cells[c].prio = -1;
 		cells[c].owner = 0;
 	}
 	for (i = 0; i < t->nspans; i++) {
 		const struct hd_span *s = &t->spans[i];
-		const struct glyph *gl;
+		const struct hd_spanlook *look;
 		int c0, c1;
-		char ch;
 
 		if (s->lane != lane)
 			continue;
-		gl = glyph_of(s->kind);
-		ch = hd_timeline_span_glyph(t, sc, s);
+		look = hd_spanlook_of(t, sc, s);
 		c0 = col_floor(g, s->start);
 		c1 = col_ceil(g, s->end);
 		if (c0 > g->bar_w - 1)
@@ -392,11 +364,11 @@ draw_lane(struct hd_buf *out, const struct hd_trace *t, const struct hd_scenario
 		if (c1 > g->bar_w)
 			c1 = g->bar_w;
 		for (c = c0; c < c1; c++) {
-			if (cells[c].prio > gl->prio)
+			if (cells[c].prio > look->prio)
 				continue;
-			cells[c].ch = ch;
-			cells[c].g = (signed char)(gl - glyphs);
-			cells[c].prio = gl->prio;
+			cells[c].ch = hd_spanlook_char(look);
+			cells[c].look = look;
+			cells[c].prio = look->prio;
 			cells[c].owner = i + 1;
 		}
 	}
@@ -445,17 +417,20 @@ draw_lane(struct hd_buf *out, const struct hd_trace *t, const struct hd_scenario
 		}
 		c = z;
 	}
+	/* one colour sequence per run of cells of one colour */
 	for (c = 0; c < g->bar_w; c++) {
-		if (o->color && cells[c].g != cur) {
-			if (cur >= 0)
+		const char *code = cells[c].look != NULL ? hue_sgr[cells[c].look->hue] : NULL;
+
+		if (o->color && (code == NULL ? cur != NULL : cur == NULL || strcmp(code, cur))) {
+			if (cur != NULL)
 				sgr(out, o, "0");
-			if (cells[c].g >= 0)
-				sgr(out, o, glyphs[(int)cells[c].g].sgr);
-			cur = cells[c].g;
+			if (code != NULL)
+				sgr(out, o, code);
+			cur = code;
 		}
 		hd_buf_putc(out, cells[c].ch);
 	}
-	if (cur >= 0)
+	if (cur != NULL)
 		sgr(out, o, "0");
 }
 
@@ -535,28 +510,37 @@ draw_legend(struct hd_buf *out, const struct hd_trace *t, const struct hd_tl_opt
 {
 	bool seen[HD_SPAN__COUNT] = { false };
 	size_t i;
-	int col;
+	int k, col;
 
 	for (i = 0; i < t->nspans; i++)
 		if ((unsigned)t->spans[i].kind < HD_SPAN__COUNT)
 			seen[t->spans[i].kind] = true;
 	hd_buf_puts(out, "Legend:");
 	col = 7;
-	for (i = 0; i < HD_ARRAY_LEN(glyphs); i++) {
-		int l;
-		if (!seen[glyphs[i].kind])
+	for (k = 0; k < HD_SPAN__COUNT; k++) {
+		enum hd_span_kind kind = hd_spanlook_nth(k);
+		const struct hd_spanlook *l = hd_spanlook_get(kind, HD_DIR_OUT);
+		char text[64];
+		int len;
+
+		if (!seen[kind])
 			continue;
-		l = 4 + (int)strlen(glyphs[i].legend);
-		if (col + l > o->width) {
+		if (kind == HD_SPAN_COPY)       /* one entry: the glyph tells the way */
+			snprintf(text, sizeof text, "%s (%c towards the host)", l->label,
+				 hd_spanlook_char(hd_spanlook_get(kind, HD_DIR_BACK)));
+		else
+			snprintf(text, sizeof text, "%s", l->label);
+		len = 4 + (int)strlen(text);
+		if (col + len > o->width) {
 			hd_buf_puts(out, "\n       ");
 			col = 7;
 		}
 		hd_buf_puts(out, "  ");
-		sgr(out, o, glyphs[i].sgr);
-		hd_buf_putc(out, glyphs[i].glyph);
+		sgr(out, o, hue_sgr[l->hue]);
+		hd_buf_putc(out, hd_spanlook_char(l));
 		sgr(out, o, "0");
-		hd_buf_printf(out, " %s", glyphs[i].legend);
-		col += l;
+		hd_buf_printf(out, " %s", text);
+		col += len;
 	}
 	hd_buf_putc(out, '\n');
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 
 #include "ir/ir.h"
+#include "ir/spanlook.h"
 #include "ir/trace.h"
 #include "base/util.h"
 
@@ -44,13 +45,14 @@ struct hd_tunit hd_timeline_unit(hd_time makespan);
 /* "1.345" for t in unit u with `decimals` places; writes buf (size n). */
 char *hd_timeline_fmt(char *buf, size_t n, hd_time t, struct hd_tunit u, int decimals);
 
-/* The glyph that draws a span of this kind (copies: '=' or '~' by direction). */
+/* The ANSI SGR parameters ("34") that colour spans of colour role h; "0"
+ * (none) out of range. */
+const char *hd_timeline_sgr(enum hd_span_hue h);
+/* The ASCII glyph that draws a span of this kind (its look towards the
+ * device; ir/spanlook.h holds the looks and their priorities). */
 char hd_timeline_glyph(enum hd_span_kind k);
-/* Where spans of one lane overlap, the kind with the higher priority owns
- * the cell (a blocked part over its API call, an event over a busy stream). */
-int hd_timeline_glyph_prio(enum hd_span_kind k);
-/* The glyph of one span: its kind's, except copies towards the host ('~'),
- * told by the lane (copy engine / PCIe DtoH) or by the op in sc (may be NULL). */
+/* The ASCII glyph of one span: its look's (hd_spanlook_of), so copies towards
+ * the host ('~') are told by the lane or by the op in sc (may be NULL). */
 char hd_timeline_span_glyph(const struct hd_trace *t, const struct hd_scenario *sc,
 			    const struct hd_span *s);
 /*

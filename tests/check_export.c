@@ -21,6 +21,7 @@
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "export/export.h"
+#include "ir/spanlook.h"
 #include "profile/profile.h"
 #include "store/store.h"
 #include "tests/jsoncheck.h"
@@ -885,6 +886,91 @@ START_TEST(class_merges_two_databases)
 }
 END_TEST
 
+/* The fill of the SVG bar whose tooltip starts with `tip` ("" if none). */
+static const char *
+bar_fill(const char *svg, const char *tip, char out[8])
+{
+	char *key = hd_xasprintf("<title>%s", tip);
+	const char *at = strstr(svg, key), *f = NULL, *p;
+
+	free(key);
+	out[0] = '\0';
+	for (p = svg; at != NULL && (p = strstr(p, "fill=\"")) != NULL && p < at; p++)
+		f = p;
+	if (f != NULL)
+		snprintf(out, 8, "%s", f + 6);
+	return out;
+}
+
+/* The cname of the Perfetto slice named `name` ("" if none). */
+static const char *
+slice_cname(const char *json, const char *name, char out[64])
+{
+	char *key = hd_xasprintf("\"name\":\"%s\"", name);
+	const char *at = strstr(json, key), *c = at ? strstr(at, "\"cname\":\"") : NULL;
+
+	free(key);
+	out[0] = '\0';
+	if (c != NULL)
+		snprintf(out, 64, "%.*s", (int)strcspn(c + 9, "\""), c + 9);
+	return out;
+}
+
+/*
+ * The SVG and the Perfetto trace colour spans from the table of looks: a
+ * kernel, a copy towards the device, and a copy towards the host on its
+ * copy engine and on its stream (which has no direction of its own).
+ */
+START_TEST(svg_and_perfetto_colours_from_looks)
+{
+	struct hd_export_set set;
+	struct hd_store_run_info info;
+	struct hd_trace *t = hd_trace_new();
+	int st = hd_trace_lane(t, HD_LANE_STREAM, 0, 1, "Stream 13");
+	int up = hd_trace_lane(t, HD_LANE_CE_H2D, 0, 0, "Memcpy HtoD");
+	int down = hd_trace_lane(t, HD_LANE_CE_D2H, 0, 0, "Memcpy DtoH");
+	const struct hd_spanlook *kern = hd_spanlook_get(HD_SPAN_KERNEL, HD_DIR_OUT);
+	const struct hd_spanlook *h2d = hd_spanlook_get(HD_SPAN_COPY, HD_DIR_OUT);
+	const struct hd_spanlook *d2h = hd_spanlook_get(HD_SPAN_COPY, HD_DIR_BACK);
+	char *svg, *json, c[64];
+
+	span(t, up, 0, 0, HD_SPAN_COPY, 0, 10000, "in");
+	span(t, st, 1, 0, HD_SPAN_KERNEL, 10000, 40000, "kern");
+	span(t, down, 2, 0, HD_SPAN_COPY, 40000, 60000, "out");
+	span(t, st, 2, 0, HD_SPAN_COPY, 40000, 60000, "outs");
+	memset(&info, 0, sizeof info);
+	info.id = 3;
+	info.lesson = hd_xstrdup("looks");
+	info.scenario = hd_xstrdup("three");
+	info.source = hd_xstrdup("predicted");
+	hd_export_set_init(&set);
+	hd_export_add_run(&set, NULL, &info, t);
+	svg = write_mem(&set, HD_EXPORT_SVG, 0);
+	ck_assert_str_eq(bar_fill(svg, "kern", c), kern->svg);
+	ck_assert_str_eq(bar_fill(svg, "in 1 MiB", c), h2d->svg);
+	ck_assert_str_eq(bar_fill(svg, "out 1 MiB", c), d2h->svg);
+	ck_assert_str_eq(bar_fill(svg, "outs 1 MiB", c), d2h->svg);
+	ck_assert_str_ne(h2d->svg, d2h->svg);
+	/* the legend names each kind in its colour */
+	{
+		char *entry = hd_xasprintf("fill=\"%s\"/>\n<text x=\"%d.0\" y=", kern->svg, 10 + 20 +
+					   (HD_SPAN_KERNEL % 4) * 290);
+		ck_assert_ptr_nonnull(strstr(svg, entry));
+		free(entry);
+	}
+	json = write_mem(&set, HD_EXPORT_PERFETTO, 0);
+	ck_assert(hd_test_json_valid(json));
+	ck_assert_str_eq(slice_cname(json, "kern", c), kern->perfetto);
+	ck_assert_str_eq(slice_cname(json, "in", c), h2d->perfetto);
+	ck_assert_str_eq(slice_cname(json, "out", c), d2h->perfetto);
+	ck_assert_str_eq(slice_cname(json, "outs", c), d2h->perfetto);
+	ck_assert_ptr_nonnull(strstr(json, "\"cat\":\"kernel\",\"cname\":"));
+	free(svg);
+	free(json);
+	hd_export_set_free(&set);
+}
+END_TEST
+
 static Suite *
 export_suite(void)
 {
@@ -903,6 +989,7 @@ export_suite(void)
 	tcase_add_test(tc, run_selects_its_pair);
 	tcase_add_test(tc, lesson_without_runs_is_simulated);
 	tcase_add_test(tc, class_merges_two_databases);
+	tcase_add_test(tc, svg_and_perfetto_colours_from_looks);
 	suite_add_tcase(s, tc);
 	return s;
 }

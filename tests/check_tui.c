@@ -14,6 +14,9 @@
 #include "base/units.h"
 #include "tui/view.h"
 #include "tui/app_priv.h"
+#include "tui/term.h"
+#include "render/timeline.h"
+#include "ir/spanlook.h"
 
 static const struct hd_style plain = { HD_ROLE_TEXT, HD_ROLE_DEFAULT, 0 };
 
@@ -801,6 +804,53 @@ START_TEST(golden_small)
 END_TEST
 
 static TCase *app_tcase(void);
+/* ---- span looks ------------------------------------------------------------
+ * The TUI draws spans from the table of looks (ir/spanlook.h) as the text
+ * timeline does: each cell's glyph and role are its span's look's, and each
+ * colour role gets the same colour on a 16-colour terminal as in the text
+ * timeline's ANSI sequences.
+ */
+START_TEST(looks_agree_with_the_table)
+{
+	struct hd_trace *t = sample_trace();
+	struct hd_screen *s = timeline_at(t, 100 * HD_US, NULL);
+	const struct hd_spanlook *kern = hd_spanlook_get(HD_SPAN_KERNEL, HD_DIR_OUT);
+	const struct hd_spanlook *copy = hd_spanlook_get(HD_SPAN_COPY, HD_DIR_OUT);
+	const struct hd_cell *c;
+	int h;
+
+	/* the kernel 60..90 us, the copy 10..60 us: cells away from labels */
+	c = hd_screen_cell(s, BAR_X + 61, lane_row(L_STREAM));
+	ck_assert_str_eq(c->g, kern->glyph);
+	ck_assert_int_eq(c->st.fg, hd_role_of_hue(kern->hue));
+	ck_assert_int_eq(hd_view_span_role(t, NULL, &t->spans[5]), hd_role_of_hue(kern->hue));
+	c = hd_screen_cell(s, BAR_X + 11, lane_row(L_CE));
+	ck_assert_str_eq(c->g, copy->glyph);
+	ck_assert_int_eq(c->st.fg, hd_role_of_hue(copy->hue));
+	ck_assert_int_ne(hd_role_of_hue(kern->hue), hd_role_of_hue(copy->hue));
+	ck_assert_int_eq(hd_role_of_hue(HD_HUE__COUNT), HD_ROLE_TEXT);
+	/* every colour role: its own screen role, coloured as in the text
+	 * timeline ("3N"/"9N": curses colour N, which numbers as ANSI does;
+	 * dim "2" and grey "90" are white or black) */
+	for (h = 0; h < HD_HUE__COUNT; h++) {
+		enum hd_role r = hd_role_of_hue(h);
+		const char *sgr = hd_timeline_sgr(h);
+		short c16 = hd_term_role_color(r, HD_TERM_16);
+		int n = sgr[1] - '0';
+
+		ck_assert_int_ne(r, HD_ROLE_TEXT);
+		ck_assert_int_ge(hd_term_role_color(r, HD_TERM_256), 0);
+		ck_assert_int_eq(hd_term_role_color(r, HD_TERM_MONO), -1);
+		if (strcmp(sgr, "2") == 0 || strcmp(sgr, "90") == 0)
+			ck_assert_msg(c16 == 7 || c16 == 0, "hue %d: %d", h, c16);
+		else
+			ck_assert_msg((sgr[0] == '3' || sgr[0] == '9') && n == c16,
+				      "hue %d: ANSI %s, curses %d", h, sgr, c16);
+	}
+	hd_screen_free(s);
+	hd_trace_free(t);
+}
+END_TEST
 
 static Suite *
 tui_suite(void)
@@ -828,6 +878,7 @@ tui_suite(void)
 	tcase_add_test(tc, diagram_ranks);
 	tcase_add_test(tc, event_stepping);
 	tcase_add_test(tc, golden_small);
+	tcase_add_test(tc, looks_agree_with_the_table);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, app_tcase());
 	return s;

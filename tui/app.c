@@ -162,7 +162,7 @@ draw(struct hd_tui_app *a)
 		snprintf(m, sizeof m, "terminal too small:%cneed %dx%d, have %dx%d",
 			 w >= 42 ? ' ' : '\n', MIN_W, MIN_H, w, h);
 		y = hd_tui_wrap_draw(a, 0, h / 2 - 1, w, h, "", m,
-				     hd_tui_style(HD_ROLE_BLOCKED, HD_ATTR_BOLD));
+				     hd_tui_style(HD_ROLE_BAD, HD_ATTR_BOLD));
 		hd_screen_puts(a->scr, NULL, 0, y, "q quits", hd_tui_style(HD_ROLE_TEXT, 0));
 		hd_term_paint(a->term, a->scr);
 		return;

@@ -109,7 +109,7 @@ draw(struct hd_tui_app *a, int w, int h)
 		r = a->rows[items[line].li];
 		l = hd_catalog_get(a->cat, r);
 		mark_text(a, r, mt, sizeof mt, &g);
-		hd_screen_puts(a->scr, NULL, 3, y, g, hd_tui_style(HD_ROLE_KERNEL, HD_ATTR_BOLD));
+		hd_screen_puts(a->scr, NULL, 3, y, g, hd_tui_style(HD_ROLE_GOOD, HD_ATTR_BOLD));
 		hd_screen_printf(a->scr, NULL, 5, y, hd_tui_style(HD_ROLE_TEXT, 0), "%2d  %s",
 				 r + 1, hd_lesson_title(l));
 		hd_screen_puts(a->scr, NULL, w - 2 - hd_utf8_width(mt) > 50 ?

@@ -42,7 +42,7 @@ draw_hints(struct hd_tui_app *a, const struct hd_question *q, int w, int h, int 
 		char first[24];
 		snprintf(first, sizeof first, "Hint %d: ", i + 1);
 		y = hd_tui_wrap_draw(a, 2, y, w - 4, h - 2, first, q->hints[i],
-				     hd_tui_style(HD_ROLE_EVENT, 0));
+				     hd_tui_style(HD_ROLE_NOTE, 0));
 	}
 }
 

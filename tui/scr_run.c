@@ -119,7 +119,7 @@ draw_explanation(struct hd_tui_app *a, const struct hd_question *q, int w, int h
 
 	hd_screen_box(a->scr, box, " Explanation ", hd_tui_style(HD_ROLE_BORDER, 0));
 	y = hd_tui_wrap_draw(a, 2, box.y + 1, w - 4, box.y + box.h - 1, "", a->verdict,
-			     hd_tui_style(a->correct == 1 ? HD_ROLE_KERNEL : HD_ROLE_BLOCKED,
+			     hd_tui_style(a->correct == 1 ? HD_ROLE_GOOD : HD_ROLE_BAD,
 					  HD_ATTR_BOLD));
 	hd_tui_wrap_draw(a, 2, y, w - 4, box.y + box.h - 1, "", q->explain,
 			 hd_tui_style(HD_ROLE_TEXT, 0));

@@ -43,6 +43,25 @@ static const char *const role_names[HD_ROLE__COUNT] = {
 	[HD_ROLE_GHOST] = "ghost",
 	[HD_ROLE_HIGHLIGHT] = "highlight",
 	[HD_ROLE_BAR] = "bar",
+	[HD_ROLE_GOOD] = "good",
+	[HD_ROLE_BAD] = "bad",
+	[HD_ROLE_NOTE] = "note",
+};
+
+static const enum hd_role hue_roles[HD_HUE__COUNT] = {
+	[HD_HUE_API] = HD_ROLE_API,
+	[HD_HUE_BLOCKED] = HD_ROLE_BLOCKED,
+	[HD_HUE_HOST] = HD_ROLE_HOST,
+	[HD_HUE_STAGING] = HD_ROLE_STAGING,
+	[HD_HUE_COPY_H2D] = HD_ROLE_COPY_H2D,
+	[HD_HUE_COPY_D2H] = HD_ROLE_COPY_D2H,
+	[HD_HUE_COPY_D2D] = HD_ROLE_COPY_D2D,
+	[HD_HUE_KERNEL] = HD_ROLE_KERNEL,
+	[HD_HUE_EVENT] = HD_ROLE_EVENT,
+	[HD_HUE_WAIT] = HD_ROLE_WAIT,
+	[HD_HUE_FAULT] = HD_ROLE_FAULT,
+	[HD_HUE_PREFETCH] = HD_ROLE_PREFETCH,
+	[HD_HUE_COMM] = HD_ROLE_COMM,
 };
 
 const char *
@@ -51,6 +70,14 @@ hd_role_name(enum hd_role r)
 	if ((unsigned)r >= HD_ROLE__COUNT)
 		return "?";
 	return role_names[r];
+}
+
+enum hd_role
+hd_role_of_hue(enum hd_span_hue h)
+{
+	if ((unsigned)h >= HD_HUE__COUNT)
+		return HD_ROLE_TEXT;
+	return hue_roles[h];
 }
 
 /* UTF-8 form and ASCII fallback of each special glyph. */

@@ -20,6 +20,7 @@
 #include <stddef.h>
 
 #include "base/util.h"
+#include "ir/spanlook.h"
 
 /* What a cell shows; the terminal module gives each role its colours. */
 enum hd_role {
@@ -30,6 +31,7 @@ enum hd_role {
 	HD_ROLE_AXIS,       /* time axis, ticks and their labels */
 	HD_ROLE_LANE,       /* lane names */
 	HD_ROLE_STATUS,     /* the status line */
+	/* spans: one role per colour role of ir/spanlook.h (hd_role_of_hue) */
 	HD_ROLE_HOST,       /* host compute */
 	HD_ROLE_API,        /* API calls */
 	HD_ROLE_BLOCKED,    /* the host blocked inside an API call */
@@ -47,10 +49,16 @@ enum hd_role {
 	HD_ROLE_GHOST,      /* the previous run, beneath the current one */
 	HD_ROLE_HIGHLIGHT,  /* the decisive event of an explanation */
 	HD_ROLE_BAR,        /* the empty part of a meter */
+	HD_ROLE_GOOD,       /* a right answer, a passed lesson */
+	HD_ROLE_BAD,        /* a wrong answer, an error */
+	HD_ROLE_NOTE,       /* hints and asides */
 	HD_ROLE__COUNT
 };
 /* "copy-h2d", "kernel" ...: for dumps, themes and messages. */
 const char *hd_role_name(enum hd_role r);
+/* The role that draws spans of colour role h (ir/spanlook.h): HD_ROLE_HOST
+ * ... HD_ROLE_COMM; HD_ROLE_TEXT out of range. */
+enum hd_role hd_role_of_hue(enum hd_span_hue h);
 
 enum {
 	HD_ATTR_BOLD = 1,

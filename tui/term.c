@@ -17,8 +17,10 @@
 /*
  * Each role's colour on 256- and 16-colour terminals (-1: the terminal's
  * default) and its attributes in monochrome, where colour cannot tell a
- * kernel from a copy.  Copies towards the device are blue and towards the
- * host magenta throughout hdsim; blocked host time is red.
+ * kernel from a copy.  Span roles take the colours every other view gives
+ * their looks (ir/spanlook.h; the text timeline's ANSI colours, the SVG's):
+ * kernels blue, copies red (lighter towards the host), host work green, API
+ * calls cyan, blocked host time grey.
  */
 static const struct role_look {
 	short c256, c16;
@@ -31,23 +33,26 @@ static const struct role_look {
 	[HD_ROLE_AXIS]      = { 246, COLOR_WHITE, A_DIM },
 	[HD_ROLE_LANE]      = { 117, COLOR_CYAN, A_BOLD },
 	[HD_ROLE_STATUS]    = { 252, COLOR_WHITE, A_REVERSE },
-	[HD_ROLE_HOST]      = { 250, COLOR_WHITE, 0 },
-	[HD_ROLE_API]       = { 151, COLOR_GREEN, 0 },
-	[HD_ROLE_BLOCKED]   = { 203, COLOR_RED, A_BOLD },
+	[HD_ROLE_HOST]      = { 71, COLOR_GREEN, 0 },
+	[HD_ROLE_API]       = { 73, COLOR_CYAN, 0 },
+	[HD_ROLE_BLOCKED]   = { 245, COLOR_WHITE, A_BOLD },
 	[HD_ROLE_STAGING]   = { 215, COLOR_YELLOW, A_UNDERLINE },
-	[HD_ROLE_COPY_H2D]  = { 75, COLOR_BLUE, 0 },
-	[HD_ROLE_COPY_D2H]  = { 177, COLOR_MAGENTA, 0 },
-	[HD_ROLE_COPY_D2D]  = { 80, COLOR_CYAN, 0 },
-	[HD_ROLE_KERNEL]    = { 114, COLOR_GREEN, A_BOLD },
-	[HD_ROLE_EVENT]     = { 229, COLOR_YELLOW, 0 },
+	[HD_ROLE_COPY_H2D]  = { 167, COLOR_RED, 0 },
+	[HD_ROLE_COPY_D2H]  = { 217, COLOR_RED, 0 },
+	[HD_ROLE_COPY_D2D]  = { 167, COLOR_RED, 0 },
+	[HD_ROLE_KERNEL]    = { 67, COLOR_BLUE, A_BOLD },
+	[HD_ROLE_EVENT]     = { 139, COLOR_MAGENTA, 0 },
 	[HD_ROLE_WAIT]      = { 240, COLOR_WHITE, A_DIM },
 	[HD_ROLE_FAULT]     = { 196, COLOR_RED, A_UNDERLINE },
-	[HD_ROLE_PREFETCH]  = { 110, COLOR_BLUE, A_UNDERLINE },
-	[HD_ROLE_COMM]      = { 213, COLOR_MAGENTA, A_BOLD },
+	[HD_ROLE_PREFETCH]  = { 176, COLOR_MAGENTA, A_UNDERLINE },
+	[HD_ROLE_COMM]      = { 114, COLOR_GREEN, A_BOLD },
 	[HD_ROLE_PLAYHEAD]  = { 226, COLOR_YELLOW, A_BOLD },
 	[HD_ROLE_GHOST]     = { 238, COLOR_BLACK, A_DIM },
 	[HD_ROLE_HIGHLIGHT] = { 226, COLOR_YELLOW, A_REVERSE | A_BOLD },
 	[HD_ROLE_BAR]       = { 238, COLOR_BLACK, A_DIM },
+	[HD_ROLE_GOOD]      = { 114, COLOR_GREEN, A_BOLD },
+	[HD_ROLE_BAD]       = { 203, COLOR_RED, A_BOLD },
+	[HD_ROLE_NOTE]      = { 229, COLOR_YELLOW, 0 },
 };
 
 /* Screen attribute bits to curses attributes. */
@@ -182,6 +187,22 @@ hd_term_colors(const struct hd_term *t)
 	return t->colors;
 }
 
+short
+hd_term_role_color(enum hd_role r, enum hd_term_colors tier)
+{
+	if ((unsigned)r >= HD_ROLE__COUNT)
+		r = HD_ROLE_DEFAULT;
+	switch (tier) {
+	case HD_TERM_MONO:
+		return -1;
+	case HD_TERM_16:
+		return role_looks[r].c16;
+	case HD_TERM_256:
+		return role_looks[r].c256;
+	}
+	return -1;
+}
+
 void
 hd_term_invalidate(struct hd_term *t)
 {
@@ -196,15 +217,12 @@ hd_term_invalidate(struct hd_term *t)
 static short
 pair_of(struct hd_term *t, int fg, int bg)
 {
-	const struct role_look *f = &role_looks[fg], *b = &role_looks[bg];
-	short cf, cb;
+	short cf = hd_term_role_color(fg, t->colors), cb = hd_term_role_color(bg, t->colors);
 
 	if (t->pair[fg][bg] != 0)
 		return t->pair[fg][bg];
 	if (t->next_pair >= COLOR_PAIRS || t->next_pair > 32767)
 		return 0;
-	cf = t->colors == HD_TERM_256 ? f->c256 : f->c16;
-	cb = t->colors == HD_TERM_256 ? b->c256 : b->c16;
 	if (init_pair((short)t->next_pair, cf, cb) == ERR)
 		return 0;
 	t->pair[fg][bg] = (short)t->next_pair++;

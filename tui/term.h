@@ -43,6 +43,10 @@ void hd_term_size(const struct hd_term *t, int *w, int *h);
 /* Whether the locale is UTF-8: if not, draw with the ASCII glyphs. */
 bool hd_term_utf8(const struct hd_term *t);
 enum hd_term_colors hd_term_colors(const struct hd_term *t);
+/* The colour of role r (as foreground or background) on a terminal of that tier: a curses
+ * colour number (COLOR_RED ... on 16 colours, 0..255 on 256), or -1 for the
+ * terminal's default (always in monochrome).  Needs no open terminal. */
+short hd_term_role_color(enum hd_role r, enum hd_term_colors tier);
 
 /* Copy s to the terminal: only cells that differ from the last paint. */
 void hd_term_paint(struct hd_term *t, const struct hd_screen *s);

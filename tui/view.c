@@ -13,22 +13,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/spanlook.h"
 #include "render/timeline.h"
 #include "tui/view.h"
 
-static const enum hd_role kind_roles[HD_SPAN__COUNT] = {
-	[HD_SPAN_API] = HD_ROLE_API,
-	[HD_SPAN_BLOCKED] = HD_ROLE_BLOCKED,
-	[HD_SPAN_HOST] = HD_ROLE_HOST,
-	[HD_SPAN_STAGING] = HD_ROLE_STAGING,
-	[HD_SPAN_COPY] = HD_ROLE_COPY_H2D,
-	[HD_SPAN_KERNEL] = HD_ROLE_KERNEL,
-	[HD_SPAN_EVENT] = HD_ROLE_EVENT,
-	[HD_SPAN_WAIT] = HD_ROLE_WAIT,
-	[HD_SPAN_FAULT] = HD_ROLE_FAULT,
-	[HD_SPAN_PREFETCH] = HD_ROLE_PREFETCH,
-	[HD_SPAN_COMM] = HD_ROLE_COMM,
-};
+/* The role a kind's spans are drawn in (for copies, those towards the device). */
+static enum hd_role
+kind_role(enum hd_span_kind k)
+{
+	return hd_role_of_hue(hd_spanlook_get(k, HD_DIR_OUT)->hue);
+}
+
+static int
+prio_of(const struct hd_span *s)
+{
+	return hd_spanlook_get(s->kind, HD_DIR_OUT)->prio;
+}
 
 static struct hd_style
 style(enum hd_role fg, unsigned attr)
@@ -52,13 +52,7 @@ hd_view_span_role(const struct hd_trace *t, const struct hd_scenario *sc,
 {
 	if ((unsigned)s->kind >= HD_SPAN__COUNT)
 		return HD_ROLE_TEXT;
-	if (s->kind != HD_SPAN_COPY)
-		return kind_roles[s->kind];
-	if (hd_timeline_span_glyph(t, sc, s) == '~')
-		return HD_ROLE_COPY_D2H;
-	if (s->lane >= 0 && s->lane < t->nlanes && t->lanes[s->lane].kind == HD_LANE_CE_D2D)
-		return HD_ROLE_COPY_D2D;
-	return HD_ROLE_COPY_H2D;
+	return hd_role_of_hue(hd_spanlook_of(t, sc, s)->hue);
 }
 
 /* Is span s drawn with the playhead at t, and up to when? */
@@ -182,7 +176,7 @@ lane_cells(struct tcell *cells, const struct hd_tl_geom *g, const struct hd_trac
 			continue;
 		if (!span_cols(g, s->start, end, &c0, &c1))
 			continue;
-		prio = hd_timeline_glyph_prio(s->kind);
+		prio = prio_of(s);
 		for (c = c0; c < c1; c++) {
 			if (cells[c].prio > prio)
 				continue;
@@ -202,10 +196,10 @@ lane_cells(struct tcell *cells, const struct hd_tl_geom *g, const struct hd_trac
 				continue;
 			for (c = c0; c < c1; c++) {
 				if (cells[c].owner != 0 || (cells[c].ghost &&
-				    cells[c].prio > hd_timeline_glyph_prio(s->kind)))
+				    cells[c].prio > prio_of(s)))
 					continue;
 				cells[c].ch = hd_timeline_span_glyph(gh, NULL, s);
-				cells[c].prio = hd_timeline_glyph_prio(s->kind);
+				cells[c].prio = prio_of(s);
 				cells[c].ghost = true;
 				cells[c].role = HD_ROLE_GHOST;
 			}
@@ -338,7 +332,7 @@ hd_view_timeline(struct hd_screen *scr, struct hd_rect r, const struct hd_trace 
 			if (cells[c].ghost)
 				st.attr = HD_ATTR_DIM;
 			if (s != NULL && s->kind == HD_SPAN_BLOCKED)
-				st.bg = HD_ROLE_BLOCKED;        /* shaded */
+				st.bg = kind_role(HD_SPAN_BLOCKED);        /* shaded */
 			if (s != NULL && o->highlight >= 0 &&
 			    cells[c].owner - 1 == (size_t)o->highlight) {
 				st.bg = HD_ROLE_HIGHLIGHT;
@@ -485,8 +479,7 @@ active_span(const struct hd_trace *t, int lane, hd_time at)
 		const struct hd_span *s = &t->spans[i];
 		if (s->lane != lane || at < s->start || at >= s->end)
 			continue;
-		if (best == NULL || hd_timeline_glyph_prio(s->kind) >
-		    hd_timeline_glyph_prio(best->kind))
+		if (best == NULL || prio_of(s) > prio_of(best))
 			best = s;
 	}
 	return best;
@@ -510,8 +503,7 @@ rank_active(const struct hd_trace *t, int rank, const enum hd_lane_kind *kinds,
 			;
 		if (k == nk)
 			continue;
-		if (best == NULL || hd_timeline_glyph_prio(s->kind) >
-		    hd_timeline_glyph_prio(best->kind))
+		if (best == NULL || prio_of(s) > prio_of(best))
 			best = s;
 	}
 	return best;
@@ -550,18 +542,18 @@ draw_host(struct hd_screen *scr, struct hd_rect b, const struct hd_trace *t,
 		return;
 	}
 	if (best->kind == HD_SPAN_BLOCKED) {
-		struct hd_style bs = style(HD_ROLE_BLOCKED, HD_ATTR_BOLD);
-		bs.bg = HD_ROLE_BLOCKED;
+		struct hd_style bs = style(kind_role(HD_SPAN_BLOCKED), HD_ATTR_BOLD);
+		bs.bg = kind_role(HD_SPAN_BLOCKED);
 		hd_screen_puts(scr, &in, in.x, y++, "blocked", bs);
 		hd_screen_puts(scr, &in, in.x, y++, hd_why_name(best->why),
-			       style(HD_ROLE_BLOCKED, 0));
+			       style(kind_role(HD_SPAN_BLOCKED), 0));
 		/* the call it is blocked in */
 		for (k = 0; k < t->nspans; k++) {
 			s = &t->spans[k];
 			if (s->kind == HD_SPAN_API && s->lane == best->lane &&
 			    s->start <= at && at < s->end) {
 				short_label(t, sc, s, lab, sizeof lab);
-				hd_screen_puts(scr, &in, in.x, y, lab, style(HD_ROLE_API, 0));
+				hd_screen_puts(scr, &in, in.x, y, lab, style(kind_role(HD_SPAN_API), 0));
 				break;
 			}
 		}
@@ -581,7 +573,9 @@ draw_link(struct hd_screen *scr, const struct hd_rect *clip, int x, int y, int w
 {
 	struct hd_link_use u;
 	bool d2h = lane == HD_LANE_PCIE_D2H;
-	enum hd_role role = d2h ? HD_ROLE_COPY_D2H : HD_ROLE_COPY_H2D;
+	const struct hd_spanlook *look = hd_spanlook_get(HD_SPAN_COPY,
+							 d2h ? HD_DIR_BACK : HD_DIR_OUT);
+	enum hd_role role = hd_role_of_hue(look->hue);
 	const char *name = d2h ? "DtoH" : "HtoD";
 	char bytes[32];
 	int mw = w - 12, k, y0 = y;
@@ -609,7 +603,7 @@ draw_link(struct hd_screen *scr, const struct hd_rect *clip, int x, int y, int w
 		int head = (int)(u.done[k] * (mw - 1) + 0.5);
 
 		hd_view_meter(scr, clip, x + 5, y, mw, u.share[k],
-			      d2h ? "~" : "=", style(role, 0));
+			      hd_spanlook_glyph(look, true), style(role, 0));
 		if (d2h)
 			head = mw - 1 - head;
 		hd_screen_puts(scr, clip, x + 5 + head, y,
@@ -722,7 +716,7 @@ draw_ranks(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 				       HD_ATTR_DIM));
 		else if (h->kind == HD_SPAN_BLOCKED)
 			hd_screen_puts(scr, &in, in.x, y, hd_why_name(h->why),
-				       style(HD_ROLE_BLOCKED, HD_ATTR_BOLD));
+				       style(kind_role(HD_SPAN_BLOCKED), HD_ATTR_BOLD));
 		else {
 			short_label(t, sc, h, lab, sizeof lab);
 			hd_screen_puts(scr, &in, in.x, y, lab, style(hd_view_span_role(t, sc, h), 0));
@@ -757,10 +751,10 @@ draw_ranks(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 				int head = (int)(done * (mw - 1) + 0.5);
 
 				hd_view_meter(scr, &in, in.x, y, mw, peak > 0 ? rate / peak : 1, "=",
-					      style(HD_ROLE_COMM, 0));
+					      style(kind_role(HD_SPAN_COMM), 0));
 				hd_screen_puts(scr, &in, in.x + head, y,
 					       hd_screen_glyph(scr, HD_G_ARROW_R),
-					       style(HD_ROLE_COMM, HD_ATTR_BOLD));
+					       style(kind_role(HD_SPAN_COMM), HD_ATTR_BOLD));
 				if (y + 1 < in.y + in.h)
 					hd_screen_puts(scr, &in, in.x, y + 1,
 						       t->lanes[l->lane].name,
