@@ -29,6 +29,7 @@
 #include <nccl.h>
 #endif
 
+#include "real/pcie.h"
 #include "real/real.h"
 
 extern char **environ;
@@ -50,14 +51,6 @@ static const char *const cuda_env[] = {
 	"CUDA_MPS_PIPE_DIRECTORY",
 };
 
-/* PCIe transfer rates in GT/s and their generation. */
-static const struct {
-	double gts;
-	int gen;
-} pcie_gens[] = {
-	{ 2.5, 1 }, { 5.0, 2 }, { 8.0, 3 }, { 16.0, 4 }, { 32.0, 5 }, { 64.0, 6 },
-};
-
 static const char *const compute_modes[] = {
 	[cudaComputeModeDefault] = "default (shared)",
 	[cudaComputeModeExclusive] = "exclusive thread",
@@ -68,33 +61,12 @@ static const char *const compute_modes[] = {
 /* A GPU's PCIe link and locality as sysfs reports them (0 / "" when not). */
 struct pcie {
 	char bus[32];           /* sysfs form: 0000:1b:00.0 */
-	char speed_cur[64], speed_max[64];
-	int gen_cur, gen_max, width_cur, width_max;
+	struct hd_pcie_link l;
 	int numa;               /* -1: none reported */
 	char cpus[256];         /* local_cpulist */
 };
 
 /* ---- small readers --------------------------------------------------------- */
-
-/* First line of a small file, without its newline: 1, or 0 if unreadable. */
-static int
-read_line(const char *path, char *dst, size_t n)
-{
-	FILE *f;
-	int ok;
-
-	dst[0] = '\0';
-	if ((f = fopen(path, "r")) == NULL)
-		return 0;
-	ok = fgets(dst, (int)n, f) != NULL;
-	fclose(f);
-	if (!ok) {
-		dst[0] = '\0';
-		return 0;
-	}
-	dst[strcspn(dst, "\n")] = '\0';
-	return 1;
-}
 
 /* The value of "key<spaces>: value" in a /proc file such as cpuinfo. */
 static int
@@ -157,7 +129,7 @@ driver_file_version(char *dst, size_t n, int *open)
 	dst[0] = '\0';
 	if (open != NULL)
 		*open = 0;
-	if (!read_line(DRIVER_FILE, line, sizeof line))
+	if (hd_pcie_read_line(NULL, DRIVER_FILE, line, sizeof line) != 0)
 		return 0;
 	if (open != NULL)
 		*open = strstr(line, "Open Kernel Module") != NULL;
@@ -230,22 +202,6 @@ uuid_str(const cudaUUID_t *u, char *dst, size_t n)
 		 b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 }
 
-/* The generation of a sysfs link speed such as "32.0 GT/s PCIe", or 0. */
-static int
-pcie_gen(const char *speed)
-{
-	char *end;
-	double gts = strtod(speed, &end);
-	size_t i;
-
-	if (end == speed)
-		return 0;
-	for (i = 0; i < HD_ARRAY_LEN(pcie_gens); i++)
-		if (gts > pcie_gens[i].gts - 0.1 && gts < pcie_gens[i].gts + 0.1)
-			return pcie_gens[i].gen;
-	return 0;
-}
-
 /*
  * A GPU's PCI address and link from sysfs.  `busid` is the runtime's form
  * ("0000:1B:00.0"); sysfs names devices in lower case.
@@ -254,26 +210,18 @@ static void
 pcie_read(const char *busid, struct pcie *p)
 {
 	unsigned dom, bus, slot, fn;
-	char path[160], v[64];
+	char dir[96], v[64];
 
 	memset(p, 0, sizeof *p);
 	p->numa = -1;
 	if (sscanf(busid, "%x:%x:%x.%x", &dom, &bus, &slot, &fn) != 4)
 		return;
 	snprintf(p->bus, sizeof p->bus, "%04x:%02x:%02x.%x", dom, bus, slot, fn);
-#define SYSFS(file) (snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/" file, p->bus), path)
-	if (read_line(SYSFS("current_link_speed"), p->speed_cur, sizeof p->speed_cur))
-		p->gen_cur = pcie_gen(p->speed_cur);
-	if (read_line(SYSFS("max_link_speed"), p->speed_max, sizeof p->speed_max))
-		p->gen_max = pcie_gen(p->speed_max);
-	if (read_line(SYSFS("current_link_width"), v, sizeof v))
-		p->width_cur = atoi(v);
-	if (read_line(SYSFS("max_link_width"), v, sizeof v))
-		p->width_max = atoi(v);
-	if (read_line(SYSFS("numa_node"), v, sizeof v))
+	snprintf(dir, sizeof dir, "/sys/bus/pci/devices/%s", p->bus);
+	hd_pcie_link_read(dir, &p->l);
+	if (hd_pcie_read_line(dir, "numa_node", v, sizeof v) == 0)
 		p->numa = atoi(v);
-	read_line(SYSFS("local_cpulist"), p->cpus, sizeof p->cpus);
-#undef SYSFS
+	hd_pcie_read_line(dir, "local_cpulist", p->cpus, sizeof p->cpus);
 }
 
 /* Does /proc/cpuinfo carry the "hypervisor" flag (running in a VM)? */
@@ -460,7 +408,7 @@ report_numa(struct hd_buf *out)
 		char path[96], cpus[256];
 
 		snprintf(path, sizeof path, "/sys/devices/system/node/node%d/cpulist", ids[i]);
-		if (!read_line(path, cpus, sizeof cpus) || cpus[0] == '\0')
+		if (hd_pcie_read_line(NULL, path, cpus, sizeof cpus) != 0 || cpus[0] == '\0')
 			snprintf(cpus, sizeof cpus, "none");
 		hd_buf_printf(out, "%snode%d: CPUs %s", i == 0 ? " (" : ", ", ids[i], cpus);
 	}
@@ -493,7 +441,7 @@ report_host(struct hd_buf *out)
 			      gib(total), gib(avail));
 	else
 		hd_buf_printf(out, "  memory: not reported (/proc/meminfo unreadable)\n");
-	if (read_line("/sys/fs/cgroup/memory.max", limit, sizeof limit) &&
+	if (hd_pcie_read_line(NULL, "/sys/fs/cgroup/memory.max", limit, sizeof limit) == 0 &&
 	    strcmp(limit, "max") != 0)
 		hd_buf_printf(out, "  memory limit of this cgroup: %.1f GiB (pinned buffers "
 			      "count against it)\n", gib(strtoull(limit, NULL, 10)));
@@ -594,33 +542,33 @@ report_pcie(struct hd_buf *out, const struct pcie *p, int vm)
 {
 	if (p->bus[0] == '\0')
 		return;
-	if (p->speed_cur[0] == '\0' && p->width_cur == 0) {
+	if (p->l.speed_cur[0] == '\0' && p->l.lanes_cur == 0) {
 		hd_buf_printf(out, "    PCIe link: not reported (/sys/bus/pci/devices/%s)\n",
 			      p->bus);
 	} else {
 		hd_buf_printf(out, "    PCIe link now: ");
-		if (p->gen_cur > 0)
-			hd_buf_printf(out, "Gen%d", p->gen_cur);
+		if (p->l.gen_cur > 0)
+			hd_buf_printf(out, "Gen%d", p->l.gen_cur);
 		else
-			hd_buf_printf(out, "%s", p->speed_cur[0] ? p->speed_cur : "speed ?");
-		hd_buf_printf(out, " x%d, maximum: ", p->width_cur);
-		if (p->gen_max > 0)
-			hd_buf_printf(out, "Gen%d", p->gen_max);
+			hd_buf_printf(out, "%s", p->l.speed_cur[0] ? p->l.speed_cur : "speed ?");
+		hd_buf_printf(out, " x%d, maximum: ", p->l.lanes_cur);
+		if (p->l.gen_max > 0)
+			hd_buf_printf(out, "Gen%d", p->l.gen_max);
 		else
-			hd_buf_printf(out, "%s", p->speed_max[0] ? p->speed_max : "speed ?");
-		hd_buf_printf(out, " x%d (sysfs: %s, %s)\n", p->width_max,
-			      p->speed_cur[0] ? p->speed_cur : "?",
-			      p->speed_max[0] ? p->speed_max : "?");
-		if (p->gen_cur > 0 && p->gen_max > 0 && p->gen_cur < p->gen_max)
+			hd_buf_printf(out, "%s", p->l.speed_max[0] ? p->l.speed_max : "speed ?");
+		hd_buf_printf(out, " x%d (sysfs: %s, %s)\n", p->l.lanes_max,
+			      p->l.speed_cur[0] ? p->l.speed_cur : "?",
+			      p->l.speed_max[0] ? p->l.speed_max : "?");
+		if (p->l.gen_cur > 0 && p->l.gen_max > 0 && p->l.gen_cur < p->l.gen_max)
 			hd_buf_printf(out, "    the link runs below its maximum speed now: "
 				      "idle GPUs lower their PCIe speed to save power and raise it "
 				      "under load, so read it again during a copy; if it stays "
 				      "low, the slot or riser limits it\n");
-		if (p->width_cur > 0 && p->width_max > 0 && p->width_cur < p->width_max)
+		if (p->l.lanes_cur > 0 && p->l.lanes_max > 0 && p->l.lanes_cur < p->l.lanes_max)
 			hd_buf_printf(out, "    the link trained to x%d of x%d lanes: copies "
 				      "to and from the host are slower (check the slot and "
 				      "riser)\n",
-				      p->width_cur, p->width_max);
+				      p->l.lanes_cur, p->l.lanes_max);
 		if (vm)
 			hd_buf_printf(out, "    in a virtual machine the link shown may be the "
 				      "virtual one, not the physical slot\n");
@@ -1141,10 +1089,10 @@ hd_real_machine(int dev, struct hd_store_machine *m, struct hd_err *e)
 			cudaGetLastError();
 	}
 	hd_buf_printf(&facts, ",\"pcie\":{");
-	json_int(&facts, "gen", link.gen_cur, 0);
-	json_int(&facts, "width", link.width_cur, 1);
-	json_int(&facts, "gen_max", link.gen_max, 1);
-	json_int(&facts, "width_max", link.width_max, 1);
+	json_int(&facts, "gen", link.l.gen_cur, 0);
+	json_int(&facts, "width", link.l.lanes_cur, 1);
+	json_int(&facts, "gen_max", link.l.gen_max, 1);
+	json_int(&facts, "width_max", link.l.lanes_max, 1);
 	hd_buf_printf(&facts, "}");
 	if (link.numa >= 0)
 		hd_buf_printf(&facts, ",\"numa_node\":%d", link.numa);

@@ -42,6 +42,7 @@
 #include "real/cudaerr.h"
 #include "real/calibrate/fit.h"
 #include "kernels/kernels.h"
+#include "real/pcie.h"
 #include "real/real.h"
 #include "real/calibrate/calibrate.h"
 
@@ -351,35 +352,6 @@ pow2_floor(uint64_t v)
 	return v == 0 ? 0 : p;
 }
 
-/* PCIe generation from a sysfs link speed ("32.0 GT/s PCIe"); 0 if unknown. */
-static int
-pcie_gen_of(double gts)
-{
-	static const double speeds[] = { 2.5, 5, 8, 16, 32, 64 };
-	size_t i;
-
-	for (i = 0; i < HD_ARRAY_LEN(speeds); i++)
-		if (fabs(gts - speeds[i]) < 0.5)
-			return (int)i + 1;
-	return 0;
-}
-
-static int
-sysfs_read(const char *dir, const char *file, char *buf, size_t n)
-{
-	char path[256];
-	FILE *f;
-	size_t len;
-
-	snprintf(path, sizeof path, "%s/%s", dir, file);
-	if ((f = fopen(path, "r")) == NULL)
-		return 0;
-	len = fread(buf, 1, n - 1, f);
-	fclose(f);
-	buf[len] = '\0';
-	return len > 0;
-}
-
 /* The GPU's folder in sysfs; 0 when its PCI address is unknown. */
 static int
 pci_dir(struct cal *c, char *dir, size_t n)
@@ -400,23 +372,17 @@ pci_dir(struct cal *c, char *dir, size_t n)
 static void
 read_link(struct cal *c, int *gen, int *lanes, char *text, size_t n)
 {
-	char dir[128], speed[64] = "", width[64] = "", mspeed[64] = "", mwidth[64] = "";
+	struct hd_pcie_link l;
+	char dir[128];
 
 	*gen = *lanes = 0;
 	snprintf(text, n, "unreadable");
-	if (!pci_dir(c, dir, sizeof dir))
+	if (!pci_dir(c, dir, sizeof dir) || hd_pcie_link_read(dir, &l) != 0)
 		return;
-	if (!sysfs_read(dir, "current_link_speed", speed, sizeof speed) ||
-	    !sysfs_read(dir, "current_link_width", width, sizeof width))
-		return;
-	sysfs_read(dir, "max_link_speed", mspeed, sizeof mspeed);
-	sysfs_read(dir, "max_link_width", mwidth, sizeof mwidth);
-	speed[strcspn(speed, "\n")] = width[strcspn(width, "\n")] = '\0';
-	mspeed[strcspn(mspeed, "\n")] = mwidth[strcspn(mwidth, "\n")] = '\0';
-	*gen = pcie_gen_of(strtod(speed, NULL));
-	*lanes = atoi(width);
-	snprintf(text, n, "%.24s x%.4s (max %.24s x%.4s) at %.128s", speed, width,
-		 mspeed[0] ? mspeed : "?", mwidth[0] ? mwidth : "?", dir);
+	*gen = l.gen_cur;
+	*lanes = l.lanes_cur;
+	snprintf(text, n, "%.24s x%.4s (max %.24s x%.4s) at %.128s", l.speed_cur, l.width_cur,
+		 l.speed_max[0] ? l.speed_max : "?", l.width_max[0] ? l.width_max : "?", dir);
 }
 
 /*
@@ -502,10 +468,11 @@ setup(struct cal *c, struct cudaDeviceProp *prop)
 		int cpu = sched_getcpu(), j, first = -1, count = 0;
 
 		if (pci_dir(c, dir, sizeof dir)) {
-			sysfs_read(dir, "numa_node", node, sizeof node);
-			sysfs_read(dir, "local_cpulist", cpus, sizeof cpus);
+			if (hd_pcie_read_line(dir, "numa_node", node, sizeof node) != 0)
+				snprintf(node, sizeof node, "?");
+			if (hd_pcie_read_line(dir, "local_cpulist", cpus, sizeof cpus) != 0)
+				snprintf(cpus, sizeof cpus, "?");
 		}
-		node[strcspn(node, "\n")] = cpus[strcspn(cpus, "\n")] = '\0';
 		CPU_ZERO(&set);
 		if (sched_getaffinity(0, sizeof set, &set) == 0)
 			for (j = 0; j < CPU_SETSIZE; j++)
