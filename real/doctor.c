@@ -25,10 +25,8 @@
 #include <unistd.h>
 
 #include <cuda_runtime_api.h>
-#ifdef HAVE_NCCL
-#include <nccl.h>
-#endif
 
+#include "real/ncclinfo.h"
 #include "real/pcie.h"
 #include "real/real.h"
 
@@ -148,39 +146,6 @@ static void
 cuda_version_str(int v, char *dst, size_t n)
 {
 	snprintf(dst, n, "%d.%d", v / 1000, v % 1000 / 10);
-}
-
-#ifdef HAVE_NCCL
-/* "2.28.9" from an NCCL version code (see NCCL_VERSION in nccl.h). */
-static void
-nccl_version_str(int code, char *dst, size_t n)
-{
-	if (code >= 10000)
-		snprintf(dst, n, "%d.%d.%d", code / 10000, code % 10000 / 100, code % 100);
-	else
-		snprintf(dst, n, "%d.%d.%d", code / 1000, code % 1000 / 100, code % 100);
-}
-#endif
-
-/* The NCCL library's version into dst: 1, or 0 with why in dst. */
-static int
-nccl_version(char *dst, size_t n)
-{
-#ifdef HAVE_NCCL
-	ncclResult_t r;
-	int code = 0;
-
-	r = ncclGetVersion(&code);
-	if (r != ncclSuccess) {
-		snprintf(dst, n, "ncclGetVersion failed: %s", ncclGetErrorString(r));
-		return 0;
-	}
-	nccl_version_str(code, dst, n);
-	return 1;
-#else
-	snprintf(dst, n, "not in this build (configured without NCCL)");
-	return 0;
-#endif
 }
 
 /* "call failed: message (cudaErrorName)" */
@@ -358,11 +323,7 @@ report_build(struct hd_buf *out)
 	hd_buf_printf(out, "hdsim build\n");
 	hd_buf_printf(out, "  %s\n", hd_real_build_info());
 	hd_buf_printf(out, "  configured with: CUDA yes, NCCL %s, MPI %s\n",
-#ifdef HAVE_NCCL
-		      "yes",
-#else
-		      "no",
-#endif
+		      hd_ncclinfo.configured,
 #ifdef HAVE_MPI
 		      "yes"
 #else
@@ -507,7 +468,7 @@ report_versions(struct hd_buf *out, int *kmod)
 	}
 
 	hd_buf_printf(out, "\nNCCL\n");
-	if (nccl_version(ver, sizeof ver))
+	if (hd_ncclinfo.version(ver, sizeof ver) == 0)
 		hd_buf_printf(out, "  version %s (ncclGetVersion)\n", ver);
 	else
 		hd_buf_printf(out, "  %s\n", ver);
@@ -887,12 +848,7 @@ report_can(struct hd_buf *out, int ngpu, const char *name0, int blocking, int ke
 		if (ngpu > 1)
 			hd_buf_printf(out, "       and the peer copies between the %d GPUs%s, "
 				      "for the topology and NVLink figures\n", ngpu,
-#ifdef HAVE_NCCL
-				      " and NCCL collectives over all of them"
-#else
-				      " (no NCCL collectives: this build has no NCCL)"
-#endif
-				      );
+				      hd_ncclinfo.with_peer_copies);
 		if (ngpu > 1)
 			hd_buf_printf(out, "       (CUDA_VISIBLE_DEVICES picks another GPU as "
 				      "GPU 0; CUDA numbers GPUs fastest first unless "
@@ -902,18 +858,7 @@ report_can(struct hd_buf *out, int ngpu, const char *name0, int blocking, int ke
 		hd_buf_printf(out, "  no   hdsim calibrate: it measures a GPU, and there is "
 			      "none\n");
 	}
-#ifdef HAVE_NCCL
-	if (ngpu >= 2)
-		hd_buf_printf(out, "  yes  rank lessons with up to %d ranks, one GPU each, "
-			      "through NCCL\n", ngpu);
-	else
-		hd_buf_printf(out, "  no   rank lessons on GPUs: they need one GPU per rank "
-			      "and this machine has %d usable GPU%s\n", ngpu, ngpu == 1 ? "" : "s");
-#else
-	hd_buf_printf(out, "  no   rank lessons on GPUs: this build has no NCCL "
-		      "(install NCCL and reconfigure)%s\n",
-		      ngpu < 2 ? ", and they need at least 2 GPUs" : "");
-#endif
+	hd_ncclinfo.report_ranks(out, ngpu);
 }
 
 int
@@ -1068,7 +1013,7 @@ hd_real_machine(int dev, struct hd_store_machine *m, struct hd_err *e)
 	runtime[0] = '\0';
 	if (cudaRuntimeGetVersion(&rt) == cudaSuccess)
 		cuda_version_str(rt, runtime, sizeof runtime);
-	m->nccl = nccl_version(nccl, sizeof nccl) ? nccl : NULL;
+	m->nccl = hd_ncclinfo.version(nccl, sizeof nccl) == 0 ? nccl : NULL;
 	m->hostname = host[0] ? host : NULL;
 	m->gpu_name = name;
 	m->gpu_uuid = uuid;
