@@ -36,8 +36,8 @@ void hd_cal_set_time(struct hd_buf *sum, const char *key, hd_time *f, double s,
 		     const char *how);
 void hd_cal_set_int(struct hd_buf *sum, const char *key, int *f, int v, const char *how);
 
-/* Has the user asked to stop (*stop set, stop may be NULL)?  1 with e saying
+/* Has the user asked to stop (*stop set, stop may be NULL)?  -1 with e saying
  * "calibration interrupted", else 0: checked between measurements. */
-int hd_cal_stopped(volatile int *stop, struct hd_err *e);
+int hd_cal_check_stop(volatile int *stop, struct hd_err *e);
 
 #endif
