@@ -66,18 +66,19 @@ struct pcie {
 
 /* ---- small readers --------------------------------------------------------- */
 
-/* The value of "key<spaces>: value" in a /proc file such as cpuinfo. */
+/* The value of "key<spaces>: value" in a /proc file such as cpuinfo: 0, or -1
+ * (dst "") when the file has no such line. */
 static int
 proc_field(const char *path, const char *key, char *dst, size_t n)
 {
 	char line[1024];
 	size_t k = strlen(key);
 	FILE *f;
-	int found = 0;
+	int rc = -1;
 
 	dst[0] = '\0';
 	if ((f = fopen(path, "r")) == NULL)
-		return 0;
+		return -1;
 	while (fgets(line, sizeof line, f) != NULL) {
 		char *v;
 
@@ -89,11 +90,11 @@ proc_field(const char *path, const char *key, char *dst, size_t n)
 		v += strspn(v + 1, " \t") + 1;
 		v[strcspn(v, "\n")] = '\0';
 		snprintf(dst, n, "%s", v);
-		found = 1;
+		rc = 0;
 		break;
 	}
 	fclose(f);
-	return found;
+	return rc;
 }
 
 /* A "NNN kB" field of /proc/meminfo in bytes, or 0. */
@@ -102,7 +103,7 @@ meminfo_bytes(const char *key)
 {
 	char v[128];
 
-	if (!proc_field("/proc/meminfo", key, v, sizeof v))
+	if (proc_field("/proc/meminfo", key, v, sizeof v) != 0)
 		return 0;
 	return strtoull(v, NULL, 10) * 1024;
 }
@@ -116,8 +117,8 @@ gib(uint64_t bytes)
 /*
  * The kernel module's version from /proc/driver/nvidia/version ("NVRM
  * version: NVIDIA UNIX x86_64 Kernel Module  580.82.07  Wed Aug ..."): the
- * first word of the first line made of digits and dots.  1 if found; *open
- * says whether it is the open kernel module.
+ * first word of the first line made of digits and dots: 0 if found, else -1;
+ * *open says whether it is the open kernel module.
  */
 static int
 driver_file_version(char *dst, size_t n, int *open)
@@ -128,17 +129,17 @@ driver_file_version(char *dst, size_t n, int *open)
 	if (open != NULL)
 		*open = 0;
 	if (hd_pcie_read_line(NULL, DRIVER_FILE, line, sizeof line) != 0)
-		return 0;
+		return -1;
 	if (open != NULL)
 		*open = strstr(line, "Open Kernel Module") != NULL;
 	for (w = strtok_r(line, " \t", &save); w != NULL; w = strtok_r(NULL, " \t", &save)) {
 		if (w[0] >= '0' && w[0] <= '9' && strchr(w, '.') != NULL &&
 		    w[strspn(w, "0123456789.")] == '\0') {
 			snprintf(dst, n, "%s", w);
-			return 1;
+			return 0;
 		}
 	}
-	return 0;
+	return -1;
 }
 
 /* "13.0" from a CUDA version number (1000 * major + 10 * minor). */
@@ -195,7 +196,7 @@ in_vm(void)
 {
 	char flags[4096];
 
-	if (!proc_field("/proc/cpuinfo", "flags", flags, sizeof flags))
+	if (proc_field("/proc/cpuinfo", "flags", flags, sizeof flags) != 0)
 		return 0;
 	return strstr(flags, " hypervisor") != NULL || strncmp(flags, "hypervisor", 10) == 0;
 }
@@ -212,7 +213,7 @@ cpus_allowed(void)
 
 /* ---- kernel images ------------------------------------------------------------ */
 
-/* Parse "sm_90", "compute_80a" ...: 1 with the arch, or 0. */
+/* Parse "sm_90", "compute_80a" ...: 0 with the arch, or -1. */
 static int
 parse_arch(const char *s, size_t len, int *ptx, int *cc, char *suffix)
 {
@@ -227,13 +228,13 @@ parse_arch(const char *s, size_t len, int *ptx, int *cc, char *suffix)
 		*ptx = 1;
 		d = s + 8;
 	} else
-		return 0;
+		return -1;
 	v = strtol(d, &end, 10);
 	if (end == d || v <= 0 || end > s + len)
-		return 0;
+		return -1;
 	*cc = (int)v;
 	*suffix = end < s + len ? *end : '\0';
-	return 1;
+	return 0;
 }
 
 /* Does one code (cubin or PTX) run on a GPU of compute capability cc (major*10+minor)? */
@@ -247,11 +248,14 @@ code_runs(int ptx, int code, char suffix, int cc)
 	return cc / 10 == code / 10 && cc >= code;      /* cubins run within a major */
 }
 
+/* Whether the kernel library has code for a GPU. */
+enum arch_fit { ARCH_RUNS, ARCH_NO_CODE, ARCH_UNKNOWN };
+
 /*
  * Can the kernel library, compiled with nvcc flags `flags`, run on compute
- * capability cc?  1 yes, 0 no, -1 the flags do not say (e.g. -arch=native).
+ * capability cc?  ARCH_UNKNOWN when the flags do not say (e.g. -arch=native).
  */
-static int
+static enum arch_fit
 arch_runs(const char *flags, int cc)
 {
 	const char *p = flags, *t, *list;
@@ -276,14 +280,14 @@ arch_runs(const char *flags, int cc)
 			char suf;
 			const char *a = strchr(tok, '=') + 1;
 
-			if (!parse_arch(a, strlen(a), &ptx, &code, &suf)) {
+			if (parse_arch(a, strlen(a), &ptx, &code, &suf) != 0) {
 				unknown = 1;
 				continue;
 			}
 			seen = 1;
 			/* -arch=sm_XY embeds the cubin and the PTX of XY */
 			if (code_runs(0, code, suf, cc) || code_runs(1, code, suf, cc))
-				return 1;
+				return ARCH_RUNS;
 			continue;
 		}
 		if (strncmp(tok, "code=", 5) == 0)
@@ -301,18 +305,18 @@ arch_runs(const char *flags, int cc)
 			n = strcspn(list, "[],;\"'");
 			if (n == 0)
 				break;
-			if (parse_arch(list, n, &ptx, &code, &suf)) {
+			if (parse_arch(list, n, &ptx, &code, &suf) == 0) {
 				seen = 1;
 				if (code_runs(ptx, code, suf, cc))
-					return 1;
+					return ARCH_RUNS;
 			} else
 				unknown = 1;
 			list += n;
 		}
 	}
 	if (!seen || unknown)
-		return -1;
-	return 0;
+		return ARCH_UNKNOWN;
+	return ARCH_NO_CODE;
 }
 
 /* ---- the report ---------------------------------------------------------------- */
@@ -392,7 +396,7 @@ report_host(struct hd_buf *out)
 	if (uname(&u) == 0)
 		hd_buf_printf(out, "  kernel: %s %s %s%s\n", u.sysname, u.release, u.machine,
 			      in_vm() ? " (virtual machine: the CPU reports a hypervisor)" : "");
-	if (!proc_field("/proc/cpuinfo", "model name", model, sizeof model))
+	if (proc_field("/proc/cpuinfo", "model name", model, sizeof model) != 0)
 		snprintf(model, sizeof model, "not reported by /proc/cpuinfo");
 	hd_buf_printf(out, "  CPU: %s\n", model);
 	hd_buf_printf(out, "  logical CPUs: %ld online, %d usable by this process\n",
@@ -422,7 +426,7 @@ report_versions(struct hd_buf *out, int *kmod)
 	cudaError_t rc;
 
 	hd_buf_printf(out, "\nNVIDIA driver\n");
-	*kmod = driver_file_version(ver, sizeof ver, &open);
+	*kmod = driver_file_version(ver, sizeof ver, &open) == 0;
 	if (*kmod)
 		hd_buf_printf(out, "  kernel module: %s%s (%s)\n", ver,
 			      open ? ", open" : "", DRIVER_FILE);
@@ -475,7 +479,7 @@ report_versions(struct hd_buf *out, int *kmod)
 	return drv > 0;
 }
 
-/* cudaDeviceGetAttribute, its failure appended to errs. */
+/* cudaDeviceGetAttribute, its failure appended to errs: 0, or -1 with *v 0. */
 static int
 attr(int dev, enum cudaDeviceAttr a, const char *name, int *v, struct hd_buf *errs)
 {
@@ -483,12 +487,12 @@ attr(int dev, enum cudaDeviceAttr a, const char *name, int *v, struct hd_buf *er
 	char call[128], why[512];
 
 	if (rc == cudaSuccess)
-		return 1;
+		return 0;
 	snprintf(call, sizeof call, "cudaDeviceGetAttribute(%s)", name);
 	cuda_why(why, sizeof why, call, rc);
 	hd_buf_printf(errs, "      %s\n", why);
 	*v = 0;
-	return 0;
+	return -1;
 }
 #define ATTR(dev, a, v, errs) attr((dev), (a), #a, (v), (errs))
 
@@ -546,14 +550,13 @@ report_pcie(struct hd_buf *out, const struct pcie *p, int vm)
 }
 
 /*
- * One GPU's section.  Returns 0 if the GPU cannot be queried (the first such
- * failure goes to why1), 1 if it is usable, 2 if it is usable but the kernel
- * library has no code for it; name and cc (major * 10 + minor) are set for 1
- * and 2.
+ * One GPU's section.  Returns 0 when the GPU is usable, with name, cc (major *
+ * 10 + minor) and *kernels_ok (whether the kernel library has code for it)
+ * set; -1 when it cannot be queried (the first such failure goes to why1).
  */
 static int
 report_gpu(struct hd_buf *out, int dev, int vm, char *name, size_t namelen, int *cc,
-	   char *why1, size_t whylen)
+	   int *kernels_ok, char *why1, size_t whylen)
 {
 	struct cudaDeviceProp p;
 	struct hd_buf errs;
@@ -561,7 +564,8 @@ report_gpu(struct hd_buf *out, int dev, int vm, char *name, size_t namelen, int 
 	char busid[32], uuid[64], why[512];
 	cudaError_t rc;
 	size_t freeb = 0, totalb = 0;
-	int v, ok, sms, clk, mclk, bus, l2, runs;
+	int v, ok, sms, clk, mclk, bus, l2;
+	enum arch_fit runs;
 
 	memset(&p, 0, sizeof p);
 	rc = cudaGetDeviceProperties(&p, dev);
@@ -570,7 +574,7 @@ report_gpu(struct hd_buf *out, int dev, int vm, char *name, size_t namelen, int 
 		hd_buf_printf(out, "  GPU %d: not usable: %s\n", dev, why);
 		if (why1[0] == '\0')
 			snprintf(why1, whylen, "%s", why);
-		return 0;
+		return -1;
 	}
 	hd_buf_init(&errs);
 	snprintf(name, namelen, "%s", p.name);
@@ -590,11 +594,11 @@ report_gpu(struct hd_buf *out, int dev, int vm, char *name, size_t namelen, int 
 	pcie_read(busid, &link);
 	hd_buf_printf(out, "    PCI bus id: %s\n", busid);
 
-	ok = ATTR(dev, cudaDevAttrMultiProcessorCount, &sms, &errs);
+	ok = ATTR(dev, cudaDevAttrMultiProcessorCount, &sms, &errs) == 0;
 	hd_buf_printf(out, "    SMs: %s", ok ? "" : "?");
 	if (ok)
 		hd_buf_printf(out, "%d", sms);
-	if (ATTR(dev, cudaDevAttrClockRate, &clk, &errs) && clk > 0)
+	if (ATTR(dev, cudaDevAttrClockRate, &clk, &errs) == 0 && clk > 0)
 		hd_buf_printf(out, ", SM clock up to %d MHz", clk / 1000);
 	hd_buf_printf(out, "\n");
 
@@ -609,20 +613,20 @@ report_gpu(struct hd_buf *out, int dev, int vm, char *name, size_t namelen, int 
 		hd_buf_printf(&errs, "      %s\n", why);
 		cudaGetLastError();
 	}
-	if (ATTR(dev, cudaDevAttrGlobalMemoryBusWidth, &bus, &errs) && bus > 0)
+	if (ATTR(dev, cudaDevAttrGlobalMemoryBusWidth, &bus, &errs) == 0 && bus > 0)
 		hd_buf_printf(out, ", %d-bit bus", bus);
-	if (ATTR(dev, cudaDevAttrMemoryClockRate, &mclk, &errs) && mclk > 0) {
+	if (ATTR(dev, cudaDevAttrMemoryClockRate, &mclk, &errs) == 0 && mclk > 0) {
 		hd_buf_printf(out, ", clock up to %d MHz", mclk / 1000);
 		if (bus > 0)    /* double data rate: two transfers per clock */
 			hd_buf_printf(out, " (peak %.0f GB/s)",
 				      2.0 * mclk * 1e3 * (bus / 8) / 1e9);
 	}
 	hd_buf_printf(out, "\n");
-	if (ATTR(dev, cudaDevAttrL2CacheSize, &l2, &errs))
+	if (ATTR(dev, cudaDevAttrL2CacheSize, &l2, &errs) == 0)
 		hd_buf_printf(out, "    L2 cache: %.1f MiB (size copy buffers well above it)\n",
 			      l2 / (1024.0 * 1024.0));
 
-	ok = ATTR(dev, cudaDevAttrAsyncEngineCount, &v, &errs);
+	ok = ATTR(dev, cudaDevAttrAsyncEngineCount, &v, &errs) == 0;
 	hd_buf_printf(out, "    copy engines (asyncEngineCount): %s", ok ? "" : "?");
 	if (ok)
 		hd_buf_printf(out, "%d%s", v, v >= 2 ? " (H2D and D2H copies can overlap)" :
@@ -648,26 +652,27 @@ report_gpu(struct hd_buf *out, int dev, int vm, char *name, size_t namelen, int 
 
 		hd_buf_printf(out, "    features:");
 		for (i = 0; i < HD_ARRAY_LEN(flags); i++) {
-			ok = attr(dev, flags[i].a, flags[i].name, &v, &errs);
+			ok = attr(dev, flags[i].a, flags[i].name, &v, &errs) == 0;
 			hd_buf_printf(out, "%s %s %s", i == 0 ? "" : ",", flags[i].label,
 				      yes_no(ok, v));
 		}
 		hd_buf_printf(out, "\n");
 	}
-	if (ATTR(dev, cudaDevAttrComputeMode, &v, &errs) && v != cudaComputeModeDefault)
+	if (ATTR(dev, cudaDevAttrComputeMode, &v, &errs) == 0 && v != cudaComputeModeDefault)
 		hd_buf_printf(out, "    compute mode: %s\n",
 			      v >= 0 && v < (int)HD_ARRAY_LEN(compute_modes) && compute_modes[v] ?
 			      compute_modes[v] : "unknown");
 	report_pcie(out, &link, vm);
 	runs = arch_runs(HD_CUDA_ARCH, *cc);
-	if (runs == 0)
+	if (runs == ARCH_NO_CODE)
 		hd_buf_printf(out, "    the kernel library has no code for compute capability "
 			      "%d.%d: reconfigure with CUDA_ARCH including -gencode "
 			      "arch=compute_%d,code=sm_%d\n", p.major, p.minor, *cc, *cc);
 	if (errs.len > 0)
 		hd_buf_printf(out, "    not reported:\n%s", errs.s);
 	hd_buf_free(&errs);
-	return runs != 0 ? 1 : 2;
+	*kernels_ok = runs != ARCH_NO_CODE;
+	return 0;
 }
 
 /* Peer access between every pair of GPUs, and a guess at the link. */
@@ -904,14 +909,14 @@ hd_real_doctor(struct hd_buf *out, struct hd_err *e)
 		hd_buf_printf(out, "  %d GPU%s visible to CUDA\n", n, n == 1 ? "" : "s");
 		for (i = 0; i < n; i++) {
 			char name[256];
-			int cc = 0, r;
+			int cc = 0, ok = 1;
 
-			r = report_gpu(out, i, vm, name, sizeof name, &cc, first, sizeof first);
-			if (r == 0)
+			if (report_gpu(out, i, vm, name, sizeof name, &cc, &ok, first,
+				       sizeof first) != 0)
 				continue;
 			if (usable++ == 0) {
 				snprintf(name0, sizeof name0, "%s", name);
-				kernels_ok = r == 1;
+				kernels_ok = ok;
 			}
 		}
 		if (n > 1)
@@ -1003,7 +1008,7 @@ hd_real_machine(int dev, struct hd_store_machine *m, struct hd_err *e)
 	host[sizeof host - 1] = '\0';
 	snprintf(name, sizeof name, "%s", p.name);
 	uuid_str(&p.uuid, uuid, sizeof uuid);
-	if (!driver_file_version(driver, sizeof driver, NULL)) {
+	if (driver_file_version(driver, sizeof driver, NULL) != 0) {
 		rc = cudaDriverGetVersion(&drv);
 		if (rc == cudaSuccess && drv > 0)
 			cuda_version_str(drv, driver, sizeof driver);
