@@ -3,8 +3,8 @@
  * the profile's figures: units for the log, rounding of fitted figures, and
  * the summary line each figure set leaves ("key  value (base old) how").
  *
- * Used by real/calibrate.c (one GPU) and real/calib_ranks.c (the links and
- * NCCL), so both round and report alike.
+ * Used by every file of the calibration (calib_priv.h), one GPU's and the
+ * links' and NCCL's alike, so all round and report alike.
  */
 #ifndef HD_CALFMT_H
 #define HD_CALFMT_H
