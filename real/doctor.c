@@ -25,10 +25,9 @@
 #include <unistd.h>
 
 #include <cuda_runtime_api.h>
-#ifdef HAVE_NCCL
-#include <nccl.h>
-#endif
 
+#include "real/ncclinfo.h"
+#include "real/pcie.h"
 #include "real/real.h"
 
 extern char **environ;
@@ -50,14 +49,6 @@ static const char *const cuda_env[] = {
 	"CUDA_MPS_PIPE_DIRECTORY",
 };
 
-/* PCIe transfer rates in GT/s and their generation. */
-static const struct {
-	double gts;
-	int gen;
-} pcie_gens[] = {
-	{ 2.5, 1 }, { 5.0, 2 }, { 8.0, 3 }, { 16.0, 4 }, { 32.0, 5 }, { 64.0, 6 },
-};
-
 static const char *const compute_modes[] = {
 	[cudaComputeModeDefault] = "default (shared)",
 	[cudaComputeModeExclusive] = "exclusive thread",
@@ -68,46 +59,26 @@ static const char *const compute_modes[] = {
 /* A GPU's PCIe link and locality as sysfs reports them (0 / "" when not). */
 struct pcie {
 	char bus[32];           /* sysfs form: 0000:1b:00.0 */
-	char speed_cur[64], speed_max[64];
-	int gen_cur, gen_max, width_cur, width_max;
+	struct hd_pcie_link l;
 	int numa;               /* -1: none reported */
 	char cpus[256];         /* local_cpulist */
 };
 
 /* ---- small readers --------------------------------------------------------- */
 
-/* First line of a small file, without its newline: 1, or 0 if unreadable. */
-static int
-read_line(const char *path, char *dst, size_t n)
-{
-	FILE *f;
-	int ok;
-
-	dst[0] = '\0';
-	if ((f = fopen(path, "r")) == NULL)
-		return 0;
-	ok = fgets(dst, (int)n, f) != NULL;
-	fclose(f);
-	if (!ok) {
-		dst[0] = '\0';
-		return 0;
-	}
-	dst[strcspn(dst, "\n")] = '\0';
-	return 1;
-}
-
-/* The value of "key<spaces>: value" in a /proc file such as cpuinfo. */
+/* The value of "key<spaces>: value" in a /proc file such as cpuinfo: 0, or -1
+ * (dst "") when the file has no such line. */
 static int
 proc_field(const char *path, const char *key, char *dst, size_t n)
 {
 	char line[1024];
 	size_t k = strlen(key);
 	FILE *f;
-	int found = 0;
+	int rc = -1;
 
 	dst[0] = '\0';
 	if ((f = fopen(path, "r")) == NULL)
-		return 0;
+		return -1;
 	while (fgets(line, sizeof line, f) != NULL) {
 		char *v;
 
@@ -119,11 +90,11 @@ proc_field(const char *path, const char *key, char *dst, size_t n)
 		v += strspn(v + 1, " \t") + 1;
 		v[strcspn(v, "\n")] = '\0';
 		snprintf(dst, n, "%s", v);
-		found = 1;
+		rc = 0;
 		break;
 	}
 	fclose(f);
-	return found;
+	return rc;
 }
 
 /* A "NNN kB" field of /proc/meminfo in bytes, or 0. */
@@ -132,7 +103,7 @@ meminfo_bytes(const char *key)
 {
 	char v[128];
 
-	if (!proc_field("/proc/meminfo", key, v, sizeof v))
+	if (proc_field("/proc/meminfo", key, v, sizeof v) != 0)
 		return 0;
 	return strtoull(v, NULL, 10) * 1024;
 }
@@ -146,8 +117,8 @@ gib(uint64_t bytes)
 /*
  * The kernel module's version from /proc/driver/nvidia/version ("NVRM
  * version: NVIDIA UNIX x86_64 Kernel Module  580.82.07  Wed Aug ..."): the
- * first word of the first line made of digits and dots.  1 if found; *open
- * says whether it is the open kernel module.
+ * first word of the first line made of digits and dots: 0 if found, else -1;
+ * *open says whether it is the open kernel module.
  */
 static int
 driver_file_version(char *dst, size_t n, int *open)
@@ -157,18 +128,18 @@ driver_file_version(char *dst, size_t n, int *open)
 	dst[0] = '\0';
 	if (open != NULL)
 		*open = 0;
-	if (!read_line(DRIVER_FILE, line, sizeof line))
-		return 0;
+	if (hd_pcie_read_line(NULL, DRIVER_FILE, line, sizeof line) != 0)
+		return -1;
 	if (open != NULL)
 		*open = strstr(line, "Open Kernel Module") != NULL;
 	for (w = strtok_r(line, " \t", &save); w != NULL; w = strtok_r(NULL, " \t", &save)) {
 		if (w[0] >= '0' && w[0] <= '9' && strchr(w, '.') != NULL &&
 		    w[strspn(w, "0123456789.")] == '\0') {
 			snprintf(dst, n, "%s", w);
-			return 1;
+			return 0;
 		}
 	}
-	return 0;
+	return -1;
 }
 
 /* "13.0" from a CUDA version number (1000 * major + 10 * minor). */
@@ -176,39 +147,6 @@ static void
 cuda_version_str(int v, char *dst, size_t n)
 {
 	snprintf(dst, n, "%d.%d", v / 1000, v % 1000 / 10);
-}
-
-#ifdef HAVE_NCCL
-/* "2.28.9" from an NCCL version code (see NCCL_VERSION in nccl.h). */
-static void
-nccl_version_str(int code, char *dst, size_t n)
-{
-	if (code >= 10000)
-		snprintf(dst, n, "%d.%d.%d", code / 10000, code % 10000 / 100, code % 100);
-	else
-		snprintf(dst, n, "%d.%d.%d", code / 1000, code % 1000 / 100, code % 100);
-}
-#endif
-
-/* The NCCL library's version into dst: 1, or 0 with why in dst. */
-static int
-nccl_version(char *dst, size_t n)
-{
-#ifdef HAVE_NCCL
-	ncclResult_t r;
-	int code = 0;
-
-	r = ncclGetVersion(&code);
-	if (r != ncclSuccess) {
-		snprintf(dst, n, "ncclGetVersion failed: %s", ncclGetErrorString(r));
-		return 0;
-	}
-	nccl_version_str(code, dst, n);
-	return 1;
-#else
-	snprintf(dst, n, "not in this build (configured without NCCL)");
-	return 0;
-#endif
 }
 
 /* "call failed: message (cudaErrorName)" */
@@ -230,22 +168,6 @@ uuid_str(const cudaUUID_t *u, char *dst, size_t n)
 		 b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 }
 
-/* The generation of a sysfs link speed such as "32.0 GT/s PCIe", or 0. */
-static int
-pcie_gen(const char *speed)
-{
-	char *end;
-	double gts = strtod(speed, &end);
-	size_t i;
-
-	if (end == speed)
-		return 0;
-	for (i = 0; i < HD_ARRAY_LEN(pcie_gens); i++)
-		if (gts > pcie_gens[i].gts - 0.1 && gts < pcie_gens[i].gts + 0.1)
-			return pcie_gens[i].gen;
-	return 0;
-}
-
 /*
  * A GPU's PCI address and link from sysfs.  `busid` is the runtime's form
  * ("0000:1B:00.0"); sysfs names devices in lower case.
@@ -254,26 +176,18 @@ static void
 pcie_read(const char *busid, struct pcie *p)
 {
 	unsigned dom, bus, slot, fn;
-	char path[160], v[64];
+	char dir[96], v[64];
 
 	memset(p, 0, sizeof *p);
 	p->numa = -1;
 	if (sscanf(busid, "%x:%x:%x.%x", &dom, &bus, &slot, &fn) != 4)
 		return;
 	snprintf(p->bus, sizeof p->bus, "%04x:%02x:%02x.%x", dom, bus, slot, fn);
-#define SYSFS(file) (snprintf(path, sizeof path, "/sys/bus/pci/devices/%s/" file, p->bus), path)
-	if (read_line(SYSFS("current_link_speed"), p->speed_cur, sizeof p->speed_cur))
-		p->gen_cur = pcie_gen(p->speed_cur);
-	if (read_line(SYSFS("max_link_speed"), p->speed_max, sizeof p->speed_max))
-		p->gen_max = pcie_gen(p->speed_max);
-	if (read_line(SYSFS("current_link_width"), v, sizeof v))
-		p->width_cur = atoi(v);
-	if (read_line(SYSFS("max_link_width"), v, sizeof v))
-		p->width_max = atoi(v);
-	if (read_line(SYSFS("numa_node"), v, sizeof v))
+	snprintf(dir, sizeof dir, "/sys/bus/pci/devices/%s", p->bus);
+	hd_pcie_link_read(dir, &p->l);
+	if (hd_pcie_read_line(dir, "numa_node", v, sizeof v) == 0)
 		p->numa = atoi(v);
-	read_line(SYSFS("local_cpulist"), p->cpus, sizeof p->cpus);
-#undef SYSFS
+	hd_pcie_read_line(dir, "local_cpulist", p->cpus, sizeof p->cpus);
 }
 
 /* Does /proc/cpuinfo carry the "hypervisor" flag (running in a VM)? */
@@ -282,7 +196,7 @@ in_vm(void)
 {
 	char flags[4096];
 
-	if (!proc_field("/proc/cpuinfo", "flags", flags, sizeof flags))
+	if (proc_field("/proc/cpuinfo", "flags", flags, sizeof flags) != 0)
 		return 0;
 	return strstr(flags, " hypervisor") != NULL || strncmp(flags, "hypervisor", 10) == 0;
 }
@@ -299,7 +213,7 @@ cpus_allowed(void)
 
 /* ---- kernel images ------------------------------------------------------------ */
 
-/* Parse "sm_90", "compute_80a" ...: 1 with the arch, or 0. */
+/* Parse "sm_90", "compute_80a" ...: 0 with the arch, or -1. */
 static int
 parse_arch(const char *s, size_t len, int *ptx, int *cc, char *suffix)
 {
@@ -314,13 +228,13 @@ parse_arch(const char *s, size_t len, int *ptx, int *cc, char *suffix)
 		*ptx = 1;
 		d = s + 8;
 	} else
-		return 0;
+		return -1;
 	v = strtol(d, &end, 10);
 	if (end == d || v <= 0 || end > s + len)
-		return 0;
+		return -1;
 	*cc = (int)v;
 	*suffix = end < s + len ? *end : '\0';
-	return 1;
+	return 0;
 }
 
 /* Does one code (cubin or PTX) run on a GPU of compute capability cc (major*10+minor)? */
@@ -334,11 +248,14 @@ code_runs(int ptx, int code, char suffix, int cc)
 	return cc / 10 == code / 10 && cc >= code;      /* cubins run within a major */
 }
 
+/* Whether the kernel library has code for a GPU. */
+enum arch_fit { ARCH_RUNS, ARCH_NO_CODE, ARCH_UNKNOWN };
+
 /*
  * Can the kernel library, compiled with nvcc flags `flags`, run on compute
- * capability cc?  1 yes, 0 no, -1 the flags do not say (e.g. -arch=native).
+ * capability cc?  ARCH_UNKNOWN when the flags do not say (e.g. -arch=native).
  */
-static int
+static enum arch_fit
 arch_runs(const char *flags, int cc)
 {
 	const char *p = flags, *t, *list;
@@ -363,14 +280,14 @@ arch_runs(const char *flags, int cc)
 			char suf;
 			const char *a = strchr(tok, '=') + 1;
 
-			if (!parse_arch(a, strlen(a), &ptx, &code, &suf)) {
+			if (parse_arch(a, strlen(a), &ptx, &code, &suf) != 0) {
 				unknown = 1;
 				continue;
 			}
 			seen = 1;
 			/* -arch=sm_XY embeds the cubin and the PTX of XY */
 			if (code_runs(0, code, suf, cc) || code_runs(1, code, suf, cc))
-				return 1;
+				return ARCH_RUNS;
 			continue;
 		}
 		if (strncmp(tok, "code=", 5) == 0)
@@ -388,18 +305,18 @@ arch_runs(const char *flags, int cc)
 			n = strcspn(list, "[],;\"'");
 			if (n == 0)
 				break;
-			if (parse_arch(list, n, &ptx, &code, &suf)) {
+			if (parse_arch(list, n, &ptx, &code, &suf) == 0) {
 				seen = 1;
 				if (code_runs(ptx, code, suf, cc))
-					return 1;
+					return ARCH_RUNS;
 			} else
 				unknown = 1;
 			list += n;
 		}
 	}
 	if (!seen || unknown)
-		return -1;
-	return 0;
+		return ARCH_UNKNOWN;
+	return ARCH_NO_CODE;
 }
 
 /* ---- the report ---------------------------------------------------------------- */
@@ -410,11 +327,7 @@ report_build(struct hd_buf *out)
 	hd_buf_printf(out, "hdsim build\n");
 	hd_buf_printf(out, "  %s\n", hd_real_build_info());
 	hd_buf_printf(out, "  configured with: CUDA yes, NCCL %s, MPI %s\n",
-#ifdef HAVE_NCCL
-		      "yes",
-#else
-		      "no",
-#endif
+		      hd_ncclinfo.configured,
 #ifdef HAVE_MPI
 		      "yes"
 #else
@@ -460,7 +373,7 @@ report_numa(struct hd_buf *out)
 		char path[96], cpus[256];
 
 		snprintf(path, sizeof path, "/sys/devices/system/node/node%d/cpulist", ids[i]);
-		if (!read_line(path, cpus, sizeof cpus) || cpus[0] == '\0')
+		if (hd_pcie_read_line(NULL, path, cpus, sizeof cpus) != 0 || cpus[0] == '\0')
 			snprintf(cpus, sizeof cpus, "none");
 		hd_buf_printf(out, "%snode%d: CPUs %s", i == 0 ? " (" : ", ", ids[i], cpus);
 	}
@@ -483,7 +396,7 @@ report_host(struct hd_buf *out)
 	if (uname(&u) == 0)
 		hd_buf_printf(out, "  kernel: %s %s %s%s\n", u.sysname, u.release, u.machine,
 			      in_vm() ? " (virtual machine: the CPU reports a hypervisor)" : "");
-	if (!proc_field("/proc/cpuinfo", "model name", model, sizeof model))
+	if (proc_field("/proc/cpuinfo", "model name", model, sizeof model) != 0)
 		snprintf(model, sizeof model, "not reported by /proc/cpuinfo");
 	hd_buf_printf(out, "  CPU: %s\n", model);
 	hd_buf_printf(out, "  logical CPUs: %ld online, %d usable by this process\n",
@@ -493,7 +406,7 @@ report_host(struct hd_buf *out)
 			      gib(total), gib(avail));
 	else
 		hd_buf_printf(out, "  memory: not reported (/proc/meminfo unreadable)\n");
-	if (read_line("/sys/fs/cgroup/memory.max", limit, sizeof limit) &&
+	if (hd_pcie_read_line(NULL, "/sys/fs/cgroup/memory.max", limit, sizeof limit) == 0 &&
 	    strcmp(limit, "max") != 0)
 		hd_buf_printf(out, "  memory limit of this cgroup: %.1f GiB (pinned buffers "
 			      "count against it)\n", gib(strtoull(limit, NULL, 10)));
@@ -513,7 +426,7 @@ report_versions(struct hd_buf *out, int *kmod)
 	cudaError_t rc;
 
 	hd_buf_printf(out, "\nNVIDIA driver\n");
-	*kmod = driver_file_version(ver, sizeof ver, &open);
+	*kmod = driver_file_version(ver, sizeof ver, &open) == 0;
 	if (*kmod)
 		hd_buf_printf(out, "  kernel module: %s%s (%s)\n", ver,
 			      open ? ", open" : "", DRIVER_FILE);
@@ -559,14 +472,14 @@ report_versions(struct hd_buf *out, int *kmod)
 	}
 
 	hd_buf_printf(out, "\nNCCL\n");
-	if (nccl_version(ver, sizeof ver))
+	if (hd_ncclinfo.version(ver, sizeof ver) == 0)
 		hd_buf_printf(out, "  version %s (ncclGetVersion)\n", ver);
 	else
 		hd_buf_printf(out, "  %s\n", ver);
 	return drv > 0;
 }
 
-/* cudaDeviceGetAttribute, its failure appended to errs. */
+/* cudaDeviceGetAttribute, its failure appended to errs: 0, or -1 with *v 0. */
 static int
 attr(int dev, enum cudaDeviceAttr a, const char *name, int *v, struct hd_buf *errs)
 {
@@ -574,12 +487,12 @@ attr(int dev, enum cudaDeviceAttr a, const char *name, int *v, struct hd_buf *er
 	char call[128], why[512];
 
 	if (rc == cudaSuccess)
-		return 1;
+		return 0;
 	snprintf(call, sizeof call, "cudaDeviceGetAttribute(%s)", name);
 	cuda_why(why, sizeof why, call, rc);
 	hd_buf_printf(errs, "      %s\n", why);
 	*v = 0;
-	return 0;
+	return -1;
 }
 #define ATTR(dev, a, v, errs) attr((dev), (a), #a, (v), (errs))
 
@@ -594,33 +507,33 @@ report_pcie(struct hd_buf *out, const struct pcie *p, int vm)
 {
 	if (p->bus[0] == '\0')
 		return;
-	if (p->speed_cur[0] == '\0' && p->width_cur == 0) {
+	if (p->l.speed_cur[0] == '\0' && p->l.lanes_cur == 0) {
 		hd_buf_printf(out, "    PCIe link: not reported (/sys/bus/pci/devices/%s)\n",
 			      p->bus);
 	} else {
 		hd_buf_printf(out, "    PCIe link now: ");
-		if (p->gen_cur > 0)
-			hd_buf_printf(out, "Gen%d", p->gen_cur);
+		if (p->l.gen_cur > 0)
+			hd_buf_printf(out, "Gen%d", p->l.gen_cur);
 		else
-			hd_buf_printf(out, "%s", p->speed_cur[0] ? p->speed_cur : "speed ?");
-		hd_buf_printf(out, " x%d, maximum: ", p->width_cur);
-		if (p->gen_max > 0)
-			hd_buf_printf(out, "Gen%d", p->gen_max);
+			hd_buf_printf(out, "%s", p->l.speed_cur[0] ? p->l.speed_cur : "speed ?");
+		hd_buf_printf(out, " x%d, maximum: ", p->l.lanes_cur);
+		if (p->l.gen_max > 0)
+			hd_buf_printf(out, "Gen%d", p->l.gen_max);
 		else
-			hd_buf_printf(out, "%s", p->speed_max[0] ? p->speed_max : "speed ?");
-		hd_buf_printf(out, " x%d (sysfs: %s, %s)\n", p->width_max,
-			      p->speed_cur[0] ? p->speed_cur : "?",
-			      p->speed_max[0] ? p->speed_max : "?");
-		if (p->gen_cur > 0 && p->gen_max > 0 && p->gen_cur < p->gen_max)
+			hd_buf_printf(out, "%s", p->l.speed_max[0] ? p->l.speed_max : "speed ?");
+		hd_buf_printf(out, " x%d (sysfs: %s, %s)\n", p->l.lanes_max,
+			      p->l.speed_cur[0] ? p->l.speed_cur : "?",
+			      p->l.speed_max[0] ? p->l.speed_max : "?");
+		if (p->l.gen_cur > 0 && p->l.gen_max > 0 && p->l.gen_cur < p->l.gen_max)
 			hd_buf_printf(out, "    the link runs below its maximum speed now: "
 				      "idle GPUs lower their PCIe speed to save power and raise it "
 				      "under load, so read it again during a copy; if it stays "
 				      "low, the slot or riser limits it\n");
-		if (p->width_cur > 0 && p->width_max > 0 && p->width_cur < p->width_max)
+		if (p->l.lanes_cur > 0 && p->l.lanes_max > 0 && p->l.lanes_cur < p->l.lanes_max)
 			hd_buf_printf(out, "    the link trained to x%d of x%d lanes: copies "
 				      "to and from the host are slower (check the slot and "
 				      "riser)\n",
-				      p->width_cur, p->width_max);
+				      p->l.lanes_cur, p->l.lanes_max);
 		if (vm)
 			hd_buf_printf(out, "    in a virtual machine the link shown may be the "
 				      "virtual one, not the physical slot\n");
@@ -637,14 +550,13 @@ report_pcie(struct hd_buf *out, const struct pcie *p, int vm)
 }
 
 /*
- * One GPU's section.  Returns 0 if the GPU cannot be queried (the first such
- * failure goes to why1), 1 if it is usable, 2 if it is usable but the kernel
- * library has no code for it; name and cc (major * 10 + minor) are set for 1
- * and 2.
+ * One GPU's section.  Returns 0 when the GPU is usable, with name, cc (major *
+ * 10 + minor) and *kernels_ok (whether the kernel library has code for it)
+ * set; -1 when it cannot be queried (the first such failure goes to why1).
  */
 static int
 report_gpu(struct hd_buf *out, int dev, int vm, char *name, size_t namelen, int *cc,
-	   char *why1, size_t whylen)
+	   int *kernels_ok, char *why1, size_t whylen)
 {
 	struct cudaDeviceProp p;
 	struct hd_buf errs;
@@ -652,7 +564,8 @@ report_gpu(struct hd_buf *out, int dev, int vm, char *name, size_t namelen, int 
 	char busid[32], uuid[64], why[512];
 	cudaError_t rc;
 	size_t freeb = 0, totalb = 0;
-	int v, ok, sms, clk, mclk, bus, l2, runs;
+	int v, ok, sms, clk, mclk, bus, l2;
+	enum arch_fit runs;
 
 	memset(&p, 0, sizeof p);
 	rc = cudaGetDeviceProperties(&p, dev);
@@ -661,7 +574,7 @@ report_gpu(struct hd_buf *out, int dev, int vm, char *name, size_t namelen, int 
 		hd_buf_printf(out, "  GPU %d: not usable: %s\n", dev, why);
 		if (why1[0] == '\0')
 			snprintf(why1, whylen, "%s", why);
-		return 0;
+		return -1;
 	}
 	hd_buf_init(&errs);
 	snprintf(name, namelen, "%s", p.name);
@@ -681,11 +594,11 @@ report_gpu(struct hd_buf *out, int dev, int vm, char *name, size_t namelen, int 
 	pcie_read(busid, &link);
 	hd_buf_printf(out, "    PCI bus id: %s\n", busid);
 
-	ok = ATTR(dev, cudaDevAttrMultiProcessorCount, &sms, &errs);
+	ok = ATTR(dev, cudaDevAttrMultiProcessorCount, &sms, &errs) == 0;
 	hd_buf_printf(out, "    SMs: %s", ok ? "" : "?");
 	if (ok)
 		hd_buf_printf(out, "%d", sms);
-	if (ATTR(dev, cudaDevAttrClockRate, &clk, &errs) && clk > 0)
+	if (ATTR(dev, cudaDevAttrClockRate, &clk, &errs) == 0 && clk > 0)
 		hd_buf_printf(out, ", SM clock up to %d MHz", clk / 1000);
 	hd_buf_printf(out, "\n");
 
@@ -700,20 +613,20 @@ report_gpu(struct hd_buf *out, int dev, int vm, char *name, size_t namelen, int 
 		hd_buf_printf(&errs, "      %s\n", why);
 		cudaGetLastError();
 	}
-	if (ATTR(dev, cudaDevAttrGlobalMemoryBusWidth, &bus, &errs) && bus > 0)
+	if (ATTR(dev, cudaDevAttrGlobalMemoryBusWidth, &bus, &errs) == 0 && bus > 0)
 		hd_buf_printf(out, ", %d-bit bus", bus);
-	if (ATTR(dev, cudaDevAttrMemoryClockRate, &mclk, &errs) && mclk > 0) {
+	if (ATTR(dev, cudaDevAttrMemoryClockRate, &mclk, &errs) == 0 && mclk > 0) {
 		hd_buf_printf(out, ", clock up to %d MHz", mclk / 1000);
 		if (bus > 0)    /* double data rate: two transfers per clock */
 			hd_buf_printf(out, " (peak %.0f GB/s)",
 				      2.0 * mclk * 1e3 * (bus / 8) / 1e9);
 	}
 	hd_buf_printf(out, "\n");
-	if (ATTR(dev, cudaDevAttrL2CacheSize, &l2, &errs))
+	if (ATTR(dev, cudaDevAttrL2CacheSize, &l2, &errs) == 0)
 		hd_buf_printf(out, "    L2 cache: %.1f MiB (size copy buffers well above it)\n",
 			      l2 / (1024.0 * 1024.0));
 
-	ok = ATTR(dev, cudaDevAttrAsyncEngineCount, &v, &errs);
+	ok = ATTR(dev, cudaDevAttrAsyncEngineCount, &v, &errs) == 0;
 	hd_buf_printf(out, "    copy engines (asyncEngineCount): %s", ok ? "" : "?");
 	if (ok)
 		hd_buf_printf(out, "%d%s", v, v >= 2 ? " (H2D and D2H copies can overlap)" :
@@ -739,26 +652,27 @@ report_gpu(struct hd_buf *out, int dev, int vm, char *name, size_t namelen, int 
 
 		hd_buf_printf(out, "    features:");
 		for (i = 0; i < HD_ARRAY_LEN(flags); i++) {
-			ok = attr(dev, flags[i].a, flags[i].name, &v, &errs);
+			ok = attr(dev, flags[i].a, flags[i].name, &v, &errs) == 0;
 			hd_buf_printf(out, "%s %s %s", i == 0 ? "" : ",", flags[i].label,
 				      yes_no(ok, v));
 		}
 		hd_buf_printf(out, "\n");
 	}
-	if (ATTR(dev, cudaDevAttrComputeMode, &v, &errs) && v != cudaComputeModeDefault)
+	if (ATTR(dev, cudaDevAttrComputeMode, &v, &errs) == 0 && v != cudaComputeModeDefault)
 		hd_buf_printf(out, "    compute mode: %s\n",
 			      v >= 0 && v < (int)HD_ARRAY_LEN(compute_modes) && compute_modes[v] ?
 			      compute_modes[v] : "unknown");
 	report_pcie(out, &link, vm);
 	runs = arch_runs(HD_CUDA_ARCH, *cc);
-	if (runs == 0)
+	if (runs == ARCH_NO_CODE)
 		hd_buf_printf(out, "    the kernel library has no code for compute capability "
 			      "%d.%d: reconfigure with CUDA_ARCH including -gencode "
 			      "arch=compute_%d,code=sm_%d\n", p.major, p.minor, *cc, *cc);
 	if (errs.len > 0)
 		hd_buf_printf(out, "    not reported:\n%s", errs.s);
 	hd_buf_free(&errs);
-	return runs != 0 ? 1 : 2;
+	*kernels_ok = runs != ARCH_NO_CODE;
+	return 0;
 }
 
 /* Peer access between every pair of GPUs, and a guess at the link. */
@@ -939,12 +853,7 @@ report_can(struct hd_buf *out, int ngpu, const char *name0, int blocking, int ke
 		if (ngpu > 1)
 			hd_buf_printf(out, "       and the peer copies between the %d GPUs%s, "
 				      "for the topology and NVLink figures\n", ngpu,
-#ifdef HAVE_NCCL
-				      " and NCCL collectives over all of them"
-#else
-				      " (no NCCL collectives: this build has no NCCL)"
-#endif
-				      );
+				      hd_ncclinfo.with_peer_copies);
 		if (ngpu > 1)
 			hd_buf_printf(out, "       (CUDA_VISIBLE_DEVICES picks another GPU as "
 				      "GPU 0; CUDA numbers GPUs fastest first unless "
@@ -954,18 +863,7 @@ report_can(struct hd_buf *out, int ngpu, const char *name0, int blocking, int ke
 		hd_buf_printf(out, "  no   hdsim calibrate: it measures a GPU, and there is "
 			      "none\n");
 	}
-#ifdef HAVE_NCCL
-	if (ngpu >= 2)
-		hd_buf_printf(out, "  yes  rank lessons with up to %d ranks, one GPU each, "
-			      "through NCCL\n", ngpu);
-	else
-		hd_buf_printf(out, "  no   rank lessons on GPUs: they need one GPU per rank "
-			      "and this machine has %d usable GPU%s\n", ngpu, ngpu == 1 ? "" : "s");
-#else
-	hd_buf_printf(out, "  no   rank lessons on GPUs: this build has no NCCL "
-		      "(install NCCL and reconfigure)%s\n",
-		      ngpu < 2 ? ", and they need at least 2 GPUs" : "");
-#endif
+	hd_ncclinfo.report_ranks(out, ngpu);
 }
 
 int
@@ -1011,14 +909,14 @@ hd_real_doctor(struct hd_buf *out, struct hd_err *e)
 		hd_buf_printf(out, "  %d GPU%s visible to CUDA\n", n, n == 1 ? "" : "s");
 		for (i = 0; i < n; i++) {
 			char name[256];
-			int cc = 0, r;
+			int cc = 0, ok = 1;
 
-			r = report_gpu(out, i, vm, name, sizeof name, &cc, first, sizeof first);
-			if (r == 0)
+			if (report_gpu(out, i, vm, name, sizeof name, &cc, &ok, first,
+				       sizeof first) != 0)
 				continue;
 			if (usable++ == 0) {
 				snprintf(name0, sizeof name0, "%s", name);
-				kernels_ok = r == 1;
+				kernels_ok = ok;
 			}
 		}
 		if (n > 1)
@@ -1110,7 +1008,7 @@ hd_real_machine(int dev, struct hd_store_machine *m, struct hd_err *e)
 	host[sizeof host - 1] = '\0';
 	snprintf(name, sizeof name, "%s", p.name);
 	uuid_str(&p.uuid, uuid, sizeof uuid);
-	if (!driver_file_version(driver, sizeof driver, NULL)) {
+	if (driver_file_version(driver, sizeof driver, NULL) != 0) {
 		rc = cudaDriverGetVersion(&drv);
 		if (rc == cudaSuccess && drv > 0)
 			cuda_version_str(drv, driver, sizeof driver);
@@ -1120,7 +1018,7 @@ hd_real_machine(int dev, struct hd_store_machine *m, struct hd_err *e)
 	runtime[0] = '\0';
 	if (cudaRuntimeGetVersion(&rt) == cudaSuccess)
 		cuda_version_str(rt, runtime, sizeof runtime);
-	m->nccl = nccl_version(nccl, sizeof nccl) ? nccl : NULL;
+	m->nccl = hd_ncclinfo.version(nccl, sizeof nccl) == 0 ? nccl : NULL;
 	m->hostname = host[0] ? host : NULL;
 	m->gpu_name = name;
 	m->gpu_uuid = uuid;
@@ -1141,10 +1039,10 @@ hd_real_machine(int dev, struct hd_store_machine *m, struct hd_err *e)
 			cudaGetLastError();
 	}
 	hd_buf_printf(&facts, ",\"pcie\":{");
-	json_int(&facts, "gen", link.gen_cur, 0);
-	json_int(&facts, "width", link.width_cur, 1);
-	json_int(&facts, "gen_max", link.gen_max, 1);
-	json_int(&facts, "width_max", link.width_max, 1);
+	json_int(&facts, "gen", link.l.gen_cur, 0);
+	json_int(&facts, "width", link.l.lanes_cur, 1);
+	json_int(&facts, "gen_max", link.l.gen_max, 1);
+	json_int(&facts, "width_max", link.l.lanes_max, 1);
 	hd_buf_printf(&facts, "}");
 	if (link.numa >= 0)
 		hd_buf_printf(&facts, ",\"numa_node\":%d", link.numa);

@@ -295,7 +295,7 @@ release(struct coord *c)
 	return rc;
 }
 
-/* Handle one message from rank r.  1 progress, 0 done with it, -1 failure (e set). */
+/* Handle one message from rank r: 0, or -1 on a failure (e set). */
 static int
 handle(struct coord *c, int r, int64_t tmo)
 {
@@ -349,7 +349,7 @@ handle(struct coord *c, int r, int64_t tmo)
 		return -1;
 	}
 	free(p);
-	return 1;
+	return 0;
 }
 
 /* No rank spoke for the timeout: say which ones the others wait for. */
@@ -406,7 +406,7 @@ serve(struct coord *c, volatile int *stop)
 		for (r = 0; k > 0 && r < c->n; r++) {
 			if (pf[r].revents == 0)
 				continue;
-			if (handle(c, r, tmo) < 0)
+			if (handle(c, r, tmo) != 0)
 				goto out;
 			last = hd_wire_now_ns();
 		}

@@ -81,11 +81,11 @@ hd_cal_set_int(struct hd_buf *sum, const char *key, int *f, int v, const char *h
 }
 
 int
-hd_cal_stopped(volatile int *stop, struct hd_err *e)
+hd_cal_check_stop(volatile int *stop, struct hd_err *e)
 {
 	if (stop != NULL && *stop) {
 		hd_err_set(e, HD_EXIT_FAIL, "", "calibration interrupted");
-		return 1;
+		return -1;
 	}
 	return 0;
 }

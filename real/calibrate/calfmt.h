@@ -3,8 +3,8 @@
  * the profile's figures: units for the log, rounding of fitted figures, and
  * the summary line each figure set leaves ("key  value (base old) how").
  *
- * Used by real/calibrate.c (one GPU) and real/calib_ranks.c (the links and
- * NCCL), so both round and report alike.
+ * Used by every file of the calibration (calib_priv.h), one GPU's and the
+ * links' and NCCL's alike, so all round and report alike.
  */
 #ifndef HD_CALFMT_H
 #define HD_CALFMT_H
@@ -36,8 +36,8 @@ void hd_cal_set_time(struct hd_buf *sum, const char *key, hd_time *f, double s,
 		     const char *how);
 void hd_cal_set_int(struct hd_buf *sum, const char *key, int *f, int v, const char *how);
 
-/* Has the user asked to stop (*stop set, stop may be NULL)?  1 with e saying
+/* Has the user asked to stop (*stop set, stop may be NULL)?  -1 with e saying
  * "calibration interrupted", else 0: checked between measurements. */
-int hd_cal_stopped(volatile int *stop, struct hd_err *e);
+int hd_cal_check_stop(volatile int *stop, struct hd_err *e);
 
 #endif

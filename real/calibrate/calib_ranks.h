@@ -2,7 +2,8 @@
  * calib_ranks.h - the multi-GPU part of `hdsim calibrate` (calib_ranks.c):
  * peer copies between every pair of GPUs and NCCL collectives over all of
  * them, fitted into the profile's topology, NVLink and collective keys.
- * Builds with CUDA only; calibrate.c runs it after the single-GPU stages.
+ * Builds with CUDA only; calibrate.c runs it after the single-GPU stages, and
+ * calib_peer.c, calib_hostdma.c and calib_nccl.c (or its stub) measure for it.
  */
 #ifndef HD_CALIB_RANKS_H
 #define HD_CALIB_RANKS_H
@@ -29,11 +30,13 @@ struct hd_calib_ranks {
  * _bidir: the node's totals), and, in builds with NCCL, all-reduce,
  * all-gather, broadcast and send/recv over all GPUs; classify the node and
  * fit topo.kind, topo.gpus_per_node, nvlink.links, nvlink.rate,
- * nvlink.latency, topo.p2p_pcie and coll.base into *p.  With one GPU it logs why and changes nothing.  The current
- * device is set back as it was.  Returns 1 when it set figures, 0 when it
- * had nothing to measure, -1 with e set on a failed call, a hung NCCL
- * collective or an interruption (every resource released).
+ * nvlink.latency, topo.p2p_pcie and coll.base into *p.  With one GPU it
+ * logs why and changes nothing.  The current device is set back as it was.
+ * Returns 0 with *set 1 when it set figures, 0 when it had nothing to
+ * measure; -1 with e set on a failed call, a hung NCCL collective or an
+ * interruption (every resource released).
  */
-int hd_calib_ranks(const struct hd_calib_ranks *r, struct hd_profile *p, struct hd_err *e);
+int hd_calib_ranks(const struct hd_calib_ranks *r, struct hd_profile *p, int *set,
+		   struct hd_err *e);
 
 #endif

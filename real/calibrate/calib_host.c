@@ -1,0 +1,654 @@
+/*
+ * calib_host.c - what the host does, for `hdsim calibrate` (calib_priv.h):
+ * the API calls' own costs, pageable copies fitted through the model's
+ * staging pipeline, pinning and allocation, and managed memory faulted in.
+ * These figures move between processes on one machine, so `hdsim --real`
+ * measures them again in its own (hd_calibrate_opts.host_only).  Host clock
+ * (CLOCK_MONOTONIC) around the calls, on buffers touched beforehand.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/kernels.h"
+#include "real/calibrate/calib_priv.h"
+
+/* ---- host API costs ---------------------------------------------------------------- */
+
+enum api_kind { API_LAUNCH, API_MEMCPY, API_EVENT, API_WAIT, API_SYNC, API__COUNT };
+
+static const struct {
+	const char *name, *key, *how;
+} api_names[API__COUNT] = {
+	[API_LAUNCH] = { "kernel launch (hd_kernel_spin 0 ns, 1 block)", "api.launch",
+			 "median host time of a kernel launch" },
+	[API_MEMCPY] = { "cudaMemcpyAsync 4 B pinned -> device", "api.memcpy",
+			 "median host time of a 4 B pinned cudaMemcpyAsync" },
+	[API_EVENT] = { "cudaEventRecord", "api.event", "median host time of cudaEventRecord" },
+	[API_WAIT] = { "cudaStreamWaitEvent (event still pending)", "api.wait",
+		       "median host time of cudaStreamWaitEvent" },
+	[API_SYNC] = { "cudaStreamSynchronize (idle stream)", "api.sync",
+		       "median host time of a sync with nothing to wait for" },
+};
+
+static int
+api_call(struct cal *c, enum api_kind k)
+{
+	switch (k) {
+	case API_LAUNCH:
+		return KCK(c, hd_kernel_spin((hd_cuda_stream)c->s, 0, 1));
+	case API_MEMCPY:
+		return CK(c, cudaMemcpyAsync(c->dbuf, c->hpin, 4, cudaMemcpyHostToDevice, c->s));
+	case API_EVENT:
+		return CK(c, cudaEventRecord(c->ev[2], c->s));
+	case API_WAIT:
+		return CK(c, cudaStreamWaitEvent(c->s, c->ev[3], 0));
+	case API_SYNC:
+	default:
+		return CK(c, cudaStreamSynchronize(c->s));
+	}
+}
+
+/* Median host time of one call of kind k: batches of 32, the first a warm-up. */
+static int
+api_cost(struct cal *c, enum api_kind k, double *median)
+{
+	const int per = 32, batches = c->quick ? 4 : 10;
+	double v[32 * 10];
+	struct hd_stats st;
+	char what[32];
+	int b, j, nv = 0;
+
+	for (b = -1; b < batches; b++) {
+		if (calp_stopped(c))
+			return -1;
+		if (k == API_WAIT) {
+			/* something pending to wait for, on the other stream */
+			if (KCK(c, hd_kernel_spin((hd_cuda_stream)c->s2, 2000000, 1)) ||
+			    CK(c, cudaEventRecord(c->ev[3], c->s2)))
+				return -1;
+		}
+		for (j = 0; j < per; j++) {
+			double t0 = calp_now(), t1;
+
+			if (api_call(c, k))
+				return -1;
+			t1 = calp_now();
+			if (b >= 0)
+				v[nv++] = t1 - t0;
+		}
+		if (CK(c, cudaStreamSynchronize(c->s)) || CK(c, cudaStreamSynchronize(c->s2)))
+			return -1;
+	}
+	if (hd_fit_stats(v, (size_t)nv, &st, c->e) != 0)
+		return -1;
+	snprintf(what, sizeof what, "1 call");
+	calp_log_row(c, what, nv, 1, &st, "");
+	hd_buf_printf(c->log, "    = %s\n", api_names[k].name);
+	*median = st.median;
+	return 0;
+}
+
+int
+calp_stage_api(struct cal *c)
+{
+	double v[API__COUNT];
+	int k;
+
+	calp_log_head(c, "Host API costs", "CLOCK_MONOTONIC around each call, batches of 32 "
+		 "after a warm-up batch, median over the calls");
+	for (k = 0; k < API__COUNT; k++) {
+		calp_progress(c, k, API__COUNT, "API cost: %s", api_names[k].key);
+		if (api_cost(c, (enum api_kind)k, &v[k]) != 0)
+			return -1;
+	}
+	hd_cal_set_time(&c->sum, "api.launch", &c->p->api_launch, v[API_LAUNCH], api_names[API_LAUNCH].how);
+	hd_cal_set_time(&c->sum, "api.memcpy", &c->p->api_memcpy, v[API_MEMCPY], api_names[API_MEMCPY].how);
+	hd_cal_set_time(&c->sum, "api.event", &c->p->api_event, v[API_EVENT], api_names[API_EVENT].how);
+	hd_cal_set_time(&c->sum, "api.wait", &c->p->api_wait, v[API_WAIT], api_names[API_WAIT].how);
+	hd_cal_set_time(&c->sum, "api.sync", &c->p->api_sync, v[API_SYNC], api_names[API_SYNC].how);
+	c->api_memcpy = v[API_MEMCPY];
+	c->api_sync = v[API_SYNC];
+	return 0;
+}
+
+/* ---- pageable copies ------------------------------------------------------------------- */
+
+struct page_op {
+	uint64_t n;
+	int d2h;
+	double call;            /* out: the copy call alone */
+};
+
+/* cudaMemcpyAsync to or from pageable memory, then a sync: host clock. */
+static int
+sample_pageable(struct cal *c, const void *arg, double *sec)
+{
+	struct page_op *op = (struct page_op *)arg;
+	double t0, t1, t2;
+	int failed;
+
+	if (CK(c, cudaStreamSynchronize(c->s)))
+		return -1;
+	t0 = calp_now();
+	if (op->d2h)
+		failed = CK(c, cudaMemcpyAsync(c->hpage, c->dbuf, op->n, cudaMemcpyDeviceToHost,
+					     c->s));
+	else
+		failed = CK(c, cudaMemcpyAsync(c->dbuf, c->hpage, op->n, cudaMemcpyHostToDevice,
+					     c->s));
+	t1 = calp_now();
+	if (failed || CK(c, cudaStreamSynchronize(c->s)))
+		return -1;
+	t2 = calp_now();
+	op->call = t1 - t0;
+	*sec = t2 - t0;
+	return 0;
+}
+
+int
+calp_stage_pageable(struct cal *c)
+{
+	static const uint64_t quick[] = { MiB, 64 * MiB, 256 * MiB };
+	uint64_t sizes[MAX_SIZES], s;
+	double n[2 * MAX_SIZES], t[2 * MAX_SIZES];
+	int d2h[2 * MAX_SIZES], ns = 0, np = 0, dir, i;
+	struct hd_staging base;
+	struct hd_staging_fit f;
+	struct hd_err fe = { 0 };
+	char sz[32], r[32], a[32], b[32], x[32];
+
+	/* --real's host-only pass takes every size as calibrate does: fitted to
+	 * three sizes, the staging model's memcpy rate wandered to twice what any
+	 * copy reached (bench/results/2026-11-22-h100-host/h100-live/) */
+	if (c->quick && !c->o->host_only) {
+		memcpy(sizes, quick, sizeof quick);
+		ns = (int)HD_ARRAY_LEN(quick);
+	} else
+		for (s = 64 * KiB; s <= GiB; s *= 2)
+			sizes[ns++] = s;
+	for (dir = 0; dir < 2; dir++) {
+		char title[96];
+
+		snprintf(title, sizeof title, "Pageable %s (cudaMemcpyAsync from malloc'd memory, "
+			 "then cudaStreamSynchronize)", dir ? "D2H" : "H2D");
+		calp_log_head(c, title, "host clock from the copy call to the sync's return, buffer "
+			 "touched beforehand; 'call' is the copy call alone");
+		for (i = 0; i < ns; i++) {
+			struct page_op op;
+			struct hd_stats st;
+			double dummy;
+			int samples = 5;       /* host-side figures are noisy, even quick */
+
+			hd_cal_fbytes(sz, sizeof sz, (double)sizes[i]);
+			if (sizes[i] > c->max_copy) {
+				hd_buf_printf(c->log, "  %12s skipped: larger than the largest "
+					      "buffer\n", sz);
+				continue;
+			}
+			calp_progress(c, dir * ns + i, 2 * ns, "pageable %s %s", dir ? "D2H" : "H2D",
+				 sz);
+			op.n = sizes[i];
+			op.d2h = dir;
+			if (sample_pageable(c, &op, &dummy) != 0 ||     /* warm-up */
+			    calp_sample_stats(c, sample_pageable, &op, samples, &st) != 0)
+				return -1;
+			calp_log_row(c, sz, samples, 1, &st, hd_cal_frate(r, sizeof r,
+							      (double)sizes[i] / st.median));
+			hd_buf_printf(c->log, "  %12s %7s %5s %12s (last sample's call)\n", "",
+				      "", "", hd_cal_ftime(a, sizeof a, op.call));
+			n[np] = (double)sizes[i];
+			t[np] = st.median;
+			d2h[np++] = dir;
+		}
+	}
+	memset(&base, 0, sizeof base);
+	base.memcpy_bw[0] = c->base.host_memcpy_h2d_bw;
+	base.memcpy_bw[1] = c->base.host_memcpy_d2h_bw;
+	base.h2d_bw = fmin(c->h2d, c->bidir > 0 ? c->bidir : c->h2d);
+	base.d2h_bw = fmin(c->d2h, c->bidir > 0 ? c->bidir : c->d2h);
+	base.latency = c->copy_latency;
+	base.chunk = (double)c->base.staging_chunk;
+	base.buffers = c->base.staging_buffers;
+	base.api = c->api_memcpy;
+	base.api_sync = c->api_sync;
+	base.wake = c->wake;
+	if (hd_fit_staging(n, t, d2h, (size_t)np, &base, &f, &fe) != 0) {
+		hd_buf_printf(c->log, "  no fit: %s\n", fe.msg);
+		hd_buf_printf(&c->sum, "  %-20s kept (no pageable fit)\n", "host.memcpy_*");
+		return 0;
+	}
+	hd_buf_printf(c->log, "  fit of the model's staging pipeline (the pinned rates, latency "
+		      "and API costs above held fixed; one memcpy rate per direction):\n");
+	hd_buf_printf(c->log, "    base shape (chunk %s, %d buffers): host memcpy HtoD %s, DtoH "
+		      "%s; residual max %.1f %%, rms %.1f %%\n", hd_cal_fbytes(a, sizeof a, base.chunk),
+		      base.buffers, hd_cal_frate(b, sizeof b, f.base_memcpy_bw[0]),
+		      hd_cal_frate(x, sizeof x, f.base_memcpy_bw[1]), 100 * f.base_max_rel,
+		      100 * f.base_rms_rel);
+	if (f.shape_fitted)
+		hd_buf_printf(c->log, "    best shape (chunk %s, %d buffers): host memcpy HtoD %s, "
+			      "DtoH %s; residual max %.1f %%, rms %.1f %%: taken\n",
+			      hd_cal_fbytes(a, sizeof a, f.chunk), f.buffers,
+			      hd_cal_frate(b, sizeof b, f.memcpy_bw[0]),
+			      hd_cal_frate(x, sizeof x, f.memcpy_bw[1]),
+			      100 * f.max_rel, 100 * f.rms_rel);
+	else
+		hd_buf_printf(c->log, "    no other chunk size or buffer count fits clearly "
+			      "better (by a fifth of the rms error, with the base shape off by "
+			      "more than 2 %%): the base's staging.chunk and staging.buffers are "
+			      "kept\n");
+	/*
+	 * The rates again on the large copies alone, with the shape just chosen:
+	 * a small source still in the CPU's caches copies faster than one that
+	 * streams from DRAM, and lesson-size copies stream from DRAM.
+	 */
+	{
+		struct hd_staging big = base;
+		struct hd_staging_fit f2;
+		struct hd_err fe2 = { 0 };
+		double bn[64], bt[64];
+		int bd[64], nb = 0, k;
+
+		/*
+		 * One thread's memcpy sees one core complex's L3 (32 MiB on the
+		 * EPYC hosts measured), not the total that sysfs may report (300
+		 * MiB on one of them): on both the H100 and H200 hosts the rate
+		 * dropped between 64 and 128 MiB and stayed flat above.
+		 */
+		double from = 128.0 * MiB;
+
+		big.chunk = f.chunk;
+		big.buffers = f.buffers;
+		/* At least the two largest sizes of each direction take part. */
+		for (k = 0; k < np; k++)
+			if (n[k] < from && n[k] * 2 >= n[np - 1])
+				from = n[k];
+		for (k = 0; k < np && nb < 64; k++)
+			if (n[k] >= from) {
+				bn[nb] = n[k];
+				bt[nb] = t[k];
+				bd[nb++] = d2h[k];
+			}
+		if (nb > 0 && hd_fit_staging(bn, bt, bd, (size_t)nb, &big, &f2, &fe2) == 0) {
+			hd_buf_printf(c->log, "    rates on copies of %s and more (the source "
+				      "streams from DRAM, as in lesson-size copies; smaller ones run "
+				      "partly from the CPU caches): HtoD %s, DtoH %s; residual max "
+				      "%.1f %%: taken\n", hd_cal_fbytes(a, sizeof a, from),
+				      hd_cal_frate(b, sizeof b, f2.points[0] ? f2.memcpy_bw[0] : f.memcpy_bw[0]),
+				      hd_cal_frate(x, sizeof x, f2.points[1] ? f2.memcpy_bw[1] : f.memcpy_bw[1]),
+				      100 * f2.max_rel);
+			for (k = 0; k < 2; k++)
+				if (f2.points[k] > 0)
+					f.memcpy_bw[k] = f2.memcpy_bw[k];
+		}
+	}
+	if (f.points[0] > 0)
+		hd_cal_set_rate(&c->sum, "host.memcpy_h2d", &c->p->host_memcpy_h2d_bw, f.memcpy_bw[0],
+			 "fitted through the model's staging pipeline");
+	else
+		hd_buf_printf(&c->sum, "  %-20s kept (no HtoD pageable copies)\n",
+			      "host.memcpy_h2d");
+	if (f.points[1] > 0)
+		hd_cal_set_rate(&c->sum, "host.memcpy_d2h", &c->p->host_memcpy_d2h_bw, f.memcpy_bw[1],
+			 "fitted through the model's staging pipeline");
+	else
+		hd_buf_printf(&c->sum, "  %-20s kept (no DtoH pageable copies)\n",
+			      "host.memcpy_d2h");
+	if (f.shape_fitted) {
+		hd_buf_printf(&c->sum, "  %-20s %-14s (base %s) fitted staging shape\n",
+			      "staging.chunk", hd_cal_fbytes(a, sizeof a, f.chunk),
+			      hd_cal_fbytes(b, sizeof b, (double)c->p->staging_chunk));
+		hd_buf_printf(&c->sum, "  %-20s %-14d (base %d) fitted staging shape\n",
+			      "staging.buffers", f.buffers, c->p->staging_buffers);
+		c->p->staging_chunk = (uint64_t)f.chunk;
+		c->p->staging_buffers = f.buffers;
+	} else
+		hd_buf_printf(&c->sum, "  %-20s kept (the data do not decide them)\n",
+			      "staging.chunk/buffers");
+	return 0;
+}
+
+/* ---- pinning and allocation -------------------------------------------------------------- */
+
+struct pin_op {
+	uint64_t n;
+	void *buf;              /* malloc'd and touched */
+	void *dev;              /* device buffer the pinned pages are copied to, or NULL */
+	int alloc;              /* 1: cudaMallocHost / cudaFreeHost instead */
+	double undo;            /* out: unregister / free time */
+};
+
+static int
+sample_pin(struct cal *c, const void *arg, double *sec)
+{
+	struct pin_op *op = (struct pin_op *)arg;
+	double t0, t1, u0, u1;
+	void *p = NULL;
+
+	if (op->alloc) {
+		t0 = calp_now();
+		if (CK(c, cudaMallocHost(&p, op->n)))
+			return -1;
+		t1 = calp_now();
+		u0 = t1;
+		if (CK(c, cudaFreeHost(p)))
+			return -1;
+		u1 = calp_now();
+	} else {
+		t0 = calp_now();
+		if (CK(c, cudaHostRegister(op->buf, op->n, cudaHostRegisterDefault)))
+			return -1;
+		t1 = calp_now();
+		/* Used as lessons use pinned pages: copied to the GPU once (untimed),
+		 * which changes what the next registration of them costs. */
+		if (op->dev != NULL &&
+		    CK(c, cudaMemcpy(op->dev, op->buf, op->n, cudaMemcpyHostToDevice)))
+			return -1;
+		u0 = calp_now();
+		if (CK(c, cudaHostUnregister(op->buf)))
+			return -1;
+		u1 = calp_now();
+	}
+	op->undo = u1 - u0;
+	*sec = t1 - t0;
+	return 0;
+}
+
+static int
+sweep_pin(struct cal *c, int alloc, struct hd_fit *fit, int *fitted)
+{
+	static const uint64_t full[] = { MiB, 4 * MiB, 16 * MiB, 64 * MiB, 256 * MiB, GiB };
+	static const uint64_t quick[] = { 16 * MiB, 64 * MiB, 256 * MiB };
+	const uint64_t *sizes = c->quick ? quick : full;
+	int ns = c->quick ? (int)HD_ARRAY_LEN(quick) : (int)HD_ARRAY_LEN(full), i;
+	struct calp_sweep sw;
+	char sz[32], r[32], a[32];
+
+	memset(&sw, 0, sizeof sw);
+	*fitted = 0;
+	calp_log_head(c, alloc ? "cudaMallocHost (then cudaFreeHost)" :
+		 "cudaHostRegister of malloc'd, touched memory (then cudaHostUnregister)",
+		 "host clock around the call; 'undo' is the free / unregister of the last "
+		 "sample");
+	for (i = 0; i < ns; i++) {
+		struct pin_op op;
+		struct hd_stats st;
+		double dummy;
+		/* one registration of 4 KiB pages varies by a third from the next on
+		 * a VM host (bench/results/2026-11-22-h100-host/): five, even quick */
+		int samples = 5;
+
+		hd_cal_fbytes(sz, sizeof sz, (double)sizes[i]);
+		if (sizes[i] > c->host_cap) {
+			hd_buf_printf(c->log, "  %12s skipped: more than an eighth of available "
+				      "host memory\n", sz);
+			continue;
+		}
+		calp_progress(c, i, ns, "%s %s", alloc ? "cudaMallocHost" : "cudaHostRegister", sz);
+		memset(&op, 0, sizeof op);
+		op.n = sizes[i];
+		op.alloc = alloc;
+		if (!alloc) {
+			op.buf = malloc(sizes[i]);      /* as lessons' buffers are */
+			if (op.buf == NULL) {
+				hd_err_set(c->e, HD_EXIT_FAIL, "", "calibrate: malloc of %s failed",
+					   sz);
+				return -1;
+			}
+			memset(op.buf, 1, sizes[i]);
+			if (cudaMalloc(&op.dev, sizes[i]) != cudaSuccess) {
+				cudaGetLastError();
+				op.dev = NULL;  /* no room: register and unregister only */
+			}
+		}
+		if (sample_pin(c, &op, &dummy) != 0 ||  /* warm-up */
+		    calp_sample_stats(c, sample_pin, &op, samples, &st) != 0) {
+			free(op.buf);
+			if (op.dev != NULL)
+				cudaFree(op.dev);
+			return -1;
+		}
+		free(op.buf);
+		if (op.dev != NULL && CK(c, cudaFree(op.dev)))
+			return -1;
+		calp_log_row(c, sz, samples, 1, &st, hd_cal_frate(r, sizeof r, (double)sizes[i] / st.median));
+		hd_buf_printf(c->log, "  %12s %7s %5s %12s (undo)\n", "", "", "",
+			      hd_cal_ftime(a, sizeof a, op.undo));
+		sw.n[sw.count] = (double)sizes[i];
+		sw.t[sw.count++] = st.median;
+	}
+	return calp_sweep_fit(c, &sw, 4.0 * MiB, 64.0 * MiB, "B/s", ">= 64 MiB",
+			 "mean of t - n / beta over sizes <= 4 MiB", fit, fitted);
+}
+
+static int
+sample_malloc(struct cal *c, const void *arg, double *sec)
+{
+	double *undo = (double *)arg, t0, t1, t2;
+	void *p = NULL;
+
+	if (CK(c, cudaDeviceSynchronize()))
+		return -1;
+	t0 = calp_now();
+	if (CK(c, cudaMalloc(&p, 64 * MiB)))
+		return -1;
+	t1 = calp_now();
+	if (CK(c, cudaFree(p)))
+		return -1;
+	t2 = calp_now();
+	*undo = t2 - t1;
+	*sec = t1 - t0;
+	return 0;
+}
+
+int
+calp_stage_pinning(struct cal *c)
+{
+	struct hd_fit f, fa;
+	int ok, oka, i;
+	const int n = c->quick ? 7 : 21;
+	double m[MAX_SAMPLES], fr[MAX_SAMPLES], undo = 0;
+	struct hd_stats sm, sf;
+
+	calp_range(c, c->lo, c->lo + (c->hi - c->lo) * 0.45);
+	if (sweep_pin(c, 0, &f, &ok) != 0)
+		return -1;
+	calp_range(c, c->hi, c->hi + (c->hi - c->lo));
+	if (sweep_pin(c, 1, &fa, &oka) != 0)
+		return -1;
+	if (ok) {
+		hd_cal_set_rate(&c->sum, "host.pin_rate", &c->p->pin_bw, f.beta,
+			 "fitted beta of cudaHostRegister");
+		hd_cal_set_time(&c->sum, "host.pin_base", &c->p->pin_base, f.alpha,
+			 "fitted alpha of cudaHostRegister");
+	} else
+		hd_buf_printf(&c->sum, "  %-20s kept (no fit)\n", "host.pin_rate/pin_base");
+	if (oka)
+		hd_cal_set_rate(&c->sum, "host.mallochost_rate", &c->p->mallochost_bw, fa.beta,
+			 "fitted beta of cudaMallocHost");
+	else
+		hd_buf_printf(&c->sum, "  %-20s kept (no fit)\n", "host.mallochost_rate");
+
+	calp_range(c, c->hi, c->hi + (c->hi - c->lo) / 9);
+	calp_progress(c, 0, 1, "cudaMalloc / cudaFree");
+	calp_log_head(c, "cudaMalloc / cudaFree of 64 MiB on an idle device", "host clock around "
+		 "each call; the first call is a warm-up");
+	if (sample_malloc(c, &undo, &m[0]) != 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (calp_stopped(c) || sample_malloc(c, &undo, &m[i]) != 0)
+			return -1;
+		fr[i] = undo;
+	}
+	if (hd_fit_stats(m, (size_t)n, &sm, c->e) != 0 ||
+	    hd_fit_stats(fr, (size_t)n, &sf, c->e) != 0)
+		return -1;
+	calp_log_row(c, "cudaMalloc", n, 1, &sm, "");
+	calp_log_row(c, "cudaFree", n, 1, &sf, "");
+	hd_cal_set_time(&c->sum, "api.malloc", &c->p->malloc_cost, sm.median, "median cudaMalloc of 64 MiB");
+	hd_cal_set_time(&c->sum, "api.free", &c->p->free_cost, sf.median, "median cudaFree of 64 MiB");
+	return 0;
+}
+
+/* ---- managed memory ------------------------------------------------------------------------ */
+
+struct um_res {
+	double prefetch, resident, faulting;
+};
+
+static int
+to_host(struct cal *c, void *buf, size_t n)
+{
+	struct cudaMemLocation host;
+
+	memset(&host, 0, sizeof host);
+	host.type = cudaMemLocationTypeHost;
+	if (CK(c, cudaMemPrefetchAsync(buf, n, host, 0, c->s)) ||
+	    CK(c, cudaStreamSynchronize(c->s)))
+		return -1;
+	memset(buf, 1, n);      /* resident on the host and touched there */
+	return 0;
+}
+
+/* Fault-ins vary by a third from one to the next on the lent H100s. */
+#define UM_SAMPLES 5
+
+static int
+sample_um(struct cal *c, void *buf, size_t n, struct um_res *r)
+{
+	struct cudaMemLocation dev;
+
+	memset(&dev, 0, sizeof dev);
+	dev.type = cudaMemLocationTypeDevice;
+	dev.id = c->dev;
+	/* prefetched, then the kernel on resident pages */
+	if (to_host(c, buf, n) || CK(c, cudaEventRecord(c->ev[0], c->s)) ||
+	    CK(c, cudaMemPrefetchAsync(buf, n, dev, 0, c->s)) ||
+	    CK(c, cudaEventRecord(c->ev[1], c->s)) ||
+	    KCK(c, hd_kernel_memory((hd_cuda_stream)c->s, buf, n, 0)) ||
+	    CK(c, cudaEventRecord(c->ev[2], c->s)) || CK(c, cudaStreamSynchronize(c->s)) ||
+	    calp_elapsed(c->e, c->ev[0], c->ev[1], &r->prefetch) ||
+	    calp_elapsed(c->e, c->ev[1], c->ev[2], &r->resident))
+		return -1;
+	/* the same kernel faulting the pages in */
+	if (to_host(c, buf, n) || CK(c, cudaEventRecord(c->ev[0], c->s)) ||
+	    KCK(c, hd_kernel_memory((hd_cuda_stream)c->s, buf, n, 0)) ||
+	    CK(c, cudaEventRecord(c->ev[1], c->s)) || CK(c, cudaStreamSynchronize(c->s)) ||
+	    calp_elapsed(c->e, c->ev[0], c->ev[1], &r->faulting))
+		return -1;
+	return 0;
+}
+
+int
+calp_stage_managed(struct cal *c)
+{
+	int managed = 0, concurrent = 0, i, rc = -1;
+	size_t dfree = 0, dtotal = 0;
+	uint64_t n;
+	void *buf = NULL;
+	double pf[UM_SAMPLES], res[UM_SAMPLES], fl[UM_SAMPLES], fault = 0, bw = 0;
+	struct hd_stats spf, sres, sfl;
+	struct um_res r;
+	struct hd_err fe = { 0 };
+	char sz[32], a[32], b[32];
+	int how;
+
+	if (CK(c, cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, c->dev)) ||
+	    CK(c, cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess,
+					   c->dev)) ||
+	    CK(c, cudaMemGetInfo(&dfree, &dtotal)))
+		return -1;
+	hd_buf_printf(c->log, "\nManaged memory (cudaMallocManaged, touched on the host)\n");
+	if (!managed || !concurrent) {
+		hd_buf_printf(c->log, "  skipped: the GPU has managedMemory %d, "
+			      "concurrentManagedAccess %d (on-demand faults need both)\n",
+			      managed, concurrent);
+		hd_buf_printf(&c->sum, "  %-20s kept (no on-demand page faults on this "
+			      "system)\n", "um.*");
+		return 0;
+	}
+	/* never more than a quarter of free memory: oversubscribing managed memory
+	 * can stall the GPU for a long time */
+	n = (uint64_t)dfree / 4;
+	/* the host-only pass measures what lessons fault in: 256 MiB, even quick */
+	if (n > (c->quick && !c->o->host_only ? 64 : 256) * MiB)
+		n = (c->quick && !c->o->host_only ? 64 : 256) * MiB;
+	if (n > c->host_cap)
+		n = c->host_cap;
+	n = n / (2 * MiB) * (2 * MiB);
+	if (n < 2 * MiB) {
+		hd_buf_printf(c->log, "  skipped: too little free memory\n");
+		hd_buf_printf(&c->sum, "  %-20s kept (too little free memory)\n", "um.*");
+		return 0;
+	}
+	hd_cal_fbytes(sz, sizeof sz, (double)n);
+	hd_buf_printf(c->log, "  CUDA events; the memory kernel (as lessons use it) over %s: prefetched to the GPU "
+		      "first, and faulting the pages in from the host\n", sz);
+	hd_buf_printf(c->log, "  %12s %7s %5s %12s %12s %14s\n", "size", "samples", "ops",
+		      "median", "IQR", "rate");
+	if (CK(c, cudaMallocManaged(&buf, n, cudaMemAttachGlobal)))
+		return -1;
+	for (i = -1; i < UM_SAMPLES; i++) {
+		calp_progress(c, i + 1, UM_SAMPLES + 1, "managed memory %s", sz);
+		if (calp_stopped(c) || sample_um(c, buf, n, &r) != 0)
+			goto out;
+		if (i >= 0) {
+			pf[i] = r.prefetch;
+			res[i] = r.resident;
+			fl[i] = r.faulting;
+		}
+	}
+	if (hd_fit_stats(pf, UM_SAMPLES, &spf, c->e) != 0 ||
+	    hd_fit_stats(res, UM_SAMPLES, &sres, c->e) != 0 ||
+	    hd_fit_stats(fl, UM_SAMPLES, &sfl, c->e) != 0)
+		goto out;
+	calp_log_row(c, sz, UM_SAMPLES, 1, &spf, hd_cal_frate(a, sizeof a, (double)n / spf.median));
+	hd_buf_printf(c->log, "    = cudaMemPrefetchAsync to the GPU\n");
+	calp_log_row(c, sz, UM_SAMPLES, 1, &sres, hd_cal_frate(a, sizeof a, (double)n / sres.median));
+	hd_buf_printf(c->log, "    = memory kernel, pages resident\n");
+	calp_log_row(c, sz, UM_SAMPLES, 1, &sfl, hd_cal_frate(a, sizeof a, (double)n / sfl.median));
+	hd_buf_printf(c->log, "    = memory kernel, faulting the pages in\n");
+	hd_cal_set_rate(&c->sum, "um.prefetch_rate", &c->p->um_prefetch_bw, (double)n / spf.median,
+		 "bytes / time of cudaMemPrefetchAsync");
+	if (!(sfl.median > sres.median)) {
+		hd_buf_printf(c->log, "  faulting was not slower than resident: um.fault and "
+			      "um.fault_rate kept\n");
+		hd_buf_printf(&c->sum, "  %-20s kept (no fault cost seen)\n",
+			      "um.fault/fault_rate");
+		rc = 0;
+		goto out;
+	}
+	how = hd_fit_um((sfl.median - sres.median) / (double)n, (double)c->p->um_page,
+			hd_time_to_s(c->p->um_fault), c->h2d, &fault, &bw, &fe);
+	if (how < 0) {
+		hd_buf_printf(c->log, "  no fit: %s\n", fe.msg);
+		rc = 0;
+		goto out;
+	}
+	hd_buf_printf(c->log, "  extra time for faults: %s, per %s page %s; the model "
+		      "charges um.fault per page plus the bytes at um.fault_rate: %s\n",
+		      hd_cal_ftime(a, sizeof a, sfl.median - sres.median),
+		      hd_cal_fbytes(b, sizeof b, (double)c->p->um_page),
+		      hd_cal_ftime(sz, sizeof sz, (sfl.median - sres.median) / (double)n *
+			    (double)c->p->um_page),
+		      how == 0 ? "um.fault kept from the base, the rate fitted" :
+		      "the base um.fault leaves no room, so migration at the H2D link rate "
+		      "and the rest per page");
+	hd_buf_printf(c->log, "  (um.page is kept from the base: whole-buffer faults cannot "
+		      "tell the granule from the rate)\n");
+	if (how == 0)
+		hd_buf_printf(&c->sum, "  %-20s kept (split: see the managed-memory section)\n",
+			      "um.fault");
+	else
+		hd_cal_set_time(&c->sum, "um.fault", &c->p->um_fault, fault,
+			 "rest of the fault time per page after migrating at the link rate");
+	hd_cal_set_rate(&c->sum, "um.fault_rate", &c->p->um_fault_bw, bw,
+		 "fault time per byte less um.fault per page");
+	rc = 0;
+out:
+	if (buf != NULL)
+		cudaFree(buf);
+	return rc;
+}
