@@ -663,13 +663,14 @@ START_TEST(progress_failed_write_leaves_nothing)
 	ck_assert_int_eq(hd_store_progress_add(s, &a, NULL, &e), 0);
 	hd_store_close(s);
 	/* The database refuses answers to lesson "locked" after the learner row is
-	 * written, and deleting q2: each write must roll back as a whole. */
+	 * written, and deleting q2: each write must roll back as a whole.  (The
+	 * triggers come while the store is open: an open refuses them.) */
+	s = hd_store_open(p, HD_STORE_RW, &e);
+	ck_assert_ptr_nonnull(s);
 	raw_exec(p, "CREATE TRIGGER no_locked BEFORE INSERT ON progress"
 		 " WHEN new.lesson = 'locked' BEGIN SELECT RAISE(ABORT, 'lesson is locked'); END;"
 		 "CREATE TRIGGER keep_q2 BEFORE DELETE ON progress"
 		 " WHEN old.question = 'q2' BEGIN SELECT RAISE(ABORT, 'q2 is kept'); END;");
-	s = hd_store_open(p, HD_STORE_RW, &e);
-	ck_assert_ptr_nonnull(s);
 	a.learner = "newcomer";
 	a.lesson = "locked";
 	ck_assert_int_eq(hd_store_progress_add(s, &a, NULL, &e), -1);
