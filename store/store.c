@@ -439,10 +439,11 @@ same_object(struct hd_store *s, sqlite3 *ref, sqlite3_stmt *find, const char *ty
 	has_type = (const char *)sqlite3_column_text(find, 0);
 	has_sql = (const char *)sqlite3_column_text(find, 1);
 	if (has_type == NULL || strcmp(has_type, type) != 0) {
+		if (has_type == NULL)
+			has_type = "nameless thing";
 		snprintf(what, sizeof what, "%s is a%s %s, not a%s %s", name,
-			 has_type && strchr("aeiou", has_type[0]) ? "n" : "",
-			 has_type ? has_type : "nameless thing", strchr("aeiou", type[0]) ? "n" : "",
-			 type);
+			 strchr("aeiou", has_type[0]) ? "n" : "", has_type,
+			 strchr("aeiou", type[0]) ? "n" : "", type);
 		return not_ours(s, e, what);
 	}
 	if (has_sql != NULL && strcmp(has_sql, sql) == 0)
@@ -474,8 +475,8 @@ schema_check(struct hd_store *s, int64_t version, struct hd_err *e)
 
 	if (ref == NULL)
 		return -1;
-	if (sqlite3_prepare_v2(ref, "SELECT type, name, sql FROM sqlite_master"
-			       " WHERE sql IS NOT NULL ORDER BY rowid", -1, &want, NULL) != SQLITE_OK ||
+	if (sqlite3_prepare_v2(ref, "SELECT type, name, sql FROM sqlite_master WHERE sql"
+			       " IS NOT NULL ORDER BY rowid", -1, &want, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(ref, "SELECT 1 FROM sqlite_master WHERE type = ?1 AND name = ?2",
 			       -1, &known, NULL) != SQLITE_OK) {
 		hd_err_set(e, HD_EXIT_FAIL, NULL, "the in-memory schema: %s", sqlite3_errmsg(ref));
@@ -504,8 +505,8 @@ schema_check(struct hd_store *s, int64_t version, struct hd_err *e)
 		sqlite3_bind_text(known, 1, type, -1, SQLITE_STATIC);
 		sqlite3_bind_text(known, 2, name ? name : "", -1, SQLITE_STATIC);
 		if (sqlite3_step(known) != SQLITE_ROW) {
-			snprintf(what, sizeof what, "the database has a %s %s, which hdsim never makes",
-				 type, name ? name : "");
+			snprintf(what, sizeof what, "the database has a %s %s, which hdsim "
+				 "never makes", type, name ? name : "");
 			not_ours(s, e, what);
 			goto out;
 		}

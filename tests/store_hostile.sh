@@ -249,8 +249,10 @@ then
 			2>"$tmp/err" ;;
 		esac
 		rc=$?
-		[ "$rc" = 0 ] || fail "nobody reading $db in a folder it cannot write ($how): exit $rc: $(cat "$tmp/err")"
-		ls "$shared" | grep -q -- '-\(wal\|shm\|journal\)$' && fail "nobody's read ($how) left a file beside $db"
+		[ "$rc" = 0 ] ||
+			fail "nobody reading $db ($how): exit $rc:" "$(cat "$tmp/err")"
+		ls "$shared" | grep -q -- '-\(wal\|shm\|journal\)$' &&
+			fail "nobody's read ($how) left a file beside $db"
 		cmp -s "$db" "$tmp/orig" || fail "nobody's read ($how) changed $db"
 		ok
 	done
@@ -262,8 +264,9 @@ then
 		rc=$?
 		if [ "$rc" = 0 ] || [ "$rc" -ge 124 ]; then
 			fail "as nobody, $*: exit $rc"
-		elif ! grep -qF -- "$db: error: " "$tmp/err" || ! grep -qF -- "$want" "$tmp/err"; then
-			fail "as nobody, $*: no '$db: error: ...$want' in: $(cat "$tmp/err")"
+		elif ! grep -qF -- "$db: error: " "$tmp/err" ||
+		    ! grep -qF -- "$want" "$tmp/err"; then
+			fail "as nobody, $*: no '$db: error: ...$want' in:" "$(cat "$tmp/err")"
 		else
 			ok
 		fi
