@@ -5,8 +5,16 @@
  * ~/.local/share when XDG_DATA_HOME is unset), another with --db.  The schema
  * is versioned with PRAGMA user_version and migrated forward on open; the
  * file is marked as hdsim's with PRAGMA application_id, so a foreign SQLite
- * file or a non-database is refused and left untouched.  WAL mode, foreign
- * keys on, and one transaction per run: a run killed halfway leaves no rows.
+ * file or a non-database is refused and left untouched.  WAL mode (set by a
+ * writer's first write), foreign keys on, and one transaction per run: a run
+ * killed halfway leaves no rows.
+ *
+ * A database may come from someone else: a read-only open changes nothing
+ * and leaves no file beside it; a schema other than hdsim's (a view or a
+ * trigger where hdsim has none, a table defined otherwise) is refused on
+ * open; each call's queries run under a time limit; and every value read
+ * back is checked (NULLs, names, times and sizes in range) or the read is
+ * refused with a message naming the run and row.
  *
  * It also keeps learners' progress: each answer to a lesson's question, with
  * whether it was right, the confidence the learner gave, the time taken and
@@ -24,6 +32,11 @@
 #define HD_STORE_SCHEMA 2
 #define HD_STORE_APP_ID 0x68647369   /* "hdsi" */
 
+/* Every time, spread and size read back (spans, makespans) is within
+ * (-HD_STORE_TIME_LIMIT, HD_STORE_TIME_LIMIT), a span's start <= its end:
+ * two such values subtract, and scale by a few, without overflow. */
+#define HD_STORE_TIME_LIMIT ((int64_t)1 << 62)
+
 struct hd_store;    /* opaque */
 
 enum hd_store_mode {
@@ -36,14 +49,25 @@ char *hd_store_default_path(void);
 
 /*
  * Open (and for RW, create and migrate) the database at path; NULL means the
- * default path, whose folder is created if needed.  Returns NULL with e set
- * (status HD_EXIT_INPUT, where = the path) for: not a database, another
- * program's database, a schema newer than this hdsim, a read-only file opened
- * RW, or any SQLite failure (its message and the failing call included).
+ * default path, whose folder is created if needed.  A read-only open writes
+ * nothing and leaves no -wal, -shm or journal file behind, also in a folder
+ * it cannot write.  Returns NULL with e set (status HD_EXIT_INPUT, where =
+ * the path) for: a file this user cannot read, not a database, another
+ * program's database, a schema newer than this hdsim, a schema that is not
+ * the one hdsim made (a view or a trigger of its own, a table defined
+ * otherwise: "spans is a view, not a table: this is not a database hdsim
+ * wrote"), a read-only file or a folder this user cannot write opened RW, or
+ * any SQLite failure (its message and the failing call included).
  */
 struct hd_store *hd_store_open(const char *path, enum hd_store_mode mode,
 			       struct hd_err *e);
 void hd_store_close(struct hd_store *s);            /* accepts NULL */
+/*
+ * Bound each later call's queries: one still running seconds after its call
+ * began is interrupted and the call fails (HD_EXIT_INPUT, saying so).  The
+ * default is 60 s, so that no database can stall its reader.
+ */
+void hd_store_limit(struct hd_store *s, double seconds);
 const char *hd_store_path(const struct hd_store *s);
 int hd_store_schema_version(struct hd_store *s);
 
@@ -98,7 +122,8 @@ int hd_store_run_insert(struct hd_store *s, const struct hd_store_run *r,
 int hd_store_profile_insert(struct hd_store *s, const char *name, const char *text,
 			    int64_t *id, struct hd_err *e);
 
-/* Read a run's trace back (lanes, spans, labels) into a new trace. */
+/* Read a run's trace back (lanes, spans, labels) into a new trace; NULL with
+ * e set (HD_EXIT_INPUT, naming the run and row) for a value out of range. */
 struct hd_trace *hd_store_run_trace(struct hd_store *s, int64_t run_id,
 				    struct hd_err *e);
 
@@ -117,8 +142,9 @@ int hd_store_runs(struct hd_store *s, const char *lesson,
 
 /*
  * Everything stored about one run except its spans, read back.  Every string
- * is owned by the struct (NULL where the column is NULL) and released by
- * hd_store_run_info_free; the claims are the run's claim_results, by index.
+ * is owned by the struct and released by hd_store_run_info_free; only those
+ * hdsim may leave out are NULL (profile_name, timer, note, the machine's, a
+ * claim's detail); the claims are the run's claim_results, by index.
  */
 struct hd_store_run_info {
 	int64_t id, pair_run;       /* pair_run: 0 when the run has no pair */
@@ -134,7 +160,8 @@ struct hd_store_run_info {
 /*
  * Read run run_id's description, machine and claims into *out (zeroed
  * first).  Returns 0, or -1 with e set (no such run: HD_EXIT_INPUT naming
- * the id; SQLite failures) and *out holding nothing to free.
+ * the id; a value hdsim never writes; SQLite failures) and *out holding
+ * nothing to free.
  */
 int hd_store_run_info(struct hd_store *s, int64_t run_id, struct hd_store_run_info *out,
 		      struct hd_err *e);
@@ -179,8 +206,9 @@ int hd_store_progress_add(struct hd_store *s, const struct hd_store_progress *p,
 /*
  * Call fn for each stored answer, newest first, optionally only those of one
  * learner (by name) and of one lesson; NULL means all.  The row's strings live
- * until fn returns.  fn returns non-zero to stop early.  Returns 0, or -1 with
- * e set.
+ * until fn returns; all are non-NULL but profile.  fn returns non-zero to stop
+ * early.  Returns 0, or -1 with e set (also for a row with a value hdsim never
+ * writes, naming it).
  */
 int hd_store_progress_each(struct hd_store *s, const char *learner, const char *lesson,
 			   int (*fn)(void *ctx, const struct hd_store_progress *row),

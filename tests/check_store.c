@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "store/store.h"
@@ -663,13 +664,14 @@ START_TEST(progress_failed_write_leaves_nothing)
 	ck_assert_int_eq(hd_store_progress_add(s, &a, NULL, &e), 0);
 	hd_store_close(s);
 	/* The database refuses answers to lesson "locked" after the learner row is
-	 * written, and deleting q2: each write must roll back as a whole. */
+	 * written, and deleting q2: each write must roll back as a whole.  (The
+	 * triggers come while the store is open: an open refuses them.) */
+	s = hd_store_open(p, HD_STORE_RW, &e);
+	ck_assert_ptr_nonnull(s);
 	raw_exec(p, "CREATE TRIGGER no_locked BEFORE INSERT ON progress"
 		 " WHEN new.lesson = 'locked' BEGIN SELECT RAISE(ABORT, 'lesson is locked'); END;"
 		 "CREATE TRIGGER keep_q2 BEFORE DELETE ON progress"
 		 " WHEN old.question = 'q2' BEGIN SELECT RAISE(ABORT, 'q2 is kept'); END;");
-	s = hd_store_open(p, HD_STORE_RW, &e);
-	ck_assert_ptr_nonnull(s);
 	a.learner = "newcomer";
 	a.lesson = "locked";
 	ck_assert_int_eq(hd_store_progress_add(s, &a, NULL, &e), -1);
@@ -686,6 +688,184 @@ START_TEST(progress_failed_write_leaves_nothing)
 	ck_assert_int_eq(count_rows(p, "learners"), 2);
 	ck_assert_int_eq(count_rows(p, "progress WHERE lesson = 'locked'"), 0);
 	free(p);
+}
+END_TEST
+
+static int
+count_answers(void *ctx, const struct hd_store_progress *row)
+{
+	int *n = ctx;
+
+	ck_assert_ptr_nonnull(row->created);
+	(*n)++;
+	return 0;
+}
+
+static int
+side_files(const char *p)
+{
+	static const char *const suffixes[] = { "-wal", "-shm", "-journal" };
+	char side[256];
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < HD_ARRAY_LEN(suffixes); i++) {
+		snprintf(side, sizeof side, "%s%s", p, suffixes[i]);
+		n += access(side, F_OK) == 0;
+	}
+	return n;
+}
+
+/* A read-only open sets no journal mode and leaves no file beside the
+ * database; while a writer holds its log open, a reader sees what the log
+ * holds; a writer sets WAL at its first write, not on open. */
+START_TEST(read_only_open_leaves_nothing)
+{
+	struct hd_err e = { 0 };
+	char *p = path_in("ro.db"), *before, *after;
+	struct hd_store_progress a = { .learner = "ada", .lesson = "l", .question = "q",
+				       .answer = "yes", .correct = 1 };
+	struct hd_store *w, *r;
+	size_t nb, na;
+	int n = 0;
+
+	raw_exec(p, "PRAGMA journal_mode = DELETE");
+	w = hd_store_open(p, HD_STORE_RW, &e);
+	ck_assert_msg(w != NULL, "%s", e.msg);
+	hd_store_close(w);
+	/* creating the schema was a write: WAL (the header's read and write
+	 * versions are 2) */
+	before = slurp(p, &nb);
+	ck_assert_uint_gt(nb, 100);
+	ck_assert_int_eq(before[18], 2);
+	ck_assert_int_eq(before[19], 2);
+	ck_assert_int_eq(side_files(p), 0);
+	r = hd_store_open(p, HD_STORE_RO, &e);
+	ck_assert_msg(r != NULL, "%s", e.msg);
+	ck_assert_int_eq(hd_store_progress_each(r, NULL, NULL, count_answers, &n, &e), 0);
+	ck_assert_int_eq(n, 0);
+	ck_assert_int_eq(side_files(p), 0);
+	hd_store_close(r);
+	ck_assert_int_eq(side_files(p), 0);
+	after = slurp(p, &na);
+	ck_assert_uint_eq(na, nb);
+	ck_assert_mem_eq(before, after, nb);
+	free(before);
+	free(after);
+
+	/* a writer that only reads leaves the journal mode as it found it */
+	raw_exec(p, "PRAGMA journal_mode = DELETE");
+	w = hd_store_open(p, HD_STORE_RW, &e);
+	ck_assert_msg(w != NULL, "%s", e.msg);
+	ck_assert_int_eq(hd_store_progress_each(w, NULL, NULL, count_answers, &n, &e), 0);
+	hd_store_close(w);
+	before = slurp(p, &nb);
+	ck_assert_int_eq(before[18], 1);
+	free(before);
+
+	/* a writer at work: its answer is in the log, and the reader sees it */
+	w = hd_store_open(p, HD_STORE_RW, &e);
+	ck_assert_msg(w != NULL, "%s", e.msg);
+	ck_assert_int_eq(hd_store_progress_add(w, &a, NULL, &e), 0);
+	ck_assert_int_gt(side_files(p), 0);
+	r = hd_store_open(p, HD_STORE_RO, &e);
+	ck_assert_msg(r != NULL, "%s", e.msg);
+	ck_assert_int_eq(hd_store_progress_each(r, NULL, NULL, count_answers, &n, &e), 0);
+	ck_assert_int_eq(n, 1);
+	hd_store_close(r);
+	hd_store_close(w);
+	ck_assert_int_eq(side_files(p), 0);
+	free(p);
+}
+END_TEST
+
+/* A call's queries stop at its limit: a trigger that never ends (added
+ * while the store is open; an open refuses it) fails the write in time. */
+START_TEST(query_past_limit_is_stopped)
+{
+	struct hd_err e = { 0 };
+	char *p = path_in("spin.db");
+	struct hd_store *s = hd_store_open(p, HD_STORE_RW, &e);
+	struct hd_store_progress a = { .learner = "ada", .lesson = "l", .question = "q",
+				       .answer = "yes", .correct = 1 };
+	time_t t0;
+
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	raw_exec(p, "CREATE TRIGGER spin AFTER INSERT ON progress BEGIN SELECT count(*) FROM"
+		 " (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c)"
+		 " SELECT x FROM c); END");
+	hd_store_limit(s, 0.5);
+	t0 = time(NULL);
+	ck_assert_int_eq(hd_store_progress_add(s, &a, NULL, &e), -1);
+	ck_assert_int_le(time(NULL) - t0, 5);
+	ck_assert_int_eq(e.status, HD_EXIT_INPUT);
+	ck_assert_msg(strstr(e.msg, "ran past its limit of 0.5 s") != NULL, "%s", e.msg);
+	hd_store_close(s);
+	ck_assert_int_eq(count_rows(p, "progress"), 0);
+	/* and the next open refuses the trigger outright */
+	ck_assert_ptr_null(hd_store_open(p, HD_STORE_RO, &e));
+	ck_assert_msg(strstr(e.msg, "has a trigger spin, which hdsim never makes") != NULL,
+		      "%s", e.msg);
+	free(p);
+}
+END_TEST
+
+/* Values hdsim never writes are refused on read, naming the run and row. */
+START_TEST(out_of_range_rows_refused)
+{
+	static const struct {
+		const char *sql, *says;
+	} cases[] = {
+		{ "UPDATE spans SET start_ps = -9223372036854775808 WHERE seq = 1",
+		  "run 1, span 1: start_ps is '-9223372036854775808', not an integer" },
+		{ "UPDATE spans SET end_ps = 9223372036854775807 WHERE seq = 2",
+		  "run 1, span 2: end_ps is '9223372036854775807'" },
+		{ "UPDATE spans SET start_ps = end_ps + 1 WHERE seq = 0",
+		  "run 1, span 0 ends (2000000 ps) before it starts (2000001 ps)" },
+		{ "UPDATE spans SET bytes = -1 WHERE seq = 2", "run 1, span 2: bytes is '-1'" },
+		{ "UPDATE spans SET kind = 'nap' WHERE seq = 0",
+		  "run 1, span 0: kind is 'nap', not a kind of span" },
+		{ "UPDATE lanes SET kind = 99 WHERE idx = 1", "run 1, lane 1: kind is '99'" },
+		{ "UPDATE runs SET makespan_ps = -1", "run 1: makespan_ps is '-1'" },
+	};
+	struct hd_err e = { 0 };
+	char *p = path_in("range.db"), *q = path_in("copy.db");
+	struct hd_store *s = hd_store_open(p, HD_STORE_RW, &e);
+	struct hd_trace *t = sample_trace(), *back;
+	struct hd_store_run r = { .lesson = "l", .scenario = "s", .backend = "sim",
+				  .source = "predicted", .status = "ok" };
+	struct hd_store_run_info info;
+	size_t i, n;
+	char *bytes;
+
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	ck_assert_int_eq(hd_store_run_insert(s, &r, t, NULL, 0, NULL, &e), 0);
+	hd_store_close(s);
+	bytes = slurp(p, &n);
+	for (i = 0; i < HD_ARRAY_LEN(cases); i++) {
+		FILE *f = fopen(q, "wb");
+
+		ck_assert_ptr_nonnull(f);
+		ck_assert_uint_eq(fwrite(bytes, 1, n, f), n);
+		fclose(f);
+		raw_exec(q, cases[i].sql);
+		s = hd_store_open(q, HD_STORE_RO, &e);
+		ck_assert_msg(s != NULL, "%s", e.msg);
+		memset(&e, 0, sizeof e);
+		back = hd_store_run_trace(s, 1, &e);
+		if (back != NULL && hd_store_run_info(s, 1, &info, &e) == 0)
+			hd_store_run_info_free(&info);
+		ck_assert_msg(e.set && strstr(e.msg, cases[i].says) != NULL,
+			      "case %zu: '%s'", i, e.msg);
+		ck_assert_int_eq(e.status, HD_EXIT_INPUT);
+		ck_assert_str_eq(e.where, q);
+		hd_trace_free(back);
+		hd_store_close(s);
+	}
+	free(bytes);
+	hd_trace_free(t);
+	free(p);
+	free(q);
 }
 END_TEST
 
@@ -706,6 +886,9 @@ store_suite(void)
 	tcase_add_test(tc, progress_add_list_reset);
 	tcase_add_test(tc, progress_bad_inputs_refused);
 	tcase_add_test(tc, progress_failed_write_leaves_nothing);
+	tcase_add_test(tc, read_only_open_leaves_nothing);
+	tcase_add_test(tc, query_past_limit_is_stopped);
+	tcase_add_test(tc, out_of_range_rows_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }
