@@ -49,7 +49,7 @@ fmt_knob(char *buf, size_t n, enum hd_dim d, double v)
 	case HD_DIM_PERCENT:
 		snprintf(buf, n, "%g%%", v * 100);
 		break;
-	default:
+	case HD_DIM_NONE:
 		snprintf(buf, n, "%g", v);
 		break;
 	}

@@ -98,9 +98,15 @@ gpu_pref(enum hd_lane_kind k)
 		return 1;
 	case HD_LANE_COMPUTE:
 		return 2;
-	default:
-		return -1;
+	case HD_LANE_HOST:
+	case HD_LANE_API:
+	case HD_LANE_PCIE_H2D:
+	case HD_LANE_PCIE_D2H:
+	case HD_LANE_LINK:
+	case HD_LANE__COUNT:
+		break;
 	}
+	return -1;
 }
 
 struct target {

@@ -496,7 +496,11 @@ hd_expr_eval(const struct hd_expr *x, const struct hd_eval_env *env,
 		if (env->call == NULL)
 			return eval_error(env, x, e, "timing functions need a run");
 		return env->call(env->arg, x, v, e);
-	default:
+	case HD_EX_NEG:
+	case HD_EX_ADD:
+	case HD_EX_SUB:
+	case HD_EX_MUL:
+	case HD_EX_DIV:
 		break;
 	}
 	if (hd_expr_eval(x->a, env, &a, e) < 0)
@@ -523,7 +527,11 @@ hd_expr_eval(const struct hd_expr *x, const struct hd_eval_env *env,
 		binop_dim(x->kind, x->a->dim, x->b->dim, &f);
 		*v = a / b * f;
 		break;
-	default:
+	case HD_EX_NUM:
+	case HD_EX_KNOB:
+	case HD_EX_RANK:
+	case HD_EX_NRANKS:
+	case HD_EX_CALL:
 		return eval_error(env, x, e, "bad expression");
 	}
 	if (!isfinite(*v))
@@ -559,7 +567,7 @@ hd_expr_fmt_value(char *buf, size_t n, double v, enum hd_dim d)
 	case HD_DIM_PERCENT:
 		snprintf(buf, n, "%.4g%%", v * 100);
 		break;
-	default:
+	case HD_DIM_NONE:
 		snprintf(buf, n, "%.4g", v);
 		break;
 	}
@@ -577,9 +585,14 @@ prec(const struct hd_expr *x)
 		return 2;
 	case HD_EX_NEG:
 		return 3;
-	default:
-		return 4;
+	case HD_EX_NUM:
+	case HD_EX_KNOB:
+	case HD_EX_RANK:
+	case HD_EX_NRANKS:
+	case HD_EX_CALL:
+		break;
 	}
+	return 4;
 }
 
 static void
@@ -637,7 +650,10 @@ hd_expr_print(const struct hd_expr *x, struct hd_buf *b, const struct hd_eval_en
 		hd_buf_putc(b, '-');
 		print_child(x->a, 3, 0, b, env, knob_name, arg);
 		return;
-	default:
+	case HD_EX_ADD:
+	case HD_EX_SUB:
+	case HD_EX_MUL:
+	case HD_EX_DIV:
 		print_child(x->a, prec(x), 0, b, env, knob_name, arg);
 		hd_buf_puts(b, ops[x->kind]);
 		print_child(x->b, prec(x), 1, b, env, knob_name, arg);

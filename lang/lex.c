@@ -161,7 +161,9 @@ hd_tok_describe(const struct hd_tok *t, char *buf, size_t n)
 	case HD_TOK_TEXT:
 		snprintf(buf, n, "a page line ('|')");
 		break;
-	default:
+	case HD_TOK_NAME:
+	case HD_TOK_NUMBER:
+	case HD_TOK_PUNCT:
 		snprintf(buf, n, "'%.*s'", (int)(t->len > 60 ? 60 : t->len), t->p);
 		break;
 	}

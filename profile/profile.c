@@ -414,7 +414,7 @@ put_value(struct hd_buf *b, const struct hd_profile *p, const struct pkey *k)
 		fmt_size(tmp, sizeof tmp, sv);
 		break;
 	case KT_WORD:
-	default:
+	case KT__COUNT:
 		memcpy(&iv, f, sizeof iv);
 		snprintf(tmp, sizeof tmp, "%s", iv >= 0 && iv < k->nwords ?
 		    k->words[iv] : "?");
@@ -717,7 +717,7 @@ parse_value(struct parser *ps, const struct pkey *k, const char *text,
 		return r;
 	}
 	case KT_STR:
-	default:
+	case KT__COUNT:
 		break;
 	}
 	return perr(ps, at, "internal: %s has no parser", k->key);

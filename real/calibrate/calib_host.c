@@ -46,9 +46,10 @@ api_call(struct cal *c, enum api_kind k)
 	case API_WAIT:
 		return CK(c, cudaStreamWaitEvent(c->s, c->ev[3], 0));
 	case API_SYNC:
-	default:
-		return CK(c, cudaStreamSynchronize(c->s));
+	case API__COUNT:
+		break;
 	}
+	return CK(c, cudaStreamSynchronize(c->s));
 }
 
 /* Median host time of one call of kind k: batches of 32, the first a warm-up. */

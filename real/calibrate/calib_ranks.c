@@ -304,7 +304,9 @@ kind_why(const struct hd_fit_topo *t, int n)
 		snprintf(b, sizeof b, "NVLink between GPUs 2k and 2k+1 only%s",
 			 t->exact ? "" : " (not exactly: the closest kind)");
 		break;
-	default:
+	case HD_TOPO_SINGLE:
+	case HD_TOPO_PCIE:
+	case HD_TOPO__COUNT:
 		snprintf(b, sizeof b, "no pair of the %d GPUs over NVLink%s", n,
 			 t->exact ? "" : " (some are: the closest kind)");
 		break;

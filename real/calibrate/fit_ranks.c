@@ -45,9 +45,12 @@ hd_fit_topo_link(enum hd_topo kind, int i, int j)
 		return 1;
 	case HD_TOPO_NVLINK_PAIRS:
 		return i / 2 == j / 2;
-	default:
+	case HD_TOPO_SINGLE:
+	case HD_TOPO_PCIE:
+	case HD_TOPO__COUNT:
 		return 0;
 	}
+	return 0;
 }
 
 /* Is the pair i, j (either direction) NVLink by the rules of hd_fit_topo? */
@@ -138,9 +141,14 @@ hd_fit_coll_time(enum hd_coll c, const struct hd_coll_fig *f, double bytes)
 		k = cs > 0 ? ceil(bytes / cs) : 1;
 		hop = f->alpha + cs / f->beta;
 		return f->base + (k + n - 2) * hop;
-	default:
-		return f->base + (n - 1) * (f->alpha + bytes / n / f->beta);
+	case HD_COLL_ALLGATHER:
+	case HD_COLL_REDUCESCATTER:
+	case HD_COLL_GATHER:
+	case HD_COLL_ALLTOALL:
+	case HD_COLL__COUNT:
+		break;
 	}
+	return f->base + (n - 1) * (f->alpha + bytes / n / f->beta);
 }
 
 int
