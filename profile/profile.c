@@ -7,6 +7,10 @@
  * formatting, comparison and the listings all walk that table, so a new
  * field is one new row (and a line in doc/profile-format.md).
  *
+ * Why one file of some 1,350 lines: every part below reads keys[] and its
+ * struct, which stay private here so that a key is defined in exactly one
+ * place; splitting the file would export the table's internals to do it.
+ *
  * Built-in profiles are profile files compiled into the binary
  * (build-aux/embed.sh); they are parsed once, on first use, in the order of
  * PROFILE_FILES in Makefile.am, and the first is the default.

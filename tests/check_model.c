@@ -2,6 +2,10 @@
  * check_model.c - the event engine, fluid sharing, traces and the
  * single-GPU model, on scenarios built by hand and a profile with round
  * numbers so expected times can be worked out in comments.
+ *
+ * Over 1,200 lines as one suite: its cases share the round-number profile
+ * and the scenario builders above them, and each is a few lines of set-up
+ * and an exact expected trace.
  */
 #include <stdio.h>
 #include <stdlib.h>
