@@ -2,8 +2,10 @@
  * paths.c - the data folder and mkdir -p (paths.h).
  */
 #include <errno.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "base/paths.h"
@@ -17,7 +19,15 @@ hd_paths_data(const char *sub)
 
 	if (xdg != NULL && xdg[0] == '/')
 		return hd_xasprintf("%s/hdsim%s%s", xdg, sep, tail);
-	return hd_xasprintf("%s/.local/share/hdsim%s%s", home && *home ? home : ".", sep, tail);
+	/* no usable $HOME: the account's home, never the current folder */
+	if (home == NULL || home[0] != '/') {
+		struct passwd *pw = getpwuid(getuid());
+
+		home = pw != NULL && pw->pw_dir != NULL && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
+	}
+	if (home == NULL)
+		return NULL;
+	return hd_xasprintf("%s/.local/share/hdsim%s%s", home, sep, tail);
 }
 
 int

@@ -3,8 +3,9 @@
  *
  * The data folder holds the database (store/) and calibrated profiles
  * (run/verify.h): $XDG_DATA_HOME/hdsim when that is an absolute path, as the
- * XDG base directory specification asks, else $HOME/.local/share/hdsim (./
- * in place of $HOME when it is unset or empty).
+ * XDG base directory specification asks, else $HOME/.local/share/hdsim, with
+ * the account's home folder (getpwuid) when $HOME is unset or not absolute:
+ * never the current folder.
  */
 #ifndef HD_PATHS_H
 #define HD_PATHS_H
@@ -14,7 +15,9 @@
 #include "base/util.h"
 
 /* The data folder, or a path inside it when `sub` is not NULL
- * (hd_paths_data("hdsim.db")); a fresh string.  Nothing is created. */
+ * (hd_paths_data("hdsim.db")); a fresh string.  Nothing is created.  NULL
+ * when there is no home folder at all (no $XDG_DATA_HOME, no $HOME, no
+ * account entry): the caller says so and asks for --db. */
 char *hd_paths_data(const char *sub);
 
 /*

@@ -62,6 +62,11 @@ write_profile(const struct hd_profile *p, struct hd_err *e)
 {
 	char *dir = hd_verify_profile_dir(), *path;
 
+	if (dir == NULL) {
+		hd_err_set(e, HD_EXIT_FAIL, "calibrate", "no folder to keep the profile in: "
+			   "set HOME or XDG_DATA_HOME");
+		return NULL;
+	}
 	path = hd_profile_write_calibrated(p, dir, p->gpu_name, e);
 	free(dir);
 	return path;

@@ -95,7 +95,14 @@ hd_cmd_export(const struct hd_cli_opts *o, char **args, int nargs, struct hd_cat
 
 		def = hd_store_default_path();
 		/* No default database yet: a lesson can still be simulated. */
-		if (stat(def, &st) != 0 && errno == ENOENT && lesson != NULL) {
+		if (def == NULL && lesson == NULL) {
+			hd_err_set(&e, HD_EXIT_INPUT, "export", "no home folder to find the "
+				   "database in: name one with --db, or set HOME");
+			status = fail_with(err, &e);
+			goto out;
+		} else if (def == NULL) {
+			/* nothing stored: the lesson is simulated */
+		} else if (stat(def, &st) != 0 && errno == ENOENT && lesson != NULL) {
 			free(def);
 			def = NULL;
 		} else if (stat(def, &st) != 0 && errno == ENOENT) {

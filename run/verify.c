@@ -78,7 +78,7 @@ int
 hd_verify_calibrated_profiles(struct hd_verify_calibrated **out)
 {
 	char *dir = hd_verify_profile_dir();
-	DIR *d = opendir(dir);
+	DIR *d = dir != NULL ? opendir(dir) : NULL;
 	struct hd_verify_calibrated *v = NULL;
 	struct dirent *de;
 	size_t n = 0, cap = 0;
@@ -126,7 +126,8 @@ hd_verify_pick_profile(const char *gpu_name, struct hd_profile *out, char *why, 
 		char *dir = hd_verify_profile_dir();
 
 		*out = cal[best].profile;
-		snprintf(why, n, "calibrated on this GPU (%s in %s)", out->name, dir);
+		snprintf(why, n, "calibrated on this GPU (%s in %s)", out->name,
+			 dir != NULL ? dir : "the data folder");
 		free(dir);
 		free(cal);
 		return 1;

@@ -86,7 +86,8 @@ int hd_verify_calibrated_profiles(struct hd_verify_calibrated **out);
 /* The built-in profile closest to a GPU by its name (the default if none is). */
 const char *hd_verify_builtin_for_gpu(const char *gpu_name);
 
-/* The user's folder of calibrated profiles ($XDG_DATA_HOME/hdsim/profiles). */
+/* The user's folder of calibrated profiles ($XDG_DATA_HOME/hdsim/profiles),
+ * or NULL when there is no home folder (base/paths.h). */
 char *hd_verify_profile_dir(void);
 
 #endif

@@ -173,4 +173,9 @@ for l in $(seq 1 20); do
 	try any run "$l" --profile "$tmp/slowest.hdp"
 done
 
+# ---- no HOME: nothing is made in the current folder ------------------------------
+mkdir -p "$tmp/cwd"
+(cd "$tmp/cwd" && env -u HOME -u XDG_DATA_HOME timeout 10 "$HDSIM" progress </dev/null >/dev/null 2>&1)
+[ ! -e "$tmp/cwd/.local" ] && ok || fail "with HOME unset, hdsim made .local in the current folder"
+
 finish attack.sh
