@@ -166,10 +166,15 @@ START_TEST(paths_data_folder)
 	p = hd_paths_data("profiles");
 	ck_assert_str_eq(p, "/home/ada/.local/share/hdsim/profiles");
 	free(p);
+	/* no usable HOME: the account's home folder, never the current folder */
 	unsetenv("XDG_DATA_HOME");
 	setenv("HOME", "", 1);
 	p = hd_paths_data("profiles");
-	ck_assert_str_eq(p, "./.local/share/hdsim/profiles");
+	ck_assert(p == NULL || p[0] == '/');
+	free(p);
+	setenv("HOME", "relative/home", 1);
+	p = hd_paths_data("profiles");
+	ck_assert(p == NULL || (p[0] == '/' && strstr(p, "relative") == NULL));
 	free(p);
 }
 END_TEST
