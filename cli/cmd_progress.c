@@ -174,6 +174,31 @@ put_lesson(struct hd_buf *b, const struct answers *a, size_t first, int width)
 }
 
 /*
+ * Open the existing database at path (sb its stat) for a reset (read-write)
+ * or a listing.  A listing writes nothing, so it opens read-only, which
+ * changes nothing and leaves no file beside the database.  A read-only open
+ * refuses what only a writer can do: upgrade an older schema (or set one up
+ * in an empty file), recover a log its writer left.  Where this user may
+ * write the file, a listing refused so opens it read-write instead, and that
+ * open's answer stands; a read-only file is read as it is.  Returns the
+ * store, or NULL with e set.
+ */
+static struct hd_store *
+open_db(const char *path, const struct stat *sb, bool reset, struct hd_err *e)
+{
+	struct hd_store *st;
+
+	if (reset)
+		return hd_store_open(path, HD_STORE_RW, e);
+	if ((st = hd_store_open(path, HD_STORE_RO, e)) != NULL)
+		return st;
+	if (access(path, W_OK) != 0 || (sb->st_mode & 0222) == 0)
+		return NULL;
+	memset(e, 0, sizeof *e);
+	return hd_store_open(path, HD_STORE_RW, e);
+}
+
+/*
  * hdsim progress [LESSON] [--learner NAME] [--reset]: the learner's answers,
  * newest first, grouped by lesson with a summary each; or delete them.  A
  * database that does not exist yet holds no answers and is not created.
@@ -188,7 +213,6 @@ hd_cmd_progress(struct hd_cmd_ctx *x)
 	struct stat sb;
 	const char *who = hd_rcfile_learner(x->o->learner), *lesson = NULL;
 	char *path = x->o->db ? hd_xstrdup(x->o->db) : hd_store_default_path();
-	enum hd_store_mode mode;
 	int64_t gone = 0;
 	int rc = HD_EXIT_OK, i;
 	size_t k, j;
@@ -207,11 +231,7 @@ hd_cmd_progress(struct hd_cmd_ctx *x)
 	}
 	memset(&sb, 0, sizeof sb);
 	if (stat(path, &sb) == 0 || errno != ENOENT) {
-		/* Listing writes nothing, but an older schema is upgraded when the
-		 * file may be written; a read-only one is read as it is. */
-		mode = x->o->reset || (access(path, W_OK) == 0 && (sb.st_mode & 0222) != 0) ?
-		       HD_STORE_RW : HD_STORE_RO;
-		if ((st = hd_store_open(path, mode, &e)) == NULL ||
+		if ((st = open_db(path, &sb, x->o->reset, &e)) == NULL ||
 		    (x->o->reset ? hd_store_progress_reset(st, who, lesson, &gone, &e) :
 		     hd_store_progress_each(st, who, lesson, keep_answer, &a, &e)) != 0) {
 			rc = hd_cmd_fail(x, &e);

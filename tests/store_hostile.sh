@@ -226,6 +226,48 @@ read_leaves_nothing "$good"
 "$w" write "$good" 1 10 >/dev/null 2>"$tmp/err" || fail "the owner cannot write: $(cat "$tmp/err")"
 read_leaves_nothing "$good"
 
+# ---- a listing of answers reads only -----------------------------------------------
+# `hdsim progress` on a WAL database this user may write opens it read-only: no
+# -wal or -shm file, not even for a moment (its folder's mtime stays), and the
+# file's bytes and mtime stay.  An older schema is still upgraded.
+byte() { od -An -tu1 -j"$2" -N1 "$1" | tr -d ' '; }
+listing=$tmp/listing
+mkdir "$listing"
+cp "$good" "$listing/wal.db"
+db=$listing/wal.db
+[ "$(byte "$db" 18)$(byte "$db" 19)" = 22 ] || fail "$db is not a WAL database"
+cp "$db" "$tmp/orig"
+touch -d '2001-01-01 00:00:00' "$db" "$listing"
+before=$(stamp "$db")
+folder=$(stamp "$listing")
+"$HDSIM" progress --learner ada --db "$db" >"$tmp/list" 2>"$tmp/err" ||
+	fail "progress on $db: exit $?: $(cat "$tmp/err")"
+grep -q "^Answers of ada" "$tmp/list" || fail "progress on $db listed no answers of ada"
+cmp -s "$db" "$tmp/orig" || fail "progress changed the bytes of $db"
+[ "$(stamp "$db")" = "$before" ] || fail "progress changed the mtime of $db"
+[ "$(stamp "$listing")" = "$folder" ] ||
+	fail "progress made or removed a file beside $db: $(ls "$listing")"
+for side in wal shm journal; do
+	[ -e "$db-$side" ] && fail "progress left $db-$side"
+done
+ok
+# schema 1 (before learners' answers): progress upgrades it where it may write
+cp "$good" "$listing/old.db"
+db=$listing/old.db
+python3 - "$db" <<'EOF' || fail "python3 cannot make a schema 1 database"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.executescript("DROP VIEW progress_latest; DROP TABLE progress; DROP TABLE learners;"
+                 " PRAGMA user_version = 1; PRAGMA journal_mode = DELETE;")
+db.close()
+EOF
+[ "$(byte "$db" 63)" = 1 ] || fail "$db is not at schema 1"
+"$HDSIM" progress --learner ada --db "$db" >"$tmp/list" 2>"$tmp/err" ||
+	fail "progress on $db (schema 1): exit $?: $(cat "$tmp/err")"
+grep -q "^No answers recorded for ada" "$tmp/list" ||
+	fail "progress on $db (schema 1) said: $(cat "$tmp/list")"
+[ "$(byte "$db" 63)" = 2 ] && ok || fail "progress did not upgrade $db to schema 2"
+
 # ---- another user ------------------------------------------------------------------
 # As root: nobody reads root's database in a folder nobody cannot write.
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 &&
