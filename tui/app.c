@@ -128,7 +128,7 @@ hd_tui_key(struct hd_tui_app *a, int k)
 		return;
 	if ((key = find_key(s->keys, k)) == NULL)
 		key = find_key(hd_tui_keys_all, k);
-	if (key != NULL)
+	if (key != NULL && key->fn != NULL)
 		key->fn(a);
 }
 

@@ -69,6 +69,8 @@ struct hd_tui_app {
 	struct hd_trace *measured;      /* `m`: the measured run shown beneath, or NULL */
 	int measured_sc;                /* the scenario it belongs to */
 	int knob;                       /* knob selected in the panel */
+	char kinput[80];                /* a knob value being typed */
+	bool kinput_on;                 /* typing one: keys go to kinput */
 	int page, q;
 
 	/* the prediction */
