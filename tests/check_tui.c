@@ -932,7 +932,7 @@ START_TEST(help_per_screen)
 		{ HD_TUI_CONFIDENCE, "Enter,?,Ctrl-L,q Esc" },
 		{ HD_TUI_RUN, "Space,Right l,Left,+ -,Home End,r,Tab,R,Enter n,k,m,P,?,Ctrl-L,"
 			      "q Esc" },
-		{ HD_TUI_KNOBS, "k,Up Down,Right Left,m,P,?,Ctrl-L,q Esc" },
+		{ HD_TUI_KNOBS, "k,Up Down,Right Left l h,5ms Enter,m,P,?,Ctrl-L,q Esc" },
 	};
 	char got[512];
 	size_t i;
@@ -1031,7 +1031,8 @@ START_TEST(lesson_flow)
 	press(&a, "ca\r");
 	ck_assert_int_eq(a.screen, HD_TUI_CONFIDENCE);
 	ck_assert_int_eq(a.correct, 1);
-	ck_assert_str_eq(a.verdict, "Right: launch cpu kernel.");
+	ck_assert_str_eq(a.verdict, "Right: b) The launch call, cudaLaunchKernel, on the host, then "
+			   "c) The host's own 2 ms of work, then a) The kernel, on the GPU.");
 	press(&a, "3");
 	ck_assert_int_eq(a.screen, HD_TUI_RUN);
 	press(&a, "n");                         /* before the explanation: refused */
@@ -1040,7 +1041,7 @@ START_TEST(lesson_flow)
 	press(&a, "G");
 	text = draw_app(&a);
 	ck_assert_ptr_nonnull(strstr(text, " Explanation "));
-	ck_assert_ptr_nonnull(strstr(text, "Right: launch cpu kernel."));
+	ck_assert_ptr_nonnull(strstr(text, "Right: b) The launch call, cudaLaunchKernel, on the"));
 	free(text);
 	ck_assert(a.explained);
 

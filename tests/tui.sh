@@ -171,12 +171,12 @@ keys b a Enter
 wait_for "type each of the 3 letters once"
 keys c Enter
 wait_for "How sure are you?"
-has "Your answer: k1 k2 k3"
+has "Your answer: b) k1 (stream s), then a) k2 (default stream), then c) k3"
 keys Enter
 wait_for "CUDA API"
 keys End
 wait_for "Explanation"
-has "Right: k1 k2 k3."
+has "Right: b) k1 (stream s), then a) k2 (default stream), then c) k3"
 # playback keys on a playing run
 keys Space Home Right Right + + - r Tab
 sleep 0.3

@@ -77,9 +77,10 @@ struct hd_tui_app {
 	char input[64];
 	int hints;
 	double t0;
-	char answer[128];
+	char answer[128];               /* as stored: option ids */
+	char shown[512];                /* as the learner reads it: the options' text */
 	int correct;
-	char verdict[256];
+	char verdict[1024];
 
 	/* the run */
 	int sc, qsc;                    /* scenario shown; the question's (-1: none) */

@@ -139,8 +139,12 @@ hd_tui_flow_choose(struct hd_tui_app *a, int i)
 
 	a->correct = i == q->answer;
 	snprintf(a->answer, sizeof a->answer, "%s", q->option_ids[i]);
-	snprintf(a->verdict, sizeof a->verdict, "%s You chose %c) %s", a->correct ?
-		 "Right." : "Not quite.", 'a' + i, q->options[i]);
+	snprintf(a->shown, sizeof a->shown, "%c) %s", 'a' + i, q->options[i]);
+	if (a->correct)
+		snprintf(a->verdict, sizeof a->verdict, "Right. You chose %s", a->shown);
+	else
+		snprintf(a->verdict, sizeof a->verdict, "Not quite. You chose %s; the answer "
+			 "is %c) %s", a->shown, 'a' + q->answer, q->options[q->answer]);
 	to_confidence(a);
 }
 
@@ -164,12 +168,25 @@ bare_unit(enum hd_dim d)
 	return 1;
 }
 
+/* The items of an order question in the order idx gives, in words:
+ * "the launch call, then the host's work, then the kernel". */
+static void
+order_words(char *buf, size_t n, const struct hd_question *q, const int *idx)
+{
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < q->noptions; i++)
+		snprintf(buf + strlen(buf), n - strlen(buf), "%s%c) %s", i ? ", then " : "",
+			 'a' + idx[i], q->options[idx[i]]);
+}
+
 /* An order question: each letter once; false (with a message) otherwise. */
 static bool
 grade_order(struct hd_tui_app *a, const struct hd_question *q)
 {
 	bool used[26] = { false };
-	int i, n = (int)strlen(a->input);
+	int i, n = (int)strlen(a->input), idx[26];
 
 	if (n != q->noptions) {
 		snprintf(a->msg, sizeof a->msg, "type each of the %d letters once", q->noptions);
@@ -185,21 +202,22 @@ grade_order(struct hd_tui_app *a, const struct hd_question *q)
 			return false;
 		}
 		used[k] = true;
+		idx[i] = k;
 		if (q->order == NULL || q->order[i] != k)
 			a->correct = 0;
 		snprintf(a->answer + strlen(a->answer), sizeof a->answer - strlen(a->answer),
 			 "%s%s", i ? " " : "", q->option_ids[k]);
 	}
+	order_words(a->shown, sizeof a->shown, q, idx);
 	if (a->correct)
-		snprintf(a->verdict, sizeof a->verdict, "Right: %s.", a->answer);
-	else {
-		char ot[128] = "";
-		for (i = 0; q->order != NULL && i < q->noptions; i++)
-			snprintf(ot + strlen(ot), sizeof ot - strlen(ot), "%s%s",
-				 i ? " " : "", q->option_ids[q->order[i]]);
-		snprintf(a->verdict, sizeof a->verdict, "Not quite: you said %s; the "
-			 "lesson's order is %s.", a->answer, ot);
-	}
+		snprintf(a->verdict, sizeof a->verdict, "Right: %s.", a->shown);
+	else if (q->order != NULL) {
+		char ot[448];
+		order_words(ot, sizeof ot, q, q->order);
+		snprintf(a->verdict, sizeof a->verdict, "Not quite: you said %s. The order is "
+			 "%s.", a->shown, ot);
+	} else
+		snprintf(a->verdict, sizeof a->verdict, "Not quite: you said %s.", a->shown);
 	return true;
 }
 
@@ -232,11 +250,13 @@ grade_estimate(struct hd_tui_app *a, const struct hd_question *q)
 		snprintf(a->msg, sizeof a->msg, "cannot grade: %s", e.msg);
 		a->correct = -1;
 		snprintf(a->answer, sizeof a->answer, "%s", a->input);
+		snprintf(a->shown, sizeof a->shown, "%s", a->input);
 		snprintf(a->verdict, sizeof a->verdict, "Not graded.");
 		return true;
 	}
 	a->correct = fabs(v - truth) <= q->tolerance * fabs(truth);
 	snprintf(a->answer, sizeof a->answer, "%s", a->input);
+	snprintf(a->shown, sizeof a->shown, "%s", a->input);
 	if (dim == HD_DIM_TIME) {
 		hd_fmt_time(got, sizeof got, (hd_time)v);
 		hd_fmt_time(want, sizeof want, (hd_time)truth);

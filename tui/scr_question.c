@@ -80,8 +80,8 @@ draw_confidence(struct hd_tui_app *a, int w, int h)
 	const struct hd_question *q = hd_tui_flow_cur(a);
 	int y = draw_prompt(a, q, w, h);
 
-	hd_screen_printf(a->scr, NULL, 2, y++, hd_tui_style(HD_ROLE_TEXT, HD_ATTR_BOLD),
-			 "Your answer: %s", a->answer);
+	y = hd_tui_wrap_draw(a, 2, y, w - 4, h - 3, "Your answer: ", a->shown,
+			     hd_tui_style(HD_ROLE_TEXT, HD_ATTR_BOLD));
 	hd_screen_puts(a->scr, NULL, 2, y++, "How sure are you? 1 (a guess) .. 5 (sure), "
 		       "or Enter to skip.", hd_tui_style(HD_ROLE_TITLE, 0));
 	draw_hints(a, q, w, h, y);
