@@ -70,12 +70,26 @@ keys Space
 wait_for "predict before you run (question 1 of 3)"
 has "Which copy finishes first?"
 has "The run stays locked until you answer."
+has "The run of scenario 'pageable'"
 lacks "CUDA API"
 keys h
 wait_for "Hint 1: Look at which rows"
 keys b
 wait_for "How sure are you?"
+has "Your answer: b) The copy from pageable memory"
 keys 3
+# every question is asked before any run
+wait_for "(question 2 of 3)"
+lacks "CUDA API"
+keys b
+wait_for "How sure are you?"
+keys Enter
+wait_for "(question 3 of 3)"
+keys 4 2 BSpace m s
+wait_for "4ms_"
+keys Enter
+wait_for "How sure are you?"
+keys 5
 wait_for "CUDA API"
 has "Memcpy HtoD"
 has "Host thread"
@@ -125,28 +139,20 @@ has "Explanation"
 keys m
 wait_for "no measured runs of pageable yet"
 
-# question 2 (right answer, confidence skipped), question 3 (an estimate)
+# question 2's run and explanation, question 3's (an estimate), the summary
 keys Enter
-wait_for "(question 2 of 3)"
-keys b
-wait_for "How sure are you?"
-keys Enter
-wait_for "CUDA API"
+wait_for "scenario 2 of 3: pageable"
 keys End
-wait_for "Right."
+wait_for "Right. You chose b) Only after the last chunk"
 keys Enter
-wait_for "(question 3 of 3)"
-keys 4 2 BSpace m s
-wait_for "4ms_"
-keys Enter
-wait_for "How sure are you?"
-keys 5
-wait_for "CUDA API"
+wait_for "scenario 1 of 3: pinned"
 keys End
 wait_for "the model gives"
 keys Enter
-wait_for "lesson 4 done"
-has "done: 3/3 answered, 2 right, 1 wrong"
+wait_for "lesson 4 done, 2 of 3 predictions right"
+has "Next: lesson 5,"
+keys q
+wait_for "done: 3/3 answered, 2 right, 1 wrong"
 
 # a new search (the old one erased), then open lesson 7 and answer its first question
 keys /
@@ -161,11 +167,7 @@ wait_for "(page 1 of"
 keys PageDown PageDown PageDown PageDown
 wait_for "(question 1 of 2)"
 keys a Enter
-wait_for "CUDA API"
-keys End
-wait_for "Explanation"
 # an ORDER question: letters in order, checked before it is graded
-keys Enter
 wait_for "(question 2 of 2)"
 keys b a Enter
 wait_for "type each of the 3 letters once"
@@ -174,6 +176,9 @@ wait_for "How sure are you?"
 has "Your answer: b) k1 (stream s), then a) k2 (default stream), then c) k3"
 keys Enter
 wait_for "CUDA API"
+keys End
+wait_for "Explanation"
+keys Enter
 keys End
 wait_for "Explanation"
 has "Right: b) k1 (stream s), then a) k2 (default stream), then c) k3"
@@ -208,7 +213,7 @@ start
 wait_for "Pinned vs pageable"
 keys Enter
 wait_for "The default stream is not just stream 0"
-wait_for "(page 1 of"
+wait_for "exploring lesson 7"
 pane=$(tmux -L "$sock" display -p '#{pane_pid}')
 pid=$(ps -o pid= --ppid "$pane" | head -n 1 | tr -d ' ')
 if [ -n "$pid" ]; then
@@ -236,11 +241,9 @@ if command -v valgrind >/dev/null 2>&1 && ! ldd "$HDSIM" 2>/dev/null | grep -q l
 	start
 	wait_for "Pinned vs pageable"
 	keys Enter
-	wait_for "(page 1 of"
-	keys PageDown PageDown PageDown PageDown a Enter
-	wait_for "CUDA API"
-	keys End k Right k Enter
-	wait_for "question 2 of"
+	wait_for "exploring lesson 7"
+	keys End k Right k A
+	wait_for "question 1 of"
 	keys q q
 	wait_for "hdsim-exit=0" || sed 's/^/  valgrind| /' "$tmp/valgrind.log"
 	runner=
@@ -266,7 +269,7 @@ if [ -x "$seed" ]; then
 	wait_for "(page 1 of 2)"
 	keys Space Space
 	wait_for "predict before you run (question 1 of 3)"
-	keys b 3
+	keys b 3 b 3 1 m s Enter 3
 	wait_for "CUDA API"
 	keys End
 	wait_for "Explanation"

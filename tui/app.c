@@ -31,6 +31,7 @@ static const struct hd_tui_scr_ops *const screens[] = {
 	[HD_TUI_CONFIDENCE] = &hd_tui_scr_confidence,
 	[HD_TUI_RUN] = &hd_tui_scr_run,
 	[HD_TUI_KNOBS] = &hd_tui_scr_knobs,
+	[HD_TUI_SUMMARY] = &hd_tui_scr_summary,
 };
 
 const struct hd_tui_scr_ops *
@@ -134,18 +135,23 @@ hd_tui_key(struct hd_tui_app *a, int k)
 
 /* ---- drawing ------------------------------------------------------------- */
 
-/* The footer: a message when there is one, else the screen's main keys. */
+/* The footer: a message when there is one, else the next step and its key,
+ * then the screen's main keys. */
 static void
 draw_footer(struct hd_tui_app *a, int w, int h)
 {
 	struct hd_rect r = { 0, h - 1, w, 1 };
+	int x;
 
-	if (a->msg[0] != '\0')
+	if (a->msg[0] != '\0') {
 		hd_screen_puts(a->scr, &r, 1, h - 1, a->msg,
 			       hd_tui_style(HD_ROLE_TITLE, HD_ATTR_BOLD));
-	else
-		hd_screen_puts(a->scr, &r, 1, h - 1, hd_tui_screen(a)->footer,
-			       hd_tui_style(HD_ROLE_AXIS, 0));
+		return;
+	}
+	x = hd_screen_printf(a->scr, &r, 1, h - 1, hd_tui_style(HD_ROLE_TITLE, HD_ATTR_BOLD),
+			     "Next: %s", hd_tui_flow_next_step(a));
+	hd_screen_puts(a->scr, &r, x + 3, h - 1, hd_tui_screen(a)->footer,
+		       hd_tui_style(HD_ROLE_AXIS, 0));
 }
 
 static void

@@ -39,10 +39,10 @@ fmt_work(char *buf, size_t n, double f)
 	snprintf(buf, n, "%.3g FLOP", f);
 }
 
-static void
-knob_value_text(const struct hd_knob *k, double v, char *buf, size_t n)
+void
+hd_tui_fmt_quantity(char *buf, size_t n, enum hd_dim dim, double v)
 {
-	switch (k->dim) {
+	switch (dim) {
 	case HD_DIM_BYTES:
 		hd_fmt_bytes(buf, n, (uint64_t)v);
 		break;
@@ -211,7 +211,7 @@ draw(struct hd_tui_app *a, int w, int h)
 	for (i = 0, y = box.y + 2; i < nk && y < box.y + box.h - 2; i++, y++) {
 		const struct hd_knob *k = hd_lesson_knob(a->l, i);
 		char v[64];
-		knob_value_text(k, a->run.knobs[i], v, sizeof v);
+		hd_tui_fmt_quantity(v, sizeof v, k->dim, a->run.knobs[i]);
 		hd_screen_printf(a->scr, &box, box.x + 2, y, hd_tui_style(HD_ROLE_TEXT, 0),
 				 "%-10s %-12s %s", k->name, v, k->text ? k->text : "");
 		if (i == a->knob) {
@@ -228,8 +228,8 @@ draw(struct hd_tui_app *a, int w, int h)
 	else if (nk > 0) {
 		const struct hd_knob *k = hd_lesson_knob(a->l, a->knob);
 		char lo[64], hi[64];
-		knob_value_text(k, k->min, lo, sizeof lo);
-		knob_value_text(k, k->max, hi, sizeof hi);
+		hd_tui_fmt_quantity(lo, sizeof lo, k->dim, k->min);
+		hd_tui_fmt_quantity(hi, sizeof hi, k->dim, k->max);
 		hd_screen_printf(a->scr, &box, box.x + 2, box.y + box.h - 2,
 				 hd_tui_style(HD_ROLE_AXIS, 0), "%s goes from %s to %s",
 				 k->name, lo, hi);
@@ -259,7 +259,7 @@ type_key(struct hd_tui_app *a, int k)
 		return false;
 	if (!a->kinput_on) {
 		if (!(isdigit(k) || k == '.' || k == '=' ||
-		      (k >= 'a' && k <= 'z' && strchr("kmqhljP", k) == NULL)))
+		      (k >= 'a' && k <= 'z' && strchr("kmqhljp", k) == NULL)))
 			return false;
 		a->kinput_on = true;
 	}
@@ -327,6 +327,8 @@ static const struct hd_tui_key keys[] = {
 	{ '0', NULL, "5ms Enter", "type a value with its unit; or cpu = 5ms" },
 	{ 'm', hd_tui_run_measured, "m", "measured beside predicted" },
 	{ 'P', hd_tui_flow_profile, "P", "next hardware profile (re-runs)" },
+	{ 'p', hd_tui_flow_pages, "p", "back to the lesson's pages" },
+	{ 'A', hd_tui_flow_retry, "A", "try the questions again" },
 };
 
 const struct hd_tui_scr_ops hd_tui_scr_knobs = {
