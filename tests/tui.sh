@@ -309,4 +309,108 @@ has "Next: 'hdsim show 1'"
 grep -q "Pinned vs pageable" "$tmp/out" && ok || fail "hdsim to a pipe lists no lessons"
 grep -q "$(printf '\033')" "$tmp/out" && fail "escape sequences in piped output" || ok
 
+# ---- the lesson flow: every question before any run, words not ids -------
+start
+wait_for "Pinned vs pageable"
+keys /
+keys c o l l e c t i v e s
+wait_for "/collectives_"
+keys Enter Enter
+wait_for "(page 1 of"
+keys End Space
+wait_for "predict before you run (question 1 of 3)"
+has "The run of scenario 'ring8'"
+lacks "CUDA API"
+keys b
+wait_for "Your answer: b) Nearly twice as long"
+keys 3
+wait_for "predict before you run (question 2 of 3)"
+has "The run of scenario 'pair'"
+lacks "CUDA API"
+keys a Enter
+wait_for "predict before you run (question 3 of 3)"
+lacks "CUDA API"
+keys 3 7 0 G B / s Enter
+wait_for "How sure are you?"
+keys Enter
+wait_for "CUDA API"
+has "scenario 2 of 2: ring8"
+has "Next: End: the explanation"
+keys End
+wait_for "Right. You chose b) Nearly twice as long"
+keys n
+wait_for "scenario 1 of 2: pair"
+keys End
+wait_for "Right. You chose a) About the same time"
+keys n End
+wait_for "the model gives"
+keys n
+# the summary: predictions against the runs, the next lesson offered
+wait_for "lesson 17 done, 3 of 3 predictions right"
+has "Your predictions against the runs:"
+has "Next: lesson 18, A data-parallel training step"
+keys q
+wait_for "done: 3/3 answered"
+# a finished lesson opens straight into explore mode; A asks again
+keys Enter
+wait_for "exploring lesson 17"
+has "scenario 1 of 2: pair"
+keys Tab
+wait_for "scenario 2 of 2: ring8"
+keys A
+wait_for "predict before you run (question 1 of 3)"
+keys p
+wait_for "(page 1 of"
+keys q
+wait_for "done: 3/3 answered, 3 right, 0 wrong"
+
+# ---- lesson 1: cpu typed as long as t, and its claims hold -----------------
+keys /
+keys h o s t - a n d
+wait_for "/host-and_"
+keys Enter Enter
+wait_for "(page 1 of"
+keys End Space
+wait_for "(question 1 of 2)"
+keys b c a Enter Enter b Enter
+wait_for "CUDA API"
+keys k
+wait_for "Knobs ("
+has "cpu        2.00 ms"
+keys c p u Space = Space 9 m s Enter
+wait_for "cpu=9ms is out of range: knob cpu goes from 100 us to 5.00 ms"
+keys c p u Space = Space 5 m s Enter
+wait_for "cpu        5.00 ms"
+has "t          5.00 ms"
+has "With these values 6 of 6 claims hold"
+has "[holds] The host's work hides under the kernel: 'queue' takes about t"
+keys Left
+wait_for "cpu        2.00 ms"
+keys q q
+wait_for "done: 2/2 answered, 2 right, 0 wrong"
+
+# ---- lesson 6: more pairs, the same work in smaller chunks: not slower ----
+keys /
+keys t w o - s t r
+wait_for "/two-str_"
+keys Enter Enter
+wait_for "(page 1 of"
+keys End Space
+wait_for "(question 1 of 2)"
+keys b Enter b Enter
+wait_for "scenario 2 of 3: two-streams"
+keys k Down Down
+wait_for "Knobs ("
+has "work       320 GFLOP"
+keys Up Right
+wait_for "pairs      8 "
+has "(-"
+lacks "(+"
+has "With these values 3 of 3 claims hold"
+keys Right
+wait_for "pairs      16 "
+has "(-"
+keys q q q
+wait_for "hdsim-exit=0"
+
 finish tui.sh
