@@ -6,9 +6,10 @@
  * for a key (blocking while nothing moves, with the screen's frame timeout
  * while a run plays), then hand the key to the help overlay when it is
  * open, else to the screen's text keys, else to its key table and then the
- * keys of every screen.  The flow of a lesson (flow.c) is pages ->
- * prediction (the run stays locked until it is answered) -> confidence ->
- * the run -> the explanation, once per question.
+ * keys of every screen.  The flow of a lesson (flow.c) is pages -> every
+ * question with its confidence (each scenario locked until its question is
+ * answered) -> each question's run and explanation -> the summary; a
+ * finished lesson opens in explore mode.
  */
 #include "config.h"
 
