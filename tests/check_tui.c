@@ -1032,8 +1032,8 @@ START_TEST(lesson_flow)
 	press(&a, "ca\r");
 	ck_assert_int_eq(a.screen, HD_TUI_CONFIDENCE);
 	ck_assert_int_eq(a.correct, 1);
-	ck_assert_str_eq(a.verdict, "Right: b) The launch call, cudaLaunchKernel, on the host, then "
-			   "c) The host's own 2 ms of work, then a) The kernel, on the GPU.");
+	ck_assert_str_eq(a.verdict, "Right: b) The launch call, cudaLaunchKernel, on the host, "
+			 "then c) The host's own 2 ms of work, then a) The kernel, on the GPU.");
 	press(&a, "3");
 	ck_assert_int_eq(a.screen, HD_TUI_QUESTION);   /* every question before any run */
 	ck_assert_int_eq(a.q, 1);
