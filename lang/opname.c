@@ -66,6 +66,15 @@ hd_opname_statement(char *buf, size_t n, const struct hd_scenario *sc, int i)
 		if (op->dst != op->src)
 			len = add(buf, n, len, " ", buffer_name(sc, op->dst));
 	}
+	if ((op->kind == HD_OP_SEND || op->kind == HD_OP_RECV) && op->peer != HD_NONE) {
+		char peer[32];
+		if (op->peer_rel)
+			snprintf(peer, sizeof peer, "rank %c %d", op->peer < 0 ? '-' : '+',
+				 op->peer < 0 ? -op->peer : op->peer);
+		else
+			snprintf(peer, sizeof peer, "%d", op->peer);
+		len = add(buf, n, len, op->kind == HD_OP_SEND ? " to " : " from ", peer);
+	}
 	if (op->event >= 0 && op->event < sc->nevents)
 		len = add(buf, n, len, " ", sc->events[op->event].name);
 	if (op->kind == HD_OP_DEVICE_SYNC)
