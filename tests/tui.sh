@@ -413,4 +413,11 @@ has "(-"
 keys q q q
 wait_for "hdsim-exit=0"
 
+# ---- ops without a label go by their statement, never a line number -------
+"$HDSIM" run unified-memory --scenario faults --plain >"$tmp/plain" 2>&1 && ok ||
+	fail "hdsim run unified-memory --plain failed"
+grep -qF "cudaStreamSynchronize for 'sync s'" "$tmp/plain" && ok ||
+	fail "the narration does not name 'sync s'"
+grep -q "on line [0-9]" "$tmp/plain" && fail "the narration names a line number" || ok
+
 finish tui.sh
