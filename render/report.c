@@ -13,6 +13,7 @@
 #include "render/timeline.h"
 #include "base/json.h"
 #include "base/units.h"
+#include "lang/opname.h"
 
 static const char *const lane_kinds[HD_LANE__COUNT] = {
 	[HD_LANE_HOST] = "host",
@@ -305,10 +306,14 @@ op_ref(char *buf, size_t n, const struct hd_scenario *sc, const struct hd_span *
 	if (sc == NULL || s->op < 0 || s->op >= sc->nops)
 		return;
 	op = &sc->ops[s->op];
-	if (op->label != NULL)
+	if (op->label != NULL) {
 		snprintf(buf, n, " for op '%s'", op->label);
-	else if (op->line > 0)
-		snprintf(buf, n, " for the op on line %d", op->line);
+	} else if (n > 8) {
+		/* " for 'STATEMENT'", the statement cut to leave room for the quote */
+		strcpy(buf, " for '");
+		hd_opname_statement(buf + 6, n - 7, sc, s->op);
+		strcat(buf, "'");
+	}
 }
 
 struct order {

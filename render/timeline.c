@@ -20,6 +20,7 @@
 #include "render/timeline.h"
 #include "ir/spanlook.h"
 #include "base/units.h"
+#include "lang/opname.h"
 
 /* The ANSI colour of each colour role (Nsight's: kernels blue, copies red). */
 static const char *const hue_sgr[HD_HUE__COUNT] = {
@@ -595,18 +596,11 @@ op_on_stream(const struct hd_op *op)
 	return (unsigned)op->kind < HD_OP__COUNT && on[op->kind];
 }
 
-/* The name an op goes by in tables: its label, else its source line. */
+/* The name an op goes by in tables: its label, else its statement. */
 static void
 op_name(char *buf, size_t n, const struct hd_scenario *sc, int i)
 {
-	const struct hd_op *op = &sc->ops[i];
-
-	if (op->label != NULL)
-		snprintf(buf, n, "%s", op->label);
-	else if (op->line > 0)
-		snprintf(buf, n, "line %d", op->line);
-	else
-		snprintf(buf, n, "op %d", i);
+	hd_opname(buf, n, sc, i);
 }
 
 hd_time

@@ -926,13 +926,14 @@ START_TEST(help_per_screen)
 		enum hd_tui_scr_id id;
 		const char *names;
 	} want[] = {
-		{ HD_TUI_LIST, "Up k,Down j,Enter,/,P,?,Ctrl-L,q Esc" },
-		{ HD_TUI_PAGE, "Right PgDn Space,Left PgUp,?,Ctrl-L,q Esc" },
-		{ HD_TUI_QUESTION, "h,Enter,?,Ctrl-L,q Esc" },
+		{ HD_TUI_LIST, "Up k,Down j,Home End,PgUp PgDn,Enter,/,P,?,Ctrl-L,q Esc" },
+		{ HD_TUI_PAGE, "Right l PgDn Space,Left h PgUp,Home End,?,Ctrl-L,q Esc" },
+		{ HD_TUI_QUESTION, "h,p,Enter,?,Ctrl-L,q Esc" },
 		{ HD_TUI_CONFIDENCE, "Enter,?,Ctrl-L,q Esc" },
-		{ HD_TUI_RUN, "Space,Right l,Left,+ -,Home End,r,Tab,R,Enter n,k,m,P,?,Ctrl-L,"
-			      "q Esc" },
-		{ HD_TUI_KNOBS, "k,Up Down,Right Left,m,P,?,Ctrl-L,q Esc" },
+		{ HD_TUI_RUN, "Space,Right l,Left h,+ -,Home End,r,Tab,R,Enter n,k,m,P,p,A,?,"
+			      "Ctrl-L,q Esc" },
+		{ HD_TUI_KNOBS, "k,Up Down,Right Left l h,5ms Enter,m,P,p,A,?,Ctrl-L,q Esc" },
+		{ HD_TUI_SUMMARY, "Enter,e,A,p,?,Ctrl-L,q Esc" },
 	};
 	char got[512];
 	size_t i;
@@ -949,7 +950,7 @@ START_TEST(keys_unique)
 {
 	static const enum hd_tui_scr_id ids[] = {
 		HD_TUI_LIST, HD_TUI_PAGE, HD_TUI_QUESTION, HD_TUI_CONFIDENCE, HD_TUI_RUN,
-		HD_TUI_KNOBS,
+		HD_TUI_KNOBS, HD_TUI_SUMMARY,
 	};
 	struct hd_tui_app a;
 	size_t s, i, j;
@@ -1031,16 +1032,21 @@ START_TEST(lesson_flow)
 	press(&a, "ca\r");
 	ck_assert_int_eq(a.screen, HD_TUI_CONFIDENCE);
 	ck_assert_int_eq(a.correct, 1);
-	ck_assert_str_eq(a.verdict, "Right: launch cpu kernel.");
+	ck_assert_str_eq(a.verdict, "Right: b) The launch call, cudaLaunchKernel, on the host, "
+			 "then c) The host's own 2 ms of work, then a) The kernel, on the GPU.");
 	press(&a, "3");
+	ck_assert_int_eq(a.screen, HD_TUI_QUESTION);   /* every question before any run */
+	ck_assert_int_eq(a.q, 1);
+	press(&a, "b5");
 	ck_assert_int_eq(a.screen, HD_TUI_RUN);
+	ck_assert_int_eq(a.q, 0);
 	press(&a, "n");                         /* before the explanation: refused */
 	ck_assert_int_eq(a.screen, HD_TUI_RUN);
 	ck_assert_str_eq(a.msg, "play the run to its end (End) for the explanation");
 	press(&a, "G");
 	text = draw_app(&a);
 	ck_assert_ptr_nonnull(strstr(text, " Explanation "));
-	ck_assert_ptr_nonnull(strstr(text, "Right: launch cpu kernel."));
+	ck_assert_ptr_nonnull(strstr(text, "Right: b) The launch call, cudaLaunchKernel, on the"));
 	free(text);
 	ck_assert(a.explained);
 
@@ -1058,16 +1064,19 @@ START_TEST(lesson_flow)
 	press(&a, "k");
 	ck_assert_int_eq(a.screen, HD_TUI_RUN);
 
-	press(&a, "n");
-	ck_assert_int_eq(a.screen, HD_TUI_QUESTION);
-	ck_assert_int_eq(a.q, 1);
-	press(&a, "b5");
+	press(&a, "n");                         /* the second question's run */
 	ck_assert_int_eq(a.screen, HD_TUI_RUN);
+	ck_assert_int_eq(a.q, 1);
+	ck_assert_str_eq(a.verdict, "Right. You chose b) About t (5 ms): the host's work hides "
+			 "under the kernel");
 	press(&a, "G");
 	free(draw_app(&a));
 	press(&a, "n");
-	ck_assert_int_eq(a.screen, HD_TUI_LIST);
-	ck_assert_str_eq(a.msg, "lesson 1 done");
+	ck_assert_int_eq(a.screen, HD_TUI_SUMMARY);
+	text = draw_app(&a);
+	ck_assert_ptr_nonnull(strstr(text, "lesson 1 done, 2 of 2 predictions right"));
+	ck_assert_ptr_nonnull(strstr(text, "Next: lesson 2,"));
+	free(text);
 	ck_assert_int_eq(a.marks[0].answered, 2);
 	ck_assert_int_eq(a.marks[0].right, 2);
 	hd_screen_free(a.scr);
@@ -1084,6 +1093,87 @@ START_TEST(lesson_flow)
 }
 END_TEST
 
+/*
+ * The lesson flow on lesson 1 (no terminal): pages from the run and back,
+ * a typed knob value with its unit (and one out of range refused), the
+ * summary's next lesson, a finished lesson re-opened straight into explore
+ * mode, the questions again on request, a search that starts empty.
+ */
+START_TEST(lesson_flow_explore)
+{
+	char dir[64], db[96];
+	struct hd_catalog *cat = hd_catalog_new();
+	struct hd_tui_opts o = { 0 };
+	struct hd_tui_app a;
+
+	hd_test_mkdtemp(dir, sizeof dir, "tui-explore");
+	snprintf(db, sizeof db, "%s/db", dir);
+	o.db = db;
+	o.learner = "t";
+	ck_assert_int_eq(hd_catalog_add_builtin(cat), 0);
+	hd_tui_app_init(&a, cat, hd_profile_builtin(0), &o);
+	a.scr = hd_screen_new(100, 30);
+	hd_screen_set_ascii(a.scr, true);
+
+	press(&a, "\r  bca\r\ra\r");
+	ck_assert_int_eq(a.screen, HD_TUI_RUN);
+	press(&a, "p");                         /* back to the pages, and on to the run */
+	ck_assert_int_eq(a.screen, HD_TUI_PAGE);
+	press(&a, "  ");
+	ck_assert_int_eq(a.screen, HD_TUI_RUN);
+	ck_assert_int_eq(a.q, 0);
+
+	press(&a, "k");                         /* the knob panel; cpu, typed with its unit */
+	press(&a, "cpu = 7ms\r");
+	ck_assert_str_eq(a.msg, "cpu=7ms is out of range: knob cpu goes from 100 us to 5.00 ms");
+	ck_assert_int_eq(a.knob, 0);
+	press(&a, "=cpu=5ms\r");
+	ck_assert_int_eq(a.knob, 1);
+	ck_assert(a.run.knobs[1] == 5e9);
+	ck_assert_int_eq(a.run.claims_failed, 0);
+	press(&a, "500us\r");                   /* on the selected knob */
+	ck_assert(a.run.knobs[1] == 5e8);
+	press(&a, "l");                         /* 1-2-5: 500 us -> 1 ms */
+	ck_assert(a.run.knobs[1] == 1e9);
+	press(&a, "k");
+
+	press(&a, "G");
+	free(draw_app(&a));
+	press(&a, "nG");
+	free(draw_app(&a));
+	press(&a, "n");
+	ck_assert_int_eq(a.screen, HD_TUI_SUMMARY);
+	press(&a, "\r");                        /* the next lesson */
+	ck_assert_int_eq(a.li, 1);
+	ck_assert_int_eq(a.screen, HD_TUI_PAGE);
+	press(&a, "q");
+	ck_assert_int_eq(a.screen, HD_TUI_LIST);
+
+	press(&a, "G");
+	ck_assert_int_eq(a.sel, a.nrows - 1);
+	press(&a, "g");
+	ck_assert_int_eq(a.sel, 0);
+	press(&a, "\r");                        /* answered: straight into explore */
+	ck_assert_int_eq(a.screen, HD_TUI_RUN);
+	ck_assert(a.explore);
+	ck_assert_ptr_null(hd_tui_flow_cur(&a));
+	press(&a, "\t");
+	ck_assert_int_eq(a.sc, 1);
+	press(&a, "A");                         /* the questions again */
+	ck_assert_int_eq(a.screen, HD_TUI_QUESTION);
+	ck_assert_int_eq(a.q, 0);
+	ck_assert(!a.explore);
+	press(&a, "q");
+
+	press(&a, "/host\r/");                  /* a new search starts empty */
+	ck_assert_str_eq(a.search, "");
+	hd_screen_free(a.scr);
+	hd_tui_app_free(&a);
+	hd_catalog_free(cat);
+	hd_test_rmtree(dir);
+}
+END_TEST
+
 static TCase *
 app_tcase(void)
 {
@@ -1092,5 +1182,6 @@ app_tcase(void)
 	tcase_add_test(tc, help_per_screen);
 	tcase_add_test(tc, keys_unique);
 	tcase_add_test(tc, lesson_flow);
+	tcase_add_test(tc, lesson_flow_explore);
 	return tc;
 }

@@ -70,12 +70,26 @@ keys Space
 wait_for "predict before you run (question 1 of 3)"
 has "Which copy finishes first?"
 has "The run stays locked until you answer."
+has "The run of scenario 'pageable'"
 lacks "CUDA API"
 keys h
 wait_for "Hint 1: Look at which rows"
 keys b
 wait_for "How sure are you?"
+has "Your answer: b) The copy from pageable memory"
 keys 3
+# every question is asked before any run
+wait_for "(question 2 of 3)"
+lacks "CUDA API"
+keys b
+wait_for "How sure are you?"
+keys Enter
+wait_for "(question 3 of 3)"
+keys 4 2 BSpace m s
+wait_for "4ms_"
+keys Enter
+wait_for "How sure are you?"
+keys 5
 wait_for "CUDA API"
 has "Memcpy HtoD"
 has "Host thread"
@@ -125,28 +139,20 @@ has "Explanation"
 keys m
 wait_for "no measured runs of pageable yet"
 
-# question 2 (right answer, confidence skipped), question 3 (an estimate)
+# question 2's run and explanation, question 3's (an estimate), the summary
 keys Enter
-wait_for "(question 2 of 3)"
-keys b
-wait_for "How sure are you?"
-keys Enter
-wait_for "CUDA API"
+wait_for "scenario 2 of 3: pageable"
 keys End
-wait_for "Right."
+wait_for "Right. You chose b) Only after the last chunk"
 keys Enter
-wait_for "(question 3 of 3)"
-keys 4 2 BSpace m s
-wait_for "4ms_"
-keys Enter
-wait_for "How sure are you?"
-keys 5
-wait_for "CUDA API"
+wait_for "scenario 1 of 3: pinned"
 keys End
 wait_for "the model gives"
 keys Enter
-wait_for "lesson 4 done"
-has "done: 3/3 answered, 2 right, 1 wrong"
+wait_for "lesson 4 done, 2 of 3 predictions right"
+has "Next: lesson 5,"
+keys q
+wait_for "done: 3/3 answered, 2 right, 1 wrong"
 
 # a new search (the old one erased), then open lesson 7 and answer its first question
 keys /
@@ -161,22 +167,21 @@ wait_for "(page 1 of"
 keys PageDown PageDown PageDown PageDown
 wait_for "(question 1 of 2)"
 keys a Enter
-wait_for "CUDA API"
-keys End
-wait_for "Explanation"
 # an ORDER question: letters in order, checked before it is graded
-keys Enter
 wait_for "(question 2 of 2)"
 keys b a Enter
 wait_for "type each of the 3 letters once"
 keys c Enter
 wait_for "How sure are you?"
-has "Your answer: k1 k2 k3"
+has "Your answer: b) k1 (stream s), then a) k2 (default stream), then c) k3"
 keys Enter
 wait_for "CUDA API"
 keys End
 wait_for "Explanation"
-has "Right: k1 k2 k3."
+keys Enter
+keys End
+wait_for "Explanation"
+has "Right: b) k1 (stream s), then a) k2 (default stream), then c) k3"
 # playback keys on a playing run
 keys Space Home Right Right + + - r Tab
 sleep 0.3
@@ -208,7 +213,7 @@ start
 wait_for "Pinned vs pageable"
 keys Enter
 wait_for "The default stream is not just stream 0"
-wait_for "(page 1 of"
+wait_for "exploring lesson 7"
 pane=$(tmux -L "$sock" display -p '#{pane_pid}')
 pid=$(ps -o pid= --ppid "$pane" | head -n 1 | tr -d ' ')
 if [ -n "$pid" ]; then
@@ -236,11 +241,9 @@ if command -v valgrind >/dev/null 2>&1 && ! ldd "$HDSIM" 2>/dev/null | grep -q l
 	start
 	wait_for "Pinned vs pageable"
 	keys Enter
-	wait_for "(page 1 of"
-	keys PageDown PageDown PageDown PageDown a Enter
-	wait_for "CUDA API"
-	keys End k Right k Enter
-	wait_for "question 2 of"
+	wait_for "exploring lesson 7"
+	keys End k Right k A
+	wait_for "question 1 of"
 	keys q q
 	wait_for "hdsim-exit=0" || sed 's/^/  valgrind| /' "$tmp/valgrind.log"
 	runner=
@@ -266,7 +269,7 @@ if [ -x "$seed" ]; then
 	wait_for "(page 1 of 2)"
 	keys Space Space
 	wait_for "predict before you run (question 1 of 3)"
-	keys b 3
+	keys b 3 b 3 1 m s Enter 3
 	wait_for "CUDA API"
 	keys End
 	wait_for "Explanation"
@@ -305,5 +308,116 @@ has "Next: 'hdsim show 1'"
 "$HDSIM" --db "$tmp/db" </dev/null >"$tmp/out" 2>&1 && ok || fail "hdsim to a pipe failed"
 grep -q "Pinned vs pageable" "$tmp/out" && ok || fail "hdsim to a pipe lists no lessons"
 grep -q "$(printf '\033')" "$tmp/out" && fail "escape sequences in piped output" || ok
+
+# ---- the lesson flow: every question before any run, words not ids -------
+start
+wait_for "Pinned vs pageable"
+keys /
+keys c o l l e c t i v e s
+wait_for "/collectives_"
+keys Enter Enter
+wait_for "(page 1 of"
+keys End Space
+wait_for "predict before you run (question 1 of 3)"
+has "The run of scenario 'ring8'"
+lacks "CUDA API"
+keys b
+wait_for "Your answer: b) Nearly twice as long"
+keys 3
+wait_for "predict before you run (question 2 of 3)"
+has "The run of scenario 'pair'"
+lacks "CUDA API"
+keys a Enter
+wait_for "predict before you run (question 3 of 3)"
+lacks "CUDA API"
+keys 3 7 0 G B / s Enter
+wait_for "How sure are you?"
+keys Enter
+wait_for "CUDA API"
+has "scenario 2 of 2: ring8"
+has "Next: End: the explanation"
+keys End
+wait_for "Right. You chose b) Nearly twice as long"
+keys n
+wait_for "scenario 1 of 2: pair"
+keys End
+wait_for "Right. You chose a) About the same time"
+keys n End
+wait_for "the model gives"
+keys n
+# the summary: predictions against the runs, the next lesson offered
+wait_for "lesson 17 done, 3 of 3 predictions right"
+has "Your predictions against the runs:"
+has "Next: lesson 18, A data-parallel training step"
+keys q
+wait_for "done: 3/3 answered"
+# a finished lesson opens straight into explore mode; A asks again
+keys Enter
+wait_for "exploring lesson 17"
+has "scenario 1 of 2: pair"
+keys Tab
+wait_for "scenario 2 of 2: ring8"
+keys A
+wait_for "predict before you run (question 1 of 3)"
+keys p
+wait_for "(page 1 of"
+keys q
+wait_for "done: 3/3 answered, 3 right, 0 wrong"
+
+# ---- lesson 1: cpu typed as long as t, and its claims hold -----------------
+keys /
+keys h o s t - a n d
+wait_for "/host-and_"
+keys Enter Enter
+wait_for "(page 1 of"
+keys End Space
+wait_for "(question 1 of 2)"
+keys b c a Enter Enter b Enter
+wait_for "CUDA API"
+keys k
+wait_for "Knobs ("
+has "cpu        2.00 ms"
+keys c p u Space = Space 9 m s Enter
+wait_for "cpu=9ms is out of range: knob cpu goes from 100 us to 5.00 ms"
+keys c p u Space = Space 5 m s Enter
+wait_for "cpu        5.00 ms"
+has "t          5.00 ms"
+has "With these values 6 of 6 claims hold"
+has "[holds] The host's work hides under the kernel: 'queue' takes about t"
+keys Left
+wait_for "cpu        2.00 ms"
+keys q q
+wait_for "done: 2/2 answered, 2 right, 0 wrong"
+
+# ---- lesson 6: more pairs, the same work in smaller chunks: not slower ----
+keys /
+keys t w o - s t r
+wait_for "/two-str_"
+keys Enter Enter
+wait_for "(page 1 of"
+keys End Space
+wait_for "(question 1 of 2)"
+keys b Enter b Enter
+wait_for "scenario 2 of 3: two-streams"
+keys k Down Down
+wait_for "Knobs ("
+has "work       320 GFLOP"
+keys Up Right
+wait_for "pairs      8 "
+has "(-"
+lacks "(+"
+has "With these values 3 of 3 claims hold"
+keys Right
+wait_for "pairs      16 "
+has "(-"
+keys q q q
+wait_for "hdsim-exit=0"
+
+# ---- ops without a label go by their statement, never a line number -------
+"$HDSIM" run unified-memory --scenario faults --plain >"$tmp/plain" 2>&1 && ok ||
+	fail "hdsim run unified-memory --plain failed"
+grep -qF "cudaStreamSynchronize for 'sync s'" "$tmp/plain" && ok ||
+	fail "the narration does not name 'sync s'"
+grep -q "on line [0-9]" "$tmp/plain" && fail "the narration names a line number" || ok
 
 finish tui.sh

@@ -53,6 +53,8 @@ LESSON
 
 # start W H [ENV...]: hdsim in a fresh W x H pane; the shell around it
 # reports hdsim's exit status and keeps the pane open.
+# Each session is a new learner, so the lesson is not yet answered (an
+# answered lesson opens in explore mode).
 start() {
 	w=$1 h=$2
 	shift 2
@@ -60,7 +62,7 @@ start() {
 	nsock=$((nsock + 1))
 	sock=hdsimstress$$-$nsock
 	tmux -L "$sock" -f /dev/null new-session -d -x "$w" -y "$h" \
-		"env HDSIM_LEARNER=t XDG_DATA_HOME=$tmp HDSIM_LESSON_PATH=$tmp/lessons \
+		"env HDSIM_LEARNER=t$nsock XDG_DATA_HOME=$tmp HDSIM_LESSON_PATH=$tmp/lessons \
 		LANG=C.UTF-8 TERM=$term $* $HDSIM --db $tmp/db; echo hdsim-exit=\$?; \
 		exec sleep 600"
 }

@@ -6,9 +6,10 @@
  * for a key (blocking while nothing moves, with the screen's frame timeout
  * while a run plays), then hand the key to the help overlay when it is
  * open, else to the screen's text keys, else to its key table and then the
- * keys of every screen.  The flow of a lesson (flow.c) is pages ->
- * prediction (the run stays locked until it is answered) -> confidence ->
- * the run -> the explanation, once per question.
+ * keys of every screen.  The flow of a lesson (flow.c) is pages -> every
+ * question with its confidence (each scenario locked until its question is
+ * answered) -> each question's run and explanation -> the summary; a
+ * finished lesson opens in explore mode.
  */
 #include "config.h"
 
@@ -31,6 +32,7 @@ static const struct hd_tui_scr_ops *const screens[] = {
 	[HD_TUI_CONFIDENCE] = &hd_tui_scr_confidence,
 	[HD_TUI_RUN] = &hd_tui_scr_run,
 	[HD_TUI_KNOBS] = &hd_tui_scr_knobs,
+	[HD_TUI_SUMMARY] = &hd_tui_scr_summary,
 };
 
 const struct hd_tui_scr_ops *
@@ -128,24 +130,29 @@ hd_tui_key(struct hd_tui_app *a, int k)
 		return;
 	if ((key = find_key(s->keys, k)) == NULL)
 		key = find_key(hd_tui_keys_all, k);
-	if (key != NULL)
+	if (key != NULL && key->fn != NULL)
 		key->fn(a);
 }
 
 /* ---- drawing ------------------------------------------------------------- */
 
-/* The footer: a message when there is one, else the screen's main keys. */
+/* The footer: a message when there is one, else the next step and its key,
+ * then the screen's main keys. */
 static void
 draw_footer(struct hd_tui_app *a, int w, int h)
 {
 	struct hd_rect r = { 0, h - 1, w, 1 };
+	int x;
 
-	if (a->msg[0] != '\0')
+	if (a->msg[0] != '\0') {
 		hd_screen_puts(a->scr, &r, 1, h - 1, a->msg,
 			       hd_tui_style(HD_ROLE_TITLE, HD_ATTR_BOLD));
-	else
-		hd_screen_puts(a->scr, &r, 1, h - 1, hd_tui_screen(a)->footer,
-			       hd_tui_style(HD_ROLE_AXIS, 0));
+		return;
+	}
+	x = hd_screen_printf(a->scr, &r, 1, h - 1, hd_tui_style(HD_ROLE_TITLE, HD_ATTR_BOLD),
+			     "Next: %s", hd_tui_flow_next_step(a));
+	hd_screen_puts(a->scr, &r, x + 3, h - 1, hd_tui_screen(a)->footer,
+		       hd_tui_style(HD_ROLE_AXIS, 0));
 }
 
 static void

@@ -33,6 +33,15 @@ enum hd_tui_scr_id {
 	HD_TUI_CONFIDENCE,      /* how sure, after the prediction */
 	HD_TUI_RUN,             /* the run */
 	HD_TUI_KNOBS,           /* the run with the knob panel over it */
+	HD_TUI_SUMMARY,         /* the end of a lesson: predictions against runs */
+};
+
+/* What the learner said to one question of the open lesson, and how it went. */
+struct hd_tui_said {
+	bool done;                      /* answered since the lesson was opened */
+	int correct;                    /* 1, 0, -1 not graded */
+	char shown[512];                /* the answer in the options' words */
+	char verdict[1024];             /* against the model's answer */
 };
 
 /* What the store says about one lesson. */
@@ -69,15 +78,20 @@ struct hd_tui_app {
 	struct hd_trace *measured;      /* `m`: the measured run shown beneath, or NULL */
 	int measured_sc;                /* the scenario it belongs to */
 	int knob;                       /* knob selected in the panel */
+	struct hd_tui_said *said;       /* [questions]: the answers given */
+	bool explore;                   /* no question pending: runs and knobs unlocked */
+	char kinput[80];                /* a knob value being typed */
+	bool kinput_on;                 /* typing one: keys go to kinput */
 	int page, q;
 
 	/* the prediction */
 	char input[64];
 	int hints;
 	double t0;
-	char answer[128];
+	char answer[128];               /* as stored: option ids */
+	char shown[512];                /* as the learner reads it: the options' text */
 	int correct;
-	char verdict[256];
+	char verdict[1024];
 
 	/* the run */
 	int sc, qsc;                    /* scenario shown; the question's (-1: none) */
@@ -120,7 +134,8 @@ struct hd_tui_scr_ops {
 
 /* The screens (scr_*.c); hd_tui_scr_help is the overlay: any key closes it. */
 extern const struct hd_tui_scr_ops hd_tui_scr_list, hd_tui_scr_page, hd_tui_scr_question,
-	hd_tui_scr_confidence, hd_tui_scr_run, hd_tui_scr_knobs, hd_tui_scr_help;
+	hd_tui_scr_confidence, hd_tui_scr_run, hd_tui_scr_knobs, hd_tui_scr_summary,
+	hd_tui_scr_help;
 
 /* ---- app.c --------------------------------------------------------------- */
 
@@ -161,7 +176,9 @@ int hd_tui_wrap_lines(const char *text, int w);
 /* The open lesson's current question, or NULL. */
 const struct hd_question *hd_tui_flow_cur(const struct hd_tui_app *a);
 /* Run catalogue lesson li and show its first page (or its first question
- * when it has no pages); on failure the footer says why. */
+ * when it has no pages); a lesson whose every question is answered in the
+ * database opens in explore mode on its run instead.  On failure the
+ * footer says why. */
 void hd_tui_flow_open(struct hd_tui_app *a, int li);
 /* Release the open lesson's runs; accepts no open lesson. */
 void hd_tui_flow_close(struct hd_tui_app *a);
@@ -172,11 +189,28 @@ void hd_tui_flow_choose(struct hd_tui_app *a, int i);
 /* Grade the typed answer, then ask how sure; when the answer is not
  * complete the footer says why and the question stays. */
 void hd_tui_flow_grade(struct hd_tui_app *a);
-/* Store the answer with its confidence (0: skipped) and unlock the run. */
+/* Store the answer with its confidence (0: skipped); then the next question
+ * not yet answered, and when every one is, the run of the first question's
+ * scenario, which unlocks each scenario as its question was answered. */
 void hd_tui_flow_answered(struct hd_tui_app *a, int confidence);
-/* After the explanation: the next question, or back to the list when the
- * lesson is done; refused (with a message) before the explanation. */
+/* After an explanation: the next question's run and explanation, or the
+ * lesson's summary after the last; refused (with a message) before the
+ * explanation.  In explore mode it says what can be done. */
 void hd_tui_flow_continue(struct hd_tui_app *a);
+/* Past the last page: back to the run when exploring or every question is
+ * answered, else the first question not answered. */
+void hd_tui_flow_pages_done(struct hd_tui_app *a);
+/* Back to the open lesson's pages (p, from any screen of the lesson). */
+void hd_tui_flow_pages(struct hd_tui_app *a);
+/* Explore the open lesson: its runs and knobs, every scenario unlocked. */
+void hd_tui_flow_explore(struct hd_tui_app *a);
+/* Try the open lesson's questions again, from the first (A). */
+void hd_tui_flow_retry(struct hd_tui_app *a);
+/* Open the lesson after the open one; after the last, the list. */
+void hd_tui_flow_next_lesson(struct hd_tui_app *a);
+/* The next step for the footer, with its key ("End: play the run to its
+ * end for the explanation"). */
+const char *hd_tui_flow_next_step(const struct hd_tui_app *a);
 /* Re-run the open lesson on the current profile with knob kn set to v (kn
  * -1: the knobs as they are); the run before stays as the ghost. */
 void hd_tui_flow_rerun(struct hd_tui_app *a, int kn, double v);
@@ -206,6 +240,9 @@ void hd_tui_list_filter(struct hd_tui_app *a);
 void hd_tui_run_show(struct hd_tui_app *a, int sc);
 /* scr_run.c: the measured run beside the predicted one (m toggles it). */
 void hd_tui_run_measured(struct hd_tui_app *a);
+/* scr_knobs.c: v (base units) of dimension dim with its unit: "5.00 ms",
+ * "256 MiB", "320 GFLOP", "52.3 GB/s". */
+void hd_tui_fmt_quantity(char *buf, size_t n, enum hd_dim dim, double v);
 /* scr_knobs.c: open or close the knob panel over the run. */
 void hd_tui_knobs_toggle(struct hd_tui_app *a);
 

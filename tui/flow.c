@@ -1,10 +1,12 @@
 /*
  * flow.c - the flow of a lesson in the browser (app_priv.h): open it (one
- * run through run/run.h's hd_run_lesson), its pages, then per question the
- * prediction, which locks the run until it is answered; grading; the
- * confidence, which records the answer and unlocks the run; the
- * explanation, which unlocks the next question.  Re-runs for a knob or a
- * profile go through hd_run_lesson as well.
+ * run through run/run.h's hd_run_lesson), its pages, then every question
+ * before any run (each names the scenario that answers it, which stays
+ * locked until then); grading; the confidence, which records the answer;
+ * then each question's scenario played with its explanation, and the
+ * summary with the next lesson.  A lesson answered before opens in explore
+ * mode: runs and knobs unlocked, the questions again on request.  Re-runs
+ * for a knob or a profile go through hd_run_lesson as well.
  */
 #include "config.h"
 
@@ -40,7 +42,34 @@ hd_tui_flow_close(struct hd_tui_app *a)
 	a->knob = 0;
 	hd_events_free(a->ev);
 	a->ev = NULL;
+	free(a->said);
+	a->said = NULL;
+	a->explore = false;
 	a->l = NULL;
+}
+
+/* Has every question of the open lesson been answered since it opened? */
+static bool
+all_said_ok(const struct hd_tui_app *a)
+{
+	int i, nq = hd_lesson_nquestions(a->l);
+
+	for (i = 0; i < nq; i++)
+		if (!a->said[i].done)
+			return false;
+	return true;
+}
+
+/* The first question after q (wrapping) not yet answered, or -1. */
+static int
+next_unsaid(const struct hd_tui_app *a, int q)
+{
+	int i, nq = hd_lesson_nquestions(a->l);
+
+	for (i = 1; i <= nq; i++)
+		if (!a->said[(q + i + nq) % nq].done)
+			return (q + i + nq) % nq;
+	return -1;
 }
 
 void
@@ -59,10 +88,14 @@ hd_tui_flow_open(struct hd_tui_app *a, int li)
 		return;
 	}
 	a->have_run = true;
+	a->said = hd_xcalloc((size_t)hd_lesson_nquestions(a->l) + 1, sizeof *a->said);
 	a->page = 0;
 	a->q = -1;
 	a->msg[0] = '\0';
-	if (hd_lesson_npages(a->l) > 0)
+	if (hd_lesson_nquestions(a->l) > 0 &&
+	    a->marks[li].answered >= hd_lesson_nquestions(a->l))
+		hd_tui_flow_explore(a);
+	else if (hd_lesson_npages(a->l) > 0)
 		a->screen = HD_TUI_PAGE;
 	else
 		hd_tui_flow_question(a, 0);
@@ -99,28 +132,147 @@ hd_tui_flow_question(struct hd_tui_app *a, int q)
 	a->correct = -1;
 	a->verdict[0] = '\0';
 	a->t0 = hd_tui_now();
+	a->explore = false;
 	if (q < hd_lesson_nquestions(a->l))
 		a->screen = HD_TUI_QUESTION;
-	else {
-		a->q = -1;          /* no questions: straight to the run */
-		start_run(a);
-	}
+	else
+		hd_tui_flow_explore(a);     /* no questions: straight to the run */
+}
+
+/* Question q's run, with what the learner said to it for the explanation. */
+static void
+review(struct hd_tui_app *a, int q)
+{
+	const struct hd_tui_said *s = &a->said[q];
+
+	a->q = q;
+	a->correct = s->correct;
+	snprintf(a->shown, sizeof a->shown, "%s", s->shown);
+	snprintf(a->verdict, sizeof a->verdict, "%s", s->verdict);
+	start_run(a);
 }
 
 void
 hd_tui_flow_continue(struct hd_tui_app *a)
 {
+	if (a->explore) {
+		snprintf(a->msg, sizeof a->msg, "exploring: Tab scenario, k knobs, A the questions "
+			 "again, p pages, q the list");
+		return;
+	}
 	if (a->qsc >= 0 && !a->explained) {
 		snprintf(a->msg, sizeof a->msg,
 			 "play the run to its end (End) for the explanation");
 		return;
 	}
 	if (a->q + 1 < hd_lesson_nquestions(a->l))
-		hd_tui_flow_question(a, a->q + 1);
+		review(a, a->q + 1);
 	else {
-		a->screen = HD_TUI_LIST;
-		snprintf(a->msg, sizeof a->msg, "lesson %d done", a->li + 1);
+		a->playing = false;
+		a->screen = HD_TUI_SUMMARY;
 	}
+}
+
+void
+hd_tui_flow_explore(struct hd_tui_app *a)
+{
+	a->explore = true;
+	a->q = -1;
+	if (!a->have_run || a->run.nscen == 0) {
+		a->screen = HD_TUI_LIST;
+		snprintf(a->msg, sizeof a->msg, "this lesson has nothing to run");
+		return;
+	}
+	a->qsc = -1;
+	a->explained = false;
+	a->screen = HD_TUI_RUN;
+	hd_tui_run_show(a, 0);
+	snprintf(a->msg, sizeof a->msg, "exploring lesson %d: every scenario and knob unlocked; "
+		 "A tries the questions again, p the pages", a->li + 1);
+}
+
+void
+hd_tui_flow_retry(struct hd_tui_app *a)
+{
+	int nq = hd_lesson_nquestions(a->l);
+
+	if (nq == 0) {
+		snprintf(a->msg, sizeof a->msg, "this lesson has no questions");
+		return;
+	}
+	memset(a->said, 0, (size_t)nq * sizeof *a->said);
+	a->playing = false;
+	hd_tui_flow_question(a, 0);
+}
+
+void
+hd_tui_flow_pages(struct hd_tui_app *a)
+{
+	if (hd_lesson_npages(a->l) == 0) {
+		snprintf(a->msg, sizeof a->msg, "this lesson has no pages");
+		return;
+	}
+	a->playing = false;
+	a->screen = HD_TUI_PAGE;
+}
+
+void
+hd_tui_flow_pages_done(struct hd_tui_app *a)
+{
+	int nq = hd_lesson_nquestions(a->l);
+
+	if (a->explore || (nq > 0 && all_said_ok(a) && a->q >= 0)) {
+		a->screen = HD_TUI_RUN;
+		a->playing = false;
+	} else if (nq > 0 && all_said_ok(a))
+		review(a, 0);
+	else
+		hd_tui_flow_question(a, nq > 0 ? next_unsaid(a, -1) : 0);
+}
+
+void
+hd_tui_flow_next_lesson(struct hd_tui_app *a)
+{
+	if (a->li + 1 < hd_catalog_count(a->cat))
+		hd_tui_flow_open(a, a->li + 1);
+	else {
+		hd_tui_flow_close(a);
+		a->screen = HD_TUI_LIST;
+		snprintf(a->msg, sizeof a->msg, "that was the last lesson");
+	}
+}
+
+const char *
+hd_tui_flow_next_step(const struct hd_tui_app *a)
+{
+	const struct hd_question *q = hd_tui_flow_cur(a);
+
+	switch (a->screen) {
+	case HD_TUI_LIST:
+		return "Enter: open the lesson";
+	case HD_TUI_PAGE:
+		if (a->page + 1 < hd_lesson_npages(a->l))
+			return "Space: the next page";
+		return a->explore || all_said_ok(a) ? "Space: back to the run" :
+		       "Space: the questions";
+	case HD_TUI_QUESTION:
+		return q != NULL && q->kind == HD_Q_CHOICE ? "a letter: your answer" :
+		       "Enter: your answer";
+	case HD_TUI_CONFIDENCE:
+		return next_unsaid(a, a->q) >= 0 && next_unsaid(a, a->q) != a->q ?
+		       "1-5 or Enter: then the next question" : "1-5 or Enter: then the runs";
+	case HD_TUI_RUN:
+	case HD_TUI_KNOBS:
+		if (a->explore)
+			return "exploring: A the questions again";
+		if (!a->explained)
+			return "End: the explanation";
+		return a->q + 1 < hd_lesson_nquestions(a->l) ? "n: the next question's run" :
+		       "n: the summary";
+	case HD_TUI_SUMMARY:
+		return "Enter: the next lesson";
+	}
+	return "";
 }
 
 /* ---- grading ------------------------------------------------------------- */
@@ -139,8 +291,12 @@ hd_tui_flow_choose(struct hd_tui_app *a, int i)
 
 	a->correct = i == q->answer;
 	snprintf(a->answer, sizeof a->answer, "%s", q->option_ids[i]);
-	snprintf(a->verdict, sizeof a->verdict, "%s You chose %c) %s", a->correct ?
-		 "Right." : "Not quite.", 'a' + i, q->options[i]);
+	snprintf(a->shown, sizeof a->shown, "%c) %s", 'a' + i, q->options[i]);
+	if (a->correct)
+		snprintf(a->verdict, sizeof a->verdict, "Right. You chose %s", a->shown);
+	else
+		snprintf(a->verdict, sizeof a->verdict, "Not quite. You chose %s; the answer "
+			 "is %c) %s", a->shown, 'a' + q->answer, q->options[q->answer]);
 	to_confidence(a);
 }
 
@@ -164,12 +320,25 @@ bare_unit(enum hd_dim d)
 	return 1;
 }
 
+/* The items of an order question in the order idx gives, in words:
+ * "the launch call, then the host's work, then the kernel". */
+static void
+order_words(char *buf, size_t n, const struct hd_question *q, const int *idx)
+{
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < q->noptions; i++)
+		snprintf(buf + strlen(buf), n - strlen(buf), "%s%c) %s", i ? ", then " : "",
+			 'a' + idx[i], q->options[idx[i]]);
+}
+
 /* An order question: each letter once; false (with a message) otherwise. */
 static bool
 grade_order(struct hd_tui_app *a, const struct hd_question *q)
 {
 	bool used[26] = { false };
-	int i, n = (int)strlen(a->input);
+	int i, n = (int)strlen(a->input), idx[26];
 
 	if (n != q->noptions) {
 		snprintf(a->msg, sizeof a->msg, "type each of the %d letters once", q->noptions);
@@ -185,21 +354,22 @@ grade_order(struct hd_tui_app *a, const struct hd_question *q)
 			return false;
 		}
 		used[k] = true;
+		idx[i] = k;
 		if (q->order == NULL || q->order[i] != k)
 			a->correct = 0;
 		snprintf(a->answer + strlen(a->answer), sizeof a->answer - strlen(a->answer),
 			 "%s%s", i ? " " : "", q->option_ids[k]);
 	}
+	order_words(a->shown, sizeof a->shown, q, idx);
 	if (a->correct)
-		snprintf(a->verdict, sizeof a->verdict, "Right: %s.", a->answer);
-	else {
-		char ot[128] = "";
-		for (i = 0; q->order != NULL && i < q->noptions; i++)
-			snprintf(ot + strlen(ot), sizeof ot - strlen(ot), "%s%s",
-				 i ? " " : "", q->option_ids[q->order[i]]);
-		snprintf(a->verdict, sizeof a->verdict, "Not quite: you said %s; the "
-			 "lesson's order is %s.", a->answer, ot);
-	}
+		snprintf(a->verdict, sizeof a->verdict, "Right: %s.", a->shown);
+	else if (q->order != NULL) {
+		char ot[448];
+		order_words(ot, sizeof ot, q, q->order);
+		snprintf(a->verdict, sizeof a->verdict, "Not quite: you said %s. The order is "
+			 "%s.", a->shown, ot);
+	} else
+		snprintf(a->verdict, sizeof a->verdict, "Not quite: you said %s.", a->shown);
 	return true;
 }
 
@@ -232,18 +402,15 @@ grade_estimate(struct hd_tui_app *a, const struct hd_question *q)
 		snprintf(a->msg, sizeof a->msg, "cannot grade: %s", e.msg);
 		a->correct = -1;
 		snprintf(a->answer, sizeof a->answer, "%s", a->input);
+		snprintf(a->shown, sizeof a->shown, "%s", a->input);
 		snprintf(a->verdict, sizeof a->verdict, "Not graded.");
 		return true;
 	}
 	a->correct = fabs(v - truth) <= q->tolerance * fabs(truth);
 	snprintf(a->answer, sizeof a->answer, "%s", a->input);
-	if (dim == HD_DIM_TIME) {
-		hd_fmt_time(got, sizeof got, (hd_time)v);
-		hd_fmt_time(want, sizeof want, (hd_time)truth);
-	} else {
-		snprintf(got, sizeof got, "%g", v);
-		snprintf(want, sizeof want, "%g", truth);
-	}
+	snprintf(a->shown, sizeof a->shown, "%s", a->input);
+	hd_tui_fmt_quantity(got, sizeof got, dim, v);
+	hd_tui_fmt_quantity(want, sizeof want, dim, truth);
 	snprintf(a->verdict, sizeof a->verdict, "%s You said %s; the model gives %s (within "
 		 "%g %% counts).", a->correct ? "Right." : "Off.", got, want, q->tolerance * 100);
 	return true;
@@ -261,8 +428,18 @@ hd_tui_flow_grade(struct hd_tui_app *a)
 void
 hd_tui_flow_answered(struct hd_tui_app *a, int confidence)
 {
+	struct hd_tui_said *s = &a->said[a->q];
+	int next;
+
 	hd_tui_store_answer(a, confidence);
-	start_run(a);
+	s->done = true;
+	s->correct = a->correct;
+	snprintf(s->shown, sizeof s->shown, "%s", a->shown);
+	snprintf(s->verdict, sizeof s->verdict, "%s", a->verdict);
+	if ((next = next_unsaid(a, a->q)) >= 0)
+		hd_tui_flow_question(a, next);
+	else
+		review(a, 0);
 }
 
 /* ---- re-runs ------------------------------------------------------------- */

@@ -169,6 +169,41 @@ k_down(struct hd_tui_app *a)
 		a->sel++;
 }
 
+/* Rows of lessons a page of the list holds. */
+static int
+page_rows(const struct hd_tui_app *a)
+{
+	int h = a->scr != NULL ? hd_screen_height(a->scr) : 24;
+
+	return h > 8 ? h - 6 : 2;
+}
+
+static void
+k_home(struct hd_tui_app *a)
+{
+	a->sel = 0;
+}
+
+static void
+k_end(struct hd_tui_app *a)
+{
+	a->sel = a->nrows > 0 ? a->nrows - 1 : 0;
+}
+
+static void
+k_page_up(struct hd_tui_app *a)
+{
+	a->sel = a->sel > page_rows(a) ? a->sel - page_rows(a) : 0;
+}
+
+static void
+k_page_down(struct hd_tui_app *a)
+{
+	a->sel += page_rows(a);
+	if (a->sel >= a->nrows)
+		k_end(a);
+}
+
 static void
 k_open(struct hd_tui_app *a)
 {
@@ -176,10 +211,13 @@ k_open(struct hd_tui_app *a)
 		hd_tui_flow_open(a, a->rows[a->sel]);
 }
 
+/* A new search starts empty. */
 static void
 k_search(struct hd_tui_app *a)
 {
+	a->search[0] = '\0';
 	a->searching = true;
+	hd_tui_list_filter(a);
 }
 
 static const struct hd_tui_key keys[] = {
@@ -187,6 +225,12 @@ static const struct hd_tui_key keys[] = {
 	{ 'k', k_up, NULL, NULL },
 	{ KEY_DOWN, k_down, "Down j", "next lesson" },
 	{ 'j', k_down, NULL, NULL },
+	{ KEY_HOME, k_home, "Home End", "first / last lesson" },
+	{ 'g', k_home, NULL, NULL },
+	{ KEY_END, k_end, NULL, NULL },
+	{ 'G', k_end, NULL, NULL },
+	{ KEY_PPAGE, k_page_up, "PgUp PgDn", "a page up / down" },
+	{ KEY_NPAGE, k_page_down, NULL, NULL },
 	{ '\r', k_open, "Enter", "open the lesson" },
 	{ '\n', k_open, NULL, NULL },
 	{ KEY_ENTER, k_open, NULL, NULL },

@@ -1,6 +1,7 @@
 /*
  * scr_page.c - a lesson's pages (app_priv.h): one page at a time in a box;
- * past the last page comes the first question.
+ * past the last page comes the first question not answered, or back to
+ * the run (flow.c).
  */
 #include "config.h"
 
@@ -30,7 +31,7 @@ k_next(struct hd_tui_app *a)
 	if (a->page + 1 < hd_lesson_npages(a->l))
 		a->page++;
 	else
-		hd_tui_flow_question(a, 0);
+		hd_tui_flow_pages_done(a);
 }
 
 static void
@@ -40,14 +41,30 @@ k_prev(struct hd_tui_app *a)
 		a->page--;
 }
 
+static void
+k_first(struct hd_tui_app *a)
+{
+	a->page = 0;
+}
+
+static void
+k_last(struct hd_tui_app *a)
+{
+	a->page = hd_lesson_npages(a->l) - 1;
+}
+
 static const struct hd_tui_key keys[] = {
-	{ KEY_RIGHT, k_next, "Right PgDn Space", "next page" },
+	{ KEY_RIGHT, k_next, "Right l PgDn Space", "next page" },
+	{ 'l', k_next, NULL, NULL },
 	{ KEY_NPAGE, k_next, NULL, NULL },
 	{ ' ', k_next, NULL, NULL },
 	{ '\r', k_next, NULL, NULL },
 	{ '\n', k_next, NULL, NULL },
-	{ KEY_LEFT, k_prev, "Left PgUp", "previous page" },
+	{ KEY_LEFT, k_prev, "Left h PgUp", "previous page" },
+	{ 'h', k_prev, NULL, NULL },
 	{ KEY_PPAGE, k_prev, NULL, NULL },
+	{ KEY_HOME, k_first, "Home End", "first / last page" },
+	{ KEY_END, k_last, NULL, NULL },
 };
 
 const struct hd_tui_scr_ops hd_tui_scr_page = {

@@ -1,7 +1,8 @@
 /*
  * scr_question.c - the prediction and the confidence after it
- * (app_priv.h): the question, its options, the typed answer and the hints
- * taken; the run stays locked until it is answered (flow.c grades it).
+ * (app_priv.h): the question, its options, the scenario whose run answers
+ * it (locked until it is answered), the typed answer and the hints taken;
+ * flow.c grades it.
  */
 #include "config.h"
 
@@ -46,6 +47,24 @@ draw_hints(struct hd_tui_app *a, const struct hd_question *q, int w, int h, int 
 	}
 }
 
+/* Which scenario's run answers q, locked until it is answered; the row after. */
+static int
+draw_scenario(struct hd_tui_app *a, const struct hd_question *q, int w, int h, int y)
+{
+	int sc = q->scenario != NULL ? hd_lesson_find_scenario(a->l, q->scenario) : 0;
+	char line[512];
+
+	if (sc < 0)
+		sc = 0;
+	snprintf(line, sizeof line, "The run of scenario '%s' (%s) answers it.",
+		 hd_lesson_scenario_name(a->l, sc),
+		 hd_lesson_scenario_title(a->l, sc) ? hd_lesson_scenario_title(a->l, sc) : "");
+	y = hd_tui_wrap_draw(a, 2, y, w - 4, h - 2, "", line, hd_tui_style(HD_ROLE_AXIS, 0));
+	hd_screen_puts(a->scr, NULL, 2, y, "The run stays locked until you answer.",
+		       hd_tui_style(HD_ROLE_AXIS, 0));
+	return y + 1;
+}
+
 static void
 draw_question(struct hd_tui_app *a, int w, int h)
 {
@@ -69,8 +88,7 @@ draw_question(struct hd_tui_app *a, int w, int h)
 				 "%s_", a->input);
 	}
 	y += 2;
-	hd_screen_puts(a->scr, NULL, 2, y++, "The run stays locked until you answer.",
-		       hd_tui_style(HD_ROLE_AXIS, 0));
+	y = draw_scenario(a, q, w, h, y);
 	draw_hints(a, q, w, h, y);
 }
 
@@ -80,8 +98,8 @@ draw_confidence(struct hd_tui_app *a, int w, int h)
 	const struct hd_question *q = hd_tui_flow_cur(a);
 	int y = draw_prompt(a, q, w, h);
 
-	hd_screen_printf(a->scr, NULL, 2, y++, hd_tui_style(HD_ROLE_TEXT, HD_ATTR_BOLD),
-			 "Your answer: %s", a->answer);
+	y = hd_tui_wrap_draw(a, 2, y, w - 4, h - 3, "Your answer: ", a->shown,
+			     hd_tui_style(HD_ROLE_TEXT, HD_ATTR_BOLD));
 	hd_screen_puts(a->scr, NULL, 2, y++, "How sure are you? 1 (a guess) .. 5 (sure), "
 		       "or Enter to skip.", hd_tui_style(HD_ROLE_TITLE, 0));
 	draw_hints(a, q, w, h, y);
@@ -155,6 +173,7 @@ k_skip_confidence(struct hd_tui_app *a)
 
 static const struct hd_tui_key question_keys[] = {
 	{ 'h', k_hint, "h", "show a hint (counted)" },
+	{ 'p', hd_tui_flow_pages, "p", "back to the lesson's pages" },
 	{ '\r', k_submit, "Enter", "submit a typed answer" },
 	{ '\n', k_submit, NULL, NULL },
 	{ KEY_ENTER, k_submit, NULL, NULL },

@@ -275,7 +275,8 @@ static const struct hd_tui_key keys[] = {
 	{ ' ', k_play, "Space", "play / pause" },
 	{ KEY_RIGHT, k_step_next, "Right l", "step to the next event" },
 	{ 'l', k_step_next, NULL, NULL },
-	{ KEY_LEFT, k_step_prev, "Left", "step to the previous event" },
+	{ KEY_LEFT, k_step_prev, "Left h", "step to the previous event" },
+	{ 'h', k_step_prev, NULL, NULL },
 	{ '+', k_faster, "+ -", "faster / slower (0.25x .. 8x)" },
 	{ '=', k_faster, NULL, NULL },
 	{ '-', k_slower, NULL, NULL },
@@ -293,6 +294,8 @@ static const struct hd_tui_key keys[] = {
 	{ 'k', hd_tui_knobs_toggle, "k", "knobs: change one, re-run, compare" },
 	{ 'm', hd_tui_run_measured, "m", "measured beside predicted" },
 	{ 'P', hd_tui_flow_profile, "P", "next hardware profile (re-runs)" },
+	{ 'p', hd_tui_flow_pages, "p", "back to the lesson's pages" },
+	{ 'A', hd_tui_flow_retry, "A", "try the questions again" },
 };
 
 const struct hd_tui_scr_ops hd_tui_scr_run = {
