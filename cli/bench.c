@@ -257,7 +257,7 @@ bench_lesson(FILE *out, const struct hd_profile *p, const struct hd_embedded *em
 		struct hd_lesson *l;
 		struct hd_run run;
 		struct hd_buf b;
-		struct hd_tl_opts to = { HD_TL_DEFAULT_WIDTH, false };
+		struct hd_tl_opts to = { .width = HD_TL_DEFAULT_WIDTH };
 		double t0 = now_s();
 		int i;
 
