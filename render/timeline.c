@@ -966,11 +966,42 @@ opcols_row(struct hd_buf *out, const bool on[C__COUNT], char *const cell[C__COUN
 	hd_buf_putc(out, '\n');
 }
 
+/*
+ * t's spans grouped by op (a counting sort, O(spans + ops)): op i's spans are
+ * spans[first[i] .. first[i + 1]), in trace order.  The caller frees both.
+ */
+static struct hd_span *
+spans_by_op(const struct hd_trace *t, int nops, size_t **first)
+{
+	struct hd_span *by = hd_xcalloc(t->nspans + 1, sizeof *by);
+	size_t *f = hd_xcalloc((size_t)nops + 2, sizeof *f), i, *at;
+	int k;
+
+	for (i = 0; i < t->nspans; i++)
+		if (t->spans[i].op >= 0 && t->spans[i].op < nops)
+			f[t->spans[i].op + 1]++;
+	for (k = 0; k < nops; k++)
+		f[k + 1] += f[k];
+	at = hd_xcalloc((size_t)nops + 1, sizeof *at);
+	memcpy(at, f, (size_t)nops * sizeof *at);
+	for (i = 0; i < t->nspans; i++)
+		if (t->spans[i].op >= 0 && t->spans[i].op < nops)
+			by[at[t->spans[i].op]++] = t->spans[i];
+	free(at);
+	*first = f;
+	return by;
+}
+
 void
-hd_timeline_ops(struct hd_buf *out, const struct hd_trace *t,
+hd_timeline_ops(struct hd_buf *out, const struct hd_trace *full,
 		const struct hd_scenario *sc, const struct hd_tl_opts *o)
 {
-	struct hd_tunit u = hd_timeline_unit(t->makespan > 0 ? t->makespan : 1);
+	/* each op is timed over a view of t holding its own spans only, so
+	 * the table is linear in the spans however many ops there are */
+	struct hd_trace view, *t = &view;
+	struct hd_span *grouped;
+	size_t *first;
+	struct hd_tunit u = hd_timeline_unit(full->makespan > 0 ? full->makespan : 1);
 	char name[64], call[48], stream[48], s0[32], s1[32], d[32], by[32], rate[32];
 	char h0[16], h1[16], *cell[C__COUNT];
 	bool on[C__COUNT];
@@ -978,6 +1009,8 @@ hd_timeline_ops(struct hd_buf *out, const struct hd_trace *t,
 
 	if (sc == NULL)
 		return;
+	view = *full;
+	grouped = spans_by_op(full, sc->nops, &first);
 	opcols_pick(on, o->width);
 	for (i = 0; i < sc->nops; i++) {
 		const struct hd_op *op = &sc->ops[i];
@@ -986,6 +1019,8 @@ hd_timeline_ops(struct hd_buf *out, const struct hd_trace *t,
 
 		if (op->kind == HD_OP_REPEAT || op->kind == HD_OP_ON_RANK)
 			continue;
+		view.spans = grouped + first[i];
+		view.nspans = first[i + 1] - first[i];
 		ot = hd_trace_op_time(t, i);
 		if (!ot.found)
 			continue;
@@ -1044,6 +1079,8 @@ hd_timeline_ops(struct hd_buf *out, const struct hd_trace *t,
 				      hd_coll_bus_factor(op->coll, sc->nranks), sc->nranks);
 		}
 	}
+	free(grouped);
+	free(first);
 }
 
 void
