@@ -358,6 +358,12 @@ hd_tl_index_free(struct hd_tl_index *ix)
 	free(ix);
 }
 
+const struct hd_trace *
+hd_tl_index_trace(const struct hd_tl_index *ix)
+{
+	return ix->t;
+}
+
 /* Start of column c of a w-column bar over win. */
 static hd_time
 col_start(struct hd_tl_window win, int w, int c)

@@ -114,6 +114,8 @@ struct hd_tl_index;     /* opaque: the spans of a trace by lane, then start */
  * Never NULL; t must outlive it. */
 struct hd_tl_index *hd_tl_index_new(const struct hd_trace *t);
 void hd_tl_index_free(struct hd_tl_index *ix);  /* accepts NULL */
+/* The trace ix indexes. */
+const struct hd_trace *hd_tl_index_trace(const struct hd_tl_index *ix);
 
 /*
  * Fill cells[0 .. w) with lane `lane` of ix's trace over window win: each
