@@ -788,9 +788,8 @@ merge_cells(struct hd_tl_cell *bar, const struct hd_tl_cell *c, int w)
 	}
 }
 
-/* Which side of a compare bar a lane speaks for: the device's engines and
- * links first, the host's rows where the device is idle; stream rows repeat
- * their engines' spans and are left out. */
+/* Which side of a compare bar a lane speaks for (stream rows repeat their
+ * engines' spans and are left out). */
 enum side { SIDE_NONE, SIDE_HOST, SIDE_DEVICE };
 static const enum side lane_side[HD_LANE__COUNT] = {
 	[HD_LANE_HOST] = SIDE_HOST, [HD_LANE_API] = SIDE_HOST,
@@ -801,17 +800,16 @@ static const enum side lane_side[HD_LANE__COUNT] = {
 	[HD_LANE_LINK] = SIDE_DEVICE,
 };
 
-/* The compare bar of trace t: its rank-0 lanes merged by side into bar[]
- * (host[] and cells[] are scratch), w columns over win. */
-static void
-compare_bar(struct hd_tl_cell *bar, struct hd_tl_cell *host, struct hd_tl_cell *cells, int w,
-	    const struct hd_trace *t, const struct hd_scenario *sc, struct hd_tl_window win)
+void
+hd_timeline_compare_bar(struct hd_tl_cell *bar, int w, const struct hd_trace *t,
+			const struct hd_scenario *sc, struct hd_tl_window win)
 {
 	struct hd_tl_index *ix = hd_tl_index_new(t);
+	struct hd_tl_cell *host = hd_xcalloc((size_t)w + 1, sizeof *host);
+	struct hd_tl_cell *cells = hd_xcalloc((size_t)w + 1, sizeof *cells);
 	int l, k;
 
 	memset(bar, 0, (size_t)w * sizeof *bar);
-	memset(host, 0, (size_t)w * sizeof *host);
 	for (l = 0; l < t->nlanes; l++) {
 		enum side sd = (unsigned)t->lanes[l].kind < HD_LANE__COUNT ?
 			       lane_side[t->lanes[l].kind] : SIDE_NONE;
@@ -824,6 +822,8 @@ compare_bar(struct hd_tl_cell *bar, struct hd_tl_cell *host, struct hd_tl_cell *
 	for (k = 0; k < w; k++)
 		if (bar[k].look == NULL)
 			bar[k] = host[k];
+	free(cells);
+	free(host);
 	hd_tl_index_free(ix);
 }
 
@@ -833,7 +833,7 @@ hd_timeline_compare(struct hd_buf *out, const struct hd_trace *const *traces,
 		    const struct hd_tl_opts *o)
 {
 	struct geom g = { 8, 0, 1 };
-	struct hd_tl_cell *bar, *host, *cells;
+	struct hd_tl_cell *bar;
 	int i;
 	char ms[32];
 
@@ -846,8 +846,6 @@ hd_timeline_compare(struct hd_buf *out, const struct hd_trace *const *traces,
 	}
 	g.bar_w = o->width - g.name_w - 3 - 11;        /* " |bar| 123.456 ms" */
 	bar = hd_xcalloc((size_t)g.bar_w + 1, sizeof *bar);
-	host = hd_xcalloc((size_t)g.bar_w + 1, sizeof *host);
-	cells = hd_xcalloc((size_t)g.bar_w + 1, sizeof *cells);
 	hd_buf_puts(out, "\n");
 	hd_timeline_wrap(out, "Compare  ", "the scenarios on one time axis, each as long as "
 			 "its makespan: the GPU's engines, the host where they idle", o->width, 9);
@@ -855,15 +853,13 @@ hd_timeline_compare(struct hd_buf *out, const struct hd_trace *const *traces,
 		struct hd_tl_window win = { 0, g.span };
 		int w = hd_timeline_col(traces[i]->makespan, g.bar_w, g.span, 1);
 
-		compare_bar(bar, host, cells, g.bar_w, traces[i], sc[i], win);
+		hd_timeline_compare_bar(bar, g.bar_w, traces[i], sc[i], win);
 		put_col(out, names[i], g.name_w, 0);
 		hd_buf_puts(out, " |");
 		put_cells(out, bar, NULL, w > 0 ? w : 1, o);
 		hd_buf_printf(out, "| %s\n", hd_fmt_time(ms, sizeof ms, traces[i]->makespan));
 	}
 	draw_axis(out, &g);
-	free(cells);
-	free(host);
 	free(bar);
 }
 

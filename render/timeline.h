@@ -191,12 +191,18 @@ void hd_timeline_note(struct hd_buf *out, const struct hd_trace *t,
 		      const struct hd_tl_opts *o);
 
 /*
- * Compare: scenarios[0 .. n) of one lesson on one time axis, each a bar as
- * long as its makespan (its lanes of rank 0 merged: a column is busy when any
- * lane is, drawn in the look with the highest priority, so blocked host time
- * and device work show), its name before and its makespan after, then the
- * axis.  names[i] names traces[i]; sc[i] may be NULL.  Every line fits
- * o->width columns.
+ * The compare bar of trace t, w cells over win: its lanes of rank 0 merged,
+ * the GPU's engines and links where any is busy, else the host's rows (API
+ * calls, blocked time, host work); each cell the busiest lane's share and
+ * the look with the highest priority.  Stream rows are left out.
+ */
+void hd_timeline_compare_bar(struct hd_tl_cell *bar, int w, const struct hd_trace *t,
+			     const struct hd_scenario *sc, struct hd_tl_window win);
+/*
+ * Compare: traces[0 .. n) of one lesson's scenarios on one time axis, each
+ * its compare bar as long as its makespan, its name before and its makespan
+ * after, then the axis.  names[i] names traces[i]; sc[i] may be NULL.  Every
+ * line fits o->width columns.
  */
 void hd_timeline_compare(struct hd_buf *out, const struct hd_trace *const *traces,
 			 const struct hd_scenario *const *sc, const char *const *names, int n,

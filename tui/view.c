@@ -753,6 +753,105 @@ hd_view_run(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 	hd_view_status(scr, st, t, o);
 }
 
+/* ---- compare and legend -------------------------------------------------- */
+
+void
+hd_view_compare(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *const *traces,
+		const struct hd_scenario *const *sc, const char *const *names, int n, int cur)
+{
+	struct hd_tl_geom g;
+	struct hd_tl_cell *bar;
+	struct hd_rect in;
+	bool utf8 = !hd_screen_ascii(scr);
+	int i, c;
+
+	r = hd_rect_clip(r, hd_screen_rect(scr));
+	if (r.w < 24 || r.h < 4)
+		return;
+	hd_screen_fill(scr, r, " ", style(HD_ROLE_TEXT, 0));
+	hd_screen_box(scr, r, " Compare: one time axis ", style(HD_ROLE_BORDER, 0));
+	in = (struct hd_rect){ r.x + 1, r.y + 1, r.w - 2, r.h - 2 };
+	memset(&g, 0, sizeof g);
+	g.name_w = 8;
+	g.span = 1;
+	for (i = 0; i < n; i++) {
+		int l = hd_utf8_width(names[i]);
+		if (l > g.name_w)
+			g.name_w = l > 16 ? 16 : l;
+		if (traces[i]->makespan > g.span)
+			g.span = traces[i]->makespan;
+	}
+	g.bar_x = in.x + g.name_w + 1;
+	g.bar_w = in.w - g.name_w - 1 - 10;         /* room for the makespan */
+	if (g.bar_w < 4)
+		return;
+	bar = hd_xcalloc((size_t)g.bar_w + 1, sizeof *bar);
+	for (i = 0; i < n && i < in.h - 2; i++) {
+		struct hd_tl_window win = { 0, g.span };
+		int y = in.y + i, w = hd_timeline_col(traces[i]->makespan, g.bar_w, g.span, 1);
+		char ms[32];
+		struct hd_rect namer = { in.x, y, g.name_w, 1 };
+
+		hd_screen_puts(scr, &namer, in.x, y, names[i],
+			       style(HD_ROLE_LANE, i == cur ? HD_ATTR_BOLD : 0));
+		hd_timeline_compare_bar(bar, g.bar_w, traces[i], sc[i], win);
+		for (c = 0; c < w && c < g.bar_w; c++)
+			hd_screen_puts(scr, &in, g.bar_x + c, y, hd_timeline_cell_glyph(&bar[c], utf8),
+				       style(bar[c].look != NULL ? hd_role_of_hue(bar[c].look->hue) :
+					     HD_ROLE_DEFAULT, 0));
+		hd_screen_puts(scr, &in, g.bar_x + c, y, "|", style(HD_ROLE_AXIS, 0));
+		hd_screen_puts(scr, &in, g.bar_x + c + 2, y,
+			       hd_fmt_time(ms, sizeof ms, traces[i]->makespan),
+			       style(HD_ROLE_TEXT, i == cur ? HD_ATTR_BOLD : 0));
+	}
+	g.axis_y = in.y + i;
+	draw_axis(scr, &in, &g, -1);
+	free(bar);
+}
+
+int
+hd_view_legend(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
+	       const struct hd_scenario *sc)
+{
+	struct hd_tl_opts o = { .width = 80, .utf8 = !hd_screen_ascii(scr) };
+	struct hd_buf b;
+	const char *p;
+	int y, w = 0, n = 0;
+
+	hd_buf_init(&b);
+	hd_timeline_legend(&b, t, sc, &o);
+	for (p = b.s; p != NULL && *p != '\0'; n++) {
+		const char *nl = strchr(p, '\n');
+		int l = (int)(nl - p);
+		if (l > w)
+			w = l;
+		p = nl + 1;
+	}
+	r = hd_rect_clip(r, hd_screen_rect(scr));
+	if (r.w > w + 4) {
+		r.x += r.w - (w + 4);
+		r.w = w + 4;
+	}
+	if (r.h > n + 1)
+		r.h = n + 1;
+	if (r.w >= 8 && r.h >= 3) {
+		hd_screen_fill(scr, r, " ", style(HD_ROLE_TEXT, 0));
+		hd_screen_box(scr, r, " Legend (L) ", style(HD_ROLE_BORDER, 0));
+		/* the first line is the heading the box title replaces */
+		p = strchr(b.s, '\n') + 1;
+		for (y = r.y + 1; *p != '\0' && y < r.y + r.h - 1; y++) {
+			const char *nl = strchr(p, '\n');
+			char line[160];
+
+			snprintf(line, sizeof line, "%.*s", (int)(nl - p), p);
+			hd_screen_puts(scr, &r, r.x + 1, y, line, style(HD_ROLE_TEXT, 0));
+			p = nl + 1;
+		}
+	}
+	hd_buf_free(&b);
+	return n - 1;
+}
+
 /* ---- playback events ----------------------------------------------------- */
 
 struct hd_events {

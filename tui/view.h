@@ -133,6 +133,26 @@ void hd_view_status(struct hd_screen *scr, struct hd_rect r, const struct hd_tra
 void hd_view_run(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 		 const struct hd_scenario *sc, const struct hd_view_opts *o);
 
+/* ---- compare and legend -------------------------------------------------- */
+
+/*
+ * A box in r: traces[0 .. n) (a lesson's scenarios, names[i] naming each,
+ * sc[i] may be NULL) on one time axis, each its compare bar
+ * (hd_timeline_compare_bar) as long as its makespan with the makespan after
+ * it, scenario `cur` in bold, the axis beneath.  Writes only inside r;
+ * nothing when r is too small.
+ */
+void hd_view_compare(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *const *traces,
+		     const struct hd_scenario *const *sc, const char *const *names, int n, int cur);
+
+/*
+ * The legend (hd_timeline_legend: the looks t uses from ir/spanlook.h, the
+ * busy-share glyphs, the boundary) in a box at the top right of r.  Returns
+ * the number of entries.
+ */
+int hd_view_legend(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
+		   const struct hd_scenario *sc);
+
 /* ---- playback events ----------------------------------------------------- */
 
 struct hd_events;   /* opaque: the sorted distinct span boundaries of a trace */
