@@ -462,9 +462,13 @@ hd_timeline_cells(struct hd_tl_cell *cells, int w, const struct hd_tl_index *ix,
 		hd_time cw = col_start(win, w, c + 1) - col_start(win, w, c);
 		__int128 e8;
 
+		const struct hd_span *o;
+
 		if (cells[c].look == NULL)
 			continue;
-		if (cw <= 0 || cells[c].busy >= cw) {
+		o = &t->spans[cells[c].owner - 1];
+		/* a zero-length span (an event) is a mark, drawn whole */
+		if (cw <= 0 || cells[c].busy >= cw || o->end == o->start) {
 			cells[c].fill = 8;
 			continue;
 		}

@@ -102,7 +102,8 @@ struct hd_tl_cell {
 	hd_time busy;                   /* time of the column some span covers */
 	unsigned char fill;             /* busy share in eighths: 0 idle, 1..7 partly
 					 * busy (1 at least when a span touches the
-					 * column), 8 busy throughout */
+					 * column), 8 busy throughout or owned by a
+					 * zero-length span (an event: a mark) */
 	bool edge;                      /* a span starts here exactly where the one
 					 * before it on the lane ends, both at least
 					 * two columns long: the boundary to show */

@@ -930,8 +930,8 @@ START_TEST(help_per_screen)
 		{ HD_TUI_PAGE, "Right PgDn Space,Left PgUp,?,Ctrl-L,q Esc" },
 		{ HD_TUI_QUESTION, "h,Enter,?,Ctrl-L,q Esc" },
 		{ HD_TUI_CONFIDENCE, "Enter,?,Ctrl-L,q Esc" },
-		{ HD_TUI_RUN, "Space,Right l,Left,+ -,Home End,r,Tab,R,Enter n,k,m,P,?,Ctrl-L,"
-			      "q Esc" },
+		{ HD_TUI_RUN, "Space,Right l,Left,+ -,Home End,r,Tab,R,Enter n,k,m,P,c,L,] [,"
+			      "< >,z,0,?,Ctrl-L,q Esc" },
 		{ HD_TUI_KNOBS, "k,Up Down,Right Left,m,P,?,Ctrl-L,q Esc" },
 	};
 	char got[512];
