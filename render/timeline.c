@@ -329,21 +329,77 @@ struct hd_tl_index {
 	size_t *first;      /* [nlanes + 1]: lane l's spans are order[first[l] .. first[l+1]) */
 };
 
+/* Order of spans within a lane: by start, the longer first at one start
+ * (so a call comes before the blocked part nested in it). */
+struct span_key {
+	hd_time start, end;
+	size_t i;
+};
+
+static int
+by_start(const void *a, const void *b)
+{
+	const struct span_key *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end > y->end ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Sort order[0 .. n) (span indices of t) by by_start. */
+static void
+sort_by_start(const struct hd_trace *t, size_t *order, size_t n)
+{
+	struct span_key *k = hd_xcalloc(n + 1, sizeof *k);
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		k[i].start = t->spans[order[i]].start;
+		k[i].end = t->spans[order[i]].end;
+		k[i].i = order[i];
+	}
+	qsort(k, n, sizeof *k, by_start);
+	for (i = 0; i < n; i++)
+		order[i] = k[i].i;
+	free(k);
+}
+
+/*
+ * A counting sort by lane keeps each lane's spans in trace order: already by
+ * start in a sorted trace (hd_trace_sort), so the index is linear; a lane
+ * found out of order is sorted on its own.
+ */
 struct hd_tl_index *
 hd_tl_index_new(const struct hd_trace *t)
 {
 	struct hd_tl_index *ix = hd_xcalloc(1, sizeof *ix);
-	size_t i;
+	size_t i, *at;
 	int l;
 
 	ix->t = t;
 	ix->order = hd_xcalloc(t->nspans + 1, sizeof *ix->order);
 	ix->first = hd_xcalloc((size_t)t->nlanes + 2, sizeof *ix->first);
-	hd_trace_order_by_lane(t, ix->order);
-	for (i = 0, l = 0; l <= t->nlanes; l++) {
-		while (i < t->nspans && t->spans[ix->order[i]].lane < l)
-			i++;
-		ix->first[l] = i;
+	for (i = 0; i < t->nspans; i++)
+		if (t->spans[i].lane >= 0 && t->spans[i].lane < t->nlanes)
+			ix->first[t->spans[i].lane + 1]++;
+	for (l = 0; l < t->nlanes; l++)
+		ix->first[l + 1] += ix->first[l];
+	at = hd_xcalloc((size_t)t->nlanes + 1, sizeof *at);
+	memcpy(at, ix->first, (size_t)t->nlanes * sizeof *at);
+	for (i = 0; i < t->nspans; i++)
+		if (t->spans[i].lane >= 0 && t->spans[i].lane < t->nlanes)
+			ix->order[at[t->spans[i].lane]++] = i;
+	free(at);
+	for (l = 0; l < t->nlanes; l++) {
+		size_t a = ix->first[l], b = ix->first[l + 1];
+
+		for (i = a + 1; i < b; i++)
+			if (t->spans[ix->order[i]].start < t->spans[ix->order[i - 1]].start)
+				break;
+		if (i < b)
+			sort_by_start(t, ix->order + a, b - a);
 	}
 	return ix;
 }

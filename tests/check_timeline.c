@@ -137,6 +137,34 @@ START_TEST(back_to_back_boundary)
 }
 END_TEST
 
+/* Spans added out of start order draw as if sorted. */
+START_TEST(unsorted_lane)
+{
+	struct hd_trace *a = compute_trace(), *b = compute_trace();
+	struct hd_tl_cell *ca, *cb;
+	int i;
+
+	kernel(a, 0, 0, 0, 0, 300);
+	kernel(a, 0, 1, 0, 300, 600);
+	kernel(a, 0, 2, 0, 800, 850);
+	kernel(b, 0, 2, 0, 800, 850);
+	kernel(b, 0, 1, 0, 300, 600);
+	kernel(b, 0, 0, 0, 0, 300);
+	ca = cells_of(a, 20, 0, 1000);
+	cb = cells_of(b, 20, 0, 1000);
+	for (i = 0; i < 20; i++) {
+		ck_assert_int_eq(ca[i].fill, cb[i].fill);
+		ck_assert_int_eq(ca[i].edge, cb[i].edge);
+	}
+	ck_assert(cb[6].edge);
+	ck_assert_int_eq(cb[17].fill, 0);
+	free(ca);
+	free(cb);
+	hd_trace_free(a);
+	hd_trace_free(b);
+}
+END_TEST
+
 /* The text rows show the boundary and the gap too. */
 START_TEST(rows_show_gaps_and_boundaries)
 {
@@ -288,6 +316,7 @@ main(void)
 	tcase_add_test(tc, partial_cell);
 	tcase_add_test(tc, small_kernels_show_idle);
 	tcase_add_test(tc, back_to_back_boundary);
+	tcase_add_test(tc, unsorted_lane);
 	tcase_add_test(tc, rows_show_gaps_and_boundaries);
 	tcase_add_test(tc, zoom_shows_short_span);
 	tcase_add_test(tc, zoom_and_pan_stay_inside);
