@@ -822,8 +822,11 @@ hd_view_legend(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t
 	hd_timeline_legend(&b, t, sc, &o);
 	for (p = b.s; p != NULL && *p != '\0'; n++) {
 		const char *nl = strchr(p, '\n');
-		int l = (int)(nl - p);
-		if (l > w)
+		char line[160];
+		int l;
+
+		snprintf(line, sizeof line, "%.*s", (int)(nl - p), p);
+		if ((l = hd_utf8_width(line)) > w)
 			w = l;
 		p = nl + 1;
 	}
