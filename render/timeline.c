@@ -1029,13 +1029,14 @@ opcols_row(struct hd_buf *out, const bool on[C__COUNT], char *const cell[C__COUN
 }
 
 /*
- * t's spans grouped by op (a counting sort, O(spans + ops)): op i's spans are
- * spans[first[i] .. first[i + 1]), in trace order.  The caller frees both.
+ * t's span indices grouped by op (a counting sort, O(spans + ops)): op i's
+ * spans are t->spans[idx[k]] for k in [first[i], first[i + 1]), in trace
+ * order.  The caller frees both.
  */
-static struct hd_span *
+static size_t *
 spans_by_op(const struct hd_trace *t, int nops, size_t **first)
 {
-	struct hd_span *by = hd_xcalloc(t->nspans + 1, sizeof *by);
+	size_t *idx = hd_xcalloc(t->nspans + 1, sizeof *idx);
 	size_t *f = hd_xcalloc((size_t)nops + 2, sizeof *f), i, *at;
 	int k;
 
@@ -1048,11 +1049,15 @@ spans_by_op(const struct hd_trace *t, int nops, size_t **first)
 	memcpy(at, f, (size_t)nops * sizeof *at);
 	for (i = 0; i < t->nspans; i++)
 		if (t->spans[i].op >= 0 && t->spans[i].op < nops)
-			by[at[t->spans[i].op]++] = t->spans[i];
+			idx[at[t->spans[i].op]++] = i;
 	free(at);
 	*first = f;
-	return by;
+	return idx;
 }
+
+/* An op with at most this many spans is timed over a copy of its own spans;
+ * one with more over the whole trace (memory stays bounded). */
+#define OP_VIEW_MAX 65536
 
 void
 hd_timeline_ops(struct hd_buf *out, const struct hd_trace *full,
@@ -1061,16 +1066,18 @@ hd_timeline_ops(struct hd_buf *out, const struct hd_trace *full,
 	/* each op is timed over a view of t holding its own spans only, so
 	 * the table is linear in the spans however many ops there are */
 	struct hd_trace view, *t = &view;
-	struct hd_span *grouped;
-	size_t *first;
+	struct hd_span *own = hd_xcalloc(OP_VIEW_MAX, sizeof *own);
+	size_t *grouped, *first, j;
 	struct hd_tunit u = hd_timeline_unit(full->makespan > 0 ? full->makespan : 1);
 	char name[64], call[48], stream[48], s0[32], s1[32], d[32], by[32], rate[32];
 	char h0[16], h1[16], *cell[C__COUNT];
 	bool on[C__COUNT];
 	int i, k, rows = 0;
 
-	if (sc == NULL)
+	if (sc == NULL) {
+		free(own);
 		return;
+	}
 	view = *full;
 	grouped = spans_by_op(full, sc->nops, &first);
 	opcols_pick(on, o->width);
@@ -1081,8 +1088,13 @@ hd_timeline_ops(struct hd_buf *out, const struct hd_trace *full,
 
 		if (op->kind == HD_OP_REPEAT || op->kind == HD_OP_ON_RANK)
 			continue;
-		view.spans = grouped + first[i];
-		view.nspans = first[i + 1] - first[i];
+		view = *full;
+		if (first[i + 1] - first[i] <= OP_VIEW_MAX) {
+			for (j = first[i]; j < first[i + 1]; j++)
+				own[j - first[i]] = full->spans[grouped[j]];
+			view.spans = own;
+			view.nspans = first[i + 1] - first[i];
+		}
 		ot = hd_trace_op_time(t, i);
 		if (!ot.found)
 			continue;
@@ -1143,6 +1155,7 @@ hd_timeline_ops(struct hd_buf *out, const struct hd_trace *full,
 	}
 	free(grouped);
 	free(first);
+	free(own);
 }
 
 void
