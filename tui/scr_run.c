@@ -193,7 +193,8 @@ draw(struct hd_tui_app *a, int w, int h)
 	if (expl_h > 0)
 		draw_explanation(a, q, ew, h, expl_h);
 	if (a->compare)
-		draw_compare(a, expl_h > 0 ? (struct hd_rect){ ew, h - 1 - expl_h, w - ew, expl_h } :
+		draw_compare(a, expl_h > 0 ?
+			     (struct hd_rect){ ew, h - 1 - expl_h, w - ew, expl_h } :
 			     (struct hd_rect){ 0, r.y + r.h, w, cmp_h });
 }
 
@@ -451,7 +452,8 @@ static const struct hd_tui_key keys[] = {
 const struct hd_tui_scr_ops hd_tui_scr_run = {
 	.draw = draw,
 	.keys = HD_TUI_KEYS(keys),
-	.footer = "Space play  Left/Right step  +/- speed  [ ] zoom  c compare  L legend  Tab  ? help",
+	.footer = "Space play  Left/Right step  +/- speed  [ ] zoom  c compare  L legend  k knobs  "
+		  "? help",
 	.tick = advance,
 	.key_wait = key_timeout,
 };

@@ -795,10 +795,13 @@ hd_view_compare(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *
 		hd_screen_puts(scr, &namer, in.x, y, names[i],
 			       style(HD_ROLE_LANE, i == cur ? HD_ATTR_BOLD : 0));
 		hd_timeline_compare_bar(bar, g.bar_w, traces[i], sc[i], win);
-		for (c = 0; c < w && c < g.bar_w; c++)
-			hd_screen_puts(scr, &in, g.bar_x + c, y, hd_timeline_cell_glyph(&bar[c], utf8),
-				       style(bar[c].look != NULL ? hd_role_of_hue(bar[c].look->hue) :
-					     HD_ROLE_DEFAULT, 0));
+		for (c = 0; c < w && c < g.bar_w; c++) {
+			const struct hd_spanlook *lk = bar[c].look;
+
+			hd_screen_puts(scr, &in, g.bar_x + c, y,
+				       hd_timeline_cell_glyph(&bar[c], utf8),
+				       style(lk != NULL ? hd_role_of_hue(lk->hue) : HD_ROLE_DEFAULT, 0));
+		}
 		hd_screen_puts(scr, &in, g.bar_x + c, y, "|", style(HD_ROLE_AXIS, 0));
 		hd_screen_puts(scr, &in, g.bar_x + c + 2, y,
 			       hd_fmt_time(ms, sizeof ms, traces[i]->makespan),
