@@ -4,7 +4,7 @@
  * Pure functions of (trace, scenario, playhead, rectangle) that draw into a
  * render buffer (screen.h); nothing here reads a clock or a terminal, so a
  * frame is reproducible and testable.  The timeline pane uses the text
- * timeline's glyphs, lane order and tick steps (cli/timeline.h) so the TUI
+ * timeline's glyphs, lane order and tick steps (render/timeline.h) so the TUI
  * and `hdsim run` draw a run alike.
  *
  * Spans appear as the playhead passes them: at time t a span is drawn from
