@@ -3,7 +3,8 @@
  * scenarios of growing size, and the wall time of `run` for each built-in
  * lesson.
  *
- * The synthetic runs write to a counting sink that keeps no spans, so the
+ * The lesson rows draw what `hdsim run` prints (timelines, the compare
+ * block, claims).  The synthetic runs write to a counting sink that keeps no spans, so the
  * memory figures show the work in flight (the engine's peak queue, the
  * process's peak RSS) and not the length of the history.  bench/README.md
  * explains the rows and how results are recorded.
@@ -257,7 +258,8 @@ bench_lesson(FILE *out, const struct hd_profile *p, const struct hd_embedded *em
 		struct hd_lesson *l;
 		struct hd_run run;
 		struct hd_buf b;
-		struct hd_tl_opts to = { HD_TL_DEFAULT_WIDTH, false };
+		struct hd_tl_opts to = { .width = HD_TL_DEFAULT_WIDTH };
+		const char **names;
 		double t0 = now_s();
 		int i;
 
@@ -270,12 +272,19 @@ bench_lesson(FILE *out, const struct hd_profile *p, const struct hd_embedded *em
 			return HD_EXIT_FAIL;
 		}
 		hd_buf_init(&b);
+		names = hd_xcalloc((size_t)run.nscen + 1, sizeof *names);
 		for (i = 0; i < run.nscen; i++) {
 			struct hd_tl_info info = { .lesson_id = hd_lesson_id(l),
 				.lesson_title = hd_lesson_title(l), .sc = run.sc[i],
 				.profile_name = p->name, .backend = "sim" };
 			hd_timeline_render(&b, run.traces[i], &info, &to);
+			names[i] = hd_lesson_scenario_name(l, i);
 		}
+		if (run.nscen > 1)      /* the compare block, as `run` prints it */
+			hd_timeline_compare(&b, (const struct hd_trace *const *)run.traces,
+					    (const struct hd_scenario *const *)run.sc, names,
+					    run.nscen, &to);
+		free(names);
 		hd_report_claims(&b, &run, false, HD_TL_DEFAULT_WIDTH);
 		t[r] = now_s() - t0;
 		nscen = run.nscen;
@@ -483,7 +492,8 @@ hd_bench_main(FILE *out, const struct hd_profile *p, bool quick)
 			"", ws, target_wall < 1.0 ? "met" : "missed");
 	}
 	fprintf(out, "\n'hdsim run' of each built-in lesson: parse, simulate every "
-		"scenario,\ncheck the claims, draw the timelines (median of %d runs)\n",
+		"scenario,\ncheck the claims, draw the timelines and the compare block (median of "
+		"%d runs)\n",
 		LESSON_REPEATS);
 	for (i = 0; i < (size_t)hd_builtin_lessons_count; i++) {
 		if (bench_lesson(out, p, &hd_builtin_lessons[i], &med) != 0)

@@ -5,10 +5,13 @@
  * pieces of output more than one command prints: the lesson list and a
  * lesson's run.
  */
+#include <langinfo.h>
+#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cmd.h"
 #include "lang/lesson.h"
@@ -164,6 +167,37 @@ hd_cmd_list_lessons(struct hd_cmd_ctx *x, struct hd_buf *b)
 	}
 }
 
+/* Eighth blocks only into a terminal whose locale is UTF-8: pipes and files
+ * get the ASCII ramp, a byte per column. */
+static bool
+out_utf8(FILE *f)
+{
+	const char *cs;
+
+	if (!isatty(fileno(f)) || setlocale(LC_CTYPE, "") == NULL)
+		return false;
+	cs = nl_langinfo(CODESET);
+	return cs != NULL && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "utf8") == 0);
+}
+
+/* Every scenario of r on one time axis, when there are several to compare. */
+static void
+run_compare(struct hd_buf *b, const struct hd_run *r, const struct hd_tl_opts *to)
+{
+	const char **names;
+	int i;
+
+	if (r->nscen < 2)
+		return;
+	names = hd_xcalloc((size_t)r->nscen, sizeof *names);
+	for (i = 0; i < r->nscen; i++)
+		names[i] = hd_lesson_scenario_name(r->lesson, i);
+	hd_buf_puts(b, "\n");
+	hd_timeline_compare(b, (const struct hd_trace *const *)r->traces,
+			    (const struct hd_scenario *const *)r->sc, names, r->nscen, to);
+	free(names);
+}
+
 int
 hd_cmd_run_print(struct hd_cmd_ctx *x, int idx)
 {
@@ -203,6 +237,7 @@ hd_cmd_run_print(struct hd_cmd_ctx *x, int idx)
 	else {
 		to.width = x->width;
 		to.color = x->color;
+		to.utf8 = out_utf8(x->out);
 		for (i = 0; i < r.nscen; i++) {
 			struct hd_tl_info info = {
 				.lesson_id = hd_lesson_id(l),
@@ -220,6 +255,8 @@ hd_cmd_run_print(struct hd_cmd_ctx *x, int idx)
 				hd_buf_puts(&b, "\n\n");
 			hd_timeline_render(&b, r.traces[i], &info, &to);
 		}
+		if (only < 0)
+			run_compare(&b, &r, &to);
 		hd_report_claims(&b, &r, x->color, x->width);
 	}
 	hd_cmd_put(x, &b);

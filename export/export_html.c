@@ -305,12 +305,13 @@ time_text(char *buf, size_t n, const struct hd_op_time *t)
 		buf[0] = '\0';
 }
 
-/* Markdown's timelines: the text timeline of each run, in a code block. */
+/* Markdown's timelines: the text timeline of each run, in a code block, its
+ * partly busy cells in eighth blocks (a Markdown file is UTF-8). */
 static void
 md_timelines(struct sink *k, const struct hd_export_group *g)
 {
 	const struct hd_export_run *side[2] = { g->pred, g->meas };
-	struct hd_tl_opts o = { HD_TL_DEFAULT_WIDTH, false };
+	struct hd_tl_opts o = { .width = HD_TL_DEFAULT_WIDTH, .utf8 = true };
 	int i;
 
 	for (i = 0; i < 2; i++) {

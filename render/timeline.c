@@ -1,13 +1,16 @@
 /*
- * timeline.c - the text timeline: a trace drawn as rows of glyphs.
+ * timeline.c - the text timeline: a trace drawn as rows of cells, and the
+ * one cell renderer the browser's view and the Markdown export draw with.
  *
  * Time maps linearly onto the bar area: column c covers
- * [c * makespan / bar, (c + 1) * makespan / bar).  A span fills every column
- * it touches, at least one, so a zero-length event still shows.  Where spans
- * of one lane overlap (a blocked part inside its API call, an event on a
- * busy stream) the look with the higher priority (ir/spanlook.h) wins the
- * cell; labels are written only over cells their own span owns, so they
- * never hide another span.
+ * [t0 + c * (t1 - t0) / bar, t0 + (c + 1) * (t1 - t0) / bar).  A cell shows
+ * the share of its time the lane is busy (the union of the lane's spans),
+ * so idle time shows at any zoom; a span touching a column marks it at
+ * least a little, so a zero-length event still shows.  Where spans of one
+ * lane overlap (a blocked part inside its API call, an event on a busy
+ * stream) the look with the higher priority (ir/spanlook.h) owns the cell;
+ * labels are written only over cells their own span owns, busy throughout.
+ * Each lane is one sweep over its spans in start order: linear.
  */
 #include <sys/ioctl.h>
 
@@ -153,12 +156,6 @@ static int
 col_floor(const struct geom *g, hd_time t)
 {
 	return hd_timeline_col(t, g->bar_w, g->span, 0);
-}
-
-static int
-col_ceil(const struct geom *g, hd_time t)
-{
-	return hd_timeline_col(t, g->bar_w, g->span, 1);
 }
 
 int
@@ -325,70 +322,309 @@ hd_timeline_lane_order(const struct hd_trace *t)
 	return ord;
 }
 
-struct cell {
-	char ch;
-	const struct hd_spanlook *look;     /* NULL for blank */
-	int prio;
-	size_t owner;       /* span index + 1, or 0 */
+/* ---- cells --------------------------------------------------------------- */
+
+struct hd_tl_index {
+	const struct hd_trace *t;
+	size_t *order;      /* span indices by lane, then start (longest first) */
+	size_t *first;      /* [nlanes + 1]: lane l's spans are order[first[l] .. first[l+1]) */
 };
 
-static void
-draw_lane(struct hd_buf *out, const struct hd_trace *t, const struct hd_scenario *sc,
-	  int lane, const struct geom *g, const struct hd_tl_opts *o,
-	  struct cell *cells)
-{
+/* Order of spans within a lane: by start, the longer first at one start
+ * (so a call comes before the blocked part nested in it). */
+struct span_key {
+	hd_time start, end;
 	size_t i;
-	int c;
-	const char *cur = NULL;
-	char l1[96], l2[96];
+};
 
-	for (c = 0; c < g->bar_w; c++) {
-		cells[c].ch = ' ';
-		cells[c].look = NULL;
-		cells[c].prio = -1;
-		cells[c].owner = 0;
+static int
+by_start(const void *a, const void *b)
+{
+	const struct span_key *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end > y->end ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Sort order[0 .. n) (span indices of t) by by_start. */
+static void
+sort_by_start(const struct hd_trace *t, size_t *order, size_t n)
+{
+	struct span_key *k = hd_xcalloc(n + 1, sizeof *k);
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		k[i].start = t->spans[order[i]].start;
+		k[i].end = t->spans[order[i]].end;
+		k[i].i = order[i];
 	}
-	for (i = 0; i < t->nspans; i++) {
+	qsort(k, n, sizeof *k, by_start);
+	for (i = 0; i < n; i++)
+		order[i] = k[i].i;
+	free(k);
+}
+
+/*
+ * A counting sort by lane keeps each lane's spans in trace order: already by
+ * start in a sorted trace (hd_trace_sort), so the index is linear; a lane
+ * found out of order is sorted on its own.
+ */
+struct hd_tl_index *
+hd_tl_index_new(const struct hd_trace *t)
+{
+	struct hd_tl_index *ix = hd_xcalloc(1, sizeof *ix);
+	size_t i, *at;
+	int l;
+
+	ix->t = t;
+	ix->order = hd_xcalloc(t->nspans + 1, sizeof *ix->order);
+	ix->first = hd_xcalloc((size_t)t->nlanes + 2, sizeof *ix->first);
+	for (i = 0; i < t->nspans; i++)
+		if (t->spans[i].lane >= 0 && t->spans[i].lane < t->nlanes)
+			ix->first[t->spans[i].lane + 1]++;
+	for (l = 0; l < t->nlanes; l++)
+		ix->first[l + 1] += ix->first[l];
+	at = hd_xcalloc((size_t)t->nlanes + 1, sizeof *at);
+	memcpy(at, ix->first, (size_t)t->nlanes * sizeof *at);
+	for (i = 0; i < t->nspans; i++)
+		if (t->spans[i].lane >= 0 && t->spans[i].lane < t->nlanes)
+			ix->order[at[t->spans[i].lane]++] = i;
+	free(at);
+	for (l = 0; l < t->nlanes; l++) {
+		size_t a = ix->first[l], b = ix->first[l + 1];
+
+		for (i = a + 1; i < b; i++)
+			if (t->spans[ix->order[i]].start < t->spans[ix->order[i - 1]].start)
+				break;
+		if (i < b)
+			sort_by_start(t, ix->order + a, b - a);
+	}
+	return ix;
+}
+
+void
+hd_tl_index_free(struct hd_tl_index *ix)
+{
+	if (ix == NULL)
+		return;
+	free(ix->order);
+	free(ix->first);
+	free(ix);
+}
+
+const struct hd_trace *
+hd_tl_index_trace(const struct hd_tl_index *ix)
+{
+	return ix->t;
+}
+
+/* Start of column c of a w-column bar over win. */
+static hd_time
+col_start(struct hd_tl_window win, int w, int c)
+{
+	return win.t0 + (hd_time)((__int128)(win.t1 - win.t0) * c / w);
+}
+
+/* The column of t in a w-column bar over win, clamped to [0, w]. */
+static int
+win_col(struct hd_tl_window win, int w, hd_time t, int up)
+{
+	int c = hd_timeline_col(t - win.t0, w, win.t1 - win.t0, up);
+
+	return c > w ? w : c;
+}
+
+/* Add the busy interval [a, b) to the columns it covers. */
+static void
+add_busy(struct hd_tl_cell *cells, int w, struct hd_tl_window win, hd_time a, hd_time b)
+{
+	int c, c1;
+
+	if (a < win.t0)
+		a = win.t0;
+	if (b > win.t1)
+		b = win.t1;
+	if (b <= a)
+		return;
+	c1 = win_col(win, w, b, 1);
+	for (c = win_col(win, w, a, 0); c < c1; c++) {
+		hd_time lo = col_start(win, w, c), hi = col_start(win, w, c + 1);
+
+		cells[c].busy += (b < hi ? b : hi) - (a > lo ? a : lo);
+	}
+}
+
+void
+hd_timeline_cells(struct hd_tl_cell *cells, int w, const struct hd_tl_index *ix,
+		  const struct hd_scenario *sc, int lane, struct hd_tl_window win,
+		  hd_time upto)
+{
+	const struct hd_trace *t = ix->t;
+	bool whole = upto >= t->makespan;
+	hd_time ma = 0, mb = -1, two = 2 * (win.t1 - win.t0);
+	const struct hd_span *prev = NULL;      /* the span that ended the merged run */
+	size_t k;
+	int c;
+
+	memset(cells, 0, (size_t)(w > 0 ? w : 0) * sizeof *cells);
+	if (w <= 0 || win.t1 <= win.t0 || lane < 0 || lane >= t->nlanes)
+		return;
+	for (k = ix->first[lane]; k < ix->first[lane + 1]; k++) {
+		size_t i = ix->order[k];
 		const struct hd_span *s = &t->spans[i];
 		const struct hd_spanlook *look;
+		hd_time end = s->end;
 		int c0, c1;
 
-		if (s->lane != lane)
+		if (!whole) {
+			if (s->start >= upto)
+				break;          /* by start: none after it is shown either */
+			if (end > upto)
+				end = upto;
+		}
+		/* busy time: the union of the lane's spans, one merged run at a time */
+		if (s->start > mb) {
+			add_busy(cells, w, win, ma, mb);
+			ma = s->start;
+		} else if (s->start == mb && prev != NULL && mb > ma &&
+			   (prev->op < 0 || prev->op != s->op || prev->iter != s->iter) &&
+			   (prev->end - prev->start) * w >= two &&
+			   (end - s->start) * w >= two && s->start >= win.t0 && s->start < win.t1)
+			cells[win_col(win, w, s->start, 0)].edge = true;
+		if (end >= mb) {
+			mb = end;
+			prev = s;
+		}
+		if (end < win.t0 || s->start >= win.t1 || (end == win.t0 && end > s->start))
 			continue;
 		look = hd_spanlook_of(t, sc, s);
-		c0 = col_floor(g, s->start);
-		c1 = col_ceil(g, s->end);
-		if (c0 > g->bar_w - 1)
-			c0 = g->bar_w - 1;
+		c0 = win_col(win, w, s->start, 0);
+		c1 = win_col(win, w, end, 1);
+		if (c0 > w - 1)
+			c0 = w - 1;
 		if (c1 <= c0)
 			c1 = c0 + 1;
-		if (c1 > g->bar_w)
-			c1 = g->bar_w;
 		for (c = c0; c < c1; c++) {
-			if (cells[c].prio > look->prio)
+			if (cells[c].look != NULL && cells[c].look->prio > look->prio)
 				continue;
-			cells[c].ch = hd_spanlook_char(look);
 			cells[c].look = look;
-			cells[c].prio = look->prio;
 			cells[c].owner = i + 1;
 		}
 	}
-	/*
-	 * Labels: one per run of cells drawn by spans of the same op and kind
-	 * (a copy cut into staging chunks reads as one bar), centred, with a
-	 * glyph each side.  A run of several spans is labelled without bytes.
-	 */
-	for (c = 0; c < g->bar_w;) {
-		const struct hd_span *s;
-		int z, k, single = 1;
-		const char *lab;
+	add_busy(cells, w, win, ma, mb);
+	for (c = 0; c < w; c++) {
+		hd_time cw = col_start(win, w, c + 1) - col_start(win, w, c);
+		__int128 e8;
 
-		if (cells[c].owner == 0) {
+		const struct hd_span *o;
+
+		if (cells[c].look == NULL)
+			continue;
+		o = &t->spans[cells[c].owner - 1];
+		/* a zero-length span (an event) is a mark, drawn whole */
+		if (cw <= 0 || cells[c].busy >= cw || o->end == o->start) {
+			cells[c].fill = 8;
+			continue;
+		}
+		e8 = ((__int128)cells[c].busy * 8 + cw - 1) / cw;
+		cells[c].fill = (unsigned char)(e8 < 1 ? 1 : e8 > 7 ? 7 : e8);
+	}
+}
+
+/*
+ * Partly busy cells: eighth blocks, left-aligned, where the terminal has
+ * UTF-8; an ASCII ramp otherwise (, a quarter or less, ; a half or less,
+ * + three quarters or less, * more).  The boundary between back-to-back
+ * spans: a thin bar.
+ */
+static const char *const eighths[8] = {
+	"", "\u258f", "\u258e", "\u258d", "\u258c", "\u258b", "\u258a", "\u2589",
+};
+static const char *const ascii_ramp[8] = { "", ",", ",", ";", ";", "+", "+", "*" };
+#define EDGE_UTF8 "\u2502"
+#define EDGE_ASCII "!"
+
+const char *
+hd_timeline_cell_glyph(const struct hd_tl_cell *c, bool utf8)
+{
+	if (c->look == NULL)
+		return " ";
+	if (c->edge)
+		return utf8 ? EDGE_UTF8 : EDGE_ASCII;
+	if (c->fill >= 8)
+		return hd_spanlook_glyph(c->look, !utf8);
+	return (utf8 ? eighths : ascii_ramp)[c->fill];
+}
+
+struct hd_tl_window
+hd_timeline_zoom(struct hd_tl_window win, double factor, hd_time at, hd_time span,
+		 hd_time minw)
+{
+	hd_time w = win.t1 - win.t0, nw;
+
+	if (span < 1)
+		span = 1;
+	if (minw < 1)
+		minw = 1;
+	nw = (hd_time)((double)w * factor);
+	if (nw < minw)
+		nw = minw;
+	if (nw > span)
+		nw = span;
+	if (at < win.t0 || at > win.t1)
+		at = win.t0 + w / 2;
+	/* keep `at` at the same place on the bar */
+	win.t0 = at - (hd_time)((double)(at - win.t0) * ((double)nw / (double)(w > 0 ? w : 1)));
+	win.t1 = win.t0 + nw;
+	return hd_timeline_pan(win, 0, span);
+}
+
+struct hd_tl_window
+hd_timeline_pan(struct hd_tl_window win, double frac, hd_time span)
+{
+	hd_time w = win.t1 - win.t0, d = (hd_time)((double)w * frac);
+
+	if (w > span)
+		w = span;
+	if (w < 1)
+		w = 1;
+	win.t0 += d;
+	if (win.t0 + w > span)
+		win.t0 = span - w;
+	if (win.t0 < 0)
+		win.t0 = 0;
+	win.t1 = win.t0 + w;
+	return win;
+}
+
+/* ---- lane rows ----------------------------------------------------------- */
+
+/* Labels over runs of cells owned by one span (or by spans of one op and
+ * kind), a run of several spans labelled without bytes (timeline.h). */
+void
+hd_timeline_cell_labels(char *ch, const struct hd_tl_cell *cells, int w,
+			const struct hd_trace *t, const struct hd_scenario *sc)
+{
+	char l1[96], l2[96];
+	int c, z, k;
+
+	for (c = 0; c < w; c++)
+		ch[c] = '\0';
+	for (c = 0; c < w;) {
+		const struct hd_span *s;
+		const char *lab;
+		int single = 1;
+
+		if (cells[c].owner == 0 || cells[c].fill < 8) {
 			c++;
 			continue;
 		}
 		s = &t->spans[cells[c].owner - 1];
-		for (z = c + 1; z < g->bar_w && cells[z].owner != 0; z++) {
+		for (z = c + 1; z < w && cells[z].owner != 0 && cells[z].fill == 8 &&
+		     !cells[z].edge; z++) {
 			const struct hd_span *o2 = &t->spans[cells[z].owner - 1];
 			if (o2 == s)
 				continue;
@@ -398,7 +634,6 @@ draw_lane(struct hd_buf *out, const struct hd_trace *t, const struct hd_scenario
 		}
 		if (z - c >= 4) {
 			hd_timeline_span_labels(t, sc, s, l1, l2, sizeof l1);
-			/* one byte per cell: a label with UTF-8 in it is left out */
 			if (!ascii(l1))
 				l1[0] = '\0';
 			if (!ascii(l2))
@@ -413,13 +648,23 @@ draw_lane(struct hd_buf *out, const struct hd_trace *t, const struct hd_scenario
 			if (lab[0] != '\0' && (int)strlen(lab) + 2 <= z - c) {
 				k = c + (z - c - (int)strlen(lab)) / 2;
 				for (; *lab != '\0'; lab++, k++)
-					cells[k].ch = *lab;
+					ch[k] = *lab;
 			}
 		}
 		c = z;
 	}
-	/* one colour sequence per run of cells of one colour */
-	for (c = 0; c < g->bar_w; c++) {
+}
+
+/* Cells as text: glyphs (labels over them), one colour sequence per run of
+ * cells of one colour. */
+static void
+put_cells(struct hd_buf *out, const struct hd_tl_cell *cells, const char *lab, int w,
+	  const struct hd_tl_opts *o)
+{
+	const char *cur = NULL;
+	int c;
+
+	for (c = 0; c < w; c++) {
 		const char *code = cells[c].look != NULL ? hue_sgr[cells[c].look->hue] : NULL;
 
 		if (o->color && (code == NULL ? cur != NULL : cur == NULL || strcmp(code, cur))) {
@@ -429,10 +674,25 @@ draw_lane(struct hd_buf *out, const struct hd_trace *t, const struct hd_scenario
 				sgr(out, o, code);
 			cur = code;
 		}
-		hd_buf_putc(out, cells[c].ch);
+		if (lab != NULL && lab[c] != '\0')
+			hd_buf_putc(out, lab[c]);
+		else
+			hd_buf_puts(out, hd_timeline_cell_glyph(&cells[c], o->utf8));
 	}
 	if (cur != NULL)
 		sgr(out, o, "0");
+}
+
+static void
+draw_lane(struct hd_buf *out, const struct hd_tl_index *ix, const struct hd_scenario *sc,
+	  int lane, const struct geom *g, const struct hd_tl_opts *o,
+	  struct hd_tl_cell *cells, char *lab)
+{
+	struct hd_tl_window win = { 0, g->span };
+
+	hd_timeline_cells(cells, g->bar_w, ix, sc, lane, win, HD_TIME_MAX);
+	hd_timeline_cell_labels(lab, cells, g->bar_w, ix->t, sc);
+	put_cells(out, cells, lab, g->bar_w, o);
 }
 
 /* A step of 1, 2 or 5 times a power of ten (ps) giving at most `n` ticks. */
@@ -506,57 +766,41 @@ draw_axis(struct hd_buf *out, const struct geom *g)
 	free(line);
 }
 
-static void
-draw_legend(struct hd_buf *out, const struct hd_trace *t, const struct hd_tl_opts *o)
+void
+hd_timeline_legend(struct hd_buf *out, const struct hd_trace *t,
+		   const struct hd_scenario *sc, const struct hd_tl_opts *o)
 {
-	bool seen[HD_SPAN__COUNT] = { false };
-	size_t i;
-	int k, col;
+	struct hd_tl_cell c = { .look = hd_spanlook_get(HD_SPAN_KERNEL, HD_DIR_OUT) };
+	int f;
 
-	for (i = 0; i < t->nspans; i++)
-		if ((unsigned)t->spans[i].kind < HD_SPAN__COUNT)
-			seen[t->spans[i].kind] = true;
-	hd_buf_puts(out, "Legend:");
-	col = 7;
-	for (k = 0; k < HD_SPAN__COUNT; k++) {
-		enum hd_span_kind kind = hd_spanlook_nth(k);
-		const struct hd_spanlook *l = hd_spanlook_get(kind, HD_DIR_OUT);
-		char text[64];
-		int len;
-
-		if (!seen[kind])
-			continue;
-		if (kind == HD_SPAN_COPY)       /* one entry: the glyph tells the way */
-			snprintf(text, sizeof text, "%s (%c towards the host)", l->label,
-				 hd_spanlook_char(hd_spanlook_get(kind, HD_DIR_BACK)));
-		else
-			snprintf(text, sizeof text, "%s", l->label);
-		len = 4 + (int)strlen(text);
-		if (col + len > o->width) {
-			hd_buf_puts(out, "\n       ");
-			col = 7;
-		}
-		hd_buf_puts(out, "  ");
-		sgr(out, o, hue_sgr[l->hue]);
-		hd_buf_putc(out, hd_spanlook_char(l));
-		sgr(out, o, "0");
-		hd_buf_printf(out, " %s", text);
-		col += len;
+	hd_buf_puts(out, "Legend:\n");
+	hd_spanlook_legend(out, t, sc, !o->utf8);
+	hd_buf_puts(out, " ");
+	for (f = 1; f < 8; f += o->utf8 ? 1 : 2) {
+		c.fill = (unsigned char)f;
+		hd_buf_printf(out, " %s", hd_timeline_cell_glyph(&c, o->utf8));
 	}
-	hd_buf_putc(out, '\n');
+	hd_buf_puts(out, "  lane busy part of the column's time (idle: blank)\n");
+	c.fill = 8;
+	c.edge = true;
+	hd_buf_printf(out, "  %s  boundary between back-to-back ops\n",
+		      hd_timeline_cell_glyph(&c, o->utf8));
 }
 
+/* One bar per lane row in display order, many ranks cut to a few. */
 void
 hd_timeline_rows(struct hd_buf *out, const struct hd_trace *t,
 		 const struct hd_scenario *sc, const struct hd_tl_opts *o)
 {
 	struct geom g;
-	struct cell *cells;
+	struct hd_tl_cell *cells;
+	struct hd_tl_index *ix = hd_tl_index_new(t);
 	int *ord, i, maxr = hd_timeline_max_rank(t), hidden = 0;
-	char nb[64];
+	char nb[64], *lab;
 
 	geom_init(&g, t, o->width);
 	cells = hd_xcalloc((size_t)g.bar_w, sizeof *cells);
+	lab = hd_xcalloc((size_t)g.bar_w + 1, 1);
 	ord = hd_timeline_lane_order(t);
 	for (i = 0; i < t->nlanes; i++) {
 		int r = t->lanes[ord[i]].rank;
@@ -573,13 +817,111 @@ hd_timeline_rows(struct hd_buf *out, const struct hd_trace *t,
 		}
 		put_col(out, hd_timeline_lane_name(t, ord[i], nb, sizeof nb), g.name_w, 0);
 		hd_buf_puts(out, " |");
-		draw_lane(out, t, sc, ord[i], &g, o, cells);
+		draw_lane(out, ix, sc, ord[i], &g, o, cells, lab);
 		hd_buf_puts(out, "|\n");
 	}
 	draw_axis(out, &g);
-	draw_legend(out, t, o);
+	hd_timeline_legend(out, t, sc, o);
 	free(ord);
+	free(lab);
 	free(cells);
+	hd_tl_index_free(ix);
+}
+
+/* ---- compare: the scenarios on one axis ---------------------------------- */
+
+/* Merge lane cells `c` into the bar `bar`: the busiest lane's share, the
+ * look of the higher priority. */
+static void
+merge_cells(struct hd_tl_cell *bar, const struct hd_tl_cell *c, int w)
+{
+	int k;
+
+	for (k = 0; k < w; k++) {
+		if (c[k].look == NULL)
+			continue;
+		if (bar[k].look == NULL || c[k].look->prio >= bar[k].look->prio) {
+			bar[k].look = c[k].look;
+			bar[k].owner = c[k].owner;
+		}
+		if (c[k].fill > bar[k].fill)
+			bar[k].fill = c[k].fill;
+	}
+}
+
+/* Which side of a compare bar a lane speaks for (stream rows repeat their
+ * engines' spans and are left out). */
+enum side { SIDE_NONE, SIDE_HOST, SIDE_DEVICE };
+static const enum side lane_side[HD_LANE__COUNT] = {
+	[HD_LANE_HOST] = SIDE_HOST, [HD_LANE_API] = SIDE_HOST,
+	[HD_LANE_STREAM] = SIDE_NONE,
+	[HD_LANE_CE_H2D] = SIDE_DEVICE, [HD_LANE_CE_D2H] = SIDE_DEVICE,
+	[HD_LANE_CE_D2D] = SIDE_DEVICE, [HD_LANE_COMPUTE] = SIDE_DEVICE,
+	[HD_LANE_PCIE_H2D] = SIDE_DEVICE, [HD_LANE_PCIE_D2H] = SIDE_DEVICE,
+	[HD_LANE_LINK] = SIDE_DEVICE,
+};
+
+void
+hd_timeline_compare_bar(struct hd_tl_cell *bar, int w, const struct hd_trace *t,
+			const struct hd_scenario *sc, struct hd_tl_window win)
+{
+	struct hd_tl_index *ix = hd_tl_index_new(t);
+	struct hd_tl_cell *host = hd_xcalloc((size_t)w + 1, sizeof *host);
+	struct hd_tl_cell *cells = hd_xcalloc((size_t)w + 1, sizeof *cells);
+	int l, k;
+
+	memset(bar, 0, (size_t)w * sizeof *bar);
+	for (l = 0; l < t->nlanes; l++) {
+		enum side sd = (unsigned)t->lanes[l].kind < HD_LANE__COUNT ?
+			       lane_side[t->lanes[l].kind] : SIDE_NONE;
+
+		if (t->lanes[l].rank != 0 || sd == SIDE_NONE)
+			continue;
+		hd_timeline_cells(cells, w, ix, sc, l, win, HD_TIME_MAX);
+		merge_cells(sd == SIDE_DEVICE ? bar : host, cells, w);
+	}
+	for (k = 0; k < w; k++)
+		if (bar[k].look == NULL)
+			bar[k] = host[k];
+	free(cells);
+	free(host);
+	hd_tl_index_free(ix);
+}
+
+void
+hd_timeline_compare(struct hd_buf *out, const struct hd_trace *const *traces,
+		    const struct hd_scenario *const *sc, const char *const *names, int n,
+		    const struct hd_tl_opts *o)
+{
+	struct geom g = { 8, 0, 1 };
+	struct hd_tl_cell *bar;
+	int i;
+	char ms[32];
+
+	for (i = 0; i < n; i++) {
+		int len = (int)strlen(names[i]);
+		if (len > g.name_w)
+			g.name_w = len > 24 ? 24 : len;
+		if (traces[i]->makespan > g.span)
+			g.span = traces[i]->makespan;
+	}
+	g.bar_w = o->width - g.name_w - 3 - 11;        /* " |bar| 123.456 ms" */
+	bar = hd_xcalloc((size_t)g.bar_w + 1, sizeof *bar);
+	hd_buf_puts(out, "\n");
+	hd_timeline_wrap(out, "Compare  ", "the scenarios on one time axis, each as long as "
+			 "its makespan: the GPU's engines, the host where they idle", o->width, 9);
+	for (i = 0; i < n; i++) {
+		struct hd_tl_window win = { 0, g.span };
+		int w = hd_timeline_col(traces[i]->makespan, g.bar_w, g.span, 1);
+
+		hd_timeline_compare_bar(bar, g.bar_w, traces[i], sc[i], win);
+		put_col(out, names[i], g.name_w, 0);
+		hd_buf_puts(out, " |");
+		put_cells(out, bar, NULL, w > 0 ? w : 1, o);
+		hd_buf_printf(out, "| %s\n", hd_fmt_time(ms, sizeof ms, traces[i]->makespan));
+	}
+	draw_axis(out, &g);
+	free(bar);
 }
 
 /* ---- the op table -------------------------------------------------------- */
@@ -680,18 +1022,58 @@ opcols_row(struct hd_buf *out, const bool on[C__COUNT], char *const cell[C__COUN
 	hd_buf_putc(out, '\n');
 }
 
+/*
+ * t's span indices grouped by op (a counting sort, O(spans + ops)): op i's
+ * spans are t->spans[idx[k]] for k in [first[i], first[i + 1]), in trace
+ * order.  The caller frees both.
+ */
+static size_t *
+spans_by_op(const struct hd_trace *t, int nops, size_t **first)
+{
+	size_t *idx = hd_xcalloc(t->nspans + 1, sizeof *idx);
+	size_t *f = hd_xcalloc((size_t)nops + 2, sizeof *f), i, *at;
+	int k;
+
+	for (i = 0; i < t->nspans; i++)
+		if (t->spans[i].op >= 0 && t->spans[i].op < nops)
+			f[t->spans[i].op + 1]++;
+	for (k = 0; k < nops; k++)
+		f[k + 1] += f[k];
+	at = hd_xcalloc((size_t)nops + 1, sizeof *at);
+	memcpy(at, f, (size_t)nops * sizeof *at);
+	for (i = 0; i < t->nspans; i++)
+		if (t->spans[i].op >= 0 && t->spans[i].op < nops)
+			idx[at[t->spans[i].op]++] = i;
+	free(at);
+	*first = f;
+	return idx;
+}
+
+/* An op with at most this many spans is timed over a copy of its own spans;
+ * one with more over the whole trace (memory stays bounded). */
+#define OP_VIEW_MAX 65536
+
 void
-hd_timeline_ops(struct hd_buf *out, const struct hd_trace *t,
+hd_timeline_ops(struct hd_buf *out, const struct hd_trace *full,
 		const struct hd_scenario *sc, const struct hd_tl_opts *o)
 {
-	struct hd_tunit u = hd_timeline_unit(t->makespan > 0 ? t->makespan : 1);
+	/* each op is timed over a view of t holding its own spans only, so
+	 * the table is linear in the spans however many ops there are */
+	struct hd_trace view, *t = &view;
+	struct hd_span *own = hd_xcalloc(OP_VIEW_MAX, sizeof *own);
+	size_t *grouped, *first, j;
+	struct hd_tunit u = hd_timeline_unit(full->makespan > 0 ? full->makespan : 1);
 	char name[64], call[48], stream[48], s0[32], s1[32], d[32], by[32], rate[32];
 	char h0[16], h1[16], *cell[C__COUNT];
 	bool on[C__COUNT];
 	int i, k, rows = 0;
 
-	if (sc == NULL)
+	if (sc == NULL) {
+		free(own);
 		return;
+	}
+	view = *full;
+	grouped = spans_by_op(full, sc->nops, &first);
 	opcols_pick(on, o->width);
 	for (i = 0; i < sc->nops; i++) {
 		const struct hd_op *op = &sc->ops[i];
@@ -700,6 +1082,13 @@ hd_timeline_ops(struct hd_buf *out, const struct hd_trace *t,
 
 		if (op->kind == HD_OP_REPEAT || op->kind == HD_OP_ON_RANK)
 			continue;
+		view = *full;
+		if (first[i + 1] - first[i] <= OP_VIEW_MAX) {
+			for (j = first[i]; j < first[i + 1]; j++)
+				own[j - first[i]] = full->spans[grouped[j]];
+			view.spans = own;
+			view.nspans = first[i + 1] - first[i];
+		}
 		ot = hd_trace_op_time(t, i);
 		if (!ot.found)
 			continue;
@@ -758,6 +1147,9 @@ hd_timeline_ops(struct hd_buf *out, const struct hd_trace *t,
 				      hd_coll_bus_factor(op->coll, sc->nranks), sc->nranks);
 		}
 	}
+	free(grouped);
+	free(first);
+	free(own);
 }
 
 void

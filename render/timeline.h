@@ -22,6 +22,7 @@
 struct hd_tl_opts {
 	int width;          /* columns of every timeline row (>= HD_TL_MIN_WIDTH) */
 	bool color;         /* add ANSI colour sequences */
+	bool utf8;          /* partly busy cells in eighth blocks (else the ASCII ramp) */
 };
 
 /* What the header names; any field may be NULL. */
@@ -86,6 +87,78 @@ hd_time hd_timeline_tick_step(hd_time span, int n);
  */
 int hd_timeline_col(hd_time t, int width, hd_time span, int up);
 
+/* ---- cells: one lane drawn into a bar ------------------------------------ */
+
+/* The time a bar shows, [t0, t1); t1 > t0. */
+struct hd_tl_window {
+	hd_time t0, t1;
+};
+
+/* One column of a lane's bar. */
+struct hd_tl_cell {
+	const struct hd_spanlook *look; /* of the span with the highest priority in
+					 * the column (ties: the later); NULL: idle */
+	size_t owner;                   /* that span's index + 1; 0 when idle */
+	hd_time busy;                   /* time of the column some span covers */
+	unsigned char fill;             /* busy share in eighths: 0 idle, 1..7 partly
+					 * busy (1 at least when a span touches the
+					 * column), 8 busy throughout or owned by a
+					 * zero-length span (an event: a mark) */
+	bool edge;                      /* a span starts here exactly where the one
+					 * before it on the lane ends, both at least
+					 * two columns long: the boundary to show */
+};
+
+struct hd_tl_index;     /* opaque: the spans of a trace by lane, then start */
+
+/* Index t's spans by lane (O(n log n) once; every bar after it is linear).
+ * Never NULL; t must outlive it. */
+struct hd_tl_index *hd_tl_index_new(const struct hd_trace *t);
+void hd_tl_index_free(struct hd_tl_index *ix);  /* accepts NULL */
+/* The trace ix indexes. */
+const struct hd_trace *hd_tl_index_trace(const struct hd_tl_index *ix);
+
+/*
+ * Fill cells[0 .. w) with lane `lane` of ix's trace over window win: each
+ * column's busy time (the union of the lane's spans, so nested spans count
+ * once), its share in eighths, the look and span owning it, and the
+ * boundaries between back-to-back spans.  Spans are cut at `upto` (a
+ * playhead): those starting at or after it are left out, unless upto is at
+ * or past the makespan (then every span, zero-length ones included).
+ * sc (may be NULL) tells copies' directions.  One sweep over the lane's
+ * spans: O(spans of the lane + w).
+ */
+void hd_timeline_cells(struct hd_tl_cell *cells, int w, const struct hd_tl_index *ix,
+		       const struct hd_scenario *sc, int lane, struct hd_tl_window win,
+		       hd_time upto);
+
+/*
+ * The glyph a cell is drawn with: " " idle; the boundary mark on an edge;
+ * the look's glyph when busy throughout; else the fill as an eighth block
+ * (U+258F .. U+2589) when utf8, or the ASCII ramp "," ";" "+" "*" (a quarter,
+ * a half, three quarters, more) when not.  A static string.
+ */
+const char *hd_timeline_cell_glyph(const struct hd_tl_cell *c, bool utf8);
+
+/*
+ * Labels for a lane's cells (from hd_timeline_cells): over each run of
+ * cells busy throughout, owned by one span (or by spans of one op and kind:
+ * a copy cut into staging chunks reads as one bar) and with no boundary
+ * inside, its label centred with a glyph each side; a run of several spans
+ * is labelled without bytes.  Writes each label byte into ch[c] ('\0'
+ * where there is none); labels with UTF-8 in them are left out.
+ */
+void hd_timeline_cell_labels(char *ch, const struct hd_tl_cell *cells, int w,
+			     const struct hd_trace *t, const struct hd_scenario *sc);
+
+/* The window [t0, t1) zoomed by `factor` (< 1 in, > 1 out) about time `at`
+ * and kept inside [0, span), never narrower than `minw` ps. */
+struct hd_tl_window hd_timeline_zoom(struct hd_tl_window win, double factor, hd_time at,
+				     hd_time span, hd_time minw);
+/* The window moved by `frac` of its width (negative: earlier), kept inside
+ * [0, span). */
+struct hd_tl_window hd_timeline_pan(struct hd_tl_window win, double frac, hd_time span);
+
 /*
  * Columns to draw in: `requested` when > 0, else $COLUMNS, else the width of
  * the terminal on standard output, else HD_TL_DEFAULT_WIDTH; never below
@@ -117,6 +190,29 @@ void hd_timeline_wrap(struct hd_buf *out, const char *first, const char *text,
 /* The trace's note (a deadlock report) as a "Result:" paragraph. */
 void hd_timeline_note(struct hd_buf *out, const struct hd_trace *t,
 		      const struct hd_tl_opts *o);
+
+/*
+ * The compare bar of trace t, w cells over win: its lanes of rank 0 merged,
+ * the GPU's engines and links where any is busy, else the host's rows (API
+ * calls, blocked time, host work); each cell the busiest lane's share and
+ * the look with the highest priority.  Stream rows are left out.
+ */
+void hd_timeline_compare_bar(struct hd_tl_cell *bar, int w, const struct hd_trace *t,
+			     const struct hd_scenario *sc, struct hd_tl_window win);
+/*
+ * Compare: traces[0 .. n) of one lesson's scenarios on one time axis, each
+ * its compare bar as long as its makespan, its name before and its makespan
+ * after, then the axis.  names[i] names traces[i]; sc[i] may be NULL.  Every
+ * line fits o->width columns.
+ */
+void hd_timeline_compare(struct hd_buf *out, const struct hd_trace *const *traces,
+			 const struct hd_scenario *const *sc, const char *const *names, int n,
+			 const struct hd_tl_opts *o);
+
+/* The legend from ir/spanlook.h's table (hd_spanlook_legend), headed
+ * "Legend:", for the looks t uses. */
+void hd_timeline_legend(struct hd_buf *out, const struct hd_trace *t,
+			const struct hd_scenario *sc, const struct hd_tl_opts *o);
 
 /* Parts of the above, for callers that compose their own output. */
 void hd_timeline_rows(struct hd_buf *out, const struct hd_trace *t,

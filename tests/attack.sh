@@ -177,5 +177,19 @@ done
 mkdir -p "$tmp/cwd"
 (cd "$tmp/cwd" && env -u HOME -u XDG_DATA_HOME timeout 10 "$HDSIM" progress </dev/null >/dev/null 2>&1)
 [ ! -e "$tmp/cwd/.local" ] && ok || fail "with HOME unset, hdsim made .local in the current folder"
+# ---- compare: scenarios of wildly different lengths on one axis ---------------
+# a nanosecond, an hour and 30 more on one time axis: done in time, and every
+# line of the compare block within --width
+{
+	printf 'hdsim 1\nlesson cmp\ntitle "cmp"\n'
+	printf 'scenario tiny "t"\n  host 1ns\nend\nscenario hour "h"\n  host 3600s\nend\n'
+	for i in $(seq 1 30); do
+		printf 'scenario s%d "s"\n  host %dus\nend\n' "$i" "$i"
+	done
+} >"$tmp/cmp.hds"
+try 0 run "$tmp/cmp.hds" --width 60
+grep -q '^hour  *|h*| 3600 s$' "$tmp/out" && ok || fail "compare: no hour-long bar"
+wide=$(sed -n '/^Compare/,/^ *time/p' "$tmp/out" | awk 'length($0) > 60' | wc -l)
+[ "$wide" -eq 0 ] && ok || fail "compare: $wide lines wider than 60 columns"
 
 finish attack.sh

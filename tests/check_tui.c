@@ -892,20 +892,21 @@ main(void)
 
 /* ---- the lesson browser's screens and flow (tui/app_priv.h) --------------- */
 
-/* The key names the help overlay lists on screen id, comma-separated. */
+/* The key names the help overlay lists on screen id in a w x h terminal,
+ * comma-separated. */
 static void
-help_names(enum hd_tui_scr_id id, char *out, size_t n)
+help_names_in(enum hd_tui_scr_id id, int w, int h, char *out, size_t n)
 {
 	struct hd_tui_app a;
 	int y;
 
 	memset(&a, 0, sizeof a);
-	a.scr = hd_screen_new(100, 40);
+	a.scr = hd_screen_new(w, h);
 	hd_screen_set_ascii(a.scr, true);
 	a.screen = id;
-	hd_tui_scr_help.draw(&a, 100, 40);
+	hd_tui_scr_help.draw(&a, w, h);
 	out[0] = '\0';
-	for (y = 0; y < 40; y++) {
+	for (y = 0; y < h; y++) {
 		char *row = row_text(a.scr, y), *bar = strchr(row, '|'), *end;
 		if (bar != NULL && bar[1] == ' ' && bar[2] != ' ' &&
 		    (end = strstr(bar + 2, "  ")) != NULL) {
@@ -916,6 +917,12 @@ help_names(enum hd_tui_scr_id id, char *out, size_t n)
 		free(row);
 	}
 	hd_screen_free(a.scr);
+}
+
+static void
+help_names(enum hd_tui_scr_id id, char *out, size_t n)
+{
+	help_names_in(id, 100, 40, out, n);
 }
 
 /* The help overlay lists each screen's own keys, in its table's order, then
@@ -930,8 +937,8 @@ START_TEST(help_per_screen)
 		{ HD_TUI_PAGE, "Right l PgDn Space,Left h PgUp,Home End,?,Ctrl-L,q Esc" },
 		{ HD_TUI_QUESTION, "h,p,Enter,?,Ctrl-L,q Esc" },
 		{ HD_TUI_CONFIDENCE, "Enter,?,Ctrl-L,q Esc" },
-		{ HD_TUI_RUN, "Space,Right l,Left h,+ -,Home End,r,Tab,R,Enter n,k,m,P,p,A,?,"
-			      "Ctrl-L,q Esc" },
+		{ HD_TUI_RUN, "Space,Right l,Left h,+ -,Home End,r,Tab,R,Enter n,k,m,P,p,A,c,L,"
+			      "] [ 0,< >,z,?,Ctrl-L,q Esc" },
 		{ HD_TUI_KNOBS, "k,Up Down,Right Left l h,5ms Enter,m,P,p,A,?,Ctrl-L,q Esc" },
 		{ HD_TUI_SUMMARY, "Enter,e,A,p,?,Ctrl-L,q Esc" },
 	};
@@ -940,6 +947,9 @@ START_TEST(help_per_screen)
 
 	for (i = 0; i < HD_ARRAY_LEN(want); i++) {
 		help_names(want[i].id, got, sizeof got);
+		ck_assert_str_eq(got, want[i].names);
+		/* every key still listed in the smallest terminal the browser takes */
+		help_names_in(want[i].id, 80, 24, got, sizeof got);
 		ck_assert_str_eq(got, want[i].names);
 	}
 }

@@ -1,9 +1,11 @@
 #!/bin/sh
 # tui.sh - headless end-to-end test of the lesson browser in tmux: browse,
 # open a lesson, page through it, predict (the run is locked until then),
-# play to the end, read the explanation, help, resize (80x24, 200x60, too
-# small), search, resume, quit, SIGTERM; the terminal must be restored and
-# the answers stored.  Without a terminal `hdsim` must still print text.
+# compare its scenarios on one axis, the legend, play to the end, read the
+# explanation, help, resize (80x24, 200x60, too small), search, resume,
+# quit, SIGTERM, idle gaps of a loop shown and zoomed into; the terminal
+# must be restored and the answers stored.  Without a terminal `hdsim` must
+# still print text.
 #
 # Run by `make check` with $HDSIM set; exits 77 (skipped) without it or
 # without tmux.
@@ -18,6 +20,12 @@ sock=hdsimtest$$-0
 nsock=0
 trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
 unset HDSIM_LESSON_PATH
+
+# bar_len NAME: columns of scenario NAME's bar in the compare box
+bar_len() {
+	screen | grep -F "│$1 " | head -n 1 | sed "s/^.*│$1 *//; s/|.*//" |
+		tr -d '\n' | LC_ALL=C.UTF-8 wc -m
+}
 
 # start [ARGS]: run hdsim in a fresh 100x30 pane; the shell around it
 # reports hdsim's exit status and keeps the pane open.
@@ -93,6 +101,24 @@ keys 5
 wait_for "CUDA API"
 has "Memcpy HtoD"
 has "Host thread"
+# compare: every scenario on one time axis, pageable (31 ms) at least 5x as
+# long as pinned (4.8 ms); c again closes it
+keys c
+wait_for "Compare: one time axis"
+pinned=$(bar_len pinned)
+pageable=$(bar_len pageable)
+[ "$pinned" -gt 0 ] && [ "$pageable" -ge $((5 * pinned)) ] && ok ||
+	fail "compare: pageable's bar is $pageable columns, pinned's $pinned"
+keys c
+sleep 0.3
+lacks "Compare: one time axis"
+# the legend, from the table of looks
+keys L
+wait_for "Legend (L)"
+has "copy host to device"
+keys L
+sleep 0.3
+lacks "Legend (L)"
 keys End
 wait_for "Explanation"
 has "Not quite."
@@ -285,6 +311,57 @@ if [ -x "$seed" ]; then
 else
 	fail "no seed_measured next to hdsim"
 fi
+
+# ---- idle time shows: a 100-step loop of a kernel then a small read -------
+# The GPU idles while each step's read goes back to the host: the Compute
+# row is partly busy cells, and zoomed in it shows blank gaps between kernels.
+mkdir -p "$tmp/loop"
+cat >"$tmp/loop/loop.hds" <<'EOF'
+hdsim 1
+lesson item-loop
+title "An item() loop"
+part "Zz tests"
+order 99
+page "Loop"
+| A kernel, then a 4-byte read, a hundred times.
+end
+scenario loop "a kernel then .item() per step"
+  buffer x device 1MiB
+  buffer loss device 4B
+  repeat 100
+    step: kernel spin 30us
+    item: read loss 4B
+  end
+end
+EOF
+tmux -L "$sock" kill-server 2>/dev/null
+nsock=$((nsock + 1))
+sock=hdsimtest$$-$nsock
+tmux -L "$sock" -f /dev/null new-session -d -x 100 -y 30 \
+	"env HDSIM_LEARNER=t XDG_DATA_HOME=$tmp HDSIM_LESSON_PATH=$tmp/loop LANG=C.UTF-8 \
+	TERM=$term $HDSIM --db $tmp/ldb; echo hdsim-exit=\$?; exec sleep 600"
+wait_for "Pinned vs pageable"
+keys /
+keys i t e m - l o o p
+wait_for "/item-loop_"
+keys Enter Enter
+wait_for "(page 1 of 1)"
+keys Space
+wait_for "Compute"
+keys End
+wait_for "makespan"
+row=$(screen | grep '^Compute' | sed 's/^Compute *//')
+full=$(printf '%s' "$row" | tr -cd '#' | wc -c)
+cells=$(printf '%s' "$row" | LC_ALL=C.UTF-8 wc -m)
+[ "$cells" -gt 40 ] && [ "$full" -lt $((cells / 2)) ] && ok ||
+	fail "Compute row of the item() loop drawn solid: $full of $cells cells full: $row"
+keys ] ] ] ] ]
+wait_for "showing "
+screen | grep '^Compute' | grep -qE '#[^#]* [^#]*#' && ok ||
+	fail "zoomed in, no gap between kernels in the Compute row:
+$(screen | grep '^Compute')"
+keys q q q
+wait_for "hdsim-exit=0"
 
 # ---- --plain on a terminal: the line-by-line text, no browser -------------
 start --plain

@@ -11,21 +11,23 @@ static void
 draw(struct hd_tui_app *a, int w, int h)
 {
 	const struct hd_tui_keys tables[] = { hd_tui_screen(a)->keys, hd_tui_keys_all };
-	int n = 0, y;
+	int n = 0, y, top;
 	size_t t, i;
 	struct hd_rect box;
 
 	for (t = 0; t < HD_ARRAY_LEN(tables); t++)
 		for (i = 0; i < tables[t].n; i++)
 			n += tables[t].k[i].help != NULL;
+	/* a blank row under the title where every key still fits */
+	top = n + 4 <= h ? 2 : 1;
 	box.w = w < 64 ? w : 64;
-	box.h = n + 4 < h ? n + 4 : h;
+	box.h = n + 2 + top < h ? n + 2 + top : h;
 	box.x = (w - box.w) / 2;
 	box.y = (h - box.h) / 2;
 	hd_screen_fill(a->scr, box, " ", hd_tui_style(HD_ROLE_TEXT, 0));
 	hd_screen_box(a->scr, box, " Keys (any key closes) ",
 		      hd_tui_style(HD_ROLE_BORDER, HD_ATTR_BOLD));
-	y = box.y + 2;
+	y = box.y + top;
 	for (t = 0; t < HD_ARRAY_LEN(tables); t++)
 		for (i = 0; i < tables[t].n && y < box.y + box.h - 1; i++) {
 			const struct hd_tui_key *k = &tables[t].k[i];

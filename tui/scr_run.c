@@ -8,8 +8,10 @@
 
 #include <curses.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "render/timeline.h"
 #include "tui/app_priv.h"
 
 #define PLAY_SECONDS 6.0        /* a whole run at 1x */
@@ -65,6 +67,7 @@ hd_tui_run_show(struct hd_tui_app *a, int sc)
 	a->playing = true;
 	a->last = hd_tui_now();
 	a->highlight = sc == a->qsc ? decisive_span(t, q ? q->explain : NULL) : -1;
+	a->z0 = a->z1 = 0;
 	/* a run that ends in a deadlock says so from the start: the first line */
 	if (t->note != NULL) {
 		const char *nl = strchr(t->note, '\n');
@@ -125,6 +128,20 @@ draw_explanation(struct hd_tui_app *a, const struct hd_question *q, int w, int h
 			 hd_tui_style(HD_ROLE_TEXT, 0));
 }
 
+/* Every scenario of the run on one time axis, in rectangle r. */
+static void
+draw_compare(struct hd_tui_app *a, struct hd_rect r)
+{
+	const char **names = hd_xcalloc((size_t)a->run.nscen + 1, sizeof *names);
+	int i;
+
+	for (i = 0; i < a->run.nscen; i++)
+		names[i] = hd_lesson_scenario_name(a->l, i);
+	hd_view_compare(a->scr, r, (const struct hd_trace *const *)a->run.traces,
+			(const struct hd_scenario *const *)a->run.sc, names, a->run.nscen, a->sc);
+	free(names);
+}
+
 static void
 draw(struct hd_tui_app *a, int w, int h)
 {
@@ -132,7 +149,7 @@ draw(struct hd_tui_app *a, int w, int h)
 	const struct hd_trace *t = a->run.traces[a->sc];
 	struct hd_view_opts vo;
 	struct hd_rect r;
-	int expl_h = 0;
+	int expl_h = 0, cmp_h = 0, ew = a->compare ? w / 2 : w;  /* compare beside it */
 
 	if (a->sc == a->qsc && a->t >= t->makespan)
 		a->explained = true;
@@ -143,8 +160,8 @@ draw(struct hd_tui_app *a, int w, int h)
 			 a->reduced ? "  (reduced motion)" : "");
 	if (a->explained && q != NULL) {
 		/* As tall as the text needs, leaving the run at least 14 rows. */
-		expl_h = hd_tui_wrap_lines(a->verdict, w - 4) +
-			 hd_tui_wrap_lines(q->explain, w - 4) + 2;
+		expl_h = hd_tui_wrap_lines(a->verdict, ew - 4) +
+			 hd_tui_wrap_lines(q->explain, ew - 4) + 2;
 		if (expl_h > h - 2 - 14)
 			expl_h = h - 2 - 14;
 		if (expl_h < 3)
@@ -160,13 +177,25 @@ draw(struct hd_tui_app *a, int w, int h)
 		vo.ghost = a->measured;
 		vo.ghost_name = "measured";
 	}
+	vo.z0 = a->z0;
+	vo.z1 = a->z1;
 	r.x = 0;
 	r.y = 1;
 	r.w = w;
 	r.h = h - 2 - expl_h;
+	if (a->compare && expl_h == 0) {
+		cmp_h = a->run.nscen + 4;
+		r.h -= cmp_h;
+	}
 	hd_view_run(a->scr, r, t, a->run.sc[a->sc], &vo);
+	if (a->legend)
+		hd_view_legend(a->scr, r, t, a->run.sc[a->sc]);
 	if (expl_h > 0)
-		draw_explanation(a, q, w, h, expl_h);
+		draw_explanation(a, q, ew, h, expl_h);
+	if (a->compare)
+		draw_compare(a, expl_h > 0 ?
+			     (struct hd_rect){ ew, h - 1 - expl_h, w - ew, expl_h } :
+			     (struct hd_rect){ 0, r.y + r.h, w, cmp_h });
 }
 
 /*
@@ -271,6 +300,123 @@ k_reduced(struct hd_tui_app *a)
 	snprintf(a->msg, sizeof a->msg, "reduced motion %s", a->reduced ? "on" : "off");
 }
 
+static void
+k_compare(struct hd_tui_app *a)
+{
+	a->compare = !a->compare;
+}
+
+static void
+k_legend(struct hd_tui_app *a)
+{
+	a->legend = !a->legend;
+}
+
+/* The zoom window as it is now: the whole run when none is set. */
+static struct hd_tl_window
+zoom_now(const struct hd_tui_app *a)
+{
+	struct hd_tl_window w = { a->z0, a->z1 };
+
+	if (w.t1 <= w.t0) {
+		w.t0 = 0;
+		w.t1 = a->run.traces[a->sc]->makespan > 0 ? a->run.traces[a->sc]->makespan : 1;
+	}
+	return w;
+}
+
+static void
+zoom_set(struct hd_tui_app *a, struct hd_tl_window w)
+{
+	char t0[32], t1[32];
+
+	a->z0 = w.t0;
+	a->z1 = w.t1;
+	snprintf(a->msg, sizeof a->msg, "showing %s .. %s (0: the whole run)",
+		 hd_fmt_time(t0, sizeof t0, w.t0), hd_fmt_time(t1, sizeof t1, w.t1));
+}
+
+#define ZOOM_MIN_PS 64          /* the narrowest window: a few ps a column */
+
+static void
+zoom_by(struct hd_tui_app *a, double f)
+{
+	hd_time span = a->run.traces[a->sc]->makespan;
+
+	zoom_set(a, hd_timeline_zoom(zoom_now(a), f, a->t, span > 0 ? span : 1, ZOOM_MIN_PS));
+}
+
+static void
+k_zoom_in(struct hd_tui_app *a)
+{
+	zoom_by(a, 0.5);
+}
+
+static void
+k_zoom_out(struct hd_tui_app *a)
+{
+	zoom_by(a, 2.0);
+}
+
+static void
+pan_by(struct hd_tui_app *a, double f)
+{
+	hd_time span = a->run.traces[a->sc]->makespan;
+
+	zoom_set(a, hd_timeline_pan(zoom_now(a), f, span > 0 ? span : 1));
+}
+
+static void
+k_pan_left(struct hd_tui_app *a)
+{
+	pan_by(a, -0.25);
+}
+
+static void
+k_pan_right(struct hd_tui_app *a)
+{
+	pan_by(a, 0.25);
+}
+
+static void
+k_zoom_all(struct hd_tui_app *a)
+{
+	a->z0 = a->z1 = 0;
+	snprintf(a->msg, sizeof a->msg, "showing the whole run");
+}
+
+/*
+ * Zoom to the selected op: the highlighted span, else the shortest span
+ * under the playhead, else the longest span; its time with a quarter of it
+ * either side.
+ */
+static void
+k_zoom_op(struct hd_tui_app *a)
+{
+	const struct hd_trace *t = a->run.traces[a->sc];
+	const struct hd_span *best = NULL;
+	struct hd_tl_window w;
+	size_t i;
+	hd_time pad;
+
+	if (a->highlight >= 0 && (size_t)a->highlight < t->nspans)
+		best = &t->spans[a->highlight];
+	for (i = 0; best == NULL && i < t->nspans; i++) {
+		const struct hd_span *s = &t->spans[i];
+		if (s->start <= a->t && a->t < s->end && (best == NULL ||
+		    s->end - s->start < best->end - best->start))
+			best = s;
+	}
+	if (best == NULL && (i = (size_t)decisive_span(t, NULL)) < t->nspans)
+		best = &t->spans[i];
+	if (best == NULL)
+		return;
+	pad = (best->end - best->start) / 4 + ZOOM_MIN_PS;
+	w.t0 = best->start - pad;
+	w.t1 = best->end + pad;
+	zoom_set(a, hd_timeline_pan(w, 0, t->makespan > 0 ? t->makespan : 1));
+}
+
 static const struct hd_tui_key keys[] = {
 	{ ' ', k_play, "Space", "play / pause" },
 	{ KEY_RIGHT, k_step_next, "Right l", "step to the next event" },
@@ -296,12 +442,21 @@ static const struct hd_tui_key keys[] = {
 	{ 'P', hd_tui_flow_profile, "P", "next hardware profile (re-runs)" },
 	{ 'p', hd_tui_flow_pages, "p", "back to the lesson's pages" },
 	{ 'A', hd_tui_flow_retry, "A", "try the questions again" },
+	{ 'c', k_compare, "c", "compare: every scenario on one time axis" },
+	{ 'L', k_legend, "L", "legend: what each glyph shows" },
+	{ ']', k_zoom_in, "] [ 0", "zoom the time axis in / out; 0: the whole run" },
+	{ '[', k_zoom_out, NULL, NULL },
+	{ '>', k_pan_right, "< >", "pan the time axis earlier / later" },
+	{ '<', k_pan_left, NULL, NULL },
+	{ 'z', k_zoom_op, "z", "zoom to the selected op" },
+	{ '0', k_zoom_all, NULL, NULL },
 };
 
 const struct hd_tui_scr_ops hd_tui_scr_run = {
 	.draw = draw,
 	.keys = HD_TUI_KEYS(keys),
-	.footer = "Space play  Left/Right step  +/- speed  End  Tab scenario  k knobs  ? help",
+	.footer = "Space play  Left/Right step  +/- speed  [ ] zoom  c compare  L legend  k knobs  "
+		  "? help",
 	.tick = advance,
 	.key_wait = key_timeout,
 };

@@ -2,11 +2,11 @@
  * view.c - the run screen drawn from a trace: timeline, diagram, status
  * line, and the event list playback steps through.
  *
- * Time maps onto the bar area as in the text timeline: column c covers
- * [c * span / bar_w, (c + 1) * span / bar_w), a span fills every column it
- * touches (at least one), and where spans of one lane overlap the kind with
- * the higher priority owns the cell.  Labels go only over cells their own
- * span owns.
+ * The timeline pane draws with the text timeline's cells (render/timeline.h):
+ * column c covers [t0 + c * span / bar_w, t0 + (c + 1) * span / bar_w), a
+ * cell shows the share of its time the lane is busy, back-to-back ops show
+ * a boundary, and where spans of one lane overlap the look with the higher
+ * priority owns the cell.  Labels go only over cells their own span owns.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -55,20 +55,6 @@ hd_view_span_role(const struct hd_trace *t, const struct hd_scenario *sc,
 	return hd_role_of_hue(hd_spanlook_of(t, sc, s)->hue);
 }
 
-/* Is span s drawn with the playhead at t, and up to when? */
-static bool
-span_shown(const struct hd_trace *t, const struct hd_span *s, hd_time at, hd_time *end)
-{
-	if (at >= t->makespan) {
-		*end = s->end;
-		return true;
-	}
-	if (s->start >= at)
-		return false;
-	*end = s->end < at ? s->end : at;
-	return true;
-}
-
 /* ---- timeline pane ------------------------------------------------------- */
 
 void
@@ -96,6 +82,7 @@ hd_view_tl_geom(struct hd_tl_geom *g, const struct hd_trace *t,
 		g->nrows = 0;
 	g->lanes_y = r.y;
 	g->axis_y = axis_rows > 0 ? r.y + g->nrows : -1;
+	g->t0 = 0;
 	g->span = t->makespan;
 	if (ghost != NULL && ghost->makespan > g->span)
 		g->span = ghost->makespan;
@@ -106,38 +93,7 @@ hd_view_tl_geom(struct hd_tl_geom *g, const struct hd_trace *t,
 int
 hd_view_tl_col(const struct hd_tl_geom *g, hd_time tm)
 {
-	return hd_timeline_col(tm, g->bar_w, g->span, 0);
-}
-
-static int
-tl_col_ceil(const struct hd_tl_geom *g, hd_time tm)
-{
-	return hd_timeline_col(tm, g->bar_w, g->span, 1);
-}
-
-struct tcell {
-	char ch;
-	int prio;
-	size_t owner;       /* span index + 1, or 0 */
-	bool ghost;
-	enum hd_role role;
-};
-
-/* The columns [*c0, *c1) a span from a to b covers; false when there are none. */
-static bool
-span_cols(const struct hd_tl_geom *g, hd_time a, hd_time b, int *c0, int *c1)
-{
-	if (g->bar_w <= 0)
-		return false;
-	*c0 = hd_view_tl_col(g, a);
-	*c1 = tl_col_ceil(g, b);
-	if (*c0 > g->bar_w - 1)
-		*c0 = g->bar_w - 1;
-	if (*c1 <= *c0)
-		*c1 = *c0 + 1;
-	if (*c1 > g->bar_w)
-		*c1 = g->bar_w;
-	return true;
+	return hd_timeline_col(tm - g->t0, g->bar_w, g->span, 0);
 }
 
 /* The ghost trace's lane that matches lane `ln`, or -1. */
@@ -153,101 +109,13 @@ ghost_lane(const struct hd_trace *gh, const struct hd_lane *ln)
 	return -1;
 }
 
-static void
-lane_cells(struct tcell *cells, const struct hd_tl_geom *g, const struct hd_trace *t,
-	   const struct hd_scenario *sc, int lane, const struct hd_view_opts *o)
+/* The window the pane shows. */
+static struct hd_tl_window
+view_window(const struct hd_tl_geom *g)
 {
-	size_t i;
-	int c, c0, c1, gl;
+	struct hd_tl_window w = { g->t0, g->t0 + g->span };
 
-	for (c = 0; c < g->bar_w; c++) {
-		cells[c].ch = ' ';
-		cells[c].prio = -1;
-		cells[c].owner = 0;
-		cells[c].ghost = false;
-		cells[c].role = HD_ROLE_DEFAULT;
-	}
-	for (i = 0; i < t->nspans; i++) {
-		const struct hd_span *s = &t->spans[i];
-		hd_time end;
-		int prio;
-
-		if (s->lane != lane || !span_shown(t, s, o->t, &end))
-			continue;
-		if (!span_cols(g, s->start, end, &c0, &c1))
-			continue;
-		prio = prio_of(s);
-		for (c = c0; c < c1; c++) {
-			if (cells[c].prio > prio)
-				continue;
-			cells[c].ch = hd_timeline_span_glyph(t, sc, s);
-			cells[c].prio = prio;
-			cells[c].owner = i + 1;
-			cells[c].role = hd_view_span_role(t, sc, s);
-		}
-	}
-	/* The previous run, whole, only where the current one has drawn nothing. */
-	if (o->ghost != NULL && (gl = ghost_lane(o->ghost, &t->lanes[lane])) >= 0) {
-		const struct hd_trace *gh = o->ghost;
-		for (i = 0; i < gh->nspans; i++) {
-			const struct hd_span *s = &gh->spans[i];
-
-			if (s->lane != gl || !span_cols(g, s->start, s->end, &c0, &c1))
-				continue;
-			for (c = c0; c < c1; c++) {
-				if (cells[c].owner != 0 || (cells[c].ghost &&
-				    cells[c].prio > prio_of(s)))
-					continue;
-				cells[c].ch = hd_timeline_span_glyph(gh, NULL, s);
-				cells[c].prio = prio_of(s);
-				cells[c].ghost = true;
-				cells[c].role = HD_ROLE_GHOST;
-			}
-		}
-	}
-}
-
-static bool
-ascii_text(const char *s)
-{
-	for (; *s != '\0'; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
-			return false;
-	return true;
-}
-
-/* Labels over runs of cells of one span (or of one op and kind), centred. */
-static void
-lane_labels(struct tcell *cells, const struct hd_tl_geom *g, const struct hd_trace *t,
-	    const struct hd_scenario *sc)
-{
-	char l1[96], l2[96];
-	int c, z, k;
-
-	for (c = 0; c < g->bar_w;) {
-		const struct hd_span *s;
-		const char *lab;
-
-		if (cells[c].owner == 0) {
-			c++;
-			continue;
-		}
-		s = &t->spans[cells[c].owner - 1];
-		for (z = c + 1; z < g->bar_w && cells[z].owner != 0; z++) {
-			const struct hd_span *s2 = &t->spans[cells[z].owner - 1];
-			if (s2 != s && (s->op < 0 || s2->op != s->op || s2->kind != s->kind))
-				break;
-		}
-		if (z - c >= 4) {
-			hd_timeline_span_labels(t, sc, s, l1, l2, sizeof l1);
-			lab = ascii_text(l1) && (int)strlen(l1) + 2 <= z - c ? l1 :
-			    ascii_text(l2) && (int)strlen(l2) + 2 <= z - c ? l2 : "";
-			k = c + (z - c - (int)strlen(lab)) / 2;
-			for (; *lab != '\0'; lab++, k++)
-				cells[k].ch = *lab;
-		}
-		c = z;
-	}
+	return w;
 }
 
 static void
@@ -256,7 +124,7 @@ draw_axis(struct hd_screen *scr, const struct hd_rect *r, const struct hd_tl_geo
 {
 	struct hd_tunit u = hd_timeline_unit(g->span);
 	hd_time step = hd_timeline_tick_step(g->span, g->bar_w / 8 > 0 ? g->bar_w / 8 : 1);
-	hd_time tk, div;
+	hd_time tk, div, first = (g->t0 + step - 1) / step * step;
 	struct hd_style ax = style(HD_ROLE_AXIS, 0);
 	int c, decimals = 0, next, y = g->axis_y;
 	char lab[48], cap[32];
@@ -265,12 +133,12 @@ draw_axis(struct hd_screen *scr, const struct hd_rect *r, const struct hd_tl_geo
 		decimals++;
 	for (c = 0; c < g->bar_w; c++)
 		hd_screen_puts(scr, r, g->bar_x + c, y, "-", ax);
-	for (tk = 0; tk <= g->span && g->bar_w > 0; tk += step) {
+	for (tk = first; tk <= g->t0 + g->span && g->bar_w > 0; tk += step) {
 		c = hd_view_tl_col(g, tk);
 		if (c < g->bar_w)
 			hd_screen_puts(scr, r, g->bar_x + c, y, "+", ax);
 	}
-	if (g->bar_w > 0)
+	if (g->bar_w > 0 && pc >= 0)
 		hd_screen_puts(scr, r, g->bar_x + pc, y, hd_screen_glyph(scr, HD_G_PLAYHEAD_AXIS),
 			       style(HD_ROLE_PLAYHEAD, HD_ATTR_BOLD));
 	if (y + 1 >= r->y + r->h)
@@ -280,7 +148,7 @@ draw_axis(struct hd_screen *scr, const struct hd_rect *r, const struct hd_tl_geo
 	if ((int)strlen(cap) <= g->name_w)
 		hd_screen_puts(scr, r, r->x + g->name_w - (int)strlen(cap), y + 1, cap, ax);
 	next = 0;
-	for (tk = 0; tk <= g->span && g->bar_w > 0; tk += step) {
+	for (tk = first; tk <= g->t0 + g->span && g->bar_w > 0; tk += step) {
 		int l;
 		c = hd_view_tl_col(g, tk);
 		hd_timeline_fmt(lab, sizeof lab, tk, u, decimals);
@@ -292,25 +160,85 @@ draw_axis(struct hd_screen *scr, const struct hd_rect *r, const struct hd_tl_geo
 	}
 }
 
+/* One lane's bar at row y: its cells (the ghost's, dim, where it has none),
+ * labels, the highlight, blocked time shaded and the playhead column. */
+static void
+draw_lane(struct hd_screen *scr, const struct hd_rect *r, const struct hd_tl_geom *g, int y,
+	  const struct hd_tl_index *ix, const struct hd_tl_index *gix,
+	  const struct hd_scenario *sc, int lane, const struct hd_view_opts *o, int pc,
+	  struct hd_tl_cell *cells, struct hd_tl_cell *gcells, char *lab)
+{
+	bool utf8 = !hd_screen_ascii(scr);
+	int c, gl = -1;
+
+	hd_timeline_cells(cells, g->bar_w, ix, sc, lane, view_window(g), o->t);
+	hd_timeline_cell_labels(lab, cells, g->bar_w, hd_tl_index_trace(ix), sc);
+	if (gix != NULL)
+		gl = ghost_lane(o->ghost, &hd_tl_index_trace(ix)->lanes[lane]);
+	if (gl >= 0)
+		hd_timeline_cells(gcells, g->bar_w, gix, NULL, gl, view_window(g), HD_TIME_MAX);
+	for (c = 0; c < g->bar_w; c++) {
+		const struct hd_tl_cell *k = &cells[c];
+		const struct hd_span *s = k->owner > 0 ?
+		    &hd_tl_index_trace(ix)->spans[k->owner - 1] : NULL;
+		struct hd_style st = style(k->look != NULL ? hd_role_of_hue(k->look->hue) :
+					   HD_ROLE_DEFAULT, 0);
+		const char *gl_txt = hd_timeline_cell_glyph(k, utf8);
+		char ch[2] = { lab[c], 0 };
+
+		if (k->look == NULL && gl >= 0 && gcells[c].look != NULL) {
+			k = &gcells[c];
+			gl_txt = hd_timeline_cell_glyph(k, utf8);
+			st = style(HD_ROLE_GHOST, HD_ATTR_DIM);
+		} else if (lab[c] != '\0')
+			gl_txt = ch;
+		if (s != NULL && s->kind == HD_SPAN_BLOCKED)
+			st.bg = kind_role(HD_SPAN_BLOCKED);        /* shaded */
+		if (s != NULL && o->highlight >= 0 && k->owner - 1 == (size_t)o->highlight) {
+			st.bg = HD_ROLE_HIGHLIGHT;
+			st.attr |= HD_ATTR_BOLD;
+		}
+		if (c == pc) {
+			if (k->look == NULL) {
+				hd_screen_puts(scr, r, g->bar_x + c, y,
+					       hd_screen_glyph(scr, HD_G_PLAYHEAD),
+					       style(HD_ROLE_PLAYHEAD, 0));
+				continue;
+			}
+			st.bg = HD_ROLE_PLAYHEAD;
+		}
+		hd_screen_puts(scr, r, g->bar_x + c, y, gl_txt, st);
+	}
+}
+
 void
 hd_view_timeline(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 		 const struct hd_scenario *sc, const struct hd_view_opts *o)
 {
 	struct hd_tl_geom g;
-	struct tcell *cells;
-	int *ord, row, c, pc;
-	char ch[2] = { 0, 0 };
+	struct hd_tl_cell *cells, *gcells;
+	struct hd_tl_index *ix, *gix = NULL;
+	int *ord, row, pc;
+	char *lab;
 
 	r = hd_rect_clip(r, hd_screen_rect(scr));
 	if (r.w <= 0 || r.h <= 0)
 		return;
 	hd_view_tl_geom(&g, t, o->ghost, r);
-	pc = hd_view_tl_col(&g, o->t);
+	if (o->z1 > o->z0) {
+		g.t0 = o->z0;
+		g.span = o->z1 - o->z0;
+	}
+	/* the playhead column; -1 when it is outside the window */
+	pc = o->t < g.t0 || o->t > g.t0 + g.span ? -1 : hd_view_tl_col(&g, o->t);
 	if (pc > g.bar_w - 1)
 		pc = g.bar_w - 1;
-	if (pc < 0)
-		pc = 0;
 	cells = hd_xcalloc((size_t)g.bar_w + 1, sizeof *cells);
+	gcells = hd_xcalloc((size_t)g.bar_w + 1, sizeof *gcells);
+	lab = hd_xcalloc((size_t)g.bar_w + 1, 1);
+	ix = hd_tl_index_new(t);
+	if (o->ghost != NULL)
+		gix = hd_tl_index_new(o->ghost);
 	ord = hd_timeline_lane_order(t);
 	for (row = 0; row < g.nrows; row++) {
 		int lane = ord[row], y = g.lanes_y + row;
@@ -319,40 +247,16 @@ hd_view_timeline(struct hd_screen *scr, struct hd_rect r, const struct hd_trace 
 
 		hd_screen_puts(scr, &namer, r.x, y, hd_timeline_lane_name(t, lane, nb, sizeof nb),
 			       style(HD_ROLE_LANE, 0));
-		if (g.bar_w <= 0)
-			continue;
-		lane_cells(cells, &g, t, sc, lane, o);
-		lane_labels(cells, &g, t, sc);
-		for (c = 0; c < g.bar_w; c++) {
-			struct hd_style st = style(cells[c].role, 0);
-			const struct hd_span *s = cells[c].owner > 0 ?
-			    &t->spans[cells[c].owner - 1] : NULL;
-
-			ch[0] = cells[c].ch;
-			if (cells[c].ghost)
-				st.attr = HD_ATTR_DIM;
-			if (s != NULL && s->kind == HD_SPAN_BLOCKED)
-				st.bg = kind_role(HD_SPAN_BLOCKED);        /* shaded */
-			if (s != NULL && o->highlight >= 0 &&
-			    cells[c].owner - 1 == (size_t)o->highlight) {
-				st.bg = HD_ROLE_HIGHLIGHT;
-				st.attr |= HD_ATTR_BOLD;
-			}
-			if (c == pc) {
-				if (cells[c].owner == 0 && !cells[c].ghost) {
-					hd_screen_puts(scr, &r, g.bar_x + c, y,
-						       hd_screen_glyph(scr, HD_G_PLAYHEAD),
-						       style(HD_ROLE_PLAYHEAD, 0));
-					continue;
-				}
-				st.bg = HD_ROLE_PLAYHEAD;
-			}
-			hd_screen_puts(scr, &r, g.bar_x + c, y, ch, st);
-		}
+		if (g.bar_w > 0)
+			draw_lane(scr, &r, &g, y, ix, gix, sc, lane, o, pc, cells, gcells, lab);
 	}
 	if (g.axis_y >= 0)
 		draw_axis(scr, &r, &g, pc);
 	free(ord);
+	hd_tl_index_free(gix);
+	hd_tl_index_free(ix);
+	free(lab);
+	free(gcells);
 	free(cells);
 }
 
@@ -847,6 +751,111 @@ hd_view_run(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 	if (tl.h > 0)
 		hd_view_timeline(scr, tl, t, sc, o);
 	hd_view_status(scr, st, t, o);
+}
+
+/* ---- compare and legend -------------------------------------------------- */
+
+void
+hd_view_compare(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *const *traces,
+		const struct hd_scenario *const *sc, const char *const *names, int n, int cur)
+{
+	struct hd_tl_geom g;
+	struct hd_tl_cell *bar;
+	struct hd_rect in;
+	bool utf8 = !hd_screen_ascii(scr);
+	int i, c;
+
+	r = hd_rect_clip(r, hd_screen_rect(scr));
+	if (r.w < 24 || r.h < 4)
+		return;
+	hd_screen_fill(scr, r, " ", style(HD_ROLE_TEXT, 0));
+	hd_screen_box(scr, r, " Compare: one time axis ", style(HD_ROLE_BORDER, 0));
+	in = (struct hd_rect){ r.x + 1, r.y + 1, r.w - 2, r.h - 2 };
+	memset(&g, 0, sizeof g);
+	g.name_w = 8;
+	g.span = 1;
+	for (i = 0; i < n; i++) {
+		int l = hd_utf8_width(names[i]);
+		if (l > g.name_w)
+			g.name_w = l > 16 ? 16 : l;
+		if (traces[i]->makespan > g.span)
+			g.span = traces[i]->makespan;
+	}
+	g.bar_x = in.x + g.name_w + 1;
+	g.bar_w = in.w - g.name_w - 1 - 10;         /* room for the makespan */
+	if (g.bar_w < 4)
+		return;
+	bar = hd_xcalloc((size_t)g.bar_w + 1, sizeof *bar);
+	for (i = 0; i < n && i < in.h - 2; i++) {
+		struct hd_tl_window win = { 0, g.span };
+		int y = in.y + i, w = hd_timeline_col(traces[i]->makespan, g.bar_w, g.span, 1);
+		char ms[32];
+		struct hd_rect namer = { in.x, y, g.name_w, 1 };
+
+		hd_screen_puts(scr, &namer, in.x, y, names[i],
+			       style(HD_ROLE_LANE, i == cur ? HD_ATTR_BOLD : 0));
+		hd_timeline_compare_bar(bar, g.bar_w, traces[i], sc[i], win);
+		for (c = 0; c < w && c < g.bar_w; c++) {
+			const struct hd_spanlook *lk = bar[c].look;
+
+			hd_screen_puts(scr, &in, g.bar_x + c, y,
+				       hd_timeline_cell_glyph(&bar[c], utf8),
+				       style(lk != NULL ? hd_role_of_hue(lk->hue) : HD_ROLE_DEFAULT, 0));
+		}
+		hd_screen_puts(scr, &in, g.bar_x + c, y, "|", style(HD_ROLE_AXIS, 0));
+		hd_screen_puts(scr, &in, g.bar_x + c + 2, y,
+			       hd_fmt_time(ms, sizeof ms, traces[i]->makespan),
+			       style(HD_ROLE_TEXT, i == cur ? HD_ATTR_BOLD : 0));
+	}
+	g.axis_y = in.y + i;
+	draw_axis(scr, &in, &g, -1);
+	free(bar);
+}
+
+int
+hd_view_legend(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
+	       const struct hd_scenario *sc)
+{
+	struct hd_tl_opts o = { .width = 80, .utf8 = !hd_screen_ascii(scr) };
+	struct hd_buf b;
+	const char *p;
+	int y, w = 0, n = 0;
+
+	hd_buf_init(&b);
+	hd_timeline_legend(&b, t, sc, &o);
+	for (p = b.s; p != NULL && *p != '\0'; n++) {
+		const char *nl = strchr(p, '\n');
+		char line[160];
+		int l;
+
+		snprintf(line, sizeof line, "%.*s", (int)(nl - p), p);
+		if ((l = hd_utf8_width(line)) > w)
+			w = l;
+		p = nl + 1;
+	}
+	r = hd_rect_clip(r, hd_screen_rect(scr));
+	if (r.w > w + 4) {
+		r.x += r.w - (w + 4);
+		r.w = w + 4;
+	}
+	if (r.h > n + 1)
+		r.h = n + 1;
+	if (r.w >= 8 && r.h >= 3) {
+		hd_screen_fill(scr, r, " ", style(HD_ROLE_TEXT, 0));
+		hd_screen_box(scr, r, " Legend (L) ", style(HD_ROLE_BORDER, 0));
+		/* the first line is the heading the box title replaces */
+		p = strchr(b.s, '\n') + 1;
+		for (y = r.y + 1; *p != '\0' && y < r.y + r.h - 1; y++) {
+			const char *nl = strchr(p, '\n');
+			char line[160];
+
+			snprintf(line, sizeof line, "%.*s", (int)(nl - p), p);
+			hd_screen_puts(scr, &r, r.x + 1, y, line, style(HD_ROLE_TEXT, 0));
+			p = nl + 1;
+		}
+	}
+	hd_buf_free(&b);
+	return n - 1;
 }
 
 /* ---- playback events ----------------------------------------------------- */

@@ -4,7 +4,7 @@
  * Pure functions of (trace, scenario, playhead, rectangle) that draw into a
  * render buffer (screen.h); nothing here reads a clock or a terminal, so a
  * frame is reproducible and testable.  The timeline pane uses the text
- * timeline's glyphs, lane order and tick steps (cli/timeline.h) so the TUI
+ * timeline's glyphs, lane order and tick steps (render/timeline.h) so the TUI
  * and `hdsim run` draw a run alike.
  *
  * Spans appear as the playhead passes them: at time t a span is drawn from
@@ -33,8 +33,11 @@ struct hd_view_opts {
 	int highlight;                  /* span index drawn highlighted, or -1 */
 	double h2d_bw, d2h_bw;          /* PCIe peak per direction, bytes/s; 0: the
 					 * fastest span of that lane in the trace */
+	hd_time z0, z1;                 /* zoom: the timeline shows [z0, z1); z1 <= z0:
+					 * the whole run */
 };
-/* Defaults: t 0, speed 1, paused, no ghost, no highlight, bandwidth from the trace. */
+/* Defaults: t 0, speed 1, paused, no ghost, no highlight, bandwidth from the
+ * trace, the whole run. */
 void hd_view_opts_init(struct hd_view_opts *o);
 
 /* The role a span is drawn in (copies by direction, as their glyph). */
@@ -45,9 +48,9 @@ enum hd_role hd_view_span_role(const struct hd_trace *t, const struct hd_scenari
 
 /*
  * Geometry of the timeline pane in rectangle r: the lane name column, the
- * bar area and the time it spans (the longer of the trace's and the ghost's
- * makespans, at least 1 ps).  Column c of the bar covers
- * [c * span / bar_w, (c + 1) * span / bar_w).
+ * bar area and the time it spans (from t0 = 0, the longer of the trace's and
+ * the ghost's makespans, at least 1 ps; a zoom narrows it).  Column c of the
+ * bar covers [t0 + c * span / bar_w, t0 + (c + 1) * span / bar_w).
  */
 struct hd_tl_geom {
 	int name_w;         /* lane name column */
@@ -55,18 +58,20 @@ struct hd_tl_geom {
 	int lanes_y;        /* row of the first lane */
 	int nrows;          /* lane rows shown (lanes beyond them are left out) */
 	int axis_y;         /* axis row, or -1 when there is no room */
-	hd_time span;
+	hd_time t0, span;   /* the time at the bar's left edge, and its width */
 };
 void hd_view_tl_geom(struct hd_tl_geom *g, const struct hd_trace *t,
 		     const struct hd_trace *ghost, struct hd_rect r);
-/* The bar column (relative to bar_x) of time tm: floor(tm * bar_w / span). */
+/* The bar column (relative to bar_x) of time tm: floor((tm - t0) * bar_w / span). */
 int hd_view_tl_col(const struct hd_tl_geom *g, hd_time tm);
 
 /*
  * Draw the timeline pane into r: one row per lane in display order with its
- * name, spans up to the playhead (blocked host time shaded and labelled with
- * its reason), the ghost beneath, the playhead column, and the time axis
- * with tick labels in the last two rows when they fit.  Writes only inside r.
+ * name, spans up to the playhead in the cells of render/timeline.h (each
+ * cell's share of busy time, boundaries between back-to-back ops; blocked
+ * host time shaded and labelled with its reason), the ghost beneath, the
+ * playhead column, and the time axis with tick labels in the last two rows
+ * when they fit; o's zoom window when set.  Writes only inside r.
  */
 void hd_view_timeline(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 		      const struct hd_scenario *sc, const struct hd_view_opts *o);
@@ -127,6 +132,26 @@ void hd_view_status(struct hd_screen *scr, struct hd_rect r, const struct hd_tra
  */
 void hd_view_run(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 		 const struct hd_scenario *sc, const struct hd_view_opts *o);
+
+/* ---- compare and legend -------------------------------------------------- */
+
+/*
+ * A box in r: traces[0 .. n) (a lesson's scenarios, names[i] naming each,
+ * sc[i] may be NULL) on one time axis, each its compare bar
+ * (hd_timeline_compare_bar) as long as its makespan with the makespan after
+ * it, scenario `cur` in bold, the axis beneath.  Writes only inside r;
+ * nothing when r is too small.
+ */
+void hd_view_compare(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *const *traces,
+		     const struct hd_scenario *const *sc, const char *const *names, int n, int cur);
+
+/*
+ * The legend (hd_timeline_legend: the looks t uses from ir/spanlook.h, the
+ * busy-share glyphs, the boundary) in a box at the top right of r.  Returns
+ * the number of entries.
+ */
+int hd_view_legend(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
+		   const struct hd_scenario *sc);
 
 /* ---- playback events ----------------------------------------------------- */
 
