@@ -2,6 +2,8 @@
  * trace.c - lanes, spans and interned labels; sorting, comparing and
  * digesting traces; per-op summaries; the sink that fills a trace.
  */
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,10 +60,103 @@ hd_span_kind_name(enum hd_span_kind k)
 	return hd_spanlook_get(k, HD_DIR_OUT)->name;
 }
 
+/* Spans by op: span indexes sorted by (op, index), and their ops alongside
+ * for a binary search; ops come from the trace, so any int is allowed. */
+struct hd_trace_byop {
+	size_t nspans;      /* the trace's span count when built; SIZE_MAX: stale */
+	int *op;            /* nspans entries, ascending */
+	size_t *idx;        /* nspans entries */
+};
+
+struct op_pos {
+	int op;
+	size_t i;
+};
+
+static int
+op_pos_cmp(const void *pa, const void *pb)
+{
+	const struct op_pos *a = pa, *b = pb;
+
+	if (a->op != b->op)
+		return a->op < b->op ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+static void
+byop_clear(struct hd_trace_byop *b)
+{
+	if (b == NULL)
+		return;
+	free(b->op);
+	free(b->idx);
+	memset(b, 0, sizeof *b);
+	b->nspans = SIZE_MAX;
+}
+
+static void
+byop_build(const struct hd_trace *t, struct hd_trace_byop *b)
+{
+	struct op_pos *v = hd_xmalloc((t->nspans + 1) * sizeof *v);
+	size_t i;
+
+	byop_clear(b);
+	for (i = 0; i < t->nspans; i++) {
+		v[i].op = t->spans[i].op;
+		v[i].i = i;
+	}
+	qsort(v, t->nspans, sizeof *v, op_pos_cmp);
+	b->op = hd_xmalloc((t->nspans + 1) * sizeof *b->op);
+	b->idx = hd_xmalloc((t->nspans + 1) * sizeof *b->idx);
+	for (i = 0; i < t->nspans; i++) {
+		b->op[i] = v[i].op;
+		b->idx[i] = v[i].i;
+	}
+	free(v);
+	b->nspans = t->nspans;
+}
+
+/* The first position in b->op[0 .. n) holding an op >= op. */
+static size_t
+byop_lower(const struct hd_trace_byop *b, int op)
+{
+	size_t lo = 0, hi = b->nspans;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b->op[mid] < op)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+const size_t *
+hd_trace_op_spans(const struct hd_trace *t, int op, size_t *n)
+{
+	struct hd_trace_byop *b = t->byop;
+	size_t lo;
+
+	*n = 0;
+	if (b == NULL)
+		return NULL;
+	if (b->nspans != t->nspans)
+		byop_build(t, b);
+	lo = byop_lower(b, op);
+	*n = (op == INT_MAX ? b->nspans : byop_lower(b, op + 1)) - lo;
+	return b->idx + lo;
+}
+
 struct hd_trace *
 hd_trace_new(void)
 {
-	return hd_xcalloc(1, sizeof(struct hd_trace));
+	struct hd_trace *t = hd_xcalloc(1, sizeof *t);
+
+	t->byop = hd_xcalloc(1, sizeof *t->byop);
+	byop_clear(t->byop);
+	return t;
 }
 
 void
@@ -77,6 +172,8 @@ hd_trace_free(struct hd_trace *t)
 	free(t->lanes);
 	free(t->spans);
 	free(t->note);
+	byop_clear(t->byop);
+	free(t->byop);
 	free(t);
 }
 
@@ -162,6 +259,7 @@ hd_trace_sort(struct hd_trace *t)
 {
 	if (t->nspans > 1)
 		qsort(t->spans, t->nspans, sizeof *t->spans, span_cmp);
+	byop_clear(t->byop);
 }
 
 struct lane_key {
@@ -323,16 +421,24 @@ hd_trace_op_time(const struct hd_trace *t, int op)
 {
 	struct hd_op_time r;
 	uint32_t *iters = NULL;
-	size_t i, n = 0, cap = 0;
+	size_t i, k, n = 0, cap = 0, nall = t->nspans;
+	const size_t *ix = hd_trace_op_spans(t, op, &nall);
 	int gpu = 0, use;
 
+	if (ix == NULL)
+		nall = t->nspans;
+
+	/* a trace made without hd_trace_new has no index: every span is looked at */
+#define SPAN_AT(k) (ix != NULL ? ix[k] : (k))
 	memset(&r, 0, sizeof r);
-	for (i = 0; i < t->nspans; i++)
+	for (k = 0; k < nall; k++) {
+		i = SPAN_AT(k);
 		if (t->spans[i].op == op && lane_rank(t, t->spans[i].lane) == 0 &&
 		    !lane_is_host_side(t, t->spans[i].lane))
 			gpu = 1;
-	for (i = 0; i < t->nspans; i++) {
-		const struct hd_span *s = &t->spans[i];
+	}
+	for (k = 0; k < nall; k++) {
+		const struct hd_span *s = &t->spans[SPAN_AT(k)];
 		enum hd_lane_kind lk;
 
 		if (s->op != op || lane_rank(t, s->lane) != 0)
@@ -355,6 +461,7 @@ hd_trace_op_time(const struct hd_trace *t, int op)
 		iters = hd_xgrow(iters, &cap, n + 1, sizeof *iters);
 		iters[n++] = s->iter;
 	}
+#undef SPAN_AT
 	if (n > 0) {
 		qsort(iters, n, sizeof *iters, u32_cmp);
 		r.execs = 1;

@@ -102,6 +102,8 @@ struct hd_trace {
 			     * (a deadlock report), or NULL */
 	hd_time bare;       /* measured: the makespan without per-op events, 0 if
 			     * not measured; hd_trace_makespan prefers it */
+	struct hd_trace_byop *byop; /* spans by op, built on first use (hd_trace_op_spans);
+				     * owned by the trace, rebuilt after it changes */
 };
 
 /* The run's makespan for comparisons: the uninstrumented one when measured. */
@@ -133,6 +135,13 @@ struct hd_op_time {
 	uint32_t execs;       /* executions seen */
 	int found;
 };
+/* The indexes of op `op`'s spans, in trace order; *n receives how many.  An
+ * index of every op's spans is built once (O(spans + ops)) on the first call
+ * and again after spans are added or sorted, so asking for each op of a
+ * trace in turn costs the trace's spans once, not once per op.  The array
+ * is the trace's: valid until the trace changes.  NULL (and *n = 0) for a
+ * trace not made by hd_trace_new, which has no index: scan all its spans. */
+const size_t *hd_trace_op_spans(const struct hd_trace *t, int op, size_t *n);
 /* Summarise op `op` over all its spans on lanes other than HOST/API if any
  * such spans exist, else over its API spans. */
 struct hd_op_time hd_trace_op_time(const struct hd_trace *t, int op);
