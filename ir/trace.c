@@ -2,7 +2,6 @@
  * trace.c - lanes, spans and interned labels; sorting, comparing and
  * digesting traces; per-op summaries; the sink that fills a trace.
  */
-#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,93 +59,142 @@ hd_span_kind_name(enum hd_span_kind k)
 	return hd_spanlook_get(k, HD_DIR_OUT)->name;
 }
 
-/* Spans by op: span indexes sorted by (op, index), and their ops alongside
- * for a binary search; ops come from the trace, so any int is allowed. */
-struct hd_trace_byop {
+/* A trace's indexes.  Spans by op: a counting sort of span indexes by op,
+ * for ops -1 .. maxop; ops outside that (a trace read from elsewhere may
+ * hold any int) are not indexed.  Lanes by key: an open-addressing table
+ * of lane + 1. */
+struct hd_trace_ix {
 	size_t nspans;      /* the trace's span count when built; SIZE_MAX: stale */
-	int *op;            /* nspans entries, ascending */
-	size_t *idx;        /* nspans entries */
+	int maxop;
+	uint32_t *first;    /* maxop + 3 entries: op's spans are idx[first[op + 1]
+			     * .. first[op + 2]) */
+	uint32_t *idx;      /* span indexes by op, each op's in trace order */
+	int *lane_slot;     /* lane_cap slots: lane + 1, or 0 for none */
+	int lane_cap;       /* a power of two, over twice nlanes; 0 before the first */
+	int lanes;          /* lanes in the table */
 };
-
-struct op_pos {
-	int op;
-	size_t i;
-};
-
-static int
-op_pos_cmp(const void *pa, const void *pb)
-{
-	const struct op_pos *a = pa, *b = pb;
-
-	if (a->op != b->op)
-		return a->op < b->op ? -1 : 1;
-	return a->i < b->i ? -1 : a->i > b->i;
-}
 
 static void
-byop_clear(struct hd_trace_byop *b)
+byop_clear(struct hd_trace_ix *b)
 {
 	if (b == NULL)
 		return;
-	free(b->op);
+	free(b->first);
 	free(b->idx);
-	memset(b, 0, sizeof *b);
+	b->first = NULL;
+	b->idx = NULL;
 	b->nspans = SIZE_MAX;
 }
 
-static void
-byop_build(const struct hd_trace *t, struct hd_trace_byop *b)
+static unsigned
+lane_hash(enum hd_lane_kind kind, int rank, int index)
 {
-	struct op_pos *v = hd_xmalloc((t->nspans + 1) * sizeof *v);
-	size_t i;
+	uint32_t h = 2166136261u;
+
+	h = (h ^ (uint32_t)kind) * 16777619u;
+	h = (h ^ (uint32_t)rank) * 16777619u;
+	h = (h ^ (uint32_t)index) * 16777619u;
+	return h ^ (h >> 15);
+}
+
+/* The slot of lane (kind, rank, index) in x's table, or the empty slot
+ * where it would go. */
+static int
+lane_slot(const struct hd_trace *t, const struct hd_trace_ix *x, enum hd_lane_kind kind,
+	  int rank, int index)
+{
+	int i = (int)(lane_hash(kind, rank, index) & (unsigned)(x->lane_cap - 1));
+
+	while (x->lane_slot[i] != 0) {
+		const struct hd_lane *l = &t->lanes[x->lane_slot[i] - 1];
+
+		if (l->kind == kind && l->rank == rank && l->index == index)
+			break;
+		i = (i + 1) & (x->lane_cap - 1);
+	}
+	return i;
+}
+
+/* Make x's lane table hold t's lanes with room for one more. */
+static void
+lanes_fit(const struct hd_trace *t, struct hd_trace_ix *x)
+{
+	int i, cap;
+
+	if (x->lanes == t->nlanes && 2 * (t->nlanes + 1) <= x->lane_cap)
+		return;
+	for (cap = 16; cap < 2 * (t->nlanes + 1); cap *= 2)
+		;
+	free(x->lane_slot);
+	x->lane_slot = hd_xcalloc((size_t)cap, sizeof *x->lane_slot);
+	x->lane_cap = cap;
+	for (i = 0; i < t->nlanes; i++) {
+		const struct hd_lane *l = &t->lanes[i];
+		int k = lane_slot(t, x, l->kind, l->rank, l->index);
+
+		if (x->lane_slot[k] == 0)
+			x->lane_slot[k] = i + 1;
+	}
+	x->lanes = t->nlanes;
+}
+
+/* Ops past this many beyond the span count are not indexed: the table of
+ * groups stays within the spans' own size. */
+#define BYOP_SLACK (1 << 20)
+
+/* The group of span op o in b: o + 1, or -1 when o is not indexed. */
+static long
+byop_group(const struct hd_trace_ix *b, int o)
+{
+	return o < -1 || o > b->maxop ? -1 : (long)o + 1;
+}
+
+static void
+byop_build(const struct hd_trace *t, struct hd_trace_ix *b)
+{
+	size_t i, k, ng;
+	long g;
 
 	byop_clear(b);
-	for (i = 0; i < t->nspans; i++) {
-		v[i].op = t->spans[i].op;
-		v[i].i = i;
-	}
-	qsort(v, t->nspans, sizeof *v, op_pos_cmp);
-	b->op = hd_xmalloc((t->nspans + 1) * sizeof *b->op);
-	b->idx = hd_xmalloc((t->nspans + 1) * sizeof *b->idx);
-	for (i = 0; i < t->nspans; i++) {
-		b->op[i] = v[i].op;
-		b->idx[i] = v[i].i;
-	}
-	free(v);
 	b->nspans = t->nspans;
+	b->maxop = -1;
+	if (t->nspans >= UINT32_MAX)
+		return;             /* no index: hd_trace_op_spans says scan */
+	for (i = 0; i < t->nspans; i++)
+		if (t->spans[i].op > b->maxop && (size_t)t->spans[i].op <= t->nspans + BYOP_SLACK)
+			b->maxop = t->spans[i].op;
+	ng = (size_t)b->maxop + 2;
+	b->first = hd_xcalloc(ng + 1, sizeof *b->first);
+	b->idx = hd_xmalloc((t->nspans + 1) * sizeof *b->idx);
+	for (i = 0; i < t->nspans; i++)
+		if ((g = byop_group(b, t->spans[i].op)) >= 0)
+			b->first[g + 1]++;
+	for (k = 1; k <= ng; k++)
+		b->first[k] += b->first[k - 1];
+	/* place each span at its group's next free entry, then shift back */
+	for (i = 0; i < t->nspans; i++)
+		if ((g = byop_group(b, t->spans[i].op)) >= 0)
+			b->idx[b->first[g]++] = (uint32_t)i;
+	for (k = ng; k > 0; k--)
+		b->first[k] = b->first[k - 1];
+	b->first[0] = 0;
 }
 
-/* The first position in b->op[0 .. n) holding an op >= op. */
-static size_t
-byop_lower(const struct hd_trace_byop *b, int op)
-{
-	size_t lo = 0, hi = b->nspans;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (b->op[mid] < op)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-const size_t *
+const uint32_t *
 hd_trace_op_spans(const struct hd_trace *t, int op, size_t *n)
 {
-	struct hd_trace_byop *b = t->byop;
-	size_t lo;
+	struct hd_trace_ix *b = t->ix;
+	long g;
 
 	*n = 0;
 	if (b == NULL)
 		return NULL;
 	if (b->nspans != t->nspans)
 		byop_build(t, b);
-	lo = byop_lower(b, op);
-	*n = (op == INT_MAX ? b->nspans : byop_lower(b, op + 1)) - lo;
-	return b->idx + lo;
+	if (b->first == NULL || (g = byop_group(b, op)) < 0)
+		return NULL;
+	*n = b->first[g + 1] - b->first[g];
+	return b->idx + b->first[g];
 }
 
 struct hd_trace *
@@ -154,8 +202,8 @@ hd_trace_new(void)
 {
 	struct hd_trace *t = hd_xcalloc(1, sizeof *t);
 
-	t->byop = hd_xcalloc(1, sizeof *t->byop);
-	byop_clear(t->byop);
+	t->ix = hd_xcalloc(1, sizeof *t->ix);
+	t->ix->nspans = SIZE_MAX;
 	return t;
 }
 
@@ -172,8 +220,11 @@ hd_trace_free(struct hd_trace *t)
 	free(t->lanes);
 	free(t->spans);
 	free(t->note);
-	byop_clear(t->byop);
-	free(t->byop);
+	if (t->ix != NULL) {
+		byop_clear(t->ix);
+		free(t->ix->lane_slot);
+	}
+	free(t->ix);
 	free(t);
 }
 
@@ -181,14 +232,22 @@ int
 hd_trace_lane(struct hd_trace *t, enum hd_lane_kind kind, int rank, int index,
 	      const char *name)
 {
+	struct hd_trace_ix *x = t->ix;
 	struct hd_lane *l;
 	size_t cap;
-	int i;
+	int i, k = 0;
 
-	for (i = 0; i < t->nlanes; i++) {
-		l = &t->lanes[i];
-		if (l->kind == kind && l->rank == rank && l->index == index)
-			return i;
+	if (x != NULL) {
+		lanes_fit(t, x);
+		k = lane_slot(t, x, kind, rank, index);
+		if (x->lane_slot[k] != 0)
+			return x->lane_slot[k] - 1;
+	} else {
+		for (i = 0; i < t->nlanes; i++) {
+			l = &t->lanes[i];
+			if (l->kind == kind && l->rank == rank && l->index == index)
+				return i;
+		}
 	}
 	cap = (size_t)t->lanes_cap;
 	t->lanes = hd_xgrow(t->lanes, &cap, (size_t)t->nlanes + 1, sizeof *t->lanes);
@@ -201,6 +260,10 @@ hd_trace_lane(struct hd_trace *t, enum hd_lane_kind kind, int rank, int index,
 	if (name != NULL) {
 		strncpy(l->name, name, sizeof l->name - 1);
 		l->name[sizeof l->name - 1] = '\0';
+	}
+	if (x != NULL) {
+		x->lane_slot[k] = t->nlanes + 1;
+		x->lanes++;
 	}
 	return t->nlanes++;
 }
@@ -259,7 +322,7 @@ hd_trace_sort(struct hd_trace *t)
 {
 	if (t->nspans > 1)
 		qsort(t->spans, t->nspans, sizeof *t->spans, span_cmp);
-	byop_clear(t->byop);
+	byop_clear(t->ix);
 }
 
 struct lane_key {
@@ -422,7 +485,7 @@ hd_trace_op_time(const struct hd_trace *t, int op)
 	struct hd_op_time r;
 	uint32_t *iters = NULL;
 	size_t i, k, n = 0, cap = 0, nall = t->nspans;
-	const size_t *ix = hd_trace_op_spans(t, op, &nall);
+	const uint32_t *ix = hd_trace_op_spans(t, op, &nall);
 	int gpu = 0, use;
 
 	if (ix == NULL)

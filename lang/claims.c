@@ -128,10 +128,10 @@ label_ops(struct scen_cache *s, const char *label)
 }
 
 /* Op `op`'s spans in t: through the trace's index, or all of them. */
-static const size_t *
+static const uint32_t *
 op_spans(const struct hd_trace *t, int op, size_t *n)
 {
-	const size_t *ix = hd_trace_op_spans(t, op, n);
+	const uint32_t *ix = hd_trace_op_spans(t, op, n);
 
 	if (ix == NULL)
 		*n = t->nspans;
@@ -169,7 +169,7 @@ call_time(const struct hd_trace *t, const int *ops, int nops, double *v)
 	int j, found = 0;
 
 	for (j = 0; j < nops; j++) {
-		const size_t *ix = op_spans(t, ops[j], &n);
+		const uint32_t *ix = op_spans(t, ops[j], &n);
 
 		for (k = 0; k < n; k++) {
 			const struct hd_span *s = &t->spans[ix != NULL ? ix[k] : k];
