@@ -72,6 +72,7 @@ hd_coll_link(const struct hd_profile *p, int a, int b)
 struct sched {
 	const struct hd_profile *p;
 	int n, nodes;
+	int fold;               /* ranks stand for fold times as many (see ring_period) */
 	hd_time *a;             /* arrival + base: the rank's kernel is running */
 	hd_time *out, *in;      /* when each rank's link out / in is free */
 	hd_time *nic_out, *nic_in;
@@ -92,15 +93,17 @@ tmax(hd_time x, hd_time y)
 static hd_time
 xfer(struct sched *s, int a, int b, hd_time ready, uint64_t bytes, uint32_t step)
 {
-	struct hd_link l = hd_coll_link(s->p, a, b);
+	/* folded, the ring's last rank sends to the first of the next period */
+	int lb = s->fold > 1 && b < a ? b + s->n : b;
+	struct hd_link l = hd_coll_link(s->p, a, lb);
 	struct hd_coll_xfer x;
 	hd_time t, occ;
 	int na = 0, nb = 0;
 
 	t = tmax(tmax(ready, s->a[b]), tmax(s->out[a], s->in[b]));
 	if (l.cls == HD_LINK_NET) {
-		na = hd_coll_node(s->p, a);
-		nb = hd_coll_node(s->p, b);
+		na = hd_coll_node(s->p, a) % s->nodes;
+		nb = hd_coll_node(s->p, lb) % s->nodes;
 		t = tmax(t, tmax(s->nic_out[na], s->nic_in[nb]));
 	}
 	occ = hd_time_for_bytes((double)bytes, l.bw);
@@ -117,7 +120,7 @@ xfer(struct sched *s, int a, int b, hd_time ready, uint64_t bytes, uint32_t step
 	s->sent[a] += bytes;
 	s->recv[b] += bytes;
 	s->sent_end[a] = tmax(s->sent_end[a], x.end);
-	s->transfers++;
+	s->transfers += (uint64_t)s->fold;
 	if (s->fn != NULL)
 		s->fn(s->ctx, &x);
 	return x.end;
@@ -148,18 +151,33 @@ chunk_bytes(uint64_t bytes, uint64_t chunk, uint64_t k, uint64_t K)
 	return k + 1 < K ? chunk : bytes - chunk * (K - 1);
 }
 
+uint64_t
+hd_coll_chunk(uint64_t bytes, int n, const struct hd_profile *p)
+{
+	uint64_t k = nchunks(bytes, p->coll_chunk), most;
+
+	most = HD_COLL_MAX_TRANSFERS / (uint64_t)(n > 1 ? n : 1);
+	if (most < HD_COLL_MIN_CHUNKS)
+		most = HD_COLL_MIN_CHUNKS;
+	if (k <= most)
+		return p->coll_chunk;
+	/* the bulk model: `most` chunks of equal size (the last one less) */
+	return bytes / most + (bytes % most != 0);
+}
+
 /* Ring: `nsteps` steps; at step s rank r sends share (r - s) mod n to r + 1
- * once it has received the previous step's share from r - 1. */
+ * once it has received the previous step's share from r - 1.  Folded (see
+ * ring_period), the shares are all equal and n is the period. */
 static uint32_t
 ring(struct sched *s, uint64_t bytes, int nsteps, hd_time *ready)
 {
-	int n = s->n, r, st;
+	int n = s->n, r, st, all = s->n * s->fold;
 	hd_time *end = hd_xmalloc((size_t)n * sizeof *end);
 
 	for (st = 0; st < nsteps; st++) {
 		for (r = 0; r < n; r++)
 			end[r] = xfer(s, r, (r + 1) % n, ready[r],
-			    share(bytes, n, ((r - st) % n + n) % n), (uint32_t)st);
+			    share(bytes, all, ((r - st) % n + n) % n), (uint32_t)st);
 		for (r = 0; r < n; r++)
 			ready[(r + 1) % n] = tmax(ready[(r + 1) % n], end[r]);
 	}
@@ -270,6 +288,30 @@ tree(struct sched *s, uint64_t bytes, uint64_t chunk, hd_time *ready)
 	return (uint32_t)(K + 2 * (uint64_t)depth - 1);
 }
 
+/*
+ * The ranks a ring can be folded to: every rank does what the rank one
+ * node before it does, shifted, when the ring's links repeat node by node
+ * (n a multiple of the node size), the ranks of every node arrive as those
+ * of the first, and every share is the same size.  Then the first node's
+ * ranks alone, the last of them sending to the first as to the next node,
+ * give every rank's times: O(gpus per node x steps), not O(n x steps).
+ * Nothing is folded while transfers are drawn (fn), so the picture keeps
+ * every transfer.
+ */
+static int
+ring_period(int n, const struct hd_profile *p, uint64_t bytes, const hd_time *arrive,
+	    hd_coll_xfer_fn fn)
+{
+	int g = gpn(p), r;
+
+	if (fn != NULL || n <= g || n % g != 0 || bytes % (uint64_t)n != 0)
+		return n;
+	for (r = g; r < n; r++)
+		if (arrive[r] != arrive[r % g])
+			return n;
+	return g;
+}
+
 enum hd_coll_algo
 hd_coll_pick(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes, int n,
 	     const struct hd_profile *p)
@@ -298,6 +340,7 @@ hd_coll_schedule(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes,
 	s.p = p;
 	s.n = n;
 	s.nodes = nodes;
+	s.fold = 1;
 	s.fn = fn;
 	s.ctx = ctx;
 	s.a = hd_xmalloc((size_t)n * sizeof *s.a);
@@ -314,11 +357,17 @@ hd_coll_schedule(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes,
 	if (root < 0 || root >= n)
 		root = 0;
 
+	if (n > 1 && (c == HD_COLL_ALLGATHER || c == HD_COLL_REDUCESCATTER ||
+	    (c == HD_COLL_ALLREDUCE && used == HD_ALGO_RING))) {
+		s.n = ring_period(n, p, bytes, arrive, fn);
+		s.fold = n / s.n;
+		s.nodes = (s.n + gpn(p) - 1) / gpn(p);
+	}
 	if (n > 1) {
 		switch (c) {
 		case HD_COLL_ALLREDUCE:
 			if (used == HD_ALGO_TREE)
-				steps = tree(&s, bytes, p->coll_chunk, ready);
+				steps = tree(&s, bytes, hd_coll_chunk(bytes, n, p), ready);
 			else
 				steps = ring(&s, bytes, 2 * (n - 1), ready);
 			break;
@@ -332,7 +381,7 @@ hd_coll_schedule(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes,
 			for (k = 0; k < n; k++)
 				order[k] = c == HD_COLL_BROADCAST ? (root + k) % n :
 				    (root + 1 + k) % n;
-			steps = chain(&s, order, bytes, p->coll_chunk, ready);
+			steps = chain(&s, order, bytes, hd_coll_chunk(bytes, n, p), ready);
 			break;
 		case HD_COLL_GATHER:
 			for (k = 1; k < n; k++) {
@@ -355,14 +404,15 @@ hd_coll_schedule(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes,
 			break;
 		}
 	}
+	/* folded, rank r does what rank r mod s.n does */
 	for (r = 0; r < n; r++)
-		done[r] = tmax(ready[r], s.sent_end[r]);
+		done[r] = tmax(ready[r % s.n], s.sent_end[r % s.n]);
 	if (st != NULL) {
 		memset(st, 0, sizeof *st);
 		st->algo = used;
 		st->steps = steps;
 		st->transfers = s.transfers;
-		for (r = 0; r < n; r++) {
+		for (r = 0; r < s.n; r++) {
 			if (s.sent[r] > st->max_sent)
 				st->max_sent = s.sent[r];
 			if (s.recv[r] > st->max_recv)
