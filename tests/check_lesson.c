@@ -971,8 +971,8 @@ static const struct bad_case inst_bad[] = {
 	    "end\nend\n",
 	  4, 1, "op executions per rank; the limit is 10^8" },
 	{ HDR "scenario a\n  host 2ms / 0\nend\n", 5, 12, "division by zero" },
-	{ HDR "scenario a\n  ranks 5000\nend\n", 5, 9, "the number of ranks must be from 1 to "
-	    "4096" },
+	{ HDR "scenario a\n  ranks 16385\nend\n", 5, 9, "the number of ranks must be from 1 to "
+	    "16384" },
 	{ HDR "scenario a\n  ranks 2\n  buffer d device 1MiB\n  send d to rank\nend\n", 7, 13,
 	  "is rank 0 itself" },
 	{ HDR "scenario a\n  ranks 2\n  rank 2\n  end\nend\n", 6, 8, "the rank must be from 0 to "
