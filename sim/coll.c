@@ -152,17 +152,61 @@ chunk_bytes(uint64_t bytes, uint64_t chunk, uint64_t k, uint64_t K)
 }
 
 uint64_t
-hd_coll_chunk(uint64_t bytes, int n, const struct hd_profile *p)
+hd_coll_played(uint64_t bytes, int n, const struct hd_profile *p)
 {
 	uint64_t k = nchunks(bytes, p->coll_chunk), most;
 
 	most = HD_COLL_MAX_TRANSFERS / (uint64_t)(n > 1 ? n : 1);
 	if (most < HD_COLL_MIN_CHUNKS)
 		most = HD_COLL_MIN_CHUNKS;
-	if (k <= most)
-		return p->coll_chunk;
-	/* the bulk model: `most` chunks of equal size (the last one less) */
-	return bytes / most + (bytes % most != 0);
+	return k < most ? k : most;
+}
+
+/* The bulk model: the chunks after the played ones go as the last one did,
+ * each `per` after the one before, so every link is free, and every rank
+ * has sent, `dt` later than after the played chunks. */
+static void
+bulk_shift(struct sched *s, hd_time dt)
+{
+	int r;
+
+	for (r = 0; r < s->n; r++) {
+		s->out[r] += s->out[r] > 0 ? dt : 0;
+		s->in[r] += s->in[r] > 0 ? dt : 0;
+		s->sent_end[r] += s->sent_end[r] > 0 ? dt : 0;
+	}
+	for (r = 0; r < s->nodes; r++) {
+		s->nic_out[r] += s->nic_out[r] > 0 ? dt : 0;
+		s->nic_in[r] += s->nic_in[r] > 0 ? dt : 0;
+	}
+}
+
+/* Bytes and transfers of all K chunks from those of the `played` first. */
+static void
+bulk_count(struct sched *s, uint64_t K, uint64_t played)
+{
+	int r;
+
+	if (played >= K)
+		return;
+	for (r = 0; r < s->n; r++) {
+		s->sent[r] += s->sent[r] / played * (K - played);
+		s->recv[r] += s->recv[r] / played * (K - played);
+	}
+	s->transfers += s->transfers / played * (K - played);
+}
+
+/* How much later the chunks after the played ones end: `rest` more chunks
+ * at the pace of the last COLL_SLOTS played (the flow control's window, so
+ * a pipeline that moves in bursts of a window is timed over whole bursts),
+ * which took last - earlier. */
+#define COLL_SLOTS 8
+static hd_time
+bulk_dt(hd_time last, hd_time earlier, uint64_t rest)
+{
+	if (last <= earlier)
+		return 0;
+	return hd_time_from_ps((double)(last - earlier) * (double)rest / COLL_SLOTS);
 }
 
 /* Ring: `nsteps` steps; at step s rank r sends share (r - s) mod n to r + 1
@@ -191,19 +235,20 @@ ring(struct sched *s, uint64_t bytes, int nsteps, hd_time *ready)
  * slots per connection), so a sender runs no faster than the slowest hop
  * after it, as NCCL's flow control makes it.
  */
-#define COLL_SLOTS 8
 static uint32_t
 chain(struct sched *s, const int *order, uint64_t bytes, uint64_t chunk,
       hd_time *ready)
 {
-	uint64_t K = nchunks(bytes, chunk), k;
+	uint64_t K = nchunks(bytes, chunk), P = hd_coll_played(bytes, s->n, s->p), k;
 	int h, n = s->n;
 	hd_time *have = hd_xmalloc((size_t)n * sizeof *have);
-	hd_time *fwd = hd_xcalloc((size_t)n * COLL_SLOTS, sizeof *fwd);
+	hd_time *fwd = hd_xcalloc((size_t)n * COLL_SLOTS, sizeof *fwd), earlier = 0, dt;
 
-	for (k = 0; k < K; k++) {
+	for (k = 0; k < P; k++) {
 		uint64_t cb = chunk_bytes(bytes, chunk, k, K);
 
+		if (k + COLL_SLOTS == P)
+			earlier = have[n - 1];
 		have[0] = s->a[order[0]];
 		for (h = 0; h + 1 < n; h++) {
 			hd_time t = have[h];
@@ -216,6 +261,13 @@ chain(struct sched *s, const int *order, uint64_t bytes, uint64_t chunk,
 			have[h + 1] = xfer(s, order[h], order[h + 1], t, cb, (uint32_t)k);
 			fwd[(size_t)h * COLL_SLOTS + k % COLL_SLOTS] = have[h + 1];
 		}
+	}
+	if (P < K) {
+		dt = bulk_dt(have[n - 1], earlier, K - P);
+		bulk_shift(s, dt);
+		bulk_count(s, K, P);
+		for (h = 1; h < n; h++)
+			have[h] += dt;
 	}
 	for (h = 1; h < n; h++)
 		ready[order[h]] = tmax(ready[order[h]], have[h]);
@@ -248,10 +300,10 @@ tree_parent(int r, int g)
 static uint32_t
 tree(struct sched *s, uint64_t bytes, uint64_t chunk, hd_time *ready)
 {
-	uint64_t K = nchunks(bytes, chunk), k;
+	uint64_t K = nchunks(bytes, chunk), P = hd_coll_played(bytes, s->n, s->p), k;
 	int n = s->n, g = gpn(s->p), v, depth = 0, *d;
 	hd_time *t = hd_xmalloc((size_t)n * sizeof *t);
-	hd_time *top = hd_xmalloc((size_t)K * sizeof *top);
+	hd_time *top = hd_xmalloc((size_t)P * sizeof *top), earlier = 0, dt;
 
 	d = hd_xcalloc((size_t)n, sizeof *d);
 	for (v = 1; v < n; v++) {
@@ -259,7 +311,7 @@ tree(struct sched *s, uint64_t bytes, uint64_t chunk, hd_time *ready)
 		if (d[v] > depth)
 			depth = d[v];
 	}
-	for (k = 0; k < K; k++) {
+	for (k = 0; k < P; k++) {
 		uint64_t cb = chunk_bytes(bytes, chunk, k, K);
 
 		for (v = 0; v < n; v++)
@@ -272,15 +324,27 @@ tree(struct sched *s, uint64_t bytes, uint64_t chunk, hd_time *ready)
 		}
 		top[k] = t[0];
 	}
-	for (k = 0; k < K; k++) {
+	/* in bulk, the links carry the rest of the climb before any descent */
+	if (P < K)
+		bulk_shift(s, bulk_dt(top[P - 1], top[P - 1 - COLL_SLOTS], K - P));
+	for (k = 0; k < P; k++) {
 		uint64_t cb = chunk_bytes(bytes, chunk, k, K);
 
+		if (k + COLL_SLOTS == P)
+			earlier = t[n - 1];
 		t[0] = top[k];
 		for (v = 1; v < n; v++)
 			t[v] = xfer(s, tree_parent(v, g), v, t[tree_parent(v, g)],
 			    cb, (uint32_t)k);
 		for (v = 0; v < n; v++)
 			ready[v] = tmax(ready[v], t[v]);
+	}
+	if (P < K) {
+		dt = bulk_dt(t[n - 1], earlier, K - P);
+		bulk_shift(s, dt);
+		bulk_count(s, K, P);
+		for (v = 0; v < n; v++)
+			ready[v] += dt;
 	}
 	free(t);
 	free(top);
@@ -367,7 +431,7 @@ hd_coll_schedule(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes,
 		switch (c) {
 		case HD_COLL_ALLREDUCE:
 			if (used == HD_ALGO_TREE)
-				steps = tree(&s, bytes, hd_coll_chunk(bytes, n, p), ready);
+				steps = tree(&s, bytes, p->coll_chunk, ready);
 			else
 				steps = ring(&s, bytes, 2 * (n - 1), ready);
 			break;
@@ -381,7 +445,7 @@ hd_coll_schedule(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes,
 			for (k = 0; k < n; k++)
 				order[k] = c == HD_COLL_BROADCAST ? (root + k) % n :
 				    (root + 1 + k) % n;
-			steps = chain(&s, order, bytes, hd_coll_chunk(bytes, n, p), ready);
+			steps = chain(&s, order, bytes, p->coll_chunk, ready);
 			break;
 		case HD_COLL_GATHER:
 			for (k = 1; k < n; k++) {

@@ -149,8 +149,12 @@ coll_span(void *ctx, const struct hd_coll_xfer *x)
 static uint64_t
 coll_transfers(enum hd_coll c, uint64_t bytes, int n, const struct hd_profile *p)
 {
-	uint64_t N = (uint64_t)n, chunk = hd_coll_chunk(bytes, n, p);
-	uint64_t K = chunk > 0 ? bytes / chunk + 1 : 1;    /* at most about 2^22 / n */
+	uint64_t N = (uint64_t)n, K = p->coll_chunk > 0 ?
+	    bytes / p->coll_chunk + 1 : 1, played = hd_coll_played(bytes, n, p);
+
+	/* only the chunks played one by one are drawn: about 2^22 / n at most */
+	if (K > played + 1)
+		K = played + 1;
 
 	switch (c) {
 	case HD_COLL_ALLREDUCE:
