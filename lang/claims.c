@@ -35,6 +35,7 @@ struct scen_cache {
 
 struct hd_claims {
 	const struct hd_lesson *l;
+	double *blocked;              /* per scenario: blocked(), or < 0 until asked */
 	const double *knobs;
 	double *defaults;             /* the knobs' defaults when none were given */
 	struct hd_trace *const *traces;
@@ -207,12 +208,17 @@ claim_call(void *arg, const struct hd_expr *x, double *v, struct hd_err *e)
 	if (x->fn == HD_FN_BLOCKED) {
 		hd_time why[HD_WHY__COUNT];
 		double total = 0;
+
+		if (c->blocked[x->scen_idx] >= 0) {
+			*v = c->blocked[x->scen_idx];
+			return 0;
+		}
 		memset(why, 0, sizeof why);
 		hd_trace_blocked(t, why);
 		for (i = 0; i < HD_WHY__COUNT; i++)
 			if (i != HD_WHY_NONE)
 				total += (double)why[i];
-		*v = total;
+		*v = c->blocked[x->scen_idx] = total;
 		return 0;
 	}
 	if ((sc = scen_get(c, x->scen_idx, e)) == NULL)
@@ -303,6 +309,7 @@ struct hd_claims *
 hd_claims_new(const struct hd_lesson *l, const double *knobs, struct hd_trace *const *traces)
 {
 	struct hd_claims *c = hd_xcalloc(1, sizeof *c);
+	int j;
 
 	c->l = l;
 	if (knobs == NULL && l->nknobs > 0) {
@@ -313,6 +320,9 @@ hd_claims_new(const struct hd_lesson *l, const double *knobs, struct hd_trace *c
 	c->knobs = knobs;
 	c->traces = traces;
 	c->scen = hd_xcalloc((size_t)l->nscens + 1, sizeof *c->scen);
+	c->blocked = hd_xcalloc((size_t)l->nscens + 1, sizeof *c->blocked);
+	for (j = 0; j < l->nscens; j++)
+		c->blocked[j] = -1;
 	return c;
 }
 
@@ -329,6 +339,7 @@ hd_claims_free(struct hd_claims *c)
 		free(c->scen[j].ops);
 	}
 	free(c->scen);
+	free(c->blocked);
 	free(c->defaults);
 	free(c);
 }
