@@ -87,8 +87,9 @@ fi
 
 # ---- collectives ---------------------------------------------------------------
 coll() {  # NAME RANKS SIZE OP
-	printf '%sscenario s "%s"\n  ranks %s\n  buffer d device %s\n  stream t nonblocking\n  c: %s d on t\n  sync t\nend\n' \
-		"$head" "$4 of $3 on $2 ranks" "$2" "$3" "$4" >"$work/$1.hds"
+	printf '%sscenario s "%s of %s on %s ranks"\n  ranks %s\n  buffer d device %s\n' \
+		"$head" "$4" "$3" "$2" "$2" "$3" >"$work/$1.hds"
+	printf '  stream t nonblocking\n  c: %s d on t\n  sync t\nend\n' "$4" >>"$work/$1.hds"
 }
 coll bcast 8 4096TiB broadcast
 coll ar4096 4096 1GiB allreduce

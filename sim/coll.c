@@ -196,17 +196,25 @@ bulk_count(struct sched *s, uint64_t K, uint64_t played)
 	s->transfers += s->transfers / played * (K - played);
 }
 
-/* How much later the chunks after the played ones end: `rest` more chunks
- * at the pace of the last COLL_SLOTS played (the flow control's window, so
- * a pipeline that moves in bursts of a window is timed over whole bursts),
- * which took last - earlier. */
+/* The bulk model times the chunks after the played ones at the pace of the
+ * last pace_window(P) played: half of them, in whole windows of the flow
+ * control (a pipeline that moves in bursts of a window is timed over whole
+ * bursts, and a longer pattern, such as a tree's, averages out). */
 #define COLL_SLOTS 8
+static uint64_t
+pace_window(uint64_t played)
+{
+	return played / 2 / COLL_SLOTS * COLL_SLOTS;
+}
+
+/* How much later the `rest` chunks after the played ones end, when the
+ * last `window` played took last - earlier. */
 static hd_time
-bulk_dt(hd_time last, hd_time earlier, uint64_t rest)
+bulk_dt(hd_time last, hd_time earlier, uint64_t window, uint64_t rest)
 {
 	if (last <= earlier)
 		return 0;
-	return hd_time_from_ps((double)(last - earlier) * (double)rest / COLL_SLOTS);
+	return hd_time_from_ps((double)(last - earlier) * (double)rest / (double)window);
 }
 
 /* Ring: `nsteps` steps; at step s rank r sends share (r - s) mod n to r + 1
@@ -247,7 +255,7 @@ chain(struct sched *s, const int *order, uint64_t bytes, uint64_t chunk,
 	for (k = 0; k < P; k++) {
 		uint64_t cb = chunk_bytes(bytes, chunk, k, K);
 
-		if (k + COLL_SLOTS == P)
+		if (k + pace_window(P) == P)
 			earlier = have[n - 1];
 		have[0] = s->a[order[0]];
 		for (h = 0; h + 1 < n; h++) {
@@ -263,7 +271,7 @@ chain(struct sched *s, const int *order, uint64_t bytes, uint64_t chunk,
 		}
 	}
 	if (P < K) {
-		dt = bulk_dt(have[n - 1], earlier, K - P);
+		dt = bulk_dt(have[n - 1], earlier, pace_window(P), K - P);
 		bulk_shift(s, dt);
 		bulk_count(s, K, P);
 		for (h = 1; h < n; h++)
@@ -326,11 +334,12 @@ tree(struct sched *s, uint64_t bytes, uint64_t chunk, hd_time *ready)
 	}
 	/* in bulk, the links carry the rest of the climb before any descent */
 	if (P < K)
-		bulk_shift(s, bulk_dt(top[P - 1], top[P - 1 - COLL_SLOTS], K - P));
+		bulk_shift(s, bulk_dt(top[P - 1], top[P - 1 - pace_window(P)], pace_window(P),
+		    K - P));
 	for (k = 0; k < P; k++) {
 		uint64_t cb = chunk_bytes(bytes, chunk, k, K);
 
-		if (k + COLL_SLOTS == P)
+		if (k + pace_window(P) == P)
 			earlier = t[n - 1];
 		t[0] = top[k];
 		for (v = 1; v < n; v++)
@@ -340,7 +349,7 @@ tree(struct sched *s, uint64_t bytes, uint64_t chunk, hd_time *ready)
 			ready[v] = tmax(ready[v], t[v]);
 	}
 	if (P < K) {
-		dt = bulk_dt(t[n - 1], earlier, K - P);
+		dt = bulk_dt(t[n - 1], earlier, pace_window(P), K - P);
 		bulk_shift(s, dt);
 		bulk_count(s, K, P);
 		for (v = 0; v < n; v++)
