@@ -171,13 +171,13 @@ bulk_shift(struct sched *s, hd_time dt)
 	int r;
 
 	for (r = 0; r < s->n; r++) {
-		s->out[r] += s->out[r] > 0 ? dt : 0;
-		s->in[r] += s->in[r] > 0 ? dt : 0;
-		s->sent_end[r] += s->sent_end[r] > 0 ? dt : 0;
+		s->out[r] = s->out[r] > 0 ? hd_time_add(s->out[r], dt) : 0;
+		s->in[r] = s->in[r] > 0 ? hd_time_add(s->in[r], dt) : 0;
+		s->sent_end[r] = s->sent_end[r] > 0 ? hd_time_add(s->sent_end[r], dt) : 0;
 	}
 	for (r = 0; r < s->nodes; r++) {
-		s->nic_out[r] += s->nic_out[r] > 0 ? dt : 0;
-		s->nic_in[r] += s->nic_in[r] > 0 ? dt : 0;
+		s->nic_out[r] = s->nic_out[r] > 0 ? hd_time_add(s->nic_out[r], dt) : 0;
+		s->nic_in[r] = s->nic_in[r] > 0 ? hd_time_add(s->nic_in[r], dt) : 0;
 	}
 }
 
@@ -185,6 +185,7 @@ bulk_shift(struct sched *s, hd_time dt)
 static void
 bulk_count(struct sched *s, uint64_t K, uint64_t played)
 {
+	uint64_t more;
 	int r;
 
 	if (played >= K)
@@ -193,7 +194,10 @@ bulk_count(struct sched *s, uint64_t K, uint64_t played)
 		s->sent[r] += s->sent[r] / played * (K - played);
 		s->recv[r] += s->recv[r] / played * (K - played);
 	}
-	s->transfers += s->transfers / played * (K - played);
+	/* (n - 1) x 2^62 transfers would not fit: the count saturates */
+	if (__builtin_mul_overflow(s->transfers / played, K - played, &more) ||
+	    __builtin_add_overflow(s->transfers, more, &s->transfers))
+		s->transfers = UINT64_MAX;
 }
 
 /* The bulk model times the chunks after the played ones at the pace of the
@@ -275,7 +279,7 @@ chain(struct sched *s, const int *order, uint64_t bytes, uint64_t chunk,
 		bulk_shift(s, dt);
 		bulk_count(s, K, P);
 		for (h = 1; h < n; h++)
-			have[h] += dt;
+			have[h] = hd_time_add(have[h], dt);
 	}
 	for (h = 1; h < n; h++)
 		ready[order[h]] = tmax(ready[order[h]], have[h]);
@@ -353,7 +357,7 @@ tree(struct sched *s, uint64_t bytes, uint64_t chunk, hd_time *ready)
 		bulk_shift(s, dt);
 		bulk_count(s, K, P);
 		for (v = 0; v < n; v++)
-			ready[v] += dt;
+			ready[v] = hd_time_add(ready[v], dt);
 	}
 	free(t);
 	free(top);
