@@ -182,55 +182,94 @@ hd_export_class_answers(const struct hd_export_class *c, struct hd_exw *w)
 
 /* ---- summaries ------------------------------------------------------------- */
 
-/* Distinct values of one field, sorted. */
+static int
+str_cmp(const void *pa, const void *pb)
+{
+	return strcmp(*(const char *const *)pa, *(const char *const *)pb);
+}
+
+/* Distinct values of one field, sorted (sorting once, then dropping
+ * repeats: n log n however many learners and lessons). */
 static size_t
 distinct(const struct hd_export_class *c, int field, const char ***out)
 {
 	const char **v = hd_xcalloc(c->nrows + 1, sizeof *v);
-	size_t n = 0, i, j;
+	size_t n = 0, i;
 
-	for (i = 0; i < c->nrows; i++) {
-		const char *s = field == 0 ? c->rows[i].a.learner : c->rows[i].a.lesson;
-
-		for (j = 0; j < n && strcmp(v[j], s) != 0; j++)
-			;
-		if (j == n)
-			v[n++] = s;
-	}
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && strcmp(v[j - 1], v[j]) > 0; j--) {
-			const char *t = v[j];
-
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
+	for (i = 0; i < c->nrows; i++)
+		v[i] = field == 0 ? c->rows[i].a.learner : c->rows[i].a.lesson;
+	if (c->nrows > 1)
+		qsort(v, c->nrows, sizeof *v, str_cmp);
+	for (i = 0; i < c->nrows; i++)
+		if (n == 0 || strcmp(v[n - 1], v[i]) != 0)
+			v[n++] = v[i];
 	*out = v;
 	return n;
 }
 
-/* Points possible for a lesson: its questions in the catalogue, else the
- * most questions any learner answered in it. */
-static int
-points_possible(const struct hd_export_class *c, struct hd_catalog *cat, const char *lesson)
+/* The index of s in the sorted distinct values v[0 .. n). */
+static size_t
+find_sorted(const char *const *v, size_t n, const char *s)
 {
-	struct hd_err ignored = { 0 };
-	size_t i, j;
-	int best = 0, idx, n;
+	const char *const *hit = bsearch(&s, v, n, sizeof *v, str_cmp);
 
-	if (cat != NULL && (idx = hd_catalog_find(cat, lesson, &ignored)) >= 0 &&
-	    strcmp(hd_lesson_id(hd_catalog_get(cat, idx)), lesson) == 0)
-		return hd_lesson_nquestions(hd_catalog_get(cat, idx));
-	for (i = 0; i < c->nrows; i = j) {
-		for (j = i, n = 0; j < c->nrows &&
-		     strcmp(c->rows[j].a.learner, c->rows[i].a.learner) == 0; j++)
-			n += strcmp(c->rows[j].a.lesson, lesson) == 0;
-		if (n > best)
-			best = n;
-	}
-	return best;
+	return hit != NULL ? (size_t)(hit - v) : n;
 }
 
-/* Right answers and answers of a learner in a lesson. */
+/* Points possible for each lesson: its questions in the catalogue, else the
+ * most questions any learner answered in it.  pts[j] for lessons[j]. */
+static int *
+points_possible(const struct hd_export_class *c, struct hd_catalog *cat,
+		const char *const *lessons, size_t nz)
+{
+	int *pts = hd_xcalloc(nz + 1, sizeof *pts);
+	size_t i, j, k;
+	int n;
+
+	/* rows are sorted by learner, then lesson: one run per pair */
+	for (i = 0; i < c->nrows; i = j) {
+		for (j = i, n = 0; j < c->nrows &&
+		     strcmp(c->rows[j].a.learner, c->rows[i].a.learner) == 0 &&
+		     strcmp(c->rows[j].a.lesson, c->rows[i].a.lesson) == 0; j++)
+			n++;
+		k = find_sorted(lessons, nz, c->rows[i].a.lesson);
+		if (k < nz && n > pts[k])
+			pts[k] = n;
+	}
+	for (k = 0; k < nz; k++) {
+		struct hd_err ignored = { 0 };
+		int idx;
+
+		if (cat != NULL && (idx = hd_catalog_find(cat, lessons[k], &ignored)) >= 0 &&
+		    strcmp(hd_lesson_id(hd_catalog_get(cat, idx)), lessons[k]) == 0)
+			pts[k] = hd_lesson_nquestions(hd_catalog_get(cat, idx));
+	}
+	return pts;
+}
+
+/* The first row at or after (learner, lesson) in the sorted rows. */
+static size_t
+rows_lower(const struct hd_export_class *c, const char *learner, const char *lesson)
+{
+	size_t lo = 0, hi = c->nrows;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct hd_export_answer *a = &c->rows[mid].a;
+		int d = strcmp(a->learner, learner);
+
+		if (d == 0)
+			d = strcmp(a->lesson, lesson);
+		if (d < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Right answers and answers of a learner in a lesson: a binary search in
+ * the rows, sorted by learner, then lesson. */
 static void
 score(const struct hd_export_class *c, const char *learner, const char *lesson, int *right,
       int *answered)
@@ -238,11 +277,11 @@ score(const struct hd_export_class *c, const char *learner, const char *lesson, 
 	size_t i;
 
 	*right = *answered = 0;
-	for (i = 0; i < c->nrows; i++) {
+	for (i = rows_lower(c, learner, lesson); i < c->nrows; i++) {
 		const struct hd_export_answer *a = &c->rows[i].a;
 
 		if (strcmp(a->learner, learner) != 0 || strcmp(a->lesson, lesson) != 0)
-			continue;
+			break;
 		(*answered)++;
 		*right += a->correct > 0;
 	}
@@ -254,6 +293,7 @@ hd_export_class_gradebook(const struct hd_export_class *c, struct hd_catalog *ca
 {
 	const char **learners, **lessons;
 	size_t nl = distinct(c, 0, &learners), nz = distinct(c, 1, &lessons), i, j;
+	int *pts;
 
 	hd_exw_puts(w, "Student,ID,SIS User ID,SIS Login ID,Section");
 	for (j = 0; j < nz; j++) {
@@ -264,8 +304,9 @@ hd_export_class_gradebook(const struct hd_export_class *c, struct hd_catalog *ca
 		hd_exw_csv(w, col);
 	}
 	hd_exw_puts(w, EOL "Points Possible,,,,");
+	pts = points_possible(c, cat, lessons, nz);
 	for (j = 0; j < nz; j++)
-		hd_exw_printf(w, ",%d", points_possible(c, cat, lessons[j]));
+		hd_exw_printf(w, ",%d", pts[j]);
 	hd_exw_puts(w, EOL);
 	for (i = 0; i < nl; i++) {
 		hd_exw_csv(w, learners[i]);
@@ -283,6 +324,7 @@ hd_export_class_gradebook(const struct hd_export_class *c, struct hd_catalog *ca
 		}
 		hd_exw_puts(w, EOL);
 	}
+	free(pts);
 	free(learners);
 	free(lessons);
 }
@@ -298,26 +340,63 @@ td(struct hd_exw *w, const char *s, bool num)
 /* Per-question figures over the class. */
 struct qstat {
 	const char *lesson, *question;
+	size_t first;           /* the first row answering it */
 	int answered, right, wrong, sure_wrong, conf_n, hints;
 	double conf, seconds;
 };
 
+/* A row's question, and where the row is. */
+struct qkey {
+	const char *lesson, *question;
+	size_t row;
+};
+
+/* By lesson, then question; each question's rows in row order. */
+static int
+by_question(const void *pa, const void *pb)
+{
+	const struct qkey *a = pa, *b = pb;
+	int c;
+
+	if ((c = strcmp(a->lesson, b->lesson)) != 0 || (c = strcmp(a->question, b->question)) != 0)
+		return c;
+	return a->row < b->row ? -1 : a->row > b->row;
+}
+
+static int
+by_first_row(const void *pa, const void *pb)
+{
+	const struct qstat *a = pa, *b = pb;
+
+	return a->first < b->first ? -1 : a->first > b->first;
+}
+
+/* The questions in the order the rows first answer them, with their
+ * figures: the rows sorted once by question, so n log n. */
 static size_t
 question_stats(const struct hd_export_class *c, struct qstat **out)
 {
 	struct qstat *q = hd_xcalloc(c->nrows + 1, sizeof *q);
+	struct qkey *ix = hd_xcalloc(c->nrows + 1, sizeof *ix);
 	size_t n = 0, i, j;
 
 	for (i = 0; i < c->nrows; i++) {
-		const struct hd_export_answer *a = &c->rows[i].a;
+		ix[i].lesson = c->rows[i].a.lesson;
+		ix[i].question = c->rows[i].a.question;
+		ix[i].row = i;
+	}
+	if (c->nrows > 1)
+		qsort(ix, c->nrows, sizeof *ix, by_question);
+	for (i = 0; i < c->nrows; i++) {
+		const struct hd_export_answer *a = &c->rows[ix[i].row].a;
 
-		for (j = 0; j < n && (strcmp(q[j].lesson, a->lesson) != 0 ||
-				      strcmp(q[j].question, a->question) != 0); j++)
-			;
-		if (j == n) {
+		if (n == 0 || strcmp(q[n - 1].lesson, a->lesson) != 0 ||
+		    strcmp(q[n - 1].question, a->question) != 0) {
 			q[n].lesson = a->lesson;
-			q[n++].question = a->question;
+			q[n].question = a->question;
+			q[n++].first = ix[i].row;
 		}
+		j = n - 1;
 		q[j].answered++;
 		q[j].right += a->correct > 0;
 		q[j].wrong += a->correct == 0;
@@ -329,6 +408,9 @@ question_stats(const struct hd_export_class *c, struct qstat **out)
 		q[j].seconds += a->seconds;
 		q[j].hints += a->hints;
 	}
+	if (n > 1)
+		qsort(q, n, sizeof *q, by_first_row);
+	free(ix);
 	*out = q;
 	return n;
 }
@@ -349,6 +431,7 @@ hd_export_class_html(const struct hd_export_class *c, struct hd_catalog *cat, st
 	size_t nl = distinct(c, 0, &learners), nz = distinct(c, 1, &lessons), i, j;
 	struct qstat *q;
 	size_t nq = question_stats(c, &q);
+	int *pts = points_possible(c, cat, lessons, nz);
 	char buf[64];
 	int k;
 
@@ -364,7 +447,7 @@ hd_export_class_html(const struct hd_export_class *c, struct hd_catalog *cat, st
 	hd_exw_puts(w, ".</p>\n<h2>Lessons</h2>\n<table>\n<tr><th>lesson</th><th>learners</th>"
 		    "<th>points possible</th><th>mean score</th><th>answers right</th></tr>\n");
 	for (j = 0; j < nz; j++) {
-		int pts = points_possible(c, cat, lessons[j]), who = 0, right = 0, all = 0;
+		int who = 0, right = 0, all = 0;
 
 		for (i = 0; i < nl; i++) {
 			int r, a;
@@ -378,7 +461,7 @@ hd_export_class_html(const struct hd_export_class *c, struct hd_catalog *cat, st
 		td(w, lessons[j], false);
 		snprintf(buf, sizeof buf, "%d", who);
 		td(w, buf, true);
-		snprintf(buf, sizeof buf, "%d", pts);
+		snprintf(buf, sizeof buf, "%d", pts[j]);
 		td(w, buf, true);
 		snprintf(buf, sizeof buf, "%.2f", who > 0 ? (double)right / who : 0.0);
 		td(w, buf, true);
@@ -446,8 +529,7 @@ hd_export_class_html(const struct hd_export_class *c, struct hd_catalog *cat, st
 
 			score(c, learners[i], lessons[j], &r, &a);
 			if (a > 0)
-				snprintf(buf, sizeof buf, "%d / %d", r, points_possible(c, cat,
-											lessons[j]));
+				snprintf(buf, sizeof buf, "%d / %d", r, pts[j]);
 			else
 				snprintf(buf, sizeof buf, "-");
 			td(w, buf, true);
@@ -456,6 +538,7 @@ hd_export_class_html(const struct hd_export_class *c, struct hd_catalog *cat, st
 	}
 	hd_exw_puts(w, "</table>\n");
 	hd_export_page_close(w);
+	free(pts);
 	free(q);
 	free(learners);
 	free(lessons);

@@ -2,6 +2,7 @@
  * trace.c - lanes, spans and interned labels; sorting, comparing and
  * digesting traces; per-op summaries; the sink that fills a trace.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,10 +59,152 @@ hd_span_kind_name(enum hd_span_kind k)
 	return hd_spanlook_get(k, HD_DIR_OUT)->name;
 }
 
+/* A trace's indexes.  Spans by op: a counting sort of span indexes by op,
+ * for ops -1 .. maxop; ops outside that (a trace read from elsewhere may
+ * hold any int) are not indexed.  Lanes by key: an open-addressing table
+ * of lane + 1. */
+struct hd_trace_ix {
+	size_t nspans;      /* the trace's span count when built; SIZE_MAX: stale */
+	int maxop;
+	uint32_t *first;    /* maxop + 3 entries: op's spans are idx[first[op + 1]
+			     * .. first[op + 2]) */
+	uint32_t *idx;      /* span indexes by op, each op's in trace order */
+	int *lane_slot;     /* lane_cap slots: lane + 1, or 0 for none */
+	int lane_cap;       /* a power of two, over twice nlanes; 0 before the first */
+	int lanes;          /* lanes in the table */
+};
+
+static void
+byop_clear(struct hd_trace_ix *b)
+{
+	if (b == NULL)
+		return;
+	free(b->first);
+	free(b->idx);
+	b->first = NULL;
+	b->idx = NULL;
+	b->nspans = SIZE_MAX;
+}
+
+static unsigned
+lane_hash(enum hd_lane_kind kind, int rank, int index)
+{
+	uint32_t h = 2166136261u;
+
+	h = (h ^ (uint32_t)kind) * 16777619u;
+	h = (h ^ (uint32_t)rank) * 16777619u;
+	h = (h ^ (uint32_t)index) * 16777619u;
+	return h ^ (h >> 15);
+}
+
+/* The slot of lane (kind, rank, index) in x's table, or the empty slot
+ * where it would go. */
+static int
+lane_slot(const struct hd_trace *t, const struct hd_trace_ix *x, enum hd_lane_kind kind,
+	  int rank, int index)
+{
+	int i = (int)(lane_hash(kind, rank, index) & (unsigned)(x->lane_cap - 1));
+
+	while (x->lane_slot[i] != 0) {
+		const struct hd_lane *l = &t->lanes[x->lane_slot[i] - 1];
+
+		if (l->kind == kind && l->rank == rank && l->index == index)
+			break;
+		i = (i + 1) & (x->lane_cap - 1);
+	}
+	return i;
+}
+
+/* Make x's lane table hold t's lanes with room for one more. */
+static void
+lanes_fit(const struct hd_trace *t, struct hd_trace_ix *x)
+{
+	int i, cap;
+
+	if (x->lanes == t->nlanes && 2 * (t->nlanes + 1) <= x->lane_cap)
+		return;
+	for (cap = 16; cap < 2 * (t->nlanes + 1); cap *= 2)
+		;
+	free(x->lane_slot);
+	x->lane_slot = hd_xcalloc((size_t)cap, sizeof *x->lane_slot);
+	x->lane_cap = cap;
+	for (i = 0; i < t->nlanes; i++) {
+		const struct hd_lane *l = &t->lanes[i];
+		int k = lane_slot(t, x, l->kind, l->rank, l->index);
+
+		if (x->lane_slot[k] == 0)
+			x->lane_slot[k] = i + 1;
+	}
+	x->lanes = t->nlanes;
+}
+
+/* Ops past this many beyond the span count are not indexed: the table of
+ * groups stays within the spans' own size. */
+#define BYOP_SLACK (1 << 20)
+
+/* The group of span op o in b: o + 1, or -1 when o is not indexed. */
+static long
+byop_group(const struct hd_trace_ix *b, int o)
+{
+	return o < -1 || o > b->maxop ? -1 : (long)o + 1;
+}
+
+static void
+byop_build(const struct hd_trace *t, struct hd_trace_ix *b)
+{
+	size_t i, k, ng;
+	long g;
+
+	byop_clear(b);
+	b->nspans = t->nspans;
+	b->maxop = -1;
+	if (t->nspans >= UINT32_MAX)
+		return;             /* no index: hd_trace_op_spans says scan */
+	for (i = 0; i < t->nspans; i++)
+		if (t->spans[i].op > b->maxop && (size_t)t->spans[i].op <= t->nspans + BYOP_SLACK)
+			b->maxop = t->spans[i].op;
+	ng = (size_t)b->maxop + 2;
+	b->first = hd_xcalloc(ng + 1, sizeof *b->first);
+	b->idx = hd_xmalloc((t->nspans + 1) * sizeof *b->idx);
+	for (i = 0; i < t->nspans; i++)
+		if ((g = byop_group(b, t->spans[i].op)) >= 0)
+			b->first[g + 1]++;
+	for (k = 1; k <= ng; k++)
+		b->first[k] += b->first[k - 1];
+	/* place each span at its group's next free entry, then shift back */
+	for (i = 0; i < t->nspans; i++)
+		if ((g = byop_group(b, t->spans[i].op)) >= 0)
+			b->idx[b->first[g]++] = (uint32_t)i;
+	for (k = ng; k > 0; k--)
+		b->first[k] = b->first[k - 1];
+	b->first[0] = 0;
+}
+
+const uint32_t *
+hd_trace_op_spans(const struct hd_trace *t, int op, size_t *n)
+{
+	struct hd_trace_ix *b = t->ix;
+	long g;
+
+	*n = 0;
+	if (b == NULL)
+		return NULL;
+	if (b->nspans != t->nspans)
+		byop_build(t, b);
+	if (b->first == NULL || (g = byop_group(b, op)) < 0)
+		return NULL;
+	*n = b->first[g + 1] - b->first[g];
+	return b->idx + b->first[g];
+}
+
 struct hd_trace *
 hd_trace_new(void)
 {
-	return hd_xcalloc(1, sizeof(struct hd_trace));
+	struct hd_trace *t = hd_xcalloc(1, sizeof *t);
+
+	t->ix = hd_xcalloc(1, sizeof *t->ix);
+	t->ix->nspans = SIZE_MAX;
+	return t;
 }
 
 void
@@ -77,6 +220,11 @@ hd_trace_free(struct hd_trace *t)
 	free(t->lanes);
 	free(t->spans);
 	free(t->note);
+	if (t->ix != NULL) {
+		byop_clear(t->ix);
+		free(t->ix->lane_slot);
+	}
+	free(t->ix);
 	free(t);
 }
 
@@ -84,14 +232,22 @@ int
 hd_trace_lane(struct hd_trace *t, enum hd_lane_kind kind, int rank, int index,
 	      const char *name)
 {
+	struct hd_trace_ix *x = t->ix;
 	struct hd_lane *l;
 	size_t cap;
-	int i;
+	int i, k = 0;
 
-	for (i = 0; i < t->nlanes; i++) {
-		l = &t->lanes[i];
-		if (l->kind == kind && l->rank == rank && l->index == index)
-			return i;
+	if (x != NULL) {
+		lanes_fit(t, x);
+		k = lane_slot(t, x, kind, rank, index);
+		if (x->lane_slot[k] != 0)
+			return x->lane_slot[k] - 1;
+	} else {
+		for (i = 0; i < t->nlanes; i++) {
+			l = &t->lanes[i];
+			if (l->kind == kind && l->rank == rank && l->index == index)
+				return i;
+		}
 	}
 	cap = (size_t)t->lanes_cap;
 	t->lanes = hd_xgrow(t->lanes, &cap, (size_t)t->nlanes + 1, sizeof *t->lanes);
@@ -104,6 +260,10 @@ hd_trace_lane(struct hd_trace *t, enum hd_lane_kind kind, int rank, int index,
 	if (name != NULL) {
 		strncpy(l->name, name, sizeof l->name - 1);
 		l->name[sizeof l->name - 1] = '\0';
+	}
+	if (x != NULL) {
+		x->lane_slot[k] = t->nlanes + 1;
+		x->lanes++;
 	}
 	return t->nlanes++;
 }
@@ -162,6 +322,7 @@ hd_trace_sort(struct hd_trace *t)
 {
 	if (t->nspans > 1)
 		qsort(t->spans, t->nspans, sizeof *t->spans, span_cmp);
+	byop_clear(t->ix);
 }
 
 struct lane_key {
@@ -323,16 +484,24 @@ hd_trace_op_time(const struct hd_trace *t, int op)
 {
 	struct hd_op_time r;
 	uint32_t *iters = NULL;
-	size_t i, n = 0, cap = 0;
+	size_t i, k, n = 0, cap = 0, nall = t->nspans;
+	const uint32_t *ix = hd_trace_op_spans(t, op, &nall);
 	int gpu = 0, use;
 
+	if (ix == NULL)
+		nall = t->nspans;
+
+	/* a trace made without hd_trace_new has no index: every span is looked at */
+#define SPAN_AT(k) (ix != NULL ? ix[k] : (k))
 	memset(&r, 0, sizeof r);
-	for (i = 0; i < t->nspans; i++)
+	for (k = 0; k < nall; k++) {
+		i = SPAN_AT(k);
 		if (t->spans[i].op == op && lane_rank(t, t->spans[i].lane) == 0 &&
 		    !lane_is_host_side(t, t->spans[i].lane))
 			gpu = 1;
-	for (i = 0; i < t->nspans; i++) {
-		const struct hd_span *s = &t->spans[i];
+	}
+	for (k = 0; k < nall; k++) {
+		const struct hd_span *s = &t->spans[SPAN_AT(k)];
 		enum hd_lane_kind lk;
 
 		if (s->op != op || lane_rank(t, s->lane) != 0)
@@ -355,6 +524,7 @@ hd_trace_op_time(const struct hd_trace *t, int op)
 		iters = hd_xgrow(iters, &cap, n + 1, sizeof *iters);
 		iters[n++] = s->iter;
 	}
+#undef SPAN_AT
 	if (n > 0) {
 		qsort(iters, n, sizeof *iters, u32_cmp);
 		r.execs = 1;

@@ -102,6 +102,9 @@ struct hd_trace {
 			     * (a deadlock report), or NULL */
 	hd_time bare;       /* measured: the makespan without per-op events, 0 if
 			     * not measured; hd_trace_makespan prefers it */
+	struct hd_trace_ix *ix; /* the trace's indexes (lanes by key, spans by op),
+				 * made by hd_trace_new, kept up to date by the
+				 * functions below; NULL in a trace made otherwise */
 };
 
 /* The run's makespan for comparisons: the uninstrumented one when measured. */
@@ -109,7 +112,8 @@ hd_time hd_trace_makespan(const struct hd_trace *t);
 
 struct hd_trace *hd_trace_new(void);
 void hd_trace_free(struct hd_trace *t);                 /* accepts NULL */
-/* Find or add a lane; returns its index.  The name is set on creation. */
+/* Find or add a lane; returns its index.  The name is set on creation.
+ * O(1) on average: lanes are hashed by (kind, rank, index). */
 int hd_trace_lane(struct hd_trace *t, enum hd_lane_kind kind, int rank,
 		  int index, const char *name);
 /* Intern a label; returns its index. */
@@ -133,6 +137,15 @@ struct hd_op_time {
 	uint32_t execs;       /* executions seen */
 	int found;
 };
+/* The indexes of op `op`'s spans, in trace order; *n receives how many.  An
+ * index of every op's spans is built once (O(spans + ops), 4 bytes a span)
+ * on the first call and again after spans are added or sorted, so asking
+ * for each op of a trace in turn costs the trace's spans once, not once per
+ * op.  The array is the trace's: valid until the trace changes.  NULL (and
+ * *n = 0) where there is no index: a trace not made by hd_trace_new, an op
+ * below -1 or far past the span count, 2^32 spans or more; then scan every
+ * span. */
+const uint32_t *hd_trace_op_spans(const struct hd_trace *t, int op, size_t *n);
 /* Summarise op `op` over all its spans on lanes other than HOST/API if any
  * such spans exist, else over its API spans. */
 struct hd_op_time hd_trace_op_time(const struct hd_trace *t, int op);

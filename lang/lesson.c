@@ -679,8 +679,18 @@ parse_claim(struct hd_parser *p)
 	}
 	if (hd_parse_eol(p) < 0)
 		goto fail;
-	l->claims = hd_xrealloc(l->claims, (size_t)(l->nclaims + 1) * sizeof *l->claims);
-	l->cx = hd_xrealloc(l->cx, (size_t)(l->nclaims + 1) * sizeof *l->cx);
+	if (l->nclaims >= HD_LESSON_MAX_CLAIMS) {
+		hd_parse_error(p, kw, "more than %d claims; the limit is %d", HD_LESSON_MAX_CLAIMS,
+		    HD_LESSON_MAX_CLAIMS);
+		goto fail;
+	}
+	/* room for a power of two of claims: growing one at a time is quadratic */
+	if ((l->nclaims & (l->nclaims - 1)) == 0) {
+		size_t cap = l->nclaims > 0 ? 2 * (size_t)l->nclaims : 1;
+
+		l->claims = hd_xrealloc(l->claims, cap * sizeof *l->claims);
+		l->cx = hd_xrealloc(l->cx, cap * sizeof *l->cx);
+	}
 	l->claims[l->nclaims] = c;
 	l->cx[l->nclaims++] = cx;
 	return 0;

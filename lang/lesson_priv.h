@@ -17,12 +17,14 @@
 #define HD_LESSON_MAX_BYTES (1ull << 62)
 #define HD_LESSON_MAX_COUNT 1000000000.0 /* iterations of one loop */
 #define HD_LESSON_MAX_INSTANCES 100000000ull /* op executions per rank */
-#define HD_LESSON_MAX_RANKS 4096
+#define HD_LESSON_MAX_RANKS 16384  /* the GPUs of the largest published training runs */
 #define HD_LESSON_MAX_OPS 1000000       /* IR ops of one scenario */
 /* Names of one kind: buffers, streams and events together, or labels, in a
  * scenario; knobs, scenarios or questions in a lesson.  Names are looked up
  * by scanning, so this keeps a file of a million names from taking hours. */
 #define HD_LESSON_MAX_NAMES 1000
+/* claims of one lesson: each is evaluated after every run */
+#define HD_LESSON_MAX_CLAIMS 100000
 /* options of a choice, items of an order: each answered by a letter from a
  * to g, so no option takes a key the browser uses (h, j, k, l, q ...) */
 #define HD_LESSON_MAX_OPTIONS 7

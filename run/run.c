@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "lang/claims.h"
 #include "run/backends.h"
 #include "run/run.h"
 #include "sim/coll.h"
@@ -24,6 +25,8 @@ hd_run_claims(const struct hd_run *r, struct hd_trace *const *traces, const char
 {
 	int i, n = hd_lesson_nclaims(r->lesson);
 	struct hd_claim_result *out = hd_xcalloc((size_t)n + 1, sizeof *out);
+	/* one evaluator for all the claims: each scenario instantiated once */
+	struct hd_claims *ev = hd_claims_new(r->lesson, r->knobs, traces);
 
 	for (i = 0; i < n; i++) {
 		const struct hd_claim *c = hd_lesson_claim(r->lesson, i);
@@ -36,8 +39,8 @@ hd_run_claims(const struct hd_run *r, struct hd_trace *const *traces, const char
 			t->elsewhere++;
 			continue;
 		}
-		cr->status = hd_lesson_claim_eval(r->lesson, i, r->knobs, traces, &cr->lhs,
-						  &cr->rhs, cr->detail, sizeof cr->detail, &e);
+		cr->status = hd_claims_eval(ev, i, &cr->lhs, &cr->rhs, cr->detail,
+					    sizeof cr->detail, &e);
 		if (cr->status < 0) {
 			cr->status = -1;
 			snprintf(cr->detail, sizeof cr->detail, "not checked: %.*s",
@@ -48,6 +51,7 @@ hd_run_claims(const struct hd_run *r, struct hd_trace *const *traces, const char
 		else
 			t->holds++;
 	}
+	hd_claims_free(ev);
 	return out;
 }
 

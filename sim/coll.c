@@ -72,6 +72,7 @@ hd_coll_link(const struct hd_profile *p, int a, int b)
 struct sched {
 	const struct hd_profile *p;
 	int n, nodes;
+	int fold;               /* ranks stand for fold times as many (see ring_period) */
 	hd_time *a;             /* arrival + base: the rank's kernel is running */
 	hd_time *out, *in;      /* when each rank's link out / in is free */
 	hd_time *nic_out, *nic_in;
@@ -92,15 +93,17 @@ tmax(hd_time x, hd_time y)
 static hd_time
 xfer(struct sched *s, int a, int b, hd_time ready, uint64_t bytes, uint32_t step)
 {
-	struct hd_link l = hd_coll_link(s->p, a, b);
+	/* folded, the ring's last rank sends to the first of the next period */
+	int lb = s->fold > 1 && b < a ? b + s->n : b;
+	struct hd_link l = hd_coll_link(s->p, a, lb);
 	struct hd_coll_xfer x;
 	hd_time t, occ;
 	int na = 0, nb = 0;
 
 	t = tmax(tmax(ready, s->a[b]), tmax(s->out[a], s->in[b]));
 	if (l.cls == HD_LINK_NET) {
-		na = hd_coll_node(s->p, a);
-		nb = hd_coll_node(s->p, b);
+		na = hd_coll_node(s->p, a) % s->nodes;
+		nb = hd_coll_node(s->p, lb) % s->nodes;
 		t = tmax(t, tmax(s->nic_out[na], s->nic_in[nb]));
 	}
 	occ = hd_time_for_bytes((double)bytes, l.bw);
@@ -117,7 +120,7 @@ xfer(struct sched *s, int a, int b, hd_time ready, uint64_t bytes, uint32_t step
 	s->sent[a] += bytes;
 	s->recv[b] += bytes;
 	s->sent_end[a] = tmax(s->sent_end[a], x.end);
-	s->transfers++;
+	s->transfers += (uint64_t)s->fold;
 	if (s->fn != NULL)
 		s->fn(s->ctx, &x);
 	return x.end;
@@ -148,18 +151,89 @@ chunk_bytes(uint64_t bytes, uint64_t chunk, uint64_t k, uint64_t K)
 	return k + 1 < K ? chunk : bytes - chunk * (K - 1);
 }
 
+uint64_t
+hd_coll_played(uint64_t bytes, int n, const struct hd_profile *p)
+{
+	uint64_t k = nchunks(bytes, p->coll_chunk), most;
+
+	most = HD_COLL_MAX_TRANSFERS / (uint64_t)(n > 1 ? n : 1);
+	if (most < HD_COLL_MIN_CHUNKS)
+		most = HD_COLL_MIN_CHUNKS;
+	return k < most ? k : most;
+}
+
+/* The bulk model: the chunks after the played ones go as the last one did,
+ * each `per` after the one before, so every link is free, and every rank
+ * has sent, `dt` later than after the played chunks. */
+static void
+bulk_shift(struct sched *s, hd_time dt)
+{
+	int r;
+
+	for (r = 0; r < s->n; r++) {
+		s->out[r] = s->out[r] > 0 ? hd_time_add(s->out[r], dt) : 0;
+		s->in[r] = s->in[r] > 0 ? hd_time_add(s->in[r], dt) : 0;
+		s->sent_end[r] = s->sent_end[r] > 0 ? hd_time_add(s->sent_end[r], dt) : 0;
+	}
+	for (r = 0; r < s->nodes; r++) {
+		s->nic_out[r] = s->nic_out[r] > 0 ? hd_time_add(s->nic_out[r], dt) : 0;
+		s->nic_in[r] = s->nic_in[r] > 0 ? hd_time_add(s->nic_in[r], dt) : 0;
+	}
+}
+
+/* Bytes and transfers of all K chunks from those of the `played` first. */
+static void
+bulk_count(struct sched *s, uint64_t K, uint64_t played)
+{
+	uint64_t more;
+	int r;
+
+	if (played >= K)
+		return;
+	for (r = 0; r < s->n; r++) {
+		s->sent[r] += s->sent[r] / played * (K - played);
+		s->recv[r] += s->recv[r] / played * (K - played);
+	}
+	/* (n - 1) x 2^62 transfers would not fit: the count saturates */
+	if (__builtin_mul_overflow(s->transfers / played, K - played, &more) ||
+	    __builtin_add_overflow(s->transfers, more, &s->transfers))
+		s->transfers = UINT64_MAX;
+}
+
+/* The bulk model times the chunks after the played ones at the pace of the
+ * last pace_window(P) played: half of them, in whole windows of the flow
+ * control (a pipeline that moves in bursts of a window is timed over whole
+ * bursts, and a longer pattern, such as a tree's, averages out). */
+#define COLL_SLOTS 8
+static uint64_t
+pace_window(uint64_t played)
+{
+	return played / 2 / COLL_SLOTS * COLL_SLOTS;
+}
+
+/* How much later the `rest` chunks after the played ones end, when the
+ * last `window` played took last - earlier. */
+static hd_time
+bulk_dt(hd_time last, hd_time earlier, uint64_t window, uint64_t rest)
+{
+	if (last <= earlier)
+		return 0;
+	return hd_time_from_ps((double)(last - earlier) * (double)rest / (double)window);
+}
+
 /* Ring: `nsteps` steps; at step s rank r sends share (r - s) mod n to r + 1
- * once it has received the previous step's share from r - 1. */
+ * once it has received the previous step's share from r - 1.  Folded (see
+ * ring_period), the shares are all equal and n is the period. */
 static uint32_t
 ring(struct sched *s, uint64_t bytes, int nsteps, hd_time *ready)
 {
-	int n = s->n, r, st;
+	int n = s->n, r, st, all = s->n * s->fold;
 	hd_time *end = hd_xmalloc((size_t)n * sizeof *end);
 
 	for (st = 0; st < nsteps; st++) {
 		for (r = 0; r < n; r++)
 			end[r] = xfer(s, r, (r + 1) % n, ready[r],
-			    share(bytes, n, ((r - st) % n + n) % n), (uint32_t)st);
+			    share(bytes, all, ((r - st) % n + n) % n), (uint32_t)st);
 		for (r = 0; r < n; r++)
 			ready[(r + 1) % n] = tmax(ready[(r + 1) % n], end[r]);
 	}
@@ -173,19 +247,20 @@ ring(struct sched *s, uint64_t bytes, int nsteps, hd_time *ready)
  * slots per connection), so a sender runs no faster than the slowest hop
  * after it, as NCCL's flow control makes it.
  */
-#define COLL_SLOTS 8
 static uint32_t
 chain(struct sched *s, const int *order, uint64_t bytes, uint64_t chunk,
       hd_time *ready)
 {
-	uint64_t K = nchunks(bytes, chunk), k;
+	uint64_t K = nchunks(bytes, chunk), P = hd_coll_played(bytes, s->n, s->p), k;
 	int h, n = s->n;
 	hd_time *have = hd_xmalloc((size_t)n * sizeof *have);
-	hd_time *fwd = hd_xcalloc((size_t)n * COLL_SLOTS, sizeof *fwd);
+	hd_time *fwd = hd_xcalloc((size_t)n * COLL_SLOTS, sizeof *fwd), earlier = 0, dt;
 
-	for (k = 0; k < K; k++) {
+	for (k = 0; k < P; k++) {
 		uint64_t cb = chunk_bytes(bytes, chunk, k, K);
 
+		if (k + pace_window(P) == P)
+			earlier = have[n - 1];
 		have[0] = s->a[order[0]];
 		for (h = 0; h + 1 < n; h++) {
 			hd_time t = have[h];
@@ -198,6 +273,13 @@ chain(struct sched *s, const int *order, uint64_t bytes, uint64_t chunk,
 			have[h + 1] = xfer(s, order[h], order[h + 1], t, cb, (uint32_t)k);
 			fwd[(size_t)h * COLL_SLOTS + k % COLL_SLOTS] = have[h + 1];
 		}
+	}
+	if (P < K) {
+		dt = bulk_dt(have[n - 1], earlier, pace_window(P), K - P);
+		bulk_shift(s, dt);
+		bulk_count(s, K, P);
+		for (h = 1; h < n; h++)
+			have[h] = hd_time_add(have[h], dt);
 	}
 	for (h = 1; h < n; h++)
 		ready[order[h]] = tmax(ready[order[h]], have[h]);
@@ -230,10 +312,10 @@ tree_parent(int r, int g)
 static uint32_t
 tree(struct sched *s, uint64_t bytes, uint64_t chunk, hd_time *ready)
 {
-	uint64_t K = nchunks(bytes, chunk), k;
+	uint64_t K = nchunks(bytes, chunk), P = hd_coll_played(bytes, s->n, s->p), k;
 	int n = s->n, g = gpn(s->p), v, depth = 0, *d;
 	hd_time *t = hd_xmalloc((size_t)n * sizeof *t);
-	hd_time *top = hd_xmalloc((size_t)K * sizeof *top);
+	hd_time *top = hd_xmalloc((size_t)P * sizeof *top), earlier = 0, dt;
 
 	d = hd_xcalloc((size_t)n, sizeof *d);
 	for (v = 1; v < n; v++) {
@@ -241,7 +323,7 @@ tree(struct sched *s, uint64_t bytes, uint64_t chunk, hd_time *ready)
 		if (d[v] > depth)
 			depth = d[v];
 	}
-	for (k = 0; k < K; k++) {
+	for (k = 0; k < P; k++) {
 		uint64_t cb = chunk_bytes(bytes, chunk, k, K);
 
 		for (v = 0; v < n; v++)
@@ -254,9 +336,15 @@ tree(struct sched *s, uint64_t bytes, uint64_t chunk, hd_time *ready)
 		}
 		top[k] = t[0];
 	}
-	for (k = 0; k < K; k++) {
+	/* in bulk, the links carry the rest of the climb before any descent */
+	if (P < K)
+		bulk_shift(s, bulk_dt(top[P - 1], top[P - 1 - pace_window(P)], pace_window(P),
+		    K - P));
+	for (k = 0; k < P; k++) {
 		uint64_t cb = chunk_bytes(bytes, chunk, k, K);
 
+		if (k + pace_window(P) == P)
+			earlier = t[n - 1];
 		t[0] = top[k];
 		for (v = 1; v < n; v++)
 			t[v] = xfer(s, tree_parent(v, g), v, t[tree_parent(v, g)],
@@ -264,10 +352,41 @@ tree(struct sched *s, uint64_t bytes, uint64_t chunk, hd_time *ready)
 		for (v = 0; v < n; v++)
 			ready[v] = tmax(ready[v], t[v]);
 	}
+	if (P < K) {
+		dt = bulk_dt(t[n - 1], earlier, pace_window(P), K - P);
+		bulk_shift(s, dt);
+		bulk_count(s, K, P);
+		for (v = 0; v < n; v++)
+			ready[v] = hd_time_add(ready[v], dt);
+	}
 	free(t);
 	free(top);
 	free(d);
 	return (uint32_t)(K + 2 * (uint64_t)depth - 1);
+}
+
+/*
+ * The ranks a ring can be folded to: every rank does what the rank one
+ * node before it does, shifted, when the ring's links repeat node by node
+ * (n a multiple of the node size), the ranks of every node arrive as those
+ * of the first, and every share is the same size.  Then the first node's
+ * ranks alone, the last of them sending to the first as to the next node,
+ * give every rank's times: O(gpus per node x steps), not O(n x steps).
+ * Nothing is folded while transfers are drawn (fn), so the picture keeps
+ * every transfer.
+ */
+static int
+ring_period(int n, const struct hd_profile *p, uint64_t bytes, const hd_time *arrive,
+	    hd_coll_xfer_fn fn)
+{
+	int g = gpn(p), r;
+
+	if (fn != NULL || n <= g || n % g != 0 || bytes % (uint64_t)n != 0)
+		return n;
+	for (r = g; r < n; r++)
+		if (arrive[r] != arrive[r % g])
+			return n;
+	return g;
 }
 
 enum hd_coll_algo
@@ -298,6 +417,7 @@ hd_coll_schedule(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes,
 	s.p = p;
 	s.n = n;
 	s.nodes = nodes;
+	s.fold = 1;
 	s.fn = fn;
 	s.ctx = ctx;
 	s.a = hd_xmalloc((size_t)n * sizeof *s.a);
@@ -314,6 +434,12 @@ hd_coll_schedule(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes,
 	if (root < 0 || root >= n)
 		root = 0;
 
+	if (n > 1 && (c == HD_COLL_ALLGATHER || c == HD_COLL_REDUCESCATTER ||
+	    (c == HD_COLL_ALLREDUCE && used == HD_ALGO_RING))) {
+		s.n = ring_period(n, p, bytes, arrive, fn);
+		s.fold = n / s.n;
+		s.nodes = (s.n + gpn(p) - 1) / gpn(p);
+	}
 	if (n > 1) {
 		switch (c) {
 		case HD_COLL_ALLREDUCE:
@@ -355,14 +481,15 @@ hd_coll_schedule(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes,
 			break;
 		}
 	}
+	/* folded, rank r does what rank r mod s.n does */
 	for (r = 0; r < n; r++)
-		done[r] = tmax(ready[r], s.sent_end[r]);
+		done[r] = tmax(ready[r % s.n], s.sent_end[r % s.n]);
 	if (st != NULL) {
 		memset(st, 0, sizeof *st);
 		st->algo = used;
 		st->steps = steps;
 		st->transfers = s.transfers;
-		for (r = 0; r < n; r++) {
+		for (r = 0; r < s.n; r++) {
 			if (s.sent[r] > st->max_sent)
 				st->max_sent = s.sent[r];
 			if (s.recv[r] > st->max_recv)

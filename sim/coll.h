@@ -68,13 +68,33 @@ struct hd_coll_stats {
 typedef void (*hd_coll_xfer_fn)(void *ctx, const struct hd_coll_xfer *x);
 
 /*
+ * Pipelined schedules (trees, broadcast, reduce) move chunks of the
+ * profile's coll.chunk, n - 1 or more transfers per chunk.  Where that
+ * would make more than HD_COLL_MAX_TRANSFERS transfers, the schedule is
+ * played in bulk: the first chunks one by one (at least HD_COLL_MIN_CHUNKS,
+ * and HD_COLL_MAX_TRANSFERS / n), then the rest as the last of those went,
+ * each one period later, so a 4096 TiB broadcast or coll.chunk = 1 B costs
+ * what a drawable one does.  Below the cap nothing changes; above it the
+ * steady state of the pipeline is assumed from the last chunks played on
+ * (the last chunk's smaller size is not), and only the played chunks are
+ * drawn.
+ */
+#define HD_COLL_MAX_TRANSFERS (1u << 22)
+#define HD_COLL_MIN_CHUNKS 64u
+/* The chunks a pipelined schedule of `bytes` over n ranks on profile p
+ * plays one by one: all of them, or the bulk model's first ones. */
+uint64_t hd_coll_played(uint64_t bytes, int n, const struct hd_profile *p);
+
+/*
  * Run collective c of `bytes` (nccl-tests' size: each rank's buffer; see
  * hd_coll_bus_factor) over n ranks with root `root` (rooted collectives),
  * on profile p with algorithm `algo` (HD_ALGO_AUTO picks by
  * hd_coll_pick).  arrive[r] is when rank r reached the collective; done[r]
  * receives when rank r's part ends (coll_base included).  fn (may be NULL)
- * sees every transfer in a deterministic order.  Memory: O(n); time:
- * O(n * steps) for rings, O(n * chunks) for pipelined algorithms.
+ * sees every transfer in a deterministic order.  Memory: O(n + chunks);
+ * time: O(n * steps) for rings, where a ring that repeats node by node runs
+ * only its first node's ranks when fn is NULL (O(gpus per node * steps)),
+ * and O(n * chunks) for pipelined algorithms, chunks as hd_coll_played.
  */
 void hd_coll_schedule(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes,
 		      int root, int n, const struct hd_profile *p,

@@ -150,7 +150,11 @@ static uint64_t
 coll_transfers(enum hd_coll c, uint64_t bytes, int n, const struct hd_profile *p)
 {
 	uint64_t N = (uint64_t)n, K = p->coll_chunk > 0 ?
-	    bytes / p->coll_chunk + 1 : 1;
+	    bytes / p->coll_chunk + 1 : 1, played = hd_coll_played(bytes, n, p);
+
+	/* only the chunks played one by one are drawn: about 2^22 / n at most */
+	if (K > played + 1)
+		K = played + 1;
 
 	switch (c) {
 	case HD_COLL_ALLREDUCE:

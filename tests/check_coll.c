@@ -154,6 +154,105 @@ START_TEST(broadcast_chain)
 }
 END_TEST
 
+/* The same schedule without the transfer callback: folded where it may be. */
+static hd_time
+run_coll_quiet(enum hd_coll c, enum hd_coll_algo a, uint64_t bytes, int n,
+	       const struct hd_profile *p, struct hd_coll_stats *st, hd_time *done)
+{
+	hd_time *arrive = calloc((size_t)n, sizeof *arrive), end = 0;
+	int r;
+
+	hd_coll_schedule(c, a, bytes, 0, n, p, arrive, done, NULL, NULL, st);
+	for (r = 0; r < n; r++)
+		if (done[r] > end)
+			end = done[r];
+	free(arrive);
+	return end;
+}
+
+START_TEST(ring_folded_matches_every_rank)
+{
+	/* 8 nodes of 8: folded to the first node's ranks when nothing is drawn,
+	 * every rank's end and the figures must be those of the full ring */
+	struct hd_profile p = prof("h100-sxm");
+	static const enum hd_coll colls[] = { HD_COLL_ALLREDUCE, HD_COLL_ALLGATHER,
+					      HD_COLL_REDUCESCATTER };
+	int n = 64, r;
+	size_t i;
+
+	for (i = 0; i < sizeof colls / sizeof colls[0]; i++) {
+		hd_time *arrive = calloc((size_t)n, sizeof *arrive);
+		hd_time *a = calloc((size_t)n, sizeof *a), *b = calloc((size_t)n, sizeof *b);
+		struct hd_coll_stats sa, sb;
+		struct tally t = { 0 };
+
+		hd_coll_schedule(colls[i], HD_ALGO_RING, 64 * MiB, 0, n, &p, arrive, a, count, &t,
+		    &sa);
+		run_coll_quiet(colls[i], HD_ALGO_RING, 64 * MiB, n, &p, &sb, b);
+		for (r = 0; r < n; r++)
+			ck_assert_int_eq(a[r], b[r]);
+		ck_assert_uint_eq(sa.transfers, sb.transfers);
+		ck_assert_uint_eq(sa.transfers, t.n);
+		ck_assert_uint_eq(sa.steps, sb.steps);
+		ck_assert_uint_eq(sa.max_sent, sb.max_sent);
+		ck_assert_uint_eq(sa.max_recv, sb.max_recv);
+		free(arrive);
+		free(a);
+		free(b);
+	}
+}
+END_TEST
+
+START_TEST(ring_16384_ranks)
+{
+	/* the largest published training runs: 2 x 16383 steps on 16384 ranks
+	 * would be half a billion transfers; folded, 8 ranks play them */
+	struct hd_profile p = prof("h100-sxm");
+	int n = 16384;
+	hd_time *done = calloc((size_t)n, sizeof *done), end;
+	struct hd_coll_stats st;
+
+	end = run_coll_quiet(HD_COLL_ALLREDUCE, HD_ALGO_RING, 1024 * MiB, n, &p, &st, done);
+	ck_assert_uint_eq(st.transfers, (uint64_t)n * 2 * (uint64_t)(n - 1));
+	ck_assert_uint_eq(st.max_sent, 2 * (uint64_t)(n - 1) * (1024 * MiB / (uint64_t)n));
+	ck_assert_int_eq(done[0], done[n - 1]);
+	ck_assert_int_eq(done[3], done[8 * 1000 + 3]);
+	/* the ring's closed form over the same links, within 2 % */
+	ck_assert_msg(llabs(end - hd_coll_formula(HD_COLL_ALLREDUCE, HD_ALGO_RING, 1024 * MiB,
+	    n, &p)) * 50 <= end, "schedule %lld", (long long)end);
+	free(done);
+}
+END_TEST
+
+START_TEST(broadcast_in_bulk)
+{
+	/* coll.chunk = 1 B: a billion chunks of 1 GiB; only the first are
+	 * played one by one, the rest at their pace, and the figures count
+	 * them all */
+	struct hd_profile p = prof("h100-sxm");
+	uint64_t S = 1024 * MiB, played;
+	int n = 8;
+	struct hd_coll_stats st;
+	struct tally t = { 0 };
+	hd_time end, f;
+
+	p.coll_chunk = 1;
+	played = hd_coll_played(S, n, &p);
+	ck_assert_uint_eq(played, HD_COLL_MAX_TRANSFERS / (uint64_t)n);
+	end = run_coll(HD_COLL_BROADCAST, HD_ALGO_AUTO, S, n, &p, &st, &t);
+	ck_assert_uint_eq(t.n, played * (uint64_t)(n - 1));
+	ck_assert_uint_eq(st.transfers, S * (uint64_t)(n - 1));
+	ck_assert_uint_eq(st.max_recv, S);
+	ck_assert_uint_eq(st.steps, S + (uint64_t)n - 2);
+	/* latency-bound as the chunks are: far slower than the bytes' time */
+	f = hd_time_for_bytes((double)S, hd_coll_link(&p, 0, 1).bw);
+	ck_assert(end > 100 * f);
+	/* below the cap nothing changes: every chunk is played */
+	p.coll_chunk = 512 * 1024;
+	ck_assert_uint_eq(hd_coll_played(S, n, &p), S / p.coll_chunk);
+}
+END_TEST
+
 START_TEST(tree_beats_ring_when_latency_dominates)
 {
 	struct hd_profile p = prof("h100-sxm");
@@ -608,6 +707,9 @@ suite(void)
 	tcase_add_test(c, ring_allreduce_steps_and_bytes);
 	tcase_add_test(c, ring_gather_family);
 	tcase_add_test(c, broadcast_chain);
+	tcase_add_test(c, ring_folded_matches_every_rank);
+	tcase_add_test(c, ring_16384_ranks);
+	tcase_add_test(c, broadcast_in_bulk);
 	tcase_add_test(c, tree_beats_ring_when_latency_dominates);
 	tcase_add_test(c, late_rank_holds_everyone);
 	tcase_add_test(c, links_by_topology);

@@ -886,6 +886,70 @@ START_TEST(class_merges_two_databases)
 }
 END_TEST
 
+START_TEST(class_orders_and_points)
+{
+	/* questions listed in the order the rows (by learner) first answer
+	 * them; lessons outside the catalogue get the most any learner answered */
+	char *d = path_in("mixed.db"), *out = path_in("mixed"), *p, *msg, *text;
+	const char *at[4];
+	struct hd_err e = { 0 };
+	struct hd_store *s;
+	struct csv c;
+	size_t len;
+	int i;
+
+	s = hd_store_open(d, HD_STORE_RW, &e);
+	add_answer(s, "zed", "zlesson", "q3", "x", 1, 0, 1, 0);
+	add_answer(s, "amy", "zlesson", "q2", "x", 1, 0, 1, 0);
+	add_answer(s, "zed", "alesson", "q9", "x", 1, 0, 1, 0);
+	add_answer(s, "amy", "zlesson", "q1", "x", 0, 5, 1, 0);
+	hd_store_close(s);
+	{
+		const char *args[] = { "export", "--class", d, "-o", out };
+
+		ck_assert_int_eq(run_cli(args, 5, &msg), 0);
+		free(msg);
+	}
+	p = hd_xasprintf("%s/gradebook.csv", out);
+	text = hd_read_file(p, &len, &e);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_int_eq(csv_parse(text, &c), 0);
+	ck_assert_int_eq(c.nrows, 4);
+	ck_assert_str_eq(c.rows[0][5], "hdsim alesson");
+	ck_assert_str_eq(c.rows[0][6], "hdsim zlesson");
+	ck_assert_str_eq(c.rows[1][5], "1");
+	ck_assert_str_eq(c.rows[1][6], "2");
+	ck_assert_str_eq(c.rows[2][0], "amy");
+	ck_assert_str_eq(c.rows[2][5], "");
+	ck_assert_str_eq(c.rows[2][6], "1");
+	ck_assert_str_eq(c.rows[3][0], "zed");
+	ck_assert_str_eq(c.rows[3][5], "1");
+	ck_assert_str_eq(c.rows[3][6], "1");
+	csv_free(&c);
+	free(text);
+	free(p);
+	p = hd_xasprintf("%s/class.html", out);
+	text = hd_read_file(p, &len, &e);
+	ck_assert_ptr_nonnull(text);
+	at[0] = strstr(text, "<td>q1</td>");
+	at[1] = strstr(text, "<td>q2</td>");
+	at[2] = strstr(text, "<td>q9</td>");
+	at[3] = strstr(text, "<td>q3</td>");
+	for (i = 0; i < 4; i++)
+		ck_assert_ptr_nonnull(at[i]);
+	ck_assert(at[0] < at[1] && at[1] < at[2] && at[2] < at[3]);
+	/* q1: answered wrong at confidence 5, so sure but wrong */
+	ck_assert_ptr_nonnull(strstr(at[0], "<td class=\"num\">1</td><td class=\"num\">0</td>"
+					   "<td class=\"num\">1</td><td class=\"num\">1</td>"));
+	ck_assert_ptr_nonnull(strstr(text, "<td>amy</td><td class=\"num\">-</td>"
+					   "<td class=\"num\">1 / 2</td>"));
+	free(text);
+	free(p);
+	free(d);
+	free(out);
+}
+END_TEST
+
 /* The fill of the SVG bar whose tooltip starts with `tip` ("" if none). */
 static const char *
 bar_fill(const char *svg, const char *tip, char out[8])
@@ -989,6 +1053,7 @@ export_suite(void)
 	tcase_add_test(tc, run_selects_its_pair);
 	tcase_add_test(tc, lesson_without_runs_is_simulated);
 	tcase_add_test(tc, class_merges_two_databases);
+	tcase_add_test(tc, class_orders_and_points);
 	tcase_add_test(tc, svg_and_perfetto_colours_from_looks);
 	suite_add_tcase(s, tc);
 	return s;

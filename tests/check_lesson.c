@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ir/ir.h"
+#include "lang/claims.h"
 #include "lang/lesson.h"
 #include "tests/testutil.h"
 #include "ir/trace.h"
@@ -478,6 +479,62 @@ make_trace(const int *ops, const hd_time *t0, const hd_time *t1, const uint64_t 
 	return t;
 }
 
+START_TEST(trace_op_index)
+{
+	/* spans of ops 3, 1, 3, -1 and one far past the span count */
+	int ops[] = { 3, 1, 3, -1, 1 << 30 };
+	hd_time t0[] = { 5, 1, 2, 0, 9 }, t1[] = { 6, 2, 8, 1, 10 };
+	uint64_t by[] = { 1, 2, 3, 4, 5 };
+	struct hd_trace *t = make_trace(ops, t0, t1, by, 5, 0), *bare;
+	const uint32_t *ix;
+	size_t n;
+
+	ix = hd_trace_op_spans(t, 3, &n);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(ix[0], 0);        /* in trace order */
+	ck_assert_uint_eq(ix[1], 2);
+	ix = hd_trace_op_spans(t, -1, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(ix[0], 3);
+	hd_trace_op_spans(t, 2, &n);
+	ck_assert_uint_eq(n, 0);
+	/* not indexed: the caller scans, and op_time still finds it */
+	ck_assert_ptr_null(hd_trace_op_spans(t, 1 << 30, &n));
+	ck_assert_int_eq(hd_trace_op_time(t, 1 << 30).found, 1);
+	ck_assert_int_eq(hd_trace_op_time(t, 3).start, 2);
+	ck_assert_int_eq(hd_trace_op_time(t, 3).end, 8);
+	/* sorting reorders the spans: the index follows */
+	hd_trace_sort(t);
+	ix = hd_trace_op_spans(t, 1, &n);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(t->spans[ix[0]].op, 1);
+	ck_assert_int_eq(t->spans[ix[0]].start, 1);
+	/* so does adding one */
+	{
+		struct hd_span x = t->spans[0];
+
+		x.op = 2;
+		hd_trace_add(t, &x);
+		hd_trace_op_spans(t, 2, &n);
+		ck_assert_uint_eq(n, 1);
+	}
+	/* lanes found by key however many there are */
+	for (int r = 0; r < 3000; r++)
+		ck_assert_int_eq(hd_trace_lane(t, HD_LANE_HOST, r, 0, "h"), r + 2);
+	ck_assert_int_eq(hd_trace_lane(t, HD_LANE_HOST, 1234, 0, NULL), 1236);
+	ck_assert_int_eq(hd_trace_lane(t, HD_LANE_STREAM, 0, 0, NULL), 0);
+	ck_assert_int_eq(t->nlanes, 3002);
+	/* a trace made without hd_trace_new has no index */
+	bare = calloc(1, sizeof *bare);
+	*bare = *t;
+	bare->ix = NULL;
+	ck_assert_ptr_null(hd_trace_op_spans(bare, 3, &n));
+	ck_assert_int_eq(hd_trace_op_time(bare, 3).found, 1);
+	free(bare);
+	hd_trace_free(t);
+}
+END_TEST
+
 START_TEST(claims_eval)
 {
 	struct hd_lesson *l = parse_ok(full_lesson);
@@ -561,6 +618,46 @@ START_TEST(claims_eval)
 	ck_assert_ptr_nonnull(strstr(e.msg, "pageable"));
 	hd_trace_free(tr[0]);
 	hd_trace_free(make_trace(gops, g0, g1, gb, 0, 0));
+	hd_lesson_free(l);
+}
+END_TEST
+
+START_TEST(claims_evaluator_agrees)
+{
+	/* one evaluator for every claim says what one call per claim says */
+	struct hd_lesson *l = parse_ok(full_lesson);
+	int pops[] = { 0, 4, 8 };
+	hd_time p0[] = { 0, 12 * HD_MS, 15 * HD_MS }, p1[] = { 10 * HD_MS, 14 * HD_MS, 20 * HD_MS };
+	uint64_t pb[] = { 256u << 20, 0, 0 };
+	int gops[] = { 2 };
+	hd_time g0[] = { HD_MS }, g1[] = { 45 * HD_MS };
+	uint64_t gb[] = { 256u << 20 };
+	struct hd_trace *tr[3];
+	struct hd_claims *ev;
+	int i, pass;
+
+	tr[0] = make_trace(pops, p0, p1, pb, 3, 0);
+	tr[1] = make_trace(gops, g0, g1, gb, 1, 7 * HD_MS);
+	tr[2] = NULL;
+	ev = hd_claims_new(l, NULL, tr);
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < hd_lesson_nclaims(l); i++) {
+			struct hd_err e1 = { 0 }, e2 = { 0 };
+			double a1 = 0, b1 = 0, a2 = 0, b2 = 0;
+			char d1[512], d2[512];
+			int r1 = hd_lesson_claim_eval(l, i, NULL, tr, &a1, &b1, d1, sizeof d1, &e1);
+			int r2 = hd_claims_eval(ev, i, &a2, &b2, d2, sizeof d2, &e2);
+
+			ck_assert_int_eq(r1, r2);
+			ck_assert(a1 == a2 && b1 == b2);
+			ck_assert_str_eq(d1, d2);
+			ck_assert_str_eq(e1.msg, e2.msg);
+		}
+	ck_assert_int_eq(hd_claims_eval(ev, 99, NULL, NULL, NULL, 0, &(struct hd_err){ 0 }), -1);
+	hd_claims_free(ev);
+	hd_claims_free(NULL);
+	hd_trace_free(tr[0]);
+	hd_trace_free(tr[1]);
 	hd_lesson_free(l);
 }
 END_TEST
@@ -851,6 +948,28 @@ check_error(const struct hd_err *e, const char *path, int line, int col, const c
 	ck_assert_msg(strchr(e->context, '^') != NULL || line > 0, "no caret");
 }
 
+START_TEST(claims_limit)
+{
+	struct hd_buf b;
+	struct hd_err e = { 0 };
+	struct hd_lesson *l;
+	int i;
+
+	hd_buf_init(&b);
+	hd_buf_puts(&b, HDR "scenario a\n  host 1us\nend\n");
+	for (i = 0; i < 100000; i++)
+		hd_buf_puts(&b, "claim \"c\" makespan(a) > 0s\n");
+	l = hd_lesson_parse(b.s, b.len, "c.hds", &e);
+	ck_assert_msg(l != NULL, "%s", e.msg);
+	ck_assert_int_eq(hd_lesson_nclaims(l), 100000);
+	hd_lesson_free(l);
+	hd_buf_puts(&b, "claim \"c\" makespan(a) > 0s\n");
+	ck_assert_ptr_null(hd_lesson_parse(b.s, b.len, "c.hds", &e));
+	check_error(&e, "c.hds", 100007, 1, "more than 100000 claims; the limit is 100000", b.s);
+	hd_buf_free(&b);
+}
+END_TEST
+
 START_TEST(parse_errors)
 {
 	size_t i;
@@ -974,8 +1093,8 @@ static const struct bad_case inst_bad[] = {
 	    "end\nend\n",
 	  4, 1, "op executions per rank; the limit is 10^8" },
 	{ HDR "scenario a\n  host 2ms / 0\nend\n", 5, 12, "division by zero" },
-	{ HDR "scenario a\n  ranks 5000\nend\n", 5, 9, "the number of ranks must be from 1 to "
-	    "4096" },
+	{ HDR "scenario a\n  ranks 16385\nend\n", 5, 9, "the number of ranks must be from 1 to "
+	    "16384" },
 	{ HDR "scenario a\n  ranks 2\n  buffer d device 1MiB\n  send d to rank\nend\n", 7, 13,
 	  "is rank 0 itself" },
 	{ HDR "scenario a\n  ranks 2\n  rank 2\n  end\nend\n", 6, 8, "the rank must be from 0 to "
@@ -1391,6 +1510,9 @@ lesson_suite(void)
 	TCase *slow = tcase_create("mutations");
 
 	tcase_add_test(tc, full_metadata);
+	tcase_add_test(tc, trace_op_index);
+	tcase_add_test(tc, claims_limit);
+	tcase_add_test(tc, claims_evaluator_agrees);
 	tcase_add_test(tc, full_ir_defaults);
 	tcase_add_test(tc, ring_ir);
 	tcase_add_test(tc, knob_set_values);

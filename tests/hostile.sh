@@ -138,6 +138,18 @@ lesson ranks-over "  ranks $((ranks + 1))
   host 1us"
 expect 2 "ranks-over.hds:5:9: error: the number of ranks must be from 1 to $ranks" \
 	lint "$tmp/ranks-over.hds"
+# the claim limit as the table gives it: at it, every claim is evaluated
+# in one run (each scenario instantiated once, spans read through an index)
+claims=$(sed -n 's/^| claims in one lesson | \([0-9]*\) |$/\1/p' "$srcdir/doc/lesson-format.md")
+[ -n "$claims" ] || { fail "no claims row in doc/lesson-format.md's limits table"; claims=1000; }
+{ printf '%s\nscenario a\n  repeat 1000\n    h: host 1us\n  end\nend\n' "$head"
+  rep 'claim "c" time(a.h) < 1s
+' "$claims"; } >"$tmp/claims-max.hds"
+expect 0 "" run "$tmp/claims-max.hds"
+[ "$(grep -c '^  \[holds\] c$' "$tmp/out")" = "$claims" ] ||
+	fail "run of $claims claims: not all held"
+{ cat "$tmp/claims-max.hds"; printf 'claim "c" time(a.h) < 1s\n'; } >"$tmp/claims-over.hds"
+expect 2 "error: more than $claims claims; the limit is $claims" lint "$tmp/claims-over.hds"
 lesson prio-max "  stream s priority -100
   kernel spin 1us on s"
 expect 0 "" lint "$tmp/prio-max.hds"
