@@ -949,10 +949,14 @@ hd_time
 hd_timeline_op_busy(const struct hd_trace *t, int op)
 {
 	hd_time stream = 0, api = 0;
-	size_t i;
+	size_t i, n;
+	/* the op's own spans through the trace's index; all of them without one */
+	const uint32_t *ix = hd_trace_op_spans(t, op, &n);
 
-	for (i = 0; i < t->nspans; i++) {
-		const struct hd_span *s = &t->spans[i];
+	if (ix == NULL)
+		n = t->nspans;
+	for (i = 0; i < n; i++) {
+		const struct hd_span *s = &t->spans[ix != NULL ? ix[i] : i];
 		const struct hd_lane *ln = &t->lanes[s->lane];
 
 		if (s->op != op || ln->rank != 0)
