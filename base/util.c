@@ -15,11 +15,23 @@
 #include "base/json.h"
 #include "base/util.h"
 
+static void (*fatal_before)(void);
+
+void
+hd_fatal_hook(void (*before)(void))
+{
+	fatal_before = before;
+}
+
 void
 hd_fatal(const char *fmt, ...)
 {
 	va_list ap;
 
+	/* a full-screen terminal first gives the screen back, so the message
+	 * is seen on the normal screen instead of vanishing with the alternate */
+	if (fatal_before != NULL)
+		fatal_before();
 	fflush(stdout);
 	fputs("hdsim: fatal: ", stderr);
 	va_start(ap, fmt);

@@ -44,6 +44,9 @@ char *hd_xstrndup(const char *s, size_t n);
 char *hd_xasprintf(const char *fmt, ...) HD_PRINTF(1, 2);
 /* Print "hdsim: fatal: ..." and exit(1).  For bugs and exhausted memory. */
 void hd_fatal(const char *fmt, ...) HD_PRINTF(1, 2) HD_NORETURN;
+/* What hd_fatal calls before it prints (NULL: nothing): the terminal UI
+ * gives the screen back there, so the message is not lost with it. */
+void hd_fatal_hook(void (*before)(void));
 
 /* A growable NUL-terminated string. */
 struct hd_buf {

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/sanitize.h"
 #include "cli/cmd.h"
 #include "cli/rcfile.h"
 #include "lang/lesson.h"
@@ -37,10 +38,12 @@ keep_answer(void *ctx, const struct hd_store_progress *r)
 
 	a->v = hd_xgrow(a->v, &a->cap, a->n + 1, sizeof *a->v);
 	w = &a->v[a->n++];
-	w->lesson = hd_xstrdup(r->lesson);
-	w->question = hd_xstrdup(r->question);
-	w->answer = hd_xstrdup(r->answer);
-	w->created = hd_xstrdup(r->created ? r->created : "");
+	/* a database may come from anyone: its text reaches the terminal
+	 * only through the terminal sanitiser */
+	w->lesson = hd_san_term_dup(r->lesson, false);
+	w->question = hd_san_term_dup(r->question, false);
+	w->answer = hd_san_term_dup(r->answer, false);
+	w->created = hd_san_term_dup(r->created ? r->created : "", false);
 	w->correct = r->correct;
 	w->confidence = r->confidence;
 	w->hints = r->hints;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/units.h"
+#include "base/sanitize.h"
 #include "cli/cmd.h"
 #include "lang/lesson.h"
 #include "real/cudagen.h"
@@ -129,8 +130,9 @@ show_cuda(struct hd_cmd_ctx *x, const struct hd_lesson *l)
 			hd_buf_free(&b);
 			goto fail;
 		}
-		hd_buf_printf(&b, "%s==== %s: %s ====\n\n---- CUDA C ----\n", shown ? "\n" : "",
-			      sc->name, sc->title ? sc->title : "");
+		hd_buf_printf(&b, "%s==== %s: ", shown ? "\n" : "", sc->name);
+		hd_san_term(&b, sc->title, false);
+		hd_buf_puts(&b, " ====\n\n---- CUDA C ----\n");
 		hd_cudagen_c(sc, &b);
 		hd_buf_puts(&b, "\n---- PyTorch ----\n");
 		hd_cudagen_torch(sc, &b);

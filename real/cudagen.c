@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/sanitize.h"
 #include "real/cudagen.h"
 
 #define MAX_DEPTH 64
@@ -374,7 +375,10 @@ hd_cudagen_c(const struct hd_scenario *sc, struct hd_buf *b)
 		    sc->ops[i].src < 0 && sc->ops[i].bytes > big_bytes)
 			big_bytes = sc->ops[i].bytes;
 
-	hd_buf_printf(b, "/*\n * Scenario %s: %s\n", sc->name, sc->title ? sc->title : "");
+	/* the title is the lesson's text: one comment line it cannot close */
+	hd_buf_printf(b, "/*\n * Scenario %s: ", sc->name);
+	hd_san_c_comment(b, sc->title);
+	hd_buf_putc(b, '\n');
 	hd_buf_puts(b, " * The CUDA C that `hdsim --real` executes for this scenario. The kernels\n"
 		       " * are in kernels/kernels.cu; hd_kernel_* launch them.\n */\n");
 	hd_buf_puts(b, "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
@@ -585,7 +589,9 @@ hd_cudagen_torch(const struct hd_scenario *sc, struct hd_buf *b)
 	int i;
 
 	reserved_lang = 1;
-	hd_buf_printf(b, "# Scenario %s: %s\n", sc->name, sc->title ? sc->title : "");
+	hd_buf_printf(b, "# Scenario %s: ", sc->name);
+	hd_san_py_comment(b, sc->title);
+	hd_buf_putc(b, '\n');
 	hd_buf_puts(b, "import time\nimport torch\n\n"
 		       "def busy_cpu(seconds):\n    end = time.perf_counter() + seconds\n"
 		       "    while time.perf_counter() < end:\n        pass\n\n"

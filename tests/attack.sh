@@ -192,4 +192,11 @@ grep -q '^hour  *|h*| 3600 s$' "$tmp/out" && ok || fail "compare: no hour-long b
 wide=$(sed -n '/^Compare/,/^ *time/p' "$tmp/out" | awk 'length($0) > 60' | wc -l)
 [ "$wide" -eq 0 ] && ok || fail "compare: $wide lines wider than 60 columns"
 
+# ---- a title that would become code in show --cuda ------------------------------
+printf 'hdsim 1\nlesson inj\ntitle "Inj"\nscenario a "x */ int evil; /*\\nimport os"\n  host 1ms\nend\n' \
+	>"$tmp/inj.hds"
+try 0 show "$tmp/inj.hds" --cuda
+grep -q '^import os' "$tmp/out" && fail "show --cuda: a title's line break started a line of Python" || ok
+grep -q '^ \* Scenario a: x \* / int evil' "$tmp/out" && ok || fail "show --cuda: a title could close the C comment"
+
 finish attack.sh

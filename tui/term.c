@@ -128,6 +128,7 @@ hd_term_open(bool no_color, struct hd_err *e)
 	}
 	set_term(t->scr);
 	open_term = t;
+	hd_fatal_hook(restore_at_exit);
 	if (!atexit_done) {
 		atexit(restore_at_exit);
 		atexit_done = true;
@@ -162,8 +163,10 @@ hd_term_close(struct hd_term *t)
 	delscreen(t->scr);
 	sigaction(SIGINT, &t->old_int, NULL);
 	sigaction(SIGTERM, &t->old_term, NULL);
-	if (open_term == t)
+	if (open_term == t) {
 		open_term = NULL;
+		hd_fatal_hook(NULL);
+	}
 	free(t->shadow);
 	free(t);
 }
