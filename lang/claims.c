@@ -251,7 +251,10 @@ claim_call(void *arg, const struct hd_expr *x, double *v, struct hd_err *e)
 			return cerr(e, "rate(%s.%s): the op took no time", x->scen, x->label);
 		*v = (double)sum.bytes / (double)(sum.end - sum.start) * 1e12;
 		break;
-	default:
+	case HD_FN_MAKESPAN:
+	case HD_FN_BLOCKED:
+	case HD_FN_CALL:
+	case HD_FN__COUNT:
 		return cerr(e, "bad function");
 	}
 	return 0;

@@ -321,7 +321,7 @@ lower_op(struct lower *lw, const struct hd_stmt *s, int peer, bool rel)
 		case HD_KERNEL_REDUCE:
 			op->bytes = sc->buffers[s->src].bytes;
 			break;
-		default:
+		case HD_KERNEL__COUNT:
 			break;
 		}
 		if (s->grid != NULL) {
@@ -335,7 +335,16 @@ lower_op(struct lower *lw, const struct hd_stmt *s, int peer, bool rel)
 			return -1;
 		op->text = s->text ? hd_xstrdup(s->text) : NULL;
 		break;
-	default:
+	case HD_OP_RECORD:
+	case HD_OP_WAIT:
+	case HD_OP_EVENT_SYNC:
+	case HD_OP_EVENT_QUERY:
+	case HD_OP_STREAM_SYNC:
+	case HD_OP_DEVICE_SYNC:
+	case HD_OP_REPEAT:
+	case HD_OP_ON_RANK:
+	case HD_OP_BARRIER:
+	case HD_OP__COUNT:
 		break;
 	}
 	return 0;

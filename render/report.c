@@ -284,7 +284,9 @@ subject(char *buf, size_t n, const struct hd_lane *ln)
 	case HD_LANE_PCIE_D2H:
 		who = "the PCIe link towards the host";
 		break;
-	default:
+	case HD_LANE_STREAM:
+	case HD_LANE_LINK:
+	case HD_LANE__COUNT:
 		snprintf(tmp, sizeof tmp, "%s", ln->name);
 		if (ln->kind == HD_LANE_STREAM && strncmp(tmp, "Stream", 6) == 0)
 			tmp[0] = 's';
@@ -420,7 +422,8 @@ hd_report_plain_trace(struct hd_buf *out, const struct hd_trace *t,
 			hd_buf_printf(out, "%s prefetches %s%s until %s %s.\n", who, by, ref,
 				      end, u.name);
 			break;
-		default:
+		case HD_SPAN_COMM:
+		case HD_SPAN__COUNT:
 			hd_buf_printf(out, "%s %s%s until %s %s.\n", who,
 				      lab[0] != '\0' ? lab : hd_span_kind_name(s->kind), kref,
 				      end, u.name);

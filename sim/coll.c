@@ -469,7 +469,7 @@ hd_coll_schedule(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes,
 			steps = (uint32_t)(n - 1);
 			break;
 		case HD_COLL_ALLTOALL:
-		default:
+		case HD_COLL__COUNT:
 			for (k = 1; k < n; k++)
 				for (r = 0; r < n; r++) {
 					int dst = (r + k) % n;
@@ -612,14 +612,15 @@ hd_coll_formula(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes,
 		    hd_time_mul(hd_time_for_bytes((double)seg, l.bw), (uint64_t)(n - 1)));
 	}
 	case HD_COLL_ALLTOALL:
-	default:
-		for (r = 1; r < n; r++) {
-			struct hd_link l = hd_coll_link(p, 0, r);
-
-			hop = l.lat + hd_time_for_bytes((double)seg, l.bw);
-			if (hop > occ)
-				occ = hop;
-		}
-		return hd_time_add(base, hd_time_mul(occ, (uint64_t)(n - 1)));
+	case HD_COLL__COUNT:
+		break;
 	}
+	for (r = 1; r < n; r++) {
+		struct hd_link l = hd_coll_link(p, 0, r);
+
+		hop = l.lat + hd_time_for_bytes((double)seg, l.bw);
+		if (hop > occ)
+			occ = hop;
+	}
+	return hd_time_add(base, hd_time_mul(occ, (uint64_t)(n - 1)));
 }
