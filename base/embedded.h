@@ -6,7 +6,7 @@
 #define HD_EMBEDDED_H
 
 struct hd_embedded {
-	const char *name;   /* file name, e.g. "01-pinned-vs-pageable.hds" */
+	const char *name; /* file name, e.g. "01-pinned-vs-pageable.hds" */
 	const char *text;
 };
 

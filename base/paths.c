@@ -5,8 +5,8 @@
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/paths.h"
 

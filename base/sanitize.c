@@ -11,15 +11,15 @@
 
 /* What a code point (or a stray byte) is, as far as a sink cares. */
 enum cls {
-	C_TEXT,         /* printable: passes everywhere */
-	C_NL,           /* '\n' */
-	C_TAB,          /* '\t' */
-	C_CR,           /* '\r' */
-	C_CTRL,         /* the other C0 controls and DEL */
-	C_C1,           /* U+0080 - U+009F */
-	C_BIDI,         /* directional marks, embeddings, overrides, isolates */
-	C_LINESEP,      /* U+2028, U+2029 */
-	C_BAD,          /* a byte that is not part of valid UTF-8 */
+	C_TEXT,    /* printable: passes everywhere */
+	C_NL,      /* '\n' */
+	C_TAB,     /* '\t' */
+	C_CR,      /* '\r' */
+	C_CTRL,    /* the other C0 controls and DEL */
+	C_C1,      /* U+0080 - U+009F */
+	C_BIDI,    /* directional marks, embeddings, overrides, isolates */
+	C_LINESEP, /* U+2028, U+2029 */
+	C_BAD,     /* a byte that is not part of valid UTF-8 */
 };
 
 /* The code point at s (NUL-terminated): its length in bytes, its value in
@@ -36,8 +36,11 @@ next(const unsigned char *s, unsigned long *cp, enum cls *c)
 		return 1;
 	}
 	if (n == 1)
-		*c = s[0] == '\n' ? C_NL : s[0] == '\t' ? C_TAB : s[0] == '\r' ? C_CR :
-		     s[0] < 0x20 || s[0] == 0x7f ? C_CTRL : C_TEXT;
+		*c = s[0] == '\n'               ? C_NL :
+		    s[0] == '\t'                ? C_TAB :
+		    s[0] == '\r'                ? C_CR :
+		    s[0] < 0x20 || s[0] == 0x7f ? C_CTRL :
+						  C_TEXT;
 	else if (HD_UTF8_C1(*cp))
 		*c = C_C1;
 	else if (HD_UTF8_BIDI(*cp))

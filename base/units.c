@@ -20,49 +20,49 @@ struct unit {
 };
 
 static const struct unit units[] = {
-	{ "",       HD_DIM_NONE,    1 },
-	{ "%",      HD_DIM_PERCENT, 0.01 },
+	{ "", HD_DIM_NONE, 1 },
+	{ "%", HD_DIM_PERCENT, 0.01 },
 
-	{ "B",      HD_DIM_BYTES, 1 },
-	{ "KB",     HD_DIM_BYTES, 1e3 },
-	{ "MB",     HD_DIM_BYTES, 1e6 },
-	{ "GB",     HD_DIM_BYTES, 1e9 },
-	{ "TB",     HD_DIM_BYTES, 1e12 },
-	{ "KiB",    HD_DIM_BYTES, 1024.0 },
-	{ "MiB",    HD_DIM_BYTES, 1024.0 * 1024 },
-	{ "GiB",    HD_DIM_BYTES, 1024.0 * 1024 * 1024 },
-	{ "TiB",    HD_DIM_BYTES, 1024.0 * 1024 * 1024 * 1024 },
+	{ "B", HD_DIM_BYTES, 1 },
+	{ "KB", HD_DIM_BYTES, 1e3 },
+	{ "MB", HD_DIM_BYTES, 1e6 },
+	{ "GB", HD_DIM_BYTES, 1e9 },
+	{ "TB", HD_DIM_BYTES, 1e12 },
+	{ "KiB", HD_DIM_BYTES, 1024.0 },
+	{ "MiB", HD_DIM_BYTES, 1024.0 * 1024 },
+	{ "GiB", HD_DIM_BYTES, 1024.0 * 1024 * 1024 },
+	{ "TiB", HD_DIM_BYTES, 1024.0 * 1024 * 1024 * 1024 },
 
-	{ "ps",     HD_DIM_TIME, 1 },
-	{ "ns",     HD_DIM_TIME, 1e3 },
-	{ "us",     HD_DIM_TIME, 1e6 },
-	{ "\xc2\xb5s", HD_DIM_TIME, 1e6 },    /* µs */
-	{ "ms",     HD_DIM_TIME, 1e9 },
-	{ "s",      HD_DIM_TIME, 1e12 },
+	{ "ps", HD_DIM_TIME, 1 },
+	{ "ns", HD_DIM_TIME, 1e3 },
+	{ "us", HD_DIM_TIME, 1e6 },
+	{ "\xc2\xb5s", HD_DIM_TIME, 1e6 }, /* µs */
+	{ "ms", HD_DIM_TIME, 1e9 },
+	{ "s", HD_DIM_TIME, 1e12 },
 
-	{ "B/s",    HD_DIM_RATE, 1 },
-	{ "KB/s",   HD_DIM_RATE, 1e3 },
-	{ "MB/s",   HD_DIM_RATE, 1e6 },
-	{ "GB/s",   HD_DIM_RATE, 1e9 },
-	{ "TB/s",   HD_DIM_RATE, 1e12 },
-	{ "KiB/s",  HD_DIM_RATE, 1024.0 },
-	{ "MiB/s",  HD_DIM_RATE, 1024.0 * 1024 },
-	{ "GiB/s",  HD_DIM_RATE, 1024.0 * 1024 * 1024 },
+	{ "B/s", HD_DIM_RATE, 1 },
+	{ "KB/s", HD_DIM_RATE, 1e3 },
+	{ "MB/s", HD_DIM_RATE, 1e6 },
+	{ "GB/s", HD_DIM_RATE, 1e9 },
+	{ "TB/s", HD_DIM_RATE, 1e12 },
+	{ "KiB/s", HD_DIM_RATE, 1024.0 },
+	{ "MiB/s", HD_DIM_RATE, 1024.0 * 1024 },
+	{ "GiB/s", HD_DIM_RATE, 1024.0 * 1024 * 1024 },
 
-	{ "FLOP",   HD_DIM_FLOP, 1 },
-	{ "KFLOP",  HD_DIM_FLOP, 1e3 },
-	{ "MFLOP",  HD_DIM_FLOP, 1e6 },
-	{ "GFLOP",  HD_DIM_FLOP, 1e9 },
-	{ "TFLOP",  HD_DIM_FLOP, 1e12 },
-	{ "PFLOP",  HD_DIM_FLOP, 1e15 },
+	{ "FLOP", HD_DIM_FLOP, 1 },
+	{ "KFLOP", HD_DIM_FLOP, 1e3 },
+	{ "MFLOP", HD_DIM_FLOP, 1e6 },
+	{ "GFLOP", HD_DIM_FLOP, 1e9 },
+	{ "TFLOP", HD_DIM_FLOP, 1e12 },
+	{ "PFLOP", HD_DIM_FLOP, 1e15 },
 
-	{ "FLOP/s",  HD_DIM_FLOPS, 1 },
+	{ "FLOP/s", HD_DIM_FLOPS, 1 },
 	{ "GFLOP/s", HD_DIM_FLOPS, 1e9 },
 	{ "TFLOP/s", HD_DIM_FLOPS, 1e12 },
 	{ "PFLOP/s", HD_DIM_FLOPS, 1e15 },
-	{ "GFLOPS",  HD_DIM_FLOPS, 1e9 },
-	{ "TFLOPS",  HD_DIM_FLOPS, 1e12 },
-	{ "PFLOPS",  HD_DIM_FLOPS, 1e15 },
+	{ "GFLOPS", HD_DIM_FLOPS, 1e9 },
+	{ "TFLOPS", HD_DIM_FLOPS, 1e12 },
+	{ "PFLOPS", HD_DIM_FLOPS, 1e15 },
 };
 
 static const char *const dim_names[] = {
@@ -81,8 +81,7 @@ hd_unit_lookup(const char *suffix, size_t len, enum hd_dim *dim, double *factor)
 	size_t i;
 
 	for (i = 0; i < sizeof units / sizeof units[0]; i++) {
-		if (strlen(units[i].name) == len &&
-		    memcmp(units[i].name, suffix, len) == 0) {
+		if (strlen(units[i].name) == len && memcmp(units[i].name, suffix, len) == 0) {
 			*dim = units[i].dim;
 			*factor = units[i].factor;
 			return 1;
@@ -140,8 +139,14 @@ fmt_scaled(char *buf, size_t n, double v, double scale, const char *unit)
 char *
 hd_fmt_time(char *buf, size_t n, hd_time t)
 {
-	static const struct { double scale; const char *unit; } steps[] = {
-		{ 1e12, "s" }, { 1e9, "ms" }, { 1e6, "us" }, { 1e3, "ns" },
+	static const struct {
+		double scale;
+		const char *unit;
+	} steps[] = {
+		{ 1e12, "s" },
+		{ 1e9, "ms" },
+		{ 1e6, "us" },
+		{ 1e3, "ns" },
 	};
 	double v = (double)t, av = fabs(v);
 	size_t i;

@@ -10,16 +10,16 @@
 #ifndef HD_UNITS_H
 #define HD_UNITS_H
 
-#include <stdint.h>
 #include <stddef.h>
+#include <stdint.h>
 
-typedef int64_t hd_time;            /* picoseconds */
+typedef int64_t hd_time; /* picoseconds */
 
-#define HD_PS ((hd_time)1)
-#define HD_NS ((hd_time)1000)
-#define HD_US ((hd_time)1000000)
-#define HD_MS ((hd_time)1000000000)
-#define HD_S  ((hd_time)1000000000000)
+#define HD_PS       ((hd_time)1)
+#define HD_NS       ((hd_time)1000)
+#define HD_US       ((hd_time)1000000)
+#define HD_MS       ((hd_time)1000000000)
+#define HD_S        ((hd_time)1000000000000)
 #define HD_TIME_MAX INT64_MAX
 /*
  * The model's time arithmetic cannot overflow: a run may reach at most
@@ -48,8 +48,7 @@ enum hd_dim {
  * picoseconds, bytes/s, FLOP, FLOP/s, fraction) and returns 1; returns 0 for
  * an unknown suffix.  The empty suffix is HD_DIM_NONE with factor 1.
  */
-int hd_unit_lookup(const char *suffix, size_t len, enum hd_dim *dim,
-		   double *factor);
+int hd_unit_lookup(const char *suffix, size_t len, enum hd_dim *dim, double *factor);
 /* The name of a dimension, for messages: "a size", "a time" ... */
 const char *hd_dim_name(enum hd_dim dim);
 
@@ -61,10 +60,10 @@ const char *hd_dim_name(enum hd_dim dim);
 int hd_quantity_parse(const char *s, enum hd_dim *dim, double *value);
 
 /* Text forms for output.  All write into buf (size n) and return buf. */
-char *hd_fmt_time(char *buf, size_t n, hd_time t);     /* "1.234 ms" */
-char *hd_fmt_bytes(char *buf, size_t n, uint64_t b);   /* "256 MiB", "1.5 KiB", "17 B" */
-char *hd_fmt_rate(char *buf, size_t n, double bps);    /* "52.3 GB/s" */
-char *hd_fmt_flops(char *buf, size_t n, double f);     /* "67 TFLOP/s" */
+char *hd_fmt_time(char *buf, size_t n, hd_time t);   /* "1.234 ms" */
+char *hd_fmt_bytes(char *buf, size_t n, uint64_t b); /* "256 MiB", "1.5 KiB", "17 B" */
+char *hd_fmt_rate(char *buf, size_t n, double bps);  /* "52.3 GB/s" */
+char *hd_fmt_flops(char *buf, size_t n, double f);   /* "67 TFLOP/s" */
 
 /* Seconds <-> picoseconds, rounding to nearest; saturates at
  * +-HD_TIME_DUR_MAX. */

@@ -19,7 +19,8 @@ size_t hd_utf8_seq(const unsigned char *p, size_t rem, unsigned long *cp);
 #define HD_UTF8_C1(cp) ((cp) >= 0x80 && (cp) <= 0x9f)
 /* Is cp a bidirectional control: the Arabic letter mark, the left-to-right
  * and right-to-left marks, embeddings, overrides and isolates? */
-#define HD_UTF8_BIDI(cp) ((cp) == 0x061c || (cp) == 0x200e || (cp) == 0x200f || \
-			  ((cp) >= 0x202a && (cp) <= 0x202e) || ((cp) >= 0x2066 && (cp) <= 0x2069))
+#define HD_UTF8_BIDI(cp) \
+	((cp) == 0x061c || (cp) == 0x200e || (cp) == 0x200f || \
+	 ((cp) >= 0x202a && (cp) <= 0x202e) || ((cp) >= 0x2066 && (cp) <= 0x2069))
 
 #endif

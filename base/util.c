@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/sanitize.h"
 #include "base/json.h"
+#include "base/sanitize.h"
 #include "base/util.h"
 
 static void (*fatal_before)(void);
@@ -268,7 +268,8 @@ hd_read_file(const char *path, size_t *len, struct hd_err *e)
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		hd_err_set(e, HD_EXIT_INPUT, path, "is not a regular file (a FIFO, device or "
+		hd_err_set(e, HD_EXIT_INPUT, path,
+			   "is not a regular file (a FIFO, device or "
 			   "socket): lessons and profiles are read from files");
 		return NULL;
 	}
@@ -283,8 +284,10 @@ hd_read_file(const char *path, size_t *len, struct hd_err *e)
 		hd_buf_putn(&b, chunk, n);
 		/* /dev/zero or a runaway file: stop, do not fill memory */
 		if (b.len > HD_READ_MAX) {
-			hd_err_set(e, HD_EXIT_INPUT, path, "file is more than %u bytes long; "
-				   "the limit is %u bytes", HD_READ_MAX, HD_READ_MAX);
+			hd_err_set(e, HD_EXIT_INPUT, path,
+				   "file is more than %u bytes long; "
+				   "the limit is %u bytes",
+				   HD_READ_MAX, HD_READ_MAX);
 			fclose(f);
 			hd_buf_free(&b);
 			return NULL;

@@ -18,7 +18,7 @@
 
 #if defined(__GNUC__)
 #define HD_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#define HD_NORETURN __attribute__((noreturn))
+#define HD_NORETURN     __attribute__((noreturn))
 #else
 #define HD_PRINTF(f, a)
 #define HD_NORETURN
@@ -29,9 +29,9 @@
 /* Exit statuses shared by every command. */
 enum {
 	HD_EXIT_OK = 0,
-	HD_EXIT_FAIL = 1,   /* a run failed, a claim was refuted, no GPU ... */
-	HD_EXIT_INPUT = 2,  /* bad input: lesson file, flag, profile */
-	HD_EXIT_INTERRUPT = 130,    /* stopped by SIGINT, as shells report it (128 + 2) */
+	HD_EXIT_FAIL = 1,        /* a run failed, a claim was refuted, no GPU ... */
+	HD_EXIT_INPUT = 2,       /* bad input: lesson file, flag, profile */
+	HD_EXIT_INTERRUPT = 130, /* stopped by SIGINT, as shells report it (128 + 2) */
 };
 
 void *hd_xmalloc(size_t n);
@@ -73,13 +73,13 @@ char *hd_buf_take(struct hd_buf *b);
  */
 struct hd_err {
 	int set;
-	int status;        /* exit status the edge should use */
+	int status; /* exit status the edge should use */
 	char where[256];
 	char msg[768];
 	char context[1024];
 };
-void hd_err_set(struct hd_err *e, int status, const char *where,
-		const char *fmt, ...) HD_PRINTF(4, 5);
+void hd_err_set(struct hd_err *e, int status, const char *where, const char *fmt, ...)
+    HD_PRINTF(4, 5);
 /* Write "where: error: msg\ncontext" to f (a FILE *). */
 void hd_err_print(const struct hd_err *e, void *f);
 

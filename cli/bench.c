@@ -17,30 +17,30 @@
 #include <string.h>
 #include <time.h>
 
-#include "ir/backend.h"
-#include "cli/bench.h"
 #include "base/embedded.h"
-#include "sim/engine.h"
-#include "export/export.h"
-#include "lang/lesson.h"
-#include "sim/model.h"
-#include "render/report.h"
-#include "tui/screen.h"
-#include "render/timeline.h"
-#include "ir/trace.h"
 #include "base/units.h"
-#include "tui/view.h"
+#include "cli/bench.h"
+#include "export/export.h"
+#include "ir/backend.h"
+#include "ir/trace.h"
+#include "lang/lesson.h"
+#include "render/report.h"
+#include "render/timeline.h"
 #include "run/backends.h"
+#include "sim/engine.h"
+#include "sim/model.h"
+#include "tui/screen.h"
+#include "tui/view.h"
 
 /* Ops in the synthetic scenarios (four per loop iteration). */
 static const uint64_t sizes[] = { 1000, 10000, 100000, 1000000, 4000000 };
-#define QUICK_SIZES 3
-#define DEFAULT_SIZES 5
-#define OPS_TARGET 1000000      /* the row the "under 1 s" target is read from */
+#define QUICK_SIZES    3
+#define DEFAULT_SIZES  5
+#define OPS_TARGET     1000000 /* the row the "under 1 s" target is read from */
 #define LESSON_REPEATS 5
-#define SYNTH_REPEATS 3
-#define TUI_FRAMES 31
-#define ROW_FMT "%-16s %11s %10s %17s %12s %9s\n"
+#define SYNTH_REPEATS  3
+#define TUI_FRAMES     31
+#define ROW_FMT        "%-16s %11s %10s %17s %12s %9s\n"
 
 static double
 now_s(void)
@@ -58,7 +58,7 @@ max_rss_kib(void)
 
 	if (getrusage(RUSAGE_SELF, &ru) != 0)
 		return 0;
-	return ru.ru_maxrss;    /* KiB on Linux */
+	return ru.ru_maxrss; /* KiB on Linux */
 }
 
 static void
@@ -129,7 +129,9 @@ hd_bench_scenario(uint64_t iterations)
 
 /* A sink that counts spans and keeps only the lane table. */
 struct counter {
-	struct { int kind, rank, index; } lanes[64];
+	struct {
+		int kind, rank, index;
+	} lanes[64];
 	int nlanes;
 	uint64_t spans;
 	int strings;
@@ -227,8 +229,7 @@ bench_size(FILE *out, const struct hd_profile *p, uint64_t ops, double *wall_out
 	rate = wall > 0 ? (double)st.events / wall : 0;
 	hd_fmt_bytes(mem, sizeof mem, (uint64_t)st.peak_pending * sizeof(struct hd_event_rec));
 	hd_fmt_bytes(rss, sizeof rss, (uint64_t)max_rss_kib() * 1024);
-	snprintf(lab, sizeof lab, "%s ops", commas(o, sizeof o, st.op_execs ?
-						     st.op_execs : ops));
+	snprintf(lab, sizeof lab, "%s ops", commas(o, sizeof o, st.op_execs ? st.op_execs : ops));
 	snprintf(ws, sizeof ws, "%.1f ms", wall * 1e3);
 	snprintf(rs, sizeof rs, "%.1f M events/s", rate / 1e6);
 	snprintf(pk, sizeof pk, "%zu (%s)", st.peak_pending, mem);
@@ -275,12 +276,14 @@ bench_lesson(FILE *out, const struct hd_profile *p, const struct hd_embedded *em
 		names = hd_xcalloc((size_t)run.nscen + 1, sizeof *names);
 		for (i = 0; i < run.nscen; i++) {
 			struct hd_tl_info info = { .lesson_id = hd_lesson_id(l),
-				.lesson_title = hd_lesson_title(l), .sc = run.sc[i],
-				.profile_name = p->name, .backend = "sim" };
+						   .lesson_title = hd_lesson_title(l),
+						   .sc = run.sc[i],
+						   .profile_name = p->name,
+						   .backend = "sim" };
 			hd_timeline_render(&b, run.traces[i], &info, &to);
 			names[i] = hd_lesson_scenario_name(l, i);
 		}
-		if (run.nscen > 1)      /* the compare block, as `run` prints it */
+		if (run.nscen > 1) /* the compare block, as `run` prints it */
 			hd_timeline_compare(&b, (const struct hd_trace *const *)run.traces,
 					    (const struct hd_scenario *const *)run.sc, names,
 					    run.nscen, &to);
@@ -341,12 +344,13 @@ bench_ranks(FILE *out)
 		goto out;
 	wall = now_s() - t0;
 	hd_fmt_bytes(rss, sizeof rss, (uint64_t)max_rss_kib() * 1024);
-	fprintf(out, "\nranks: 1 GiB ring all-reduce, %d ranks (%d nodes x %d %s), "
-	    "chunk by chunk\n  simulated %s in %.2f s wall, max RSS %s "
-	    "(target: under 2 s and 1 GiB: %s)\n", RANKS_BENCH,
-	    RANKS_BENCH / p.gpus_per_node, p.gpus_per_node, p.name,
-	    hd_fmt_time(ms, sizeof ms, st.makespan), wall, rss,
-	    wall < 2.0 && max_rss_kib() < 1024 * 1024 ? "met" : "missed");
+	fprintf(out,
+		"\nranks: 1 GiB ring all-reduce, %d ranks (%d nodes x %d %s), "
+		"chunk by chunk\n  simulated %s in %.2f s wall, max RSS %s "
+		"(target: under 2 s and 1 GiB: %s)\n",
+		RANKS_BENCH, RANKS_BENCH / p.gpus_per_node, p.gpus_per_node, p.name,
+		hd_fmt_time(ms, sizeof ms, st.makespan), wall, rss,
+		wall < 2.0 && max_rss_kib() < 1024 * 1024 ? "met" : "missed");
 	fflush(out);
 	rc = 0;
 out:
@@ -362,7 +366,7 @@ static void
 knob_assignment(char *buf, size_t n, const struct hd_knob *k, double v)
 {
 	static const char *const suffix[] = {
-		[HD_DIM_NONE] = "", [HD_DIM_BYTES] = "B", [HD_DIM_TIME] = "ps",
+		[HD_DIM_NONE] = "",    [HD_DIM_BYTES] = "B",   [HD_DIM_TIME] = "ps",
 		[HD_DIM_RATE] = "B/s", [HD_DIM_FLOP] = "FLOP", [HD_DIM_FLOPS] = "FLOP/s",
 		[HD_DIM_PERCENT] = "",
 	};
@@ -398,7 +402,8 @@ bench_tui(FILE *out, const struct hd_profile *p)
 		char *sets[1] = { set };
 		int sc, r;
 
-		if (l == NULL || hd_run_lesson(&run, l, i + 1, p, &hd_sim_backend, NULL, 0, &e) != 0) {
+		if (l == NULL ||
+		    hd_run_lesson(&run, l, i + 1, p, &hd_sim_backend, NULL, 0, &e) != 0) {
 			hd_err_print(&e, stderr);
 			hd_lesson_free(l);
 			status = HD_EXIT_FAIL;
@@ -460,9 +465,12 @@ bench_tui(FILE *out, const struct hd_profile *p)
 		hd_lesson_free(l);
 	}
 	if (status == 0)
-		fprintf(out, "  %-30s frame %7.3f ms   knob change %7.3f ms  (under 2 ms: %s; "
-			"under 16 ms: %s)\n", "slowest", worst_frame * 1e3, worst_knob * 1e3,
-			worst_frame < 0.002 ? "met" : "missed", worst_knob < 0.016 ? "met" : "missed");
+		fprintf(out,
+			"  %-30s frame %7.3f ms   knob change %7.3f ms  (under 2 ms: %s; "
+			"under 16 ms: %s)\n",
+			"slowest", worst_frame * 1e3, worst_knob * 1e3,
+			worst_frame < 0.002 ? "met" : "missed",
+			worst_knob < 0.016 ? "met" : "missed");
 	hd_screen_free(scr);
 	return status;
 }
@@ -474,11 +482,11 @@ hd_bench_main(FILE *out, const struct hd_profile *p, bool quick)
 	double wall, target_wall = -1, worst = 0, med;
 	int status = 0;
 
-	fprintf(out, "hdsim bench: the simulator on profile %s, one thread, wall clock%s\n"
-		"(each synthetic row: the median of %d runs)\n\n", p->name,
-		quick ? " (--quick)" : "", SYNTH_REPEATS);
-	fprintf(out, ROW_FMT, "synthetic loop", "events", "wall", "rate",
-		"peak queue", "max RSS");
+	fprintf(out,
+		"hdsim bench: the simulator on profile %s, one thread, wall clock%s\n"
+		"(each synthetic row: the median of %d runs)\n\n",
+		p->name, quick ? " (--quick)" : "", SYNTH_REPEATS);
+	fprintf(out, ROW_FMT, "synthetic loop", "events", "wall", "rate", "peak queue", "max RSS");
 	for (i = 0; i < n; i++) {
 		if (bench_size(out, p, sizes[i], &wall) != 0)
 			return HD_EXIT_FAIL;
@@ -488,10 +496,11 @@ hd_bench_main(FILE *out, const struct hd_profile *p, bool quick)
 	if (target_wall >= 0) {
 		char ws[32];
 		snprintf(ws, sizeof ws, "%.1f ms", target_wall * 1e3);
-		fprintf(out, "%-16s %11s %10s   (target: under 1 s: %s)\n", "1,000,000 ops",
-			"", ws, target_wall < 1.0 ? "met" : "missed");
+		fprintf(out, "%-16s %11s %10s   (target: under 1 s: %s)\n", "1,000,000 ops", "", ws,
+			target_wall < 1.0 ? "met" : "missed");
 	}
-	fprintf(out, "\n'hdsim run' of each built-in lesson: parse, simulate every "
+	fprintf(out,
+		"\n'hdsim run' of each built-in lesson: parse, simulate every "
 		"scenario,\ncheck the claims, draw the timelines and the compare block (median of "
 		"%d runs)\n",
 		LESSON_REPEATS);
@@ -501,15 +510,16 @@ hd_bench_main(FILE *out, const struct hd_profile *p, bool quick)
 		else if (med > worst)
 			worst = med;
 	}
-	fprintf(out, "  %-30s %12s %8.2f ms  (under 50 ms: %s)\n", "slowest", "",
-		worst * 1e3, worst < 0.050 ? "met" : "missed");
+	fprintf(out, "  %-30s %12s %8.2f ms  (under 50 ms: %s)\n", "slowest", "", worst * 1e3,
+		worst < 0.050 ? "met" : "missed");
 	if (status == 0)
 		status = bench_tui(out, p);
 	if (status == 0 && !quick)
 		status = bench_ranks(out);
 	if (status == 0)
 		status = hd_export_bench(out);
-	fprintf(out, "\nTargets: at least 20 M events/s on one core; 1,000,000 ops under "
+	fprintf(out,
+		"\nTargets: at least 20 M events/s on one core; 1,000,000 ops under "
 		"1 s;\n'hdsim run' of each lesson under 50 ms; a TUI frame under 2 ms at "
 		"200x60;\na knob change re-simulated and redrawn under 16 ms; an export of 100 "
 		"runs x 10,000 spans\nunder 2 s in each format.\n");

@@ -24,57 +24,67 @@ cmd_export(struct hd_cmd_ctx *x)
 
 static const struct hd_cmd_entry cmd_table[] = {
 	{ "list", "list [DIR|FILE...]",
-	  "list the lessons (built-in, $HDSIM_LESSON_PATH, and those named)",
-	  hd_cmd_list, 0, 0, -1, true },
+	  "list the lessons (built-in, $HDSIM_LESSON_PATH, and those named)", hd_cmd_list, 0, 0, -1,
+	  true },
 	{ "show", "show LESSON [--cuda [--scenario S] [--set K=V]...]",
 	  "show a lesson: its pages, questions, knobs, scenarios and claims; "
 	  "with --cuda, the CUDA C and PyTorch of each scenario",
 	  hd_cmd_show, HD_OPT_CUDA | HD_OPT_SCENARIO | HD_OPT_SET, 1, 1, true },
 	{ "run", "run LESSON [--scenario S] [--set K=V]... [--json|--plain]",
-	  "run a lesson's scenarios and print their timelines and claims",
-	  hd_cmd_run, HD_OPT_SCENARIO | HD_OPT_SET | HD_OPT_JSON | HD_OPT_PLAIN | HD_OPT_REAL,
-	  1, 1, true },
+	  "run a lesson's scenarios and print their timelines and claims", hd_cmd_run,
+	  HD_OPT_SCENARIO | HD_OPT_SET | HD_OPT_JSON | HD_OPT_PLAIN | HD_OPT_REAL, 1, 1, true },
 	{ "lint", "lint FILE|DIR...",
-	  "check lesson files (or directories of them) without running them",
-	  hd_cmd_lint, 0, 1, -1, false },
-	{ "profiles", "profiles [NAME|FILE]",
-	  "list the hardware profiles, or describe one",
+	  "check lesson files (or directories of them) without running them", hd_cmd_lint, 0, 1, -1,
+	  false },
+	{ "profiles", "profiles [NAME|FILE]", "list the hardware profiles, or describe one",
 	  hd_cmd_profiles, 0, 0, 1, false },
 	{ "bench", "bench [--quick]",
-	  "measure the simulator: events per second, memory, lesson run times",
-	  hd_cmd_bench, HD_OPT_QUICK, 0, 0, false },
+	  "measure the simulator: events per second, memory, lesson run times", hd_cmd_bench,
+	  HD_OPT_QUICK, 0, 0, false },
 	{ "calibrate", "calibrate [--quick] [--db FILE]",
 	  "measure this machine's GPU, write a profile and store it (needs a GPU build)",
 	  hd_cmd_calibrate, HD_OPT_REAL | HD_OPT_QUICK | HD_OPT_DB, 0, 0, false },
-	{ "doctor", "doctor",
-	  "report the GPU, driver, CUDA and NCCL found (needs a GPU build)",
+	{ "doctor", "doctor", "report the GPU, driver, CUDA and NCCL found (needs a GPU build)",
 	  hd_cmd_doctor, HD_OPT_REAL, 0, 0, false },
 	{ "progress", "progress [LESSON] [--learner NAME] [--reset] [--db FILE]",
-	  "show a learner's answers to the lessons' questions, or reset them",
-	  hd_cmd_progress, HD_OPT_LEARNER | HD_OPT_RESET | HD_OPT_DB, 0, 1, true },
-	{ "export", "export --format csv|json|perfetto|svg|html|md [--run ID | --lesson L | "
+	  "show a learner's answers to the lessons' questions, or reset them", hd_cmd_progress,
+	  HD_OPT_LEARNER | HD_OPT_RESET | HD_OPT_DB, 0, 1, true },
+	{ "export",
+	  "export --format csv|json|perfetto|svg|html|md [--run ID | --lesson L | "
 	  "--all] [--db FILE]... [-o FILE]\n       hdsim export --class DB... [-o DIR]",
 	  "runs, claims, answers as CSV, JSON, Perfetto, SVG, HTML, Markdown; class files",
-	  cmd_export, HD_OPT_FORMAT | HD_OPT_OUTPUT | HD_OPT_RUN | HD_OPT_LESSON | HD_OPT_ALL |
-	  HD_OPT_CLASS | HD_OPT_TABLE | HD_OPT_DB | HD_OPT_LEARNER, 0, -1, true },
-	{ "help", "help [COMMAND]",
-	  "show help for hdsim or for one command",
-	  hd_cmd_help, 0, 0, 1, false },
+	  cmd_export,
+	  HD_OPT_FORMAT | HD_OPT_OUTPUT | HD_OPT_RUN | HD_OPT_LESSON | HD_OPT_ALL | HD_OPT_CLASS |
+	      HD_OPT_TABLE | HD_OPT_DB | HD_OPT_LEARNER,
+	  0, -1, true },
+	{ "help", "help [COMMAND]", "show help for hdsim or for one command", hd_cmd_help, 0, 0, 1,
+	  false },
 };
 
 /* What runs when no command is named: hdsim alone, and hdsim --real. */
 static const struct hd_cmd_entry cmd_none = {
-	"hdsim", "[--scenario S] [--set k=v]... [--profile P] [--plain] [--db FILE] "
+	"hdsim",
+	"[--scenario S] [--set k=v]... [--profile P] [--plain] [--db FILE] "
 	"[--learner NAME] [--reduced-motion]",
 	"on a terminal: the lesson browser; otherwise list the lessons and show "
 	"the first lesson's timeline",
-	hd_cmd_default, HD_OPT_SCENARIO | HD_OPT_SET | HD_OPT_PLAIN | HD_OPT_DB | HD_OPT_LEARNER |
-	HD_OPT_REDUCED_MOTION, 0, 0, true };
+	hd_cmd_default,
+	HD_OPT_SCENARIO | HD_OPT_SET | HD_OPT_PLAIN | HD_OPT_DB | HD_OPT_LEARNER |
+	    HD_OPT_REDUCED_MOTION,
+	0,
+	0,
+	true
+};
 static const struct hd_cmd_entry cmd_real_run = {
-	"--real", "--real [LESSON...] [--scenario S] [--set k=v]... [--db FILE]",
+	"--real",
+	"--real [LESSON...] [--scenario S] [--set k=v]... [--db FILE]",
 	"run lessons on this machine's GPU and on the model, store both, compare them",
-	hd_cmd_real, HD_OPT_SCENARIO | HD_OPT_SET | HD_OPT_REAL | HD_OPT_DB,
-	0, -1, true };
+	hd_cmd_real,
+	HD_OPT_SCENARIO | HD_OPT_SET | HD_OPT_REAL | HD_OPT_DB,
+	0,
+	-1,
+	true
+};
 
 const struct hd_cmd_entry *
 hd_cli_commands(size_t *n)
@@ -106,11 +116,15 @@ check_args(struct hd_cmd_ctx *x, const struct hd_cmd_entry *c)
 		if (p->bit != 0 && (x->o->given & p->bit) != 0 &&
 		    ((c->opts | HD_CMD_OPTS_ALL) & p->bit) == 0) {
 			if (c == &cmd_none || c == &cmd_real_run)
-				fprintf(x->err, "hdsim: option '%s' needs a command here; "
-					"see 'hdsim --help'\n", p->name);
+				fprintf(x->err,
+					"hdsim: option '%s' needs a command here; "
+					"see 'hdsim --help'\n",
+					p->name);
 			else
-				fprintf(x->err, "hdsim: option '%s' does not apply to '%s'; "
-					"see 'hdsim help %s'\n", p->name, c->name, c->name);
+				fprintf(x->err,
+					"hdsim: option '%s' does not apply to '%s'; "
+					"see 'hdsim help %s'\n",
+					p->name, c->name, c->name);
 			return HD_EXIT_INPUT;
 		}
 	}

@@ -13,32 +13,32 @@
 
 /* Options as parsed from the whole command line (they may appear anywhere). */
 struct hd_cli_opts {
-	const char *profile;    /* --profile NAME|FILE, or NULL for the default */
-	const char *scenario;   /* --scenario S */
-	char **sets;            /* --set k=v, in order */
+	const char *profile;  /* --profile NAME|FILE, or NULL for the default */
+	const char *scenario; /* --scenario S */
+	char **sets;          /* --set k=v, in order */
 	int nsets;
 	bool help, version;
 	bool json, plain;
 	bool no_color;
-	bool real;              /* --real: run on the GPU instead of the model */
-	bool quick;             /* bench --quick */
-	bool cuda;              /* show --cuda: the CUDA C and PyTorch of each scenario */
-	const char *db;         /* --db FILE: the database instead of the default */
-	const char *learner;    /* --learner NAME: whose progress */
-	bool reset;             /* progress --reset: delete it */
-	bool reduced_motion;    /* the lesson browser: no animation */
-	int width;              /* --width N; 0 = from the terminal */
-	const char *format;     /* export --format F */
-	const char *output;     /* export -o FILE|DIR */
-	const char *run;        /* export --run ID, as given */
-	const char *lesson;     /* export --lesson L */
-	bool all;               /* export --all */
-	bool class_export;      /* export --class */
-	const char *table;      /* export --table T (one CSV table) */
-	char **dbs;             /* every --db in order (db is the last one) */
+	bool real;           /* --real: run on the GPU instead of the model */
+	bool quick;          /* bench --quick */
+	bool cuda;           /* show --cuda: the CUDA C and PyTorch of each scenario */
+	const char *db;      /* --db FILE: the database instead of the default */
+	const char *learner; /* --learner NAME: whose progress */
+	bool reset;          /* progress --reset: delete it */
+	bool reduced_motion; /* the lesson browser: no animation */
+	int width;           /* --width N; 0 = from the terminal */
+	const char *format;  /* export --format F */
+	const char *output;  /* export -o FILE|DIR */
+	const char *run;     /* export --run ID, as given */
+	const char *lesson;  /* export --lesson L */
+	bool all;            /* export --all */
+	bool class_export;   /* export --class */
+	const char *table;   /* export --table T (one CSV table) */
+	char **dbs;          /* every --db in order (db is the last one) */
 	int ndbs;
-	unsigned given;         /* HD_OPT_* bits of the options that were given */
-	char **args;            /* positional arguments, the command first */
+	unsigned given; /* HD_OPT_* bits of the options that were given */
+	char **args;    /* positional arguments, the command first */
 	int nargs;
 };
 
@@ -69,11 +69,11 @@ enum {
 
 /* One row of the option table: its spellings, its bit and its help line. */
 struct hd_cli_opt {
-	const char *name;       /* "--profile" */
-	char short_name;        /* 'o' for -o, else 0 */
+	const char *name; /* "--profile" */
+	char short_name;  /* 'o' for -o, else 0 */
 	int takes_arg;
-	unsigned bit;           /* HD_OPT_*; 0 for --help and --version */
-	const char *arg_name;   /* "NAME|FILE", or NULL when it takes none */
+	unsigned bit;         /* HD_OPT_*; 0 for --help and --version */
+	const char *arg_name; /* "NAME|FILE", or NULL when it takes none */
 	const char *help;
 };
 

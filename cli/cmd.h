@@ -24,12 +24,12 @@
 struct hd_cmd_ctx {
 	struct hd_cli_opts *o;
 	FILE *out, *err;
-	struct hd_catalog *cat;                 /* the lessons, if the command reads them */
-	struct hd_profile profile;              /* --profile, or the default */
-	const struct hd_backend_ops *backend;   /* the model, or the GPU with --real */
+	struct hd_catalog *cat;               /* the lessons, if the command reads them */
+	struct hd_profile profile;            /* --profile, or the default */
+	const struct hd_backend_ops *backend; /* the model, or the GPU with --real */
 	bool color;
 	int width;
-	char **args;            /* the command's own arguments */
+	char **args; /* the command's own arguments */
 	int nargs;
 };
 
@@ -84,8 +84,8 @@ int hd_cmd_progress(struct hd_cmd_ctx *x);
 int hd_cmd_help(struct hd_cmd_ctx *x);
 
 /* `hdsim export ...`: everything the command does. */
-int hd_cmd_export(const struct hd_cli_opts *o, char **args, int nargs,
-		  struct hd_catalog *cat, const struct hd_profile *p, FILE *out, FILE *err);
+int hd_cmd_export(const struct hd_cli_opts *o, char **args, int nargs, struct hd_catalog *cat,
+		  const struct hd_profile *p, FILE *out, FILE *err);
 
 /* The whole help (--help, `hdsim help`): commands, options, examples. */
 void hd_cmd_help_print(FILE *f);

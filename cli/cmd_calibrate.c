@@ -19,7 +19,7 @@
 struct calib_progress {
 	FILE *f;
 	int tty;
-	char last[128];         /* the stage last reported, without its size */
+	char last[128]; /* the stage last reported, without its size */
 };
 
 /* Progress of a calibration: a redrawn bar on a terminal, else a line per stage. */
@@ -63,7 +63,8 @@ write_profile(const struct hd_profile *p, struct hd_err *e)
 	char *dir = hd_verify_profile_dir(), *path;
 
 	if (dir == NULL) {
-		hd_err_set(e, HD_EXIT_FAIL, "calibrate", "no folder to keep the profile in: "
+		hd_err_set(e, HD_EXIT_FAIL, "calibrate",
+			   "no folder to keep the profile in: "
 			   "set HOME or XDG_DATA_HOME");
 		return NULL;
 	}
@@ -134,9 +135,10 @@ hd_cmd_calibrate(struct hd_cmd_ctx *x)
 		hd_store_close(st);
 		return hd_cmd_fail(x, &e);
 	}
-	fprintf(x->out, "\nWrote %s\nStored it in %s as profile %lld.\nUse it with --profile "
-		"%s; 'hdsim --real' picks it for this GPU.\n", path, hd_store_path(st),
-		(long long)pid, path);
+	fprintf(x->out,
+		"\nWrote %s\nStored it in %s as profile %lld.\nUse it with --profile "
+		"%s; 'hdsim --real' picks it for this GPU.\n",
+		path, hd_store_path(st), (long long)pid, path);
 	free(path);
 	hd_store_close(st);
 	return HD_EXIT_OK;

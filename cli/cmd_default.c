@@ -21,9 +21,9 @@ use_tui(const struct hd_cmd_ctx *x)
 {
 	const char *term = getenv("TERM");
 
-	return !x->o->plain && x->o->scenario == NULL && x->o->nsets == 0 &&
-	       x->out == stdout && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) &&
-	       term != NULL && term[0] != '\0' && strcmp(term, "dumb") != 0;
+	return !x->o->plain && x->o->scenario == NULL && x->o->nsets == 0 && x->out == stdout &&
+	    isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && term != NULL && term[0] != '\0' &&
+	    strcmp(term, "dumb") != 0;
 }
 
 int
@@ -55,8 +55,10 @@ hd_cmd_default(struct hd_cmd_ctx *x)
 	status = hd_cmd_run_print(x, 0);
 	hd_buf_init(&b);
 	hd_buf_putc(&b, '\n');
-	hd_timeline_wrap(&b, "", "Next: 'hdsim show 1' for the lesson's text, 'hdsim run 2' "
-			 "for the next lesson, 'hdsim help' for everything else.", x->width, 0);
+	hd_timeline_wrap(&b, "",
+			 "Next: 'hdsim show 1' for the lesson's text, 'hdsim run 2' "
+			 "for the next lesson, 'hdsim help' for everything else.",
+			 x->width, 0);
 	hd_cmd_put(x, &b);
 	hd_buf_free(&b);
 	return status;

@@ -34,8 +34,10 @@ parse_run_id(const char *s, int64_t *id, struct hd_err *e)
 	errno = 0;
 	v = strtoll(s, &end, 10);
 	if (errno != 0 || end == s || *end != '\0' || v <= 0) {
-		hd_err_set(e, HD_EXIT_INPUT, "--run", "a run id is a whole number above 0 "
-			   "(as 'hdsim --real' prints it), not '%s'", s);
+		hd_err_set(e, HD_EXIT_INPUT, "--run",
+			   "a run id is a whole number above 0 "
+			   "(as 'hdsim --real' prints it), not '%s'",
+			   s);
 		return -1;
 	}
 	*id = v;
@@ -47,7 +49,7 @@ static int class_command(const struct hd_cli_opts *o, char **args, int nargs,
 
 int
 hd_cmd_export(const struct hd_cli_opts *o, char **args, int nargs, struct hd_catalog *cat,
-		  const struct hd_profile *p, FILE *out, FILE *err)
+	      const struct hd_profile *p, FILE *out, FILE *err)
 {
 	struct hd_export_set set;
 	struct hd_export_select sel;
@@ -64,13 +66,16 @@ hd_cmd_export(const struct hd_cli_opts *o, char **args, int nargs, struct hd_cat
 	memset(&sel, 0, sizeof sel);
 	picks = (o->run != NULL) + (o->lesson != NULL) + o->all;
 	if (nargs > 0)
-		hd_err_set(&e, HD_EXIT_INPUT, args[0], "export takes no arguments here (the "
+		hd_err_set(&e, HD_EXIT_INPUT, args[0],
+			   "export takes no arguments here (the "
 			   "databases come with --db; lessons with --lesson)");
 	else if (o->format == NULL)
-		hd_err_set(&e, HD_EXIT_INPUT, "--format", "export needs --format: csv, json, "
+		hd_err_set(&e, HD_EXIT_INPUT, "--format",
+			   "export needs --format: csv, json, "
 			   "perfetto, svg, html or md");
 	else if (picks > 1)
-		hd_err_set(&e, HD_EXIT_INPUT, "export", "--run, --lesson and --all pick what to "
+		hd_err_set(&e, HD_EXIT_INPUT, "export",
+			   "--run, --lesson and --all pick what to "
 			   "export: give one of them");
 	else if (o->table != NULL && strcmp(o->format, "csv") != 0)
 		hd_err_set(&e, HD_EXIT_INPUT, "--table", "--table goes with --format csv");
@@ -96,7 +101,8 @@ hd_cmd_export(const struct hd_cli_opts *o, char **args, int nargs, struct hd_cat
 		def = hd_store_default_path();
 		/* No default database yet: a lesson can still be simulated. */
 		if (def == NULL && lesson == NULL) {
-			hd_err_set(&e, HD_EXIT_INPUT, "export", "no home folder to find the "
+			hd_err_set(&e, HD_EXIT_INPUT, "export",
+				   "no home folder to find the "
 				   "database in: name one with --db, or set HOME");
 			status = fail_with(err, &e);
 			goto out;
@@ -106,7 +112,8 @@ hd_cmd_export(const struct hd_cli_opts *o, char **args, int nargs, struct hd_cat
 			free(def);
 			def = NULL;
 		} else if (stat(def, &st) != 0 && errno == ENOENT) {
-			hd_err_set(&e, HD_EXIT_INPUT, def, "no database here yet: runs are stored "
+			hd_err_set(&e, HD_EXIT_INPUT, def,
+				   "no database here yet: runs are stored "
 				   "by 'hdsim --real' (name another with --db), and --lesson L "
 				   "exports a lesson simulated now");
 			status = fail_with(err, &e);
@@ -126,17 +133,22 @@ hd_cmd_export(const struct hd_cli_opts *o, char **args, int nargs, struct hd_cat
 	}
 	if (sel.run > 0 && found == 0) {
 		hd_err_set(&e, HD_EXIT_INPUT, "--run", "no run %" PRId64 " in %s%s", sel.run,
-			   o->ndbs > 1 ? "any of the databases given" : o->ndbs == 1 ? o->dbs[0] :
-			   def, o->ndbs > 1 ? "" : " (see 'hdsim export --format csv' for the "
-			   "runs it holds)");
+			   o->ndbs > 1      ? "any of the databases given" :
+			       o->ndbs == 1 ? o->dbs[0] :
+					      def,
+			   o->ndbs > 1 ? "" :
+					 " (see 'hdsim export --format csv' for the "
+					 "runs it holds)");
 		status = fail_with(err, &e);
 		goto out;
 	}
 	if (o->lesson != NULL && found == 0) {
 		if (lesson == NULL) {
-			hd_err_set(&e, HD_EXIT_INPUT, "--lesson", "no lesson '%s': no stored run "
+			hd_err_set(&e, HD_EXIT_INPUT, "--lesson",
+				   "no lesson '%s': no stored run "
 				   "has it and no installed lesson is called that (see "
-				   "'hdsim list')", o->lesson);
+				   "'hdsim list')",
+				   o->lesson);
 			status = fail_with(err, &e);
 			goto out;
 		}
@@ -146,16 +158,19 @@ hd_cmd_export(const struct hd_cli_opts *o, char **args, int nargs, struct hd_cat
 		}
 		set.note = hd_xasprintf("No run of lesson %s is stored, so these runs were "
 					"simulated now on profile %s; measured runs come from "
-					"'hdsim --real'.", hd_lesson_id(lesson), p->name);
+					"'hdsim --real'.",
+					hd_lesson_id(lesson), p->name);
 		fprintf(err, "hdsim: export: %s\n", set.note);
 	}
 	if (set.nruns == 0 && set.nanswers == 0)
 		fprintf(err, "hdsim: export: nothing stored matches; the export is empty\n");
 	if (o->output != NULL && hd_export_is_dir(o->output)) {
 		if (o->table != NULL)
-			hd_err_set(&e, HD_EXIT_INPUT, o->output, "is a folder; --format %s "
+			hd_err_set(&e, HD_EXIT_INPUT, o->output,
+				   "is a folder; --format %s "
 				   "writes one file (only csv without --table, and svg, write "
-				   "into a folder)", hd_export_format_name(f));
+				   "into a folder)",
+				   hd_export_format_name(f));
 		if (e.set || hd_export_write_dir(&set, f, o->output, out, &e) != 0)
 			status = fail_with(err, &e);
 	} else if (hd_export_write_file(&set, f, t, o->output, out, &e) != 0)
@@ -181,15 +196,17 @@ class_command(const struct hd_cli_opts *o, char **args, int nargs, struct hd_cat
 	for (i = 0; i < o->ndbs; i++)
 		dbs[n++] = o->dbs[i];
 	memset(&c, 0, sizeof c);
-	if (o->format != NULL || o->run != NULL || o->lesson != NULL || o->all ||
-	    o->table != NULL)
-		hd_err_set(&e, HD_EXIT_INPUT, "--class", "--class writes its own files; it "
+	if (o->format != NULL || o->run != NULL || o->lesson != NULL || o->all || o->table != NULL)
+		hd_err_set(&e, HD_EXIT_INPUT, "--class",
+			   "--class writes its own files; it "
 			   "takes databases and -o DIR only");
 	else if (n == 0)
-		hd_err_set(&e, HD_EXIT_INPUT, "--class", "name the learners' databases: "
+		hd_err_set(&e, HD_EXIT_INPUT, "--class",
+			   "name the learners' databases: "
 			   "hdsim export --class DB... [-o DIR]");
 	else if (o->output != NULL && !hd_export_is_dir(o->output) && access(o->output, F_OK) == 0)
-		hd_err_set(&e, HD_EXIT_INPUT, o->output, "is a file; --class writes three files "
+		hd_err_set(&e, HD_EXIT_INPUT, o->output,
+			   "is a file; --class writes three files "
 			   "into a folder");
 	if (e.set || hd_export_class_load(&c, dbs, n, &e) != 0) {
 		status = fail_with(err, &e);

@@ -19,8 +19,10 @@ hd_cmd_list(struct hd_cmd_ctx *x)
 	hd_buf_init(&b);
 	hd_cmd_list_lessons(x, &b);
 	hd_buf_putc(&b, '\n');
-	hd_timeline_wrap(&b, "", "Run one with 'hdsim run NUMBER' or 'hdsim run ID'; "
-			 "'hdsim show ID' shows its text.", x->width, 0);
+	hd_timeline_wrap(&b, "",
+			 "Run one with 'hdsim run NUMBER' or 'hdsim run ID'; "
+			 "'hdsim show ID' shows its text.",
+			 x->width, 0);
 	hd_cmd_put(x, &b);
 	hd_buf_free(&b);
 	return status;

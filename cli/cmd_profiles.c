@@ -20,9 +20,11 @@ hd_cmd_profiles(struct hd_cmd_ctx *x)
 	if (x->nargs == 0) {
 		hd_profile_list(&b, x->width);
 		hd_buf_putc(&b, '\n');
-		hd_timeline_wrap(&b, "", "Use one with --profile NAME; 'hdsim profiles NAME' "
+		hd_timeline_wrap(&b, "",
+				 "Use one with --profile NAME; 'hdsim profiles NAME' "
 				 "shows every figure; doc/profile-format.md describes profile "
-				 "files.", x->width, 0);
+				 "files.",
+				 x->width, 0);
 		hd_cmd_put(x, &b);
 		hd_buf_free(&b);
 		return 0;

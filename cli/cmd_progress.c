@@ -160,7 +160,7 @@ put_lesson(struct hd_buf *b, const struct answers *a, size_t first, int width)
 		total++;
 		for (j = first; j < i && latest; j++)
 			latest = strcmp(a->v[j].lesson, lesson) != 0 ||
-				 strcmp(a->v[j].question, w->question) != 0;
+			    strcmp(a->v[j].question, w->question) != 0;
 		if (!latest)
 			continue;
 		answered++;
@@ -171,8 +171,7 @@ put_lesson(struct hd_buf *b, const struct answers *a, size_t first, int width)
 	if (answered - right - wrong > 0)
 		hd_buf_printf(b, ", %d not graded", answered - right - wrong);
 	if (total > answered)
-		hd_buf_printf(b, " (the latest answer to each question; %d answers in all)",
-			      total);
+		hd_buf_printf(b, " (the latest answer to each question; %d answers in all)", total);
 	hd_buf_putc(b, '\n');
 }
 
@@ -235,8 +234,9 @@ hd_cmd_progress(struct hd_cmd_ctx *x)
 	memset(&sb, 0, sizeof sb);
 	if (stat(path, &sb) == 0 || errno != ENOENT) {
 		if ((st = open_db(path, &sb, x->o->reset, &e)) == NULL ||
-		    (x->o->reset ? hd_store_progress_reset(st, who, lesson, &gone, &e) :
-		     hd_store_progress_each(st, who, lesson, keep_answer, &a, &e)) != 0) {
+		    (x->o->reset ?
+			 hd_store_progress_reset(st, who, lesson, &gone, &e) :
+			 hd_store_progress_each(st, who, lesson, keep_answer, &a, &e)) != 0) {
 			rc = hd_cmd_fail(x, &e);
 			goto out;
 		}

@@ -38,21 +38,26 @@ refresh_host_figures(struct hd_cmd_ctx *x, struct hd_profile *p, char *why, size
 	co.host_only = 1;
 	co.stop = &hd_cmd_stop;
 	hd_buf_init(&log);
-	fprintf(x->err, "hdsim: measuring this process's host figures (pageable copies, "
+	fprintf(x->err,
+		"hdsim: measuring this process's host figures (pageable copies, "
 		"pinning, API costs, managed-memory faults)...\n");
 	if (hd_real_calibrate(&co, &q, &log, &e) != 0) {
-		fprintf(x->err, "hdsim: host figures not measured again (%s): the calibrated "
-			"ones are used\n", e.msg);
+		fprintf(x->err,
+			"hdsim: host figures not measured again (%s): the calibrated "
+			"ones are used\n",
+			e.msg);
 		hd_buf_free(&log);
 		return;
 	}
 	hd_buf_free(&log);
-	fprintf(x->err, "hdsim: host memcpy HtoD %s (calibrated %s), DtoH %s (%s), pinning "
-		"%s (%s)\n", hd_fmt_rate(a, sizeof a, q.host_memcpy_h2d_bw),
+	fprintf(x->err,
+		"hdsim: host memcpy HtoD %s (calibrated %s), DtoH %s (%s), pinning "
+		"%s (%s)\n",
+		hd_fmt_rate(a, sizeof a, q.host_memcpy_h2d_bw),
 		hd_fmt_rate(b, sizeof b, p->host_memcpy_h2d_bw),
 		hd_fmt_rate(c, sizeof c, q.host_memcpy_d2h_bw),
-		hd_fmt_rate(d, sizeof d, p->host_memcpy_d2h_bw),
-		hd_fmt_rate(f, sizeof f, q.pin_bw), hd_fmt_rate(g, sizeof g, p->pin_bw));
+		hd_fmt_rate(d, sizeof d, p->host_memcpy_d2h_bw), hd_fmt_rate(f, sizeof f, q.pin_bw),
+		hd_fmt_rate(g, sizeof g, p->pin_bw));
 	fprintf(x->err, "hdsim: managed-memory faults %s per page (calibrated %s), at %s (%s)\n",
 		hd_fmt_time(u, sizeof u, q.um_fault), hd_fmt_time(v, sizeof v, p->um_fault),
 		hd_fmt_rate(a, sizeof a, q.um_fault_bw), hd_fmt_rate(b, sizeof b, p->um_fault_bw));
@@ -60,7 +65,8 @@ refresh_host_figures(struct hd_cmd_ctx *x, struct hd_profile *p, char *why, size
 	snprintf(q.origin, sizeof q.origin, "%s", p->origin);
 	*p = q;
 	len = strlen(why);
-	snprintf(why + len, n > len ? n - len : 0, "; host figures measured again in this "
+	snprintf(why + len, n > len ? n - len : 0,
+		 "; host figures measured again in this "
 		 "process");
 }
 
@@ -122,11 +128,12 @@ hd_cmd_real(struct hd_cmd_ctx *x)
 	rc = hd_verify_lessons(ls, n, &vo, &b, &res, &e);
 	hd_cmd_stop_release(&saved);
 	if (rc == 0)
-		hd_buf_printf(&b, "\n%d scenario%s measured, %d skipped; claims: %d verified, "
-			      "%d refuted, %d not checked; %d runs stored\n", res.scenarios_run,
-			      res.scenarios_run == 1 ? "" : "s", res.scenarios_skipped,
-			      res.claims_verified, res.claims_refuted, res.claims_unchecked,
-			      res.runs_stored);
+		hd_buf_printf(&b,
+			      "\n%d scenario%s measured, %d skipped; claims: %d verified, "
+			      "%d refuted, %d not checked; %d runs stored\n",
+			      res.scenarios_run, res.scenarios_run == 1 ? "" : "s",
+			      res.scenarios_skipped, res.claims_verified, res.claims_refuted,
+			      res.claims_unchecked, res.runs_stored);
 	hd_cmd_put(x, &b);
 	hd_buf_free(&b);
 	hd_verify_result_free(&res);
@@ -135,7 +142,8 @@ hd_cmd_real(struct hd_cmd_ctx *x)
 		return hd_cmd_fail(x, &e);
 	/* Skips alone do not fail a run; a run that measured nothing does. */
 	if (res.scenarios_run == 0 && res.scenarios_skipped > 0) {
-		fprintf(x->err, "hdsim: nothing was measured: every scenario asked for was "
+		fprintf(x->err,
+			"hdsim: nothing was measured: every scenario asked for was "
 			"skipped on this machine\n");
 		return HD_EXIT_FAIL;
 	}

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/units.h"
 #include "base/sanitize.h"
+#include "base/units.h"
 #include "cli/cmd.h"
 #include "lang/lesson.h"
 #include "real/cudagen.h"
@@ -93,15 +93,14 @@ show_ops(struct hd_buf *b, const struct hd_scenario *sc)
 			if (op->stream >= 0 && op->stream < sc->nstreams &&
 			    (op->kind == HD_OP_KERNEL || op->kind == HD_OP_RECORD ||
 			     op->kind == HD_OP_WAIT || op->kind == HD_OP_STREAM_SYNC ||
-			     op->kind == HD_OP_PREFETCH ||
-			     (op->kind == HD_OP_COPY && op->async)))
+			     op->kind == HD_OP_PREFETCH || (op->kind == HD_OP_COPY && op->async)))
 				hd_buf_printf(b, "  on %s", sc->streams[op->stream].name);
 		}
 		hd_buf_putc(b, '\n');
 		if (depth > 0)
 			stack[depth - 1]--;
-		if ((op->kind == HD_OP_REPEAT || op->kind == HD_OP_ON_RANK) &&
-		    op->body_len > 0 && depth < (int)HD_ARRAY_LEN(stack))
+		if ((op->kind == HD_OP_REPEAT || op->kind == HD_OP_ON_RANK) && op->body_len > 0 &&
+		    depth < (int)HD_ARRAY_LEN(stack))
 			stack[depth++] = op->body_len;
 	}
 }
@@ -183,9 +182,11 @@ hd_cmd_show(struct hd_cmd_ctx *x)
 	hd_buf_putc(&b, '\n');
 	if (hd_lesson_part(l) != NULL && hd_lesson_part(l)[0] != '\0')
 		hd_buf_printf(&b, "Part      %s\n", hd_lesson_part(l));
-	hd_buf_printf(&b, "Source    %s\n", hd_catalog_origin(x->cat, idx) != NULL &&
-		      strcmp(hd_catalog_origin(x->cat, idx), "built-in") == 0 ?
-		      hd_lesson_path(l) : hd_catalog_origin(x->cat, idx));
+	hd_buf_printf(&b, "Source    %s\n",
+		      hd_catalog_origin(x->cat, idx) != NULL &&
+			      strcmp(hd_catalog_origin(x->cat, idx), "built-in") == 0 ?
+			  hd_lesson_path(l) :
+			  hd_catalog_origin(x->cat, idx));
 	if (hd_lesson_summary(l) != NULL && hd_lesson_summary(l)[0] != '\0')
 		hd_timeline_wrap(&b, "Summary   ", hd_lesson_summary(l), x->width, 10);
 	if (hd_lesson_rule(l) != NULL && hd_lesson_rule(l)[0] != '\0') {
@@ -227,8 +228,8 @@ hd_cmd_show(struct hd_cmd_ctx *x)
 		fmt_knob(hi, sizeof hi, k->dim, k->max);
 		{
 			char first[128];
-			snprintf(first, sizeof first, "  %-12s %10s  (%s .. %s)  ", k->name, v,
-				 lo, hi);
+			snprintf(first, sizeof first, "  %-12s %10s  (%s .. %s)  ", k->name, v, lo,
+				 hi);
 			hd_timeline_wrap(&b, first, k->text != NULL ? k->text : "", x->width, 6);
 		}
 	}

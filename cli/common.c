@@ -153,8 +153,8 @@ hd_cmd_list_lessons(struct hd_cmd_ctx *x, struct hd_buf *b)
 				hd_buf_printf(b, "  %2d  %-*s  %.*s...", i + 1, idw,
 					      hd_lesson_id(l), room - 3, title);
 			else
-				hd_buf_printf(b, "  %2d  %-*s  %s", i + 1, idw,
-					      hd_lesson_id(l), title);
+				hd_buf_printf(b, "  %2d  %-*s  %s", i + 1, idw, hd_lesson_id(l),
+					      title);
 		}
 		if (orig != NULL && strcmp(orig, "built-in") != 0)
 			hd_buf_printf(b, "  (%s)", orig);
@@ -216,16 +216,16 @@ hd_cmd_run_print(struct hd_cmd_ctx *x, int idx)
 			names[0] = '\0';
 			for (i = 0; i < hd_lesson_nscenarios(l) && n < sizeof names; i++)
 				n += (size_t)snprintf(names + n, sizeof names - n, "%s%s",
-						      i ? ", " : "",
-						      hd_lesson_scenario_name(l, i));
-			hd_err_set(&e, HD_EXIT_INPUT, "--scenario", "lesson '%s' has no "
-				   "scenario '%s'; it has: %s", hd_lesson_id(l),
-				   x->o->scenario, names);
+						      i ? ", " : "", hd_lesson_scenario_name(l, i));
+			hd_err_set(&e, HD_EXIT_INPUT, "--scenario",
+				   "lesson '%s' has no "
+				   "scenario '%s'; it has: %s",
+				   hd_lesson_id(l), x->o->scenario, names);
 			return hd_cmd_fail(x, &e);
 		}
 	}
-	if (hd_run_lesson(&r, l, idx + 1, &x->profile, x->backend, x->o->sets,
-			  x->o->nsets, &e) != 0) {
+	if (hd_run_lesson(&r, l, idx + 1, &x->profile, x->backend, x->o->sets, x->o->nsets, &e) !=
+	    0) {
 		hd_run_free(&r);
 		return hd_cmd_fail(x, &e);
 	}

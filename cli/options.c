@@ -25,14 +25,12 @@ static const struct hd_cli_opt opt_table[] = {
 	{ "--set", 0, 1, HD_OPT_SET, "KNOB=VALUE",
 	  "change a knob, e.g. --set size=64MiB (repeatable)" },
 	{ "--json", 0, 0, HD_OPT_JSON, NULL, "write the run as one JSON object" },
-	{ "--plain", 0, 0, HD_OPT_PLAIN, NULL,
-	  "narrate the run line by line, for screen readers" },
+	{ "--plain", 0, 0, HD_OPT_PLAIN, NULL, "narrate the run line by line, for screen readers" },
 	{ "--no-color", 0, 0, HD_OPT_NO_COLOR, NULL,
 	  "no colour (nor with NO_COLOR, TERM=dumb, or a pipe)" },
 	{ "--width", 0, 1, HD_OPT_WIDTH, "N", "draw timelines N columns wide (at least 60)" },
 	{ "--real", 0, 0, HD_OPT_REAL, NULL, "run on this machine's GPU instead of the model" },
-	{ "--quick", 0, 0, HD_OPT_QUICK, NULL,
-	  "bench, calibrate: fewer sizes (a quick run)" },
+	{ "--quick", 0, 0, HD_OPT_QUICK, NULL, "bench, calibrate: fewer sizes (a quick run)" },
 	{ "--db", 0, 1, HD_OPT_DB, "FILE",
 	  "the database to store runs in (default $XDG_DATA_HOME/hdsim/hdsim.db)" },
 	{ "--cuda", 0, 0, HD_OPT_CUDA, NULL,
@@ -44,8 +42,7 @@ static const struct hd_cli_opt opt_table[] = {
 	  "progress: delete the learner's answers (of LESSON only, if named)" },
 	{ "--reduced-motion", 0, 0, HD_OPT_REDUCED_MOTION, NULL,
 	  "the lesson browser: no animation, playback jumps from event to event" },
-	{ "--format", 0, 1, HD_OPT_FORMAT, "F",
-	  "export: csv, json, perfetto, svg, html or md" },
+	{ "--format", 0, 1, HD_OPT_FORMAT, "F", "export: csv, json, perfetto, svg, html or md" },
 	{ "--output", 'o', 1, HD_OPT_OUTPUT, "FILE",
 	  "export: write to FILE (csv, svg: or a folder) instead of standard output" },
 	{ "--run", 0, 1, HD_OPT_RUN, "ID", "export: this stored run (and its pair)" },
@@ -72,7 +69,7 @@ find_opt(const char *name, size_t len, char short_name)
 	for (i = 0; i < HD_ARRAY_LEN(opt_table); i++) {
 		const struct hd_cli_opt *p = &opt_table[i];
 		if (short_name != 0 ? p->short_name == short_name :
-		    strlen(p->name) == len && strncmp(p->name, name, len) == 0)
+				      strlen(p->name) == len && strncmp(p->name, name, len) == 0)
 			return p;
 	}
 	return NULL;
@@ -148,8 +145,10 @@ set_opt(struct hd_cli_opts *o, const struct hd_cli_opt *p, const char *val, FILE
 		errno = 0;
 		w = strtol(val, &end, 10);
 		if (errno != 0 || end == val || *end != '\0' || w < 1 || w > 1000) {
-			fprintf(err, "hdsim: --width wants a number of columns from %d to 1000, "
-				"not '%s'\n", HD_TL_MIN_WIDTH, val);
+			fprintf(err,
+				"hdsim: --width wants a number of columns from %d to 1000, "
+				"not '%s'\n",
+				HD_TL_MIN_WIDTH, val);
 			return HD_EXIT_INPUT;
 		}
 		o->width = (int)w;
@@ -188,14 +187,16 @@ hd_cli_parse(int argc, char **argv, struct hd_cli_opts *o, FILE *err)
 				val = eq + 1;
 		}
 		if (p == NULL) {
-			fprintf(err, "hdsim: unknown option '%.*s'; see 'hdsim --help'\n",
-				(int)len, a);
+			fprintf(err, "hdsim: unknown option '%.*s'; see 'hdsim --help'\n", (int)len,
+				a);
 			return HD_EXIT_INPUT;
 		}
 		if (p->takes_arg && val == NULL) {
 			if (i + 1 >= argc) {
-				fprintf(err, "hdsim: option '%s' needs a value (%s); "
-					"see 'hdsim --help'\n", p->name, p->arg_name);
+				fprintf(err,
+					"hdsim: option '%s' needs a value (%s); "
+					"see 'hdsim --help'\n",
+					p->name, p->arg_name);
 				return HD_EXIT_INPUT;
 			}
 			val = argv[++i];

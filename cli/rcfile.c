@@ -38,8 +38,9 @@ hd_rcfile_file_learner(void)
 			continue;
 		for (v++; *v == ' ' || *v == '\t'; v++)
 			;
-		for (end = v + strlen(v); end > v && (end[-1] == '\n' || end[-1] == '\r' ||
-						      end[-1] == ' ' || end[-1] == '\t'); end--)
+		for (end = v + strlen(v); end > v &&
+		     (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' ' || end[-1] == '\t');
+		     end--)
 			;
 		if (end > v) {
 			snprintf(name, sizeof name, "%.*s", (int)(end - v), v);

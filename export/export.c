@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "base/paths.h"
-#include "ir/backend.h"
 #include "export/export.h"
+#include "ir/backend.h"
 #include "lang/lesson.h"
 #include "render/report.h"
 #include "run/backends.h"
@@ -28,8 +28,10 @@ static const char *const format_names[HD_EXPORT__COUNT] = {
 };
 
 static const char *const table_names[HD_EXPORT_TABLE__COUNT] = {
-	[HD_EXPORT_RUNS] = "runs", [HD_EXPORT_SPANS] = "spans",
-	[HD_EXPORT_CLAIMS] = "claims", [HD_EXPORT_PROGRESS] = "progress",
+	[HD_EXPORT_RUNS] = "runs",
+	[HD_EXPORT_SPANS] = "spans",
+	[HD_EXPORT_CLAIMS] = "claims",
+	[HD_EXPORT_PROGRESS] = "progress",
 };
 
 int
@@ -42,8 +44,10 @@ hd_export_format_parse(const char *name, enum hd_export_format *f, struct hd_err
 			*f = (enum hd_export_format)i;
 			return 0;
 		}
-	hd_err_set(e, HD_EXIT_INPUT, "--format", "unknown export format '%s'; the formats "
-		   "are csv, json, perfetto, svg, html and md", name ? name : "");
+	hd_err_set(e, HD_EXIT_INPUT, "--format",
+		   "unknown export format '%s'; the formats "
+		   "are csv, json, perfetto, svg, html and md",
+		   name ? name : "");
 	return -1;
 }
 
@@ -63,8 +67,10 @@ hd_export_table_parse(const char *name, enum hd_export_table *t, struct hd_err *
 			*t = (enum hd_export_table)i;
 			return 0;
 		}
-	hd_err_set(e, HD_EXIT_INPUT, "--table", "unknown table '%s'; the tables are runs, "
-		   "spans, claims and progress", name ? name : "");
+	hd_err_set(e, HD_EXIT_INPUT, "--table",
+		   "unknown table '%s'; the tables are runs, "
+		   "spans, claims and progress",
+		   name ? name : "");
 	return -1;
 }
 
@@ -151,8 +157,8 @@ dup_or(const char *s, const char *none)
 }
 
 void
-hd_export_answer_copy(struct hd_export_answer *a, const char *db,
-		      const struct hd_store_progress *p, bool blank)
+hd_export_answer_copy(struct hd_export_answer *a, const char *db, const struct hd_store_progress *p,
+		      bool blank)
 {
 	const char *none = blank ? "" : NULL;
 
@@ -182,8 +188,7 @@ keep_answer(void *ctx, const struct hd_store_progress *p)
 	struct hd_export_set *s = ac->s;
 	struct hd_export_answer *a;
 
-	s->answers = hd_xgrow(s->answers, &s->answers_cap, s->nanswers + 1,
-			      sizeof *s->answers);
+	s->answers = hd_xgrow(s->answers, &s->answers_cap, s->nanswers + 1, sizeof *s->answers);
 	a = &s->answers[s->nanswers++];
 	memset(a, 0, sizeof *a);
 	hd_export_answer_copy(a, ac->db, p, false);
@@ -255,7 +260,7 @@ hd_export_load(struct hd_export_set *s, const char *path, const struct hd_export
 		struct hd_store_run_info info;
 
 		if (!has_id(ids.v, ids.n, sel->run)) {
-			rc = 0;     /* not here; the caller decides whether anywhere */
+			rc = 0; /* not here; the caller decides whether anywhere */
 			goto out;
 		}
 		if (hd_store_run_info(st, sel->run, &info, e) != 0)
@@ -310,8 +315,8 @@ out:
 }
 
 int
-hd_export_simulate(struct hd_export_set *s, const struct hd_lesson *l,
-		   const struct hd_profile *p, struct hd_err *e)
+hd_export_simulate(struct hd_export_set *s, const struct hd_lesson *l, const struct hd_profile *p,
+		   struct hd_err *e)
 {
 	struct hd_run r;
 	char *params;
@@ -422,16 +427,15 @@ hd_export_group_run(const struct hd_export_group *g)
 /* ---- writing ---------------------------------------------------------------- */
 
 /* The writers of the formats that are one document (csv is one per table). */
-static void (*const writers[HD_EXPORT__COUNT])(const struct hd_export_set *,
-					       struct hd_exw *) = {
+static void (*const writers[HD_EXPORT__COUNT])(const struct hd_export_set *, struct hd_exw *) = {
 	[HD_EXPORT_JSON] = hd_export_json, [HD_EXPORT_PERFETTO] = hd_export_perfetto,
-	[HD_EXPORT_SVG] = hd_export_svg, [HD_EXPORT_HTML] = hd_export_html,
+	[HD_EXPORT_SVG] = hd_export_svg,   [HD_EXPORT_HTML] = hd_export_html,
 	[HD_EXPORT_MD] = hd_export_md,
 };
 
 void
-hd_export_write(const struct hd_export_set *s, enum hd_export_format f,
-		enum hd_export_table t, struct hd_exw *w)
+hd_export_write(const struct hd_export_set *s, enum hd_export_format f, enum hd_export_table t,
+		struct hd_exw *w)
 {
 	if ((unsigned)f >= HD_EXPORT__COUNT || writers[f] == NULL)
 		hd_export_csv(s, t, w);
@@ -470,8 +474,11 @@ write_in_place(const char *path, void (*fill)(void *ctx, struct hd_exw *w), void
 	int fd, rc;
 
 	if ((fd = open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)) < 0) {
-		hd_err_set(e, HD_EXIT_FAIL, path, errno == ENXIO ? "nothing is reading from it "
-			   "(a FIFO or socket): %s" : "cannot write: %s", strerror(errno));
+		hd_err_set(e, HD_EXIT_FAIL, path,
+			   errno == ENXIO ? "nothing is reading from it "
+					    "(a FIFO or socket): %s" :
+					    "cannot write: %s",
+			   strerror(errno));
 		return -1;
 	}
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
@@ -527,8 +534,8 @@ out:
 }
 
 int
-hd_export_to_file(const char *path, FILE *out, void (*fill)(void *ctx, struct hd_exw *w),
-		  void *ctx, struct hd_err *e)
+hd_export_to_file(const char *path, FILE *out, void (*fill)(void *ctx, struct hd_exw *w), void *ctx,
+		  struct hd_err *e)
 {
 	struct stat st;
 	char *target = NULL;
@@ -596,7 +603,9 @@ file_part(char *out, size_t n, const char *s)
 		unsigned char c = (unsigned char)*s;
 
 		out[j++] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			   (c >= '0' && c <= '9') || c == '-' || c == '_' ? (char)c : '_';
+			(c >= '0' && c <= '9') || c == '-' || c == '_' ?
+		    (char)c :
+		    '_';
 	}
 	out[j] = '\0';
 }
@@ -713,14 +722,16 @@ hd_export_write_dir(const struct hd_export_set *s, enum hd_export_format f, cons
 		return write_csv_dir(s, dir, out, e);
 	if (f == HD_EXPORT_SVG)
 		return write_svg_dir(s, dir, out, e);
-	hd_err_set(e, HD_EXIT_INPUT, dir, "is a folder; --format %s writes one file (only "
-		   "csv without --table, and svg, write into a folder)", format_names[f]);
+	hd_err_set(e, HD_EXIT_INPUT, dir,
+		   "is a folder; --format %s writes one file (only "
+		   "csv without --table, and svg, write into a folder)",
+		   format_names[f]);
 	return -1;
 }
 
 int
-hd_export_write_file(const struct hd_export_set *s, enum hd_export_format f,
-		     enum hd_export_table t, const char *path, FILE *out, struct hd_err *e)
+hd_export_write_file(const struct hd_export_set *s, enum hd_export_format f, enum hd_export_table t,
+		     const char *path, FILE *out, struct hd_err *e)
 {
 	struct fill_set fs = { s, f, t };
 

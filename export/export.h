@@ -16,11 +16,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "lang/catalog.h"
 #include "export/export_write.h"
+#include "ir/trace.h"
+#include "lang/catalog.h"
 #include "profile/profile.h"
 #include "store/store.h"
-#include "ir/trace.h"
 
 enum hd_export_format {
 	HD_EXPORT_CSV,
@@ -49,7 +49,7 @@ const char *hd_export_table_name(enum hd_export_table t);
 /* One run: what the store says about it, and its trace. */
 struct hd_export_run {
 	struct hd_store_run_info info;
-	char *db;                   /* the database it came from; NULL: simulated now */
+	char *db; /* the database it came from; NULL: simulated now */
 	struct hd_trace *trace;
 };
 
@@ -74,30 +74,30 @@ struct hd_export_set {
 	size_t nruns, runs_cap;
 	struct hd_export_answer *answers;
 	size_t nanswers, answers_cap;
-	char *note;                 /* where the runs came from, when not a database */
+	char *note; /* where the runs came from, when not a database */
 };
 
 /* What to read from a database. */
 struct hd_export_select {
-	int64_t run;                /* > 0: this run and its pair */
-	const char *lesson;         /* non-NULL: this lesson's runs and answers */
-	const char *learner;        /* non-NULL: this learner's answers only */
-	bool answers;               /* read answers at all (not with run) */
+	int64_t run;         /* > 0: this run and its pair */
+	const char *lesson;  /* non-NULL: this lesson's runs and answers */
+	const char *learner; /* non-NULL: this learner's answers only */
+	bool answers;        /* read answers at all (not with run) */
 };
 
 void hd_export_set_init(struct hd_export_set *s);
-void hd_export_set_free(struct hd_export_set *s);       /* accepts NULL */
+void hd_export_set_free(struct hd_export_set *s); /* accepts NULL */
 /*
  * Add what sel picks from the database at path (opened read-only, so a
  * newer or foreign file is refused and never changed).  Returns how many
  * runs were added, or -1 with e set and the set unchanged.
  */
-int hd_export_load(struct hd_export_set *s, const char *path,
-		   const struct hd_export_select *sel, struct hd_err *e);
+int hd_export_load(struct hd_export_set *s, const char *path, const struct hd_export_select *sel,
+		   struct hd_err *e);
 /* Add a run made now (ownership of trace and of info's strings passes to
  * the set); db NULL marks it as not stored. */
-void hd_export_add_run(struct hd_export_set *s, const char *db,
-		       struct hd_store_run_info *info, struct hd_trace *trace);
+void hd_export_add_run(struct hd_export_set *s, const char *db, struct hd_store_run_info *info,
+		       struct hd_trace *trace);
 /*
  * Run lesson l on the simulator with profile p (default knobs) and add its
  * predicted runs and claims, marked as simulated now.  0, or -1 with e set.
@@ -126,8 +126,7 @@ void hd_export_perfetto(const struct hd_export_set *s, struct hd_exw *w);
 void hd_export_svg(const struct hd_export_set *s, struct hd_exw *w);
 /* One scenario group's timeline as an <svg> element; `standalone` adds the
  * XML declaration and namespace for a file of its own. */
-void hd_export_svg_timeline(const struct hd_export_group *g, struct hd_exw *w,
-			    bool standalone);
+void hd_export_svg_timeline(const struct hd_export_group *g, struct hd_exw *w, bool standalone);
 /* A lesson's predicted-vs-measured makespan chart over groups[0..n). */
 void hd_export_svg_chart(const char *lesson, const struct hd_export_group *g, size_t n,
 			 struct hd_exw *w, bool standalone);
@@ -135,8 +134,8 @@ void hd_export_html(const struct hd_export_set *s, struct hd_exw *w);
 void hd_export_md(const struct hd_export_set *s, struct hd_exw *w);
 
 /* Write one format of s to w (csv: table t). */
-void hd_export_write(const struct hd_export_set *s, enum hd_export_format f,
-		     enum hd_export_table t, struct hd_exw *w);
+void hd_export_write(const struct hd_export_set *s, enum hd_export_format f, enum hd_export_table t,
+		     struct hd_exw *w);
 
 /*
  * Write `fill` output to path.  A regular file (or a new one) is written
@@ -147,18 +146,18 @@ void hd_export_write(const struct hd_export_set *s, enum hd_export_format f,
  * replaced; a FIFO with no reader and a folder are refused.  path NULL
  * writes to out instead.  0, or -1 with e set and no file left behind.
  */
-int hd_export_to_file(const char *path, FILE *out,
-		      void (*fill)(void *ctx, struct hd_exw *w), void *ctx, struct hd_err *e);
+int hd_export_to_file(const char *path, FILE *out, void (*fill)(void *ctx, struct hd_exw *w),
+		      void *ctx, struct hd_err *e);
 
 /* ---- the class ----------------------------------------------------------- */
 
 /* One learner's latest answer to one question, merged over databases. */
 struct hd_export_class_row {
-	struct hd_export_answer a;  /* the newest answer */
-	int attempts;               /* answers given to this question in all */
+	struct hd_export_answer a; /* the newest answer */
+	int attempts;              /* answers given to this question in all */
 };
 struct hd_export_class {
-	struct hd_export_class_row *rows;   /* sorted: learner, lesson, question */
+	struct hd_export_class_row *rows; /* sorted: learner, lesson, question */
 	size_t nrows, rows_cap;
 	char **dbs;
 	int ndbs;
@@ -169,8 +168,7 @@ struct hd_export_class {
  * databases is one learner.  0, or -1 with e set (a missing, corrupt,
  * foreign or newer database) and nothing kept.
  */
-int hd_export_class_load(struct hd_export_class *c, char *const *dbs, int n,
-			 struct hd_err *e);
+int hd_export_class_load(struct hd_export_class *c, char *const *dbs, int n, struct hd_err *e);
 void hd_export_class_free(struct hd_export_class *c);
 /* answers.csv: a row per learner and question, with an empty comments column. */
 void hd_export_class_answers(const struct hd_export_class *c, struct hd_exw *w);
@@ -194,16 +192,15 @@ bool hd_export_is_dir(const char *path);
 /* The set in format f (csv: table t) to path, replaced atomically, or to out
  * when path is NULL.  0, or -1 with e set and nothing replaced. */
 int hd_export_write_file(const struct hd_export_set *s, enum hd_export_format f,
-			 enum hd_export_table t, const char *path, FILE *out,
-			 struct hd_err *e);
+			 enum hd_export_table t, const char *path, FILE *out, struct hd_err *e);
 /* csv (one file per table) or svg (one timeline per scenario, one chart per
  * lesson) into folder dir, made if missing, printing each path to out.  Other
  * formats are refused.  0, or -1 with e set. */
-int hd_export_write_dir(const struct hd_export_set *s, enum hd_export_format f,
-			const char *dir, FILE *out, struct hd_err *e);
+int hd_export_write_dir(const struct hd_export_set *s, enum hd_export_format f, const char *dir,
+			FILE *out, struct hd_err *e);
 /* answers.csv, gradebook.csv and class.html into folder dir, made if
  * missing, printing each path to out.  0, or -1 with e set. */
-int hd_export_class_write(const struct hd_export_class *c, struct hd_catalog *cat,
-			  const char *dir, FILE *out, struct hd_err *e);
+int hd_export_class_write(const struct hd_export_class *c, struct hd_catalog *cat, const char *dir,
+			  FILE *out, struct hd_err *e);
 
 #endif

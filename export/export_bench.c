@@ -17,8 +17,8 @@
 
 #include "export/export.h"
 
-#define BENCH_RUNS 100
-#define BENCH_SPANS 10000
+#define BENCH_RUNS     100
+#define BENCH_SPANS    10000
 #define BENCH_TARGET_S 2.0
 
 static double
@@ -72,17 +72,25 @@ bench_trace(size_t n, int stretch)
 		hd_time d = (hd_time)20000000 * (1000 + stretch) / 1000;
 		int copy = step % 2 == 0, op = (int)(step % 8);
 		uint32_t iter = (uint32_t)(step / 8);
-		struct hd_span s = { .lane = api, .op = op, .iter = iter, .kind = HD_SPAN_API,
-				     .start = now, .end = now + 2000000,
+		struct hd_span s = { .lane = api,
+				     .op = op,
+				     .iter = iter,
+				     .kind = HD_SPAN_API,
+				     .start = now,
+				     .end = now + 2000000,
 				     .label = lab[copy ? 0 : 1] };
 
 		hd_trace_add(t, &s);
 		if (++k == n)
 			break;
-		s = (struct hd_span){ .lane = st, .op = op, .iter = iter,
+		s = (struct hd_span){ .lane = st,
+				      .op = op,
+				      .iter = iter,
 				      .kind = copy ? HD_SPAN_COPY : HD_SPAN_KERNEL,
-				      .start = now + 3000000, .end = now + 3000000 + d,
-				      .bytes = copy ? 1u << 20 : 0, .label = lab[copy ? 3 : 4] };
+				      .start = now + 3000000,
+				      .end = now + 3000000 + d,
+				      .bytes = copy ? 1u << 20 : 0,
+				      .label = lab[copy ? 3 : 4] };
 		hd_trace_add(t, &s);
 		if (++k == n)
 			break;
@@ -93,9 +101,13 @@ bench_trace(size_t n, int stretch)
 		if (step % 4 == 3) {
 			hd_time end = now + 3000000 + d;
 
-			s = (struct hd_span){ .lane = api, .op = 8, .iter = iter,
-					      .kind = HD_SPAN_API, .start = now + 2500000,
-					      .end = end + 1000000, .label = lab[2] };
+			s = (struct hd_span){ .lane = api,
+					      .op = 8,
+					      .iter = iter,
+					      .kind = HD_SPAN_API,
+					      .start = now + 2500000,
+					      .end = end + 1000000,
+					      .label = lab[2] };
 			hd_trace_add(t, &s);
 			if (++k == n)
 				break;
@@ -108,8 +120,11 @@ bench_trace(size_t n, int stretch)
 				break;
 			now = end + 1500000;
 		} else {
-			s = (struct hd_span){ .lane = host, .op = -1, .kind = HD_SPAN_HOST,
-					      .start = now + 2000000, .end = now + 2800000 };
+			s = (struct hd_span){ .lane = host,
+					      .op = -1,
+					      .kind = HD_SPAN_HOST,
+					      .start = now + 2000000,
+					      .end = now + 2800000 };
 			hd_trace_add(t, &s);
 			if (++k == n)
 				break;
@@ -124,10 +139,14 @@ static int
 bench_db(const char *path, struct hd_err *e)
 {
 	struct hd_store *s = hd_store_open(path, HD_STORE_RW, e);
-	struct hd_store_machine m = { .hostname = "bench", .gpu_name = "bench GPU",
-				      .driver = "0", .cuda_runtime = "0", .gpu_count = 1 };
-	struct hd_store_claim c = { 0, "copies overlap kernels", "time(h2d) < makespan", 1, 1, 2,
-				    "holds" };
+	struct hd_store_machine m = { .hostname = "bench",
+				      .gpu_name = "bench GPU",
+				      .driver = "0",
+				      .cuda_runtime = "0",
+				      .gpu_count = 1 };
+	struct hd_store_claim c = {
+		0, "copies overlap kernels", "time(h2d) < makespan", 1, 1, 2, "holds"
+	};
 	struct hd_trace *p = bench_trace(BENCH_SPANS, 0), *q = bench_trace(BENCH_SPANS, 80);
 	char lesson[32], scen[32];
 	int i, rc = 0;
@@ -135,9 +154,14 @@ bench_db(const char *path, struct hd_err *e)
 	if (s == NULL)
 		rc = -1;
 	for (i = 0; rc == 0 && i < BENCH_RUNS / 2; i++) {
-		struct hd_store_run r = { .lesson = lesson, .scenario = scen, .backend = "sim",
-					  .source = "predicted", .profile_name = "bench",
-					  .profile_text = "bench\n", .status = "ok", .repeats = 1 };
+		struct hd_store_run r = { .lesson = lesson,
+					  .scenario = scen,
+					  .backend = "sim",
+					  .source = "predicted",
+					  .profile_name = "bench",
+					  .profile_text = "bench\n",
+					  .status = "ok",
+					  .repeats = 1 };
 		int64_t pid;
 
 		snprintf(lesson, sizeof lesson, "bench-lesson-%d", i / 5);
@@ -224,7 +248,8 @@ hd_export_bench(FILE *out)
 		return HD_EXIT_FAIL;
 	}
 	db = hd_xasprintf("%s/bench.db", tmpl);
-	fprintf(out, "\n'hdsim export --all' of %d runs x %s spans (%d predicted and measured "
+	fprintf(out,
+		"\n'hdsim export --all' of %d runs x %s spans (%d predicted and measured "
 		"pairs):\nread from the database and written to a file, one run each; wall "
 		"time, then CPU time\n",
 		BENCH_RUNS, "10,000", BENCH_RUNS / 2);

@@ -82,7 +82,7 @@ static bool
 same_key(const struct hd_export_answer *a, const struct hd_export_answer *b)
 {
 	return strcmp(a->learner, b->learner) == 0 && strcmp(a->lesson, b->lesson) == 0 &&
-	       strcmp(a->question, b->question) == 0;
+	    strcmp(a->question, b->question) == 0;
 }
 
 int
@@ -152,7 +152,8 @@ hd_export_class_answers(const struct hd_export_class *c, struct hd_exw *w)
 {
 	size_t i;
 
-	hd_exw_puts(w, "learner,lesson,question,answer,result,correct,confidence,seconds,hints,"
+	hd_exw_puts(w,
+		    "learner,lesson,question,answer,result,correct,confidence,seconds,hints,"
 		    "attempts,answered_at,database,comments" EOL);
 	for (i = 0; i < c->nrows; i++) {
 		const struct hd_export_answer *a = &c->rows[i].a;
@@ -219,8 +220,8 @@ find_sorted(const char *const *v, size_t n, const char *s)
 /* Points possible for each lesson: its questions in the catalogue, else the
  * most questions any learner answered in it.  pts[j] for lessons[j]. */
 static int *
-points_possible(const struct hd_export_class *c, struct hd_catalog *cat,
-		const char *const *lessons, size_t nz)
+points_possible(const struct hd_export_class *c, struct hd_catalog *cat, const char *const *lessons,
+		size_t nz)
 {
 	int *pts = hd_xcalloc(nz + 1, sizeof *pts);
 	size_t i, j, k;
@@ -228,9 +229,10 @@ points_possible(const struct hd_export_class *c, struct hd_catalog *cat,
 
 	/* rows are sorted by learner, then lesson: one run per pair */
 	for (i = 0; i < c->nrows; i = j) {
-		for (j = i, n = 0; j < c->nrows &&
-		     strcmp(c->rows[j].a.learner, c->rows[i].a.learner) == 0 &&
-		     strcmp(c->rows[j].a.lesson, c->rows[i].a.lesson) == 0; j++)
+		for (j = i, n = 0;
+		     j < c->nrows && strcmp(c->rows[j].a.learner, c->rows[i].a.learner) == 0 &&
+		     strcmp(c->rows[j].a.lesson, c->rows[i].a.lesson) == 0;
+		     j++)
 			n++;
 		k = find_sorted(lessons, nz, c->rows[i].a.lesson);
 		if (k < nz && n > pts[k])
@@ -288,8 +290,7 @@ score(const struct hd_export_class *c, const char *learner, const char *lesson, 
 }
 
 void
-hd_export_class_gradebook(const struct hd_export_class *c, struct hd_catalog *cat,
-			  struct hd_exw *w)
+hd_export_class_gradebook(const struct hd_export_class *c, struct hd_catalog *cat, struct hd_exw *w)
 {
 	const char **learners, **lessons;
 	size_t nl = distinct(c, 0, &learners), nz = distinct(c, 1, &lessons), i, j;
@@ -340,7 +341,7 @@ td(struct hd_exw *w, const char *s, bool num)
 /* Per-question figures over the class. */
 struct qstat {
 	const char *lesson, *question;
-	size_t first;           /* the first row answering it */
+	size_t first; /* the first row answering it */
 	int answered, right, wrong, sure_wrong, conf_n, hints;
 	double conf, seconds;
 };
@@ -417,12 +418,12 @@ question_stats(const struct hd_export_class *c, struct qstat **out)
 
 /* The summary's look: plain tables, print-friendly, nothing fetched. */
 static const char css[] =
-	"body{font-family:DejaVu Sans,Helvetica,Arial,sans-serif;margin:2em;color:#222;"
-	"max-width:1100px}\n"
-	"table{border-collapse:collapse;margin:0.6em 0 1.2em}\n"
-	"th,td{border:1px solid #ccc;padding:3px 7px;text-align:left}\n"
-	"th{background:#f0f0f0}td.num{text-align:right}\n"
-	"h2{border-bottom:1px solid #ccc;margin-top:1.5em}\n";
+    "body{font-family:DejaVu Sans,Helvetica,Arial,sans-serif;margin:2em;color:#222;"
+    "max-width:1100px}\n"
+    "table{border-collapse:collapse;margin:0.6em 0 1.2em}\n"
+    "th,td{border:1px solid #ccc;padding:3px 7px;text-align:left}\n"
+    "th{background:#f0f0f0}td.num{text-align:right}\n"
+    "h2{border-bottom:1px solid #ccc;margin-top:1.5em}\n";
 
 void
 hd_export_class_html(const struct hd_export_class *c, struct hd_catalog *cat, struct hd_exw *w)
@@ -436,7 +437,8 @@ hd_export_class_html(const struct hd_export_class *c, struct hd_catalog *cat, st
 	int k;
 
 	hd_export_page_open(w, "hdsim class summary", css);
-	hd_exw_printf(w, "<p>%zu learner%s, %zu lesson%s, %zu answer%s counted (the newest "
+	hd_exw_printf(w,
+		      "<p>%zu learner%s, %zu lesson%s, %zu answer%s counted (the newest "
 		      "answer of each learner to each question) from %d database%s:",
 		      nl, nl == 1 ? "" : "s", nz, nz == 1 ? "" : "s", c->nrows,
 		      c->nrows == 1 ? "" : "s", c->ndbs, c->ndbs == 1 ? "" : "s");
@@ -444,7 +446,8 @@ hd_export_class_html(const struct hd_export_class *c, struct hd_catalog *cat, st
 		hd_exw_puts(w, k > 0 ? ", " : " ");
 		hd_exw_xml(w, c->dbs[k]);
 	}
-	hd_exw_puts(w, ".</p>\n<h2>Lessons</h2>\n<table>\n<tr><th>lesson</th><th>learners</th>"
+	hd_exw_puts(w,
+		    ".</p>\n<h2>Lessons</h2>\n<table>\n<tr><th>lesson</th><th>learners</th>"
 		    "<th>points possible</th><th>mean score</th><th>answers right</th></tr>\n");
 	for (j = 0; j < nz; j++) {
 		int who = 0, right = 0, all = 0;
@@ -469,26 +472,31 @@ hd_export_class_html(const struct hd_export_class *c, struct hd_catalog *cat, st
 		td(w, buf, true);
 		hd_exw_puts(w, "</tr>\n");
 	}
-	hd_exw_puts(w, "</table>\n<h2>Questions</h2>\n<p>\"Sure but wrong\": answered wrong with "
+	hd_exw_puts(w,
+		    "</table>\n<h2>Questions</h2>\n<p>\"Sure but wrong\": answered wrong with "
 		    "confidence 4 or 5 of 5, where a misconception is likely.</p>\n");
 	/* a bar per question: the share answered right */
-	hd_exw_printf(w, "<figure><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"900\" "
+	hd_exw_printf(w,
+		      "<figure><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"900\" "
 		      "height=\"%zu\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
 		      "font-size=\"11\"><title>Share of the class answering each question "
-		      "right</title>\n", nq * 20 + 10);
+		      "right</title>\n",
+		      nq * 20 + 10);
 	for (i = 0; i < nq; i++) {
 		double share = q[i].answered > 0 ? (double)q[i].right / q[i].answered : 0;
 
 		snprintf(buf, sizeof buf, "%s / %.30s", q[i].lesson, q[i].question);
 		hd_exw_printf(w, "<text x=\"5\" y=\"%zu\">", i * 20 + 19);
 		hd_exw_xml(w, buf);
-		hd_exw_printf(w, "</text><rect x=\"320\" y=\"%zu\" width=\"500\" height=\"14\" "
+		hd_exw_printf(w,
+			      "</text><rect x=\"320\" y=\"%zu\" width=\"500\" height=\"14\" "
 			      "fill=\"#eeeeee\"/><rect x=\"320\" y=\"%zu\" width=\"%.1f\" "
 			      "height=\"14\" fill=\"#59a14f\"/><text x=\"828\" y=\"%zu\">%.0f %%"
-			      "</text>\n", i * 20 + 8, i * 20 + 8, 500 * share, i * 20 + 19,
-			      100 * share);
+			      "</text>\n",
+			      i * 20 + 8, i * 20 + 8, 500 * share, i * 20 + 19, 100 * share);
 	}
-	hd_exw_puts(w, "</svg></figure>\n<table>\n<tr><th>lesson</th><th>question</th>"
+	hd_exw_puts(w,
+		    "</svg></figure>\n<table>\n<tr><th>lesson</th><th>question</th>"
 		    "<th>answered</th><th>right</th><th>wrong</th><th>sure but wrong</th>"
 		    "<th>mean confidence</th><th>mean time</th><th>mean hints</th></tr>\n");
 	for (i = 0; i < nq; i++) {

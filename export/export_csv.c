@@ -53,7 +53,8 @@ runs(const struct hd_export_set *s, struct hd_exw *w)
 {
 	size_t i;
 
-	hd_exw_puts(w, "database,run,lesson,scenario,source,backend,profile,status,makespan_ps,"
+	hd_exw_puts(w,
+		    "database,run,lesson,scenario,source,backend,profile,status,makespan_ps,"
 		    "spans,pair_run,params,warmup,repeats,timer,created,hdsim_version,note,"
 		    "hostname,gpu_name,gpu_uuid,pci_bus_id,driver,cuda_runtime" EOL);
 	for (i = 0; i < s->nruns; i++) {
@@ -96,7 +97,8 @@ spans(const struct hd_export_set *s, struct hd_exw *w)
 {
 	size_t i, k;
 
-	hd_exw_puts(w, "database,run,seq,lane,lane_name,lane_kind,rank,lane_index,op,iter,kind,"
+	hd_exw_puts(w,
+		    "database,run,seq,lane,lane_name,lane_kind,rank,lane_index,op,iter,kind,"
 		    "why,start_ps,end_ps,duration_ps,bytes,label,spread_ps" EOL);
 	for (i = 0; i < s->nruns; i++) {
 		const struct hd_export_run *r = &s->runs[i];
@@ -122,8 +124,9 @@ spans(const struct hd_export_set *s, struct hd_exw *w)
 			csv_int(w, sp->end);
 			csv_int(w, sp->end - sp->start);
 			csv_int(w, (int64_t)sp->bytes);
-			csv_str(w, sp->label >= 0 && sp->label < t->nstrings ?
-				t->strings[sp->label] : NULL);
+			csv_str(w,
+				sp->label >= 0 && sp->label < t->nstrings ? t->strings[sp->label] :
+									    NULL);
 			csv_int(w, sp->spread);
 			hd_exw_puts(w, EOL);
 			hd_exw_tick(w);
@@ -143,7 +146,8 @@ claims(const struct hd_export_set *s, struct hd_exw *w)
 	size_t i;
 	int k;
 
-	hd_exw_puts(w, "database,run,lesson,scenario,source,claim,text,expr,outcome,lhs,rhs,"
+	hd_exw_puts(w,
+		    "database,run,lesson,scenario,source,claim,text,expr,outcome,lhs,rhs,"
 		    "detail" EOL);
 	for (i = 0; i < s->nruns; i++) {
 		const struct hd_export_run *r = &s->runs[i];
@@ -177,7 +181,8 @@ progress(const struct hd_export_set *s, struct hd_exw *w)
 {
 	size_t i;
 
-	hd_exw_puts(w, "database,id,learner,lesson,question,answer,result,confidence,seconds,"
+	hd_exw_puts(w,
+		    "database,id,learner,lesson,question,answer,result,confidence,seconds,"
 		    "hints,profile,created" EOL);
 	for (i = 0; i < s->nanswers; i++) {
 		const struct hd_export_answer *a = &s->answers[i];
@@ -204,9 +209,11 @@ void
 hd_export_csv(const struct hd_export_set *s, enum hd_export_table t, struct hd_exw *w)
 {
 	static void (*const table[HD_EXPORT_TABLE__COUNT])(const struct hd_export_set *,
-							    struct hd_exw *) = {
-		[HD_EXPORT_RUNS] = runs, [HD_EXPORT_SPANS] = spans,
-		[HD_EXPORT_CLAIMS] = claims, [HD_EXPORT_PROGRESS] = progress,
+							   struct hd_exw *) = {
+		[HD_EXPORT_RUNS] = runs,
+		[HD_EXPORT_SPANS] = spans,
+		[HD_EXPORT_CLAIMS] = claims,
+		[HD_EXPORT_PROGRESS] = progress,
 	};
 
 	table[(unsigned)t < HD_EXPORT_TABLE__COUNT ? t : HD_EXPORT_RUNS](s, w);

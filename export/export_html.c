@@ -34,7 +34,8 @@ static const char *
 span_label(const struct hd_trace *t, const struct hd_span *s)
 {
 	return s->label >= 0 && s->label < t->nstrings && t->strings[s->label][0] != '\0' ?
-	       t->strings[s->label] : NULL;
+	    t->strings[s->label] :
+	    NULL;
 }
 
 /* Name and call of op `op` from whichever trace has them. */
@@ -206,8 +207,8 @@ src(const struct hd_export_run *r)
 static void
 machines(struct sink *k, const struct hd_export_set *s)
 {
-	static const char *const cols[] = { "GPU", "host", "PCI bus", "driver", "CUDA runtime",
-					    "NCCL", "GPUs" };
+	static const char *const cols[] = { "GPU",          "host", "PCI bus", "driver",
+					    "CUDA runtime", "NCCL", "GPUs" };
 	size_t i, j, n = 0;
 
 	heading(k, 2, "Machine");
@@ -221,9 +222,10 @@ machines(struct sink *k, const struct hd_export_set *s)
 			const struct hd_store_machine *o = &s->runs[j].info.machine;
 
 			if (s->runs[j].info.has_machine &&
-			    strcmp(o->gpu_name ? o->gpu_name : "", m->gpu_name ? m->gpu_name : "")
-			    == 0 && strcmp(o->hostname ? o->hostname : "",
-					    m->hostname ? m->hostname : "") == 0 &&
+			    strcmp(o->gpu_name ? o->gpu_name : "",
+				   m->gpu_name ? m->gpu_name : "") == 0 &&
+			    strcmp(o->hostname ? o->hostname : "",
+				   m->hostname ? m->hostname : "") == 0 &&
 			    strcmp(o->driver ? o->driver : "", m->driver ? m->driver : "") == 0)
 				break;
 		}
@@ -245,16 +247,17 @@ machines(struct sink *k, const struct hd_export_set *s)
 	if (n > 0)
 		table_end(k);
 	else
-		para(k, "No measured runs here: everything below is the model's prediction "
+		para(k,
+		     "No measured runs here: everything below is the model's prediction "
 		     "(measure with 'hdsim --real' on a machine with a GPU).");
 }
 
 static void
 runs_table(struct sink *k, const struct hd_export_set *s)
 {
-	static const char *const cols[] = { "run", "lesson", "scenario", "source", "backend",
-					    "profile", "status", "makespan", "spans", "created",
-					    "database" };
+	static const char *const cols[] = { "run",     "lesson",  "scenario", "source",
+					    "backend", "profile", "status",   "makespan",
+					    "spans",   "created", "database" };
 	size_t i;
 
 	heading(k, 2, "Runs");
@@ -333,8 +336,8 @@ md_timelines(struct sink *k, const struct hd_export_group *g)
 static void
 scenario(struct sink *k, const struct hd_export_group *g)
 {
-	static const char *const cols[] = { "op", "name", "call", "executions", "bytes",
-					    "predicted", "measured", "error" };
+	static const char *const cols[] = { "op",    "name",      "call",     "executions",
+					    "bytes", "predicted", "measured", "error" };
 	const struct hd_export_run *r = hd_export_group_run(g);
 	struct op_row *ops;
 	size_t n = group_ops(g, &ops), i;
@@ -347,15 +350,20 @@ scenario(struct sink *k, const struct hd_export_group *g)
 	err_text(e, sizeof e, g->pred && g->meas, g->pred ? g->pred->trace->makespan : 0,
 		 g->meas ? g->meas->trace->makespan : 0);
 	if (g->pred && g->meas)
-		snprintf(line, sizeof line, "Makespan: predicted %s (run %" PRId64 "), measured "
-			 "%s (run %" PRId64 "); the prediction is off by %s.", a, g->pred->info.id,
-			 b, g->meas->info.id, e);
+		snprintf(line, sizeof line,
+			 "Makespan: predicted %s (run %" PRId64 "), measured "
+			 "%s (run %" PRId64 "); the prediction is off by %s.",
+			 a, g->pred->info.id, b, g->meas->info.id, e);
 	else if (g->pred)
-		snprintf(line, sizeof line, "Makespan: predicted %s (run %" PRId64 "); no "
-			 "measured run is paired with it.", a, g->pred->info.id);
+		snprintf(line, sizeof line,
+			 "Makespan: predicted %s (run %" PRId64 "); no "
+			 "measured run is paired with it.",
+			 a, g->pred->info.id);
 	else
-		snprintf(line, sizeof line, "Makespan: measured %s (run %" PRId64 "); no "
-			 "prediction is paired with it.", b, g->meas->info.id);
+		snprintf(line, sizeof line,
+			 "Makespan: measured %s (run %" PRId64 "); no "
+			 "prediction is paired with it.",
+			 b, g->meas->info.id);
 	para(k, line);
 	if (n > 0) {
 		table_head(k, cols, (int)HD_ARRAY_LEN(cols));
@@ -436,17 +444,23 @@ claims(struct sink *k, const struct hd_export_set *s, const char *lesson)
 		n = meas->info.nclaims;
 	for (c = 0; c < n; c++) {
 		const struct hd_store_claim *pc = pred && c < pred->info.nclaims ?
-						  &pred->info.claims[c] : NULL;
+		    &pred->info.claims[c] :
+		    NULL;
 		const struct hd_store_claim *mc = meas && c < meas->info.nclaims ?
-						  &meas->info.claims[c] : NULL;
+		    &meas->info.claims[c] :
+		    NULL;
 		const struct hd_store_claim *any = pc ? pc : mc;
 
 		row_start(k);
 		cell(k, any->text, NULL);
-		cell(k, pc ? verdict(pc->outcome, false) : "", pc && pc->outcome > 0 ? "ok" :
-		     pc && pc->outcome == 0 ? "bad" : NULL);
+		cell(k, pc ? verdict(pc->outcome, false) : "",
+		     pc && pc->outcome > 0      ? "ok" :
+			 pc && pc->outcome == 0 ? "bad" :
+						  NULL);
 		cell(k, mc ? verdict(mc->outcome, true) : "not measured",
-		     mc && mc->outcome > 0 ? "ok" : mc && mc->outcome == 0 ? "bad" : NULL);
+		     mc && mc->outcome > 0      ? "ok" :
+			 mc && mc->outcome == 0 ? "bad" :
+						  NULL);
 		cell(k, mc ? mc->detail : "", NULL);
 		cell(k, pc ? pc->detail : "", NULL);
 		row_end(k);
@@ -530,8 +544,8 @@ lessons(struct sink *k, const struct hd_export_set *s)
 static void
 answers(struct sink *k, const struct hd_export_set *s)
 {
-	static const char *const cols[] = { "learner", "lesson", "question", "answer",
-					    "result", "confidence", "time", "hints", "when" };
+	static const char *const cols[] = { "learner",    "lesson", "question", "answer", "result",
+					    "confidence", "time",   "hints",    "when" };
 	size_t i;
 
 	if (s->nanswers == 0)
@@ -551,8 +565,13 @@ answers(struct sink *k, const struct hd_export_set *s)
 		cell(k, a->lesson, NULL);
 		cell(k, a->question, NULL);
 		cell(k, a->answer, NULL);
-		cell(k, a->correct > 0 ? "right" : a->correct == 0 ? "wrong" : "not graded",
-		     a->correct > 0 ? "ok" : a->correct == 0 ? "bad" : NULL);
+		cell(k,
+		     a->correct > 0      ? "right" :
+			 a->correct == 0 ? "wrong" :
+					   "not graded",
+		     a->correct > 0      ? "ok" :
+			 a->correct == 0 ? "bad" :
+					   NULL);
 		cell(k, conf, "num");
 		cell(k, t, "num");
 		cell(k, h, "num");
@@ -567,10 +586,12 @@ report(struct sink *k, const struct hd_export_set *s)
 {
 	char line[256];
 
-	snprintf(line, sizeof line, "Made by hdsim %s from %zu run%s and %zu answer%s. "
+	snprintf(line, sizeof line,
+		 "Made by hdsim %s from %zu run%s and %zu answer%s. "
 		 "Times are per op over all its executions; error is (predicted - measured) "
-		 "/ measured.", PACKAGE_VERSION, s->nruns, s->nruns == 1 ? "" : "s",
-		 s->nanswers, s->nanswers == 1 ? "" : "s");
+		 "/ measured.",
+		 PACKAGE_VERSION, s->nruns, s->nruns == 1 ? "" : "s", s->nanswers,
+		 s->nanswers == 1 ? "" : "s");
 	para(k, line);
 	if (s->note != NULL)
 		para(k, s->note);
@@ -582,15 +603,15 @@ report(struct sink *k, const struct hd_export_set *s)
 
 /* The page's look: print-friendly, no web fonts, nothing fetched. */
 static const char css[] =
-	"body{font-family:DejaVu Sans,Helvetica,Arial,sans-serif;margin:2em;color:#222;"
-	"max-width:1250px}\n"
-	"h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;margin-top:1.6em}\n"
-	"table{border-collapse:collapse;margin:0.6em 0 1.2em}\n"
-	"th,td{border:1px solid #ccc;padding:3px 7px;text-align:left;vertical-align:top}\n"
-	"th{background:#f0f0f0}td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
-	"td.ok{color:#176c2e;font-weight:bold}td.bad{color:#b00020;font-weight:bold}\n"
-	"figure{margin:0.5em 0;overflow-x:auto}svg{max-width:100%;height:auto}\n"
-	"@media print{figure{page-break-inside:avoid}}\n";
+    "body{font-family:DejaVu Sans,Helvetica,Arial,sans-serif;margin:2em;color:#222;"
+    "max-width:1250px}\n"
+    "h1{font-size:1.6em}h2{border-bottom:1px solid #ccc;margin-top:1.6em}\n"
+    "table{border-collapse:collapse;margin:0.6em 0 1.2em}\n"
+    "th,td{border:1px solid #ccc;padding:3px 7px;text-align:left;vertical-align:top}\n"
+    "th{background:#f0f0f0}td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
+    "td.ok{color:#176c2e;font-weight:bold}td.bad{color:#b00020;font-weight:bold}\n"
+    "figure{margin:0.5em 0;overflow-x:auto}svg{max-width:100%;height:auto}\n"
+    "@media print{figure{page-break-inside:avoid}}\n";
 
 void
 hd_export_html(const struct hd_export_set *s, struct hd_exw *w)

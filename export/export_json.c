@@ -148,8 +148,9 @@ hd_export_json(const struct hd_export_set *s, struct hd_exw *w)
 			kint(w, "start_ps", sp->start);
 			kint(w, "end_ps", sp->end);
 			kint(w, "bytes", (int64_t)sp->bytes);
-			kstr(w, "label", sp->label >= 0 && sp->label < t->nstrings ?
-			     t->strings[sp->label] : NULL);
+			kstr(w, "label",
+			     sp->label >= 0 && sp->label < t->nstrings ? t->strings[sp->label] :
+									 NULL);
 			kint(w, "spread_ps", sp->spread);
 			hd_exw_putc(w, '}');
 			hd_exw_tick(w);
@@ -169,8 +170,10 @@ hd_export_json(const struct hd_export_set *s, struct hd_exw *w)
 			kint(w, "claim", cl->index);
 			kstr(w, "text", cl->text);
 			kstr(w, "expr", cl->expr);
-			kstr(w, "outcome", cl->outcome > 0 ? "holds" : cl->outcome == 0 ? "fails" :
-			     "unchecked");
+			kstr(w, "outcome",
+			     cl->outcome > 0      ? "holds" :
+				 cl->outcome == 0 ? "fails" :
+						    "unchecked");
 			knum_if(w, "lhs", cl->outcome >= 0, cl->lhs);
 			knum_if(w, "rhs", cl->outcome >= 0, cl->rhs);
 			kstr(w, "detail", cl->detail);

@@ -6,7 +6,8 @@
 void
 hd_export_page_open(struct hd_exw *w, const char *title, const char *css)
 {
-	hd_exw_puts(w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	hd_exw_puts(w,
+		    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		    "<title>");
 	hd_exw_xml(w, title);
 	hd_exw_puts(w, "</title>\n<style>\n");

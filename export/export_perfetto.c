@@ -57,7 +57,7 @@ place(const struct hd_trace *t, const size_t *order, int *sub, int *nsub)
 		const struct hd_span *s = &t->spans[order[i]];
 		hd_time st = floor_ns(s->start), en = floor_ns(s->end);
 
-		if (en < st)    /* a damaged row: drawn as an instant */
+		if (en < st) /* a damaged row: drawn as an instant */
 			en = st;
 		if (s->lane != lane) {
 			for (k = 0; k < ntr; k++)
@@ -144,8 +144,8 @@ find_target(const struct target *v, size_t n, int rank, int op, uint32_t iter)
 		size_t mid = lo + (hi - lo) / 2;
 		const struct target *m = &v[mid];
 
-		if (m->rank < rank || (m->rank == rank && (m->op < op ||
-		    (m->op == op && m->iter < iter))))
+		if (m->rank < rank ||
+		    (m->rank == rank && (m->op < op || (m->op == op && m->iter < iter))))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -203,7 +203,7 @@ run_events(const struct hd_export_run *r, struct hd_exw *w, struct pstate *ps)
 	int64_t *flow_out = hd_xcalloc(n + 1, sizeof *flow_out);
 	int64_t *flow_in = hd_xcalloc(n + 1, sizeof *flow_in);
 	int nranks = 0, k, j, l, nback;
-	bool *back = hd_spanlook_back_ops(t, &nback);   /* colours: copies by direction */
+	bool *back = hd_spanlook_back_ops(t, &nback); /* colours: copies by direction */
 	char name[320];
 
 	hd_trace_order_by_lane(t, order);
@@ -290,8 +290,8 @@ run_events(const struct hd_export_run *r, struct hd_exw *w, struct pstate *ps)
 
 	for (i = 0; i < n; i++) {
 		const struct hd_span *s = &t->spans[order[i]];
-		const char *label = s->label >= 0 && s->label < t->nstrings ?
-				    t->strings[s->label] : "";
+		const char *label = s->label >= 0 && s->label < t->nstrings ? t->strings[s->label] :
+									      "";
 		int pid = pid_of[s->lane], tid = tid0[s->lane] + sub[order[i]];
 		hd_time st = floor_ns(s->start);
 		const struct hd_spanlook *look = hd_spanlook_of_back(t, back, nback, s);
@@ -345,15 +345,17 @@ run_events(const struct hd_export_run *r, struct hd_exw *w, struct pstate *ps)
 			ev(w, ps);
 			hd_exw_printf(w, "\"ph\":\"s\",\"pid\":%d,\"tid\":%d,\"ts\":", pid, tid);
 			hd_exw_us(w, st);
-			hd_exw_printf(w, ",\"id\":%" PRId64 ",\"cat\":\"ac2g\",\"name\":\"launch\"}",
+			hd_exw_printf(w,
+				      ",\"id\":%" PRId64 ",\"cat\":\"ac2g\",\"name\":\"launch\"}",
 				      flow_out[order[i]]);
 		}
 		if (flow_in[order[i]] > 0) {
 			ev(w, ps);
-			hd_exw_printf(w, "\"ph\":\"f\",\"bp\":\"e\",\"pid\":%d,\"tid\":%d,\"ts\":",
-				      pid, tid);
+			hd_exw_printf(
+			    w, "\"ph\":\"f\",\"bp\":\"e\",\"pid\":%d,\"tid\":%d,\"ts\":", pid, tid);
 			hd_exw_us(w, st);
-			hd_exw_printf(w, ",\"id\":%" PRId64 ",\"cat\":\"ac2g\",\"name\":\"launch\"}",
+			hd_exw_printf(w,
+				      ",\"id\":%" PRId64 ",\"cat\":\"ac2g\",\"name\":\"launch\"}",
 				      flow_in[order[i]]);
 		}
 		hd_exw_tick(w);
@@ -380,7 +382,8 @@ hd_export_perfetto(const struct hd_export_set *s, struct hd_exw *w)
 
 	hd_exw_puts(w, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"hdsim ");
 	hd_exw_puts(w, PACKAGE_VERSION);
-	hd_exw_puts(w, "\",\"time\":\"ts and dur are microseconds from the start of each run, "
+	hd_exw_puts(w,
+		    "\",\"time\":\"ts and dur are microseconds from the start of each run, "
 		    "with nanosecond precision; hdsim keeps picoseconds (see args start_ps, "
 		    "end_ps)\"");
 	if (s->note != NULL) {

@@ -21,22 +21,23 @@
 #include "ir/spanlook.h"
 #include "render/timeline.h"
 
-#define SVG_W 1200
-#define LABEL_W 210             /* lane names on the left */
+#define SVG_W   1200
+#define LABEL_W 210 /* lane names on the left */
 #define PLOT_X0 (LABEL_W + 10)
 #define PLOT_X1 (SVG_W - 20)
-#define ROW_H 18
-#define BAR_H 12
-#define FONT "DejaVu Sans, Helvetica, Arial, sans-serif"
+#define ROW_H   18
+#define BAR_H   12
+#define FONT    "DejaVu Sans, Helvetica, Arial, sans-serif"
 
 static void
 svg_open(struct hd_exw *w, int width, int height, bool standalone, const char *title)
 {
 	if (standalone)
 		hd_exw_puts(w, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	hd_exw_printf(w, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		      "viewBox=\"0 0 %d %d\" font-family=\"%s\" font-size=\"11\">\n", width,
-		      height, width, height, FONT);
+	hd_exw_printf(w,
+		      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		      "viewBox=\"0 0 %d %d\" font-family=\"%s\" font-size=\"11\">\n",
+		      width, height, width, height, FONT);
 	hd_exw_puts(w, "<title>");
 	hd_exw_xml(w, title);
 	hd_exw_puts(w, "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n");
@@ -62,7 +63,7 @@ static int
 timeline_height(const struct hd_export_group *g)
 {
 	return 52 + run_height(g->pred) + run_height(g->meas) + 40 +
-	       (int)((HD_SPAN__COUNT + 3) / 4) * 16 + 10;
+	    (int)((HD_SPAN__COUNT + 3) / 4) * 16 + 10;
 }
 
 static double
@@ -74,10 +75,10 @@ xof(hd_time t, hd_time span)
 /* A bar being drawn: spans merged until one does not touch it. */
 struct bar {
 	double x0, x1;
-	const struct hd_spanlook *look;         /* its colour: the widest span's */
+	const struct hd_spanlook *look; /* its colour: the widest span's */
 	int y;
-	size_t count;           /* spans it stands for */
-	double widest;          /* the widest of them, in pixels */
+	size_t count;  /* spans it stands for */
+	double widest; /* the widest of them, in pixels */
 	const struct hd_span *first;
 };
 
@@ -89,7 +90,7 @@ bar_flush(struct hd_exw *w, const struct hd_trace *t, struct bar *b)
 
 	if (b->count == 0)
 		return;
-	if (width < 0.6) {      /* events and tiny spans stay visible */
+	if (width < 0.6) { /* events and tiny spans stay visible */
 		b->x0 -= (0.6 - width) / 2;
 		width = 0.6;
 	}
@@ -127,8 +128,8 @@ static int
 run_rows(struct hd_exw *w, const struct hd_export_run *r, int y, hd_time span)
 {
 	const struct hd_trace *t = r->trace;
-	int *lorder = hd_timeline_lane_order(t), *row = hd_xcalloc((size_t)t->nlanes + 1,
-								     sizeof *row);
+	int *lorder = hd_timeline_lane_order(t),
+	    *row = hd_xcalloc((size_t)t->nlanes + 1, sizeof *row);
 	size_t *order = hd_xcalloc(t->nspans + 1, sizeof *order), i;
 	struct bar b = { 0 };
 	char head[320], mk[32];
@@ -137,8 +138,7 @@ run_rows(struct hd_exw *w, const struct hd_export_run *r, int y, hd_time span)
 
 	snprintf(head, sizeof head, "%s: run %" PRId64 "%s, %s%s%s, makespan %s",
 		 r->info.source ? r->info.source : "?", r->info.id,
-		 r->db == NULL ? " (simulated now)" : "",
-		 r->info.backend ? r->info.backend : "?",
+		 r->db == NULL ? " (simulated now)" : "", r->info.backend ? r->info.backend : "?",
 		 r->info.profile_name ? ", profile " : "",
 		 r->info.profile_name ? r->info.profile_name : "",
 		 hd_fmt_time(mk, sizeof mk, t->makespan));
@@ -153,8 +153,10 @@ run_rows(struct hd_exw *w, const struct hd_export_run *r, int y, hd_time span)
 
 		row[lorder[j]] = y + j * ROW_H;
 		if (j % 2 == 0)
-			hd_exw_printf(w, "<rect x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\" "
-				      "fill=\"#f4f4f4\"/>\n", row[lorder[j]], SVG_W, ROW_H);
+			hd_exw_printf(w,
+				      "<rect x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\" "
+				      "fill=\"#f4f4f4\"/>\n",
+				      row[lorder[j]], SVG_W, ROW_H);
 		if (ln->rank > 0)
 			snprintf(name, sizeof name, "rank %d %s", ln->rank, ln->name);
 		else
@@ -176,7 +178,7 @@ run_rows(struct hd_exw *w, const struct hd_export_run *r, int y, hd_time span)
 		 * mix of kinds shows as the colour of the widest) */
 		if (s->lane != lane || x0 > b.x1 + 0.5 ||
 		    (same ? b.x1 - b.x0 >= 1.0 && x1 - x0 >= 1.0 :
-		     b.x1 - b.x0 >= 1.0 || x1 - x0 >= 1.0)) {
+			    b.x1 - b.x0 >= 1.0 || x1 - x0 >= 1.0)) {
 			bar_flush(w, t, &b);
 			b.x0 = x0;
 			b.x1 = x1;
@@ -222,9 +224,11 @@ timeline_body(const struct hd_export_group *g, struct hd_exw *w, int height)
 	snprintf(title, sizeof title, "%s / %s: %s", any->info.lesson ? any->info.lesson : "?",
 		 any->info.scenario ? any->info.scenario : "?",
 		 g->pred && g->meas ? "predicted (top) and measured (bottom)" :
-		 g->pred ? "predicted" : "measured");
+		     g->pred        ? "predicted" :
+				      "measured");
 	text(w, 10, 22, "font-weight=\"bold\" font-size=\"15\"", title);
-	text(w, 10, 40, "fill=\"#555555\"", "One time axis for both runs; spans closer than "
+	text(w, 10, 40, "fill=\"#555555\"",
+	     "One time axis for both runs; spans closer than "
 	     "half a pixel are drawn as one bar.");
 	top = y;
 	if (g->pred != NULL)
@@ -254,7 +258,8 @@ timeline_body(const struct hd_export_group *g, struct hd_exw *w, int height)
 
 		snprintf(legend, sizeof legend, "%s%s", l->label,
 			 k == HD_SPAN_COPY ? " (lighter: towards the host)" : "");
-		hd_exw_printf(w, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"10\" fill=\"%s\"/>\n",
+		hd_exw_printf(w,
+			      "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"10\" fill=\"%s\"/>\n",
 			      lx, ly, l->svg);
 		text(w, lx + 20, ly + 9, "", legend);
 	}
@@ -287,8 +292,8 @@ chart_height(size_t n)
 }
 
 void
-hd_export_svg_chart(const char *lesson, const struct hd_export_group *g, size_t n,
-		    struct hd_exw *w, bool standalone)
+hd_export_svg_chart(const char *lesson, const struct hd_export_group *g, size_t n, struct hd_exw *w,
+		    bool standalone)
 {
 	hd_time span = 1, step, tick;
 	struct hd_tunit u;
@@ -320,9 +325,10 @@ hd_export_svg_chart(const char *lesson, const struct hd_export_group *g, size_t 
 
 		text(w, 10, y + 18, "", r->info.scenario ? r->info.scenario : "?");
 		if (g[i].pred != NULL && g[i].meas != NULL && g[i].meas->trace->makespan > 0) {
-			double err = 100.0 * ((double)g[i].pred->trace->makespan -
-					      (double)g[i].meas->trace->makespan) /
-				     (double)g[i].meas->trace->makespan;
+			double err = 100.0 *
+			    ((double)g[i].pred->trace->makespan -
+			     (double)g[i].meas->trace->makespan) /
+			    (double)g[i].meas->trace->makespan;
 
 			snprintf(lab, sizeof lab, "error %+.1f %%", err);
 			text(w, 10, y + 33, "fill=\"#555555\"", lab);
@@ -333,9 +339,10 @@ hd_export_svg_chart(const char *lesson, const struct hd_export_group *g, size_t 
 			if (side[k] == NULL)
 				continue;
 			x1 = xof(side[k]->trace->makespan, span);
-			hd_exw_printf(w, "<rect x=\"%d\" y=\"%d\" width=\"%.2f\" height=\"16\" "
-				      "fill=\"%s\"><title>%s</title></rect>\n", PLOT_X0,
-				      y + 4 + k * 18, x1 - PLOT_X0, fills[k],
+			hd_exw_printf(w,
+				      "<rect x=\"%d\" y=\"%d\" width=\"%.2f\" height=\"16\" "
+				      "fill=\"%s\"><title>%s</title></rect>\n",
+				      PLOT_X0, y + 4 + k * 18, x1 - PLOT_X0, fills[k],
 				      k == 0 ? "predicted" : "measured");
 			hd_fmt_time(v, sizeof v, side[k]->trace->makespan);
 			/* the figure after the bar, or inside its end when no room */
@@ -353,9 +360,10 @@ hd_export_svg_chart(const char *lesson, const struct hd_export_group *g, size_t 
 	for (tick = 0; step > 0 && tick <= span; tick += step) {
 		hd_timeline_fmt(lab, sizeof lab, tick, u, tick % u.ps == 0 ? 0 : 3);
 		snprintf(lab + strlen(lab), sizeof lab - strlen(lab), " %s", u.name);
-		hd_exw_printf(w, "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" "
-			      "stroke=\"#333333\"/>\n", xof(tick, span), y + 4, xof(tick, span),
-			      y + 8);
+		hd_exw_printf(w,
+			      "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" "
+			      "stroke=\"#333333\"/>\n",
+			      xof(tick, span), y + 4, xof(tick, span), y + 8);
 		text(w, xof(tick, span), y + 20, "text-anchor=\"middle\"", lab);
 	}
 	hd_exw_puts(w, "</svg>\n");

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/sanitize.h"
 #include "base/json.h"
+#include "base/sanitize.h"
 #include "export/export_write.h"
 
 #define EXW_CHUNK (1u << 20)

@@ -21,9 +21,9 @@
 
 struct hd_exw {
 	struct hd_buf b;
-	FILE *f;            /* NULL: keep everything in b */
-	int failed;         /* a write to f failed */
-	int term;           /* f is a terminal: written through hd_san_term */
+	FILE *f;    /* NULL: keep everything in b */
+	int failed; /* a write to f failed */
+	int term;   /* f is a terminal: written through hd_san_term */
 };
 
 /* Start a writer draining to f (NULL: into memory only).  When f is a

@@ -14,16 +14,16 @@
 #include "ir/ir.h"
 #include "ir/trace.h"
 
-struct hd_profile;       /* profile/profile.h */
+struct hd_profile; /* profile/profile.h */
 
 struct hd_run_opts {
-	const struct hd_profile *profile;  /* the model's hardware (sim) */
-	int warmup, repeats;                /* real backend */
-	volatile int *stop;                 /* set asynchronously to stop between ops; may be NULL */
+	const struct hd_profile *profile; /* the model's hardware (sim) */
+	int warmup, repeats;              /* real backend */
+	volatile int *stop;               /* set asynchronously to stop between ops; may be NULL */
 };
 
 struct hd_backend_ops {
-	const char *name;                   /* "sim", "cuda" */
+	const char *name; /* "sim", "cuda" */
 	/* Can this backend run here?  0, or -1 with e saying why not. */
 	int (*available)(struct hd_err *e);
 	/* Run sc; spans go to sink.  0, or -1 with e set; on error the sink may

@@ -7,25 +7,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "ir/ir.h"
 #include "ir/opfacts.h"
-#include "base/util.h"
 
 static const char *const mem_names[HD_MEM__COUNT] = {
-	[HD_MEM_PAGEABLE] = "pageable", [HD_MEM_PINNED] = "pinned",
-	[HD_MEM_MANAGED] = "managed", [HD_MEM_DEVICE] = "device",
+	[HD_MEM_PAGEABLE] = "pageable",
+	[HD_MEM_PINNED] = "pinned",
+	[HD_MEM_MANAGED] = "managed",
+	[HD_MEM_DEVICE] = "device",
 };
 
 static const char *const kernel_names[HD_KERNEL__COUNT] = {
-	[HD_KERNEL_SPIN] = "spin", [HD_KERNEL_COMPUTE] = "compute",
-	[HD_KERNEL_MEMORY] = "memory", [HD_KERNEL_FILL] = "fill",
-	[HD_KERNEL_REDUCE] = "reduce",
+	[HD_KERNEL_SPIN] = "spin", [HD_KERNEL_COMPUTE] = "compute", [HD_KERNEL_MEMORY] = "memory",
+	[HD_KERNEL_FILL] = "fill", [HD_KERNEL_REDUCE] = "reduce",
 };
 
 static const struct {
 	const char *name;
 	const char *api;
-	bool rooted;          /* takes a root rank */
+	bool rooted; /* takes a root rank */
 } coll_names[HD_COLL__COUNT] = {
 	[HD_COLL_ALLREDUCE] = { "allreduce", "ncclAllReduce", false },
 	[HD_COLL_BROADCAST] = { "broadcast", "ncclBroadcast", true },
@@ -134,8 +135,8 @@ hd_op_api_name(const struct hd_op *op)
 const char *
 hd_op_api_name_sc(const struct hd_scenario *sc, const struct hd_op *op)
 {
-	if ((op->kind == HD_OP_ALLOC || op->kind == HD_OP_FREE) && sc != NULL &&
-	    op->dst >= 0 && op->dst < sc->nbuffers) {
+	if ((op->kind == HD_OP_ALLOC || op->kind == HD_OP_FREE) && sc != NULL && op->dst >= 0 &&
+	    op->dst < sc->nbuffers) {
 		enum hd_mem m = sc->buffers[op->dst].mem;
 		if ((unsigned)m < HD_MEM__COUNT)
 			return op->kind == HD_OP_ALLOC ? mem_api[m].alloc : mem_api[m].free;

@@ -36,10 +36,10 @@
 #include "base/units.h"
 
 enum hd_mem {
-	HD_MEM_PAGEABLE,  /* malloc'd host memory */
-	HD_MEM_PINNED,    /* cudaMallocHost / cudaHostAlloc */
-	HD_MEM_MANAGED,   /* cudaMallocManaged; starts resident on the host */
-	HD_MEM_DEVICE,    /* cudaMalloc */
+	HD_MEM_PAGEABLE, /* malloc'd host memory */
+	HD_MEM_PINNED,   /* cudaMallocHost / cudaHostAlloc */
+	HD_MEM_MANAGED,  /* cudaMallocManaged; starts resident on the host */
+	HD_MEM_DEVICE,   /* cudaMalloc */
 	HD_MEM__COUNT
 };
 
@@ -47,61 +47,61 @@ struct hd_buffer {
 	char *name;
 	enum hd_mem mem;
 	uint64_t bytes;
-	int line, col;            /* where it was declared */
+	int line, col; /* where it was declared */
 };
 
 /* Built-in streams: index 0 and 1 exist in every scenario. */
-#define HD_STREAM_LEGACY 0      /* the legacy default stream ("stream 0") */
-#define HD_STREAM_PER_THREAD 1  /* cudaStreamPerThread */
+#define HD_STREAM_LEGACY     0 /* the legacy default stream ("stream 0") */
+#define HD_STREAM_PER_THREAD 1 /* cudaStreamPerThread */
 
 enum hd_stream_flags {
-	HD_STREAM_NONBLOCKING = 1,  /* cudaStreamNonBlocking */
+	HD_STREAM_NONBLOCKING = 1, /* cudaStreamNonBlocking */
 };
 
 struct hd_stream {
-	char *name;               /* "default", "per-thread", or the user's */
+	char *name; /* "default", "per-thread", or the user's */
 	unsigned flags;
-	int priority;             /* lower is higher priority, as in CUDA */
+	int priority; /* lower is higher priority, as in CUDA */
 	int line, col;
 };
 
 struct hd_event {
 	char *name;
-	bool timing;              /* false: cudaEventDisableTiming */
+	bool timing; /* false: cudaEventDisableTiming */
 	int line, col;
 };
 
 /* What each kind is and takes, for every layer: ir/opfacts.h. */
 enum hd_op_kind {
-	HD_OP_ALLOC,        /* allocate buffer `dst` now (cost shows; pinning costs) */
-	HD_OP_FREE,         /* free buffer `dst` (cudaFree/cudaFreeHost sync the device) */
-	HD_OP_PIN,          /* cudaHostRegister a pageable buffer: it becomes pinned */
-	HD_OP_COPY,         /* src -> dst, `bytes`; `async` or not, on `stream` */
-	HD_OP_KERNEL,       /* `kernel` kind on `stream` */
-	HD_OP_PREFETCH,     /* cudaMemPrefetchAsync of managed `dst` to `to_device` */
-	HD_OP_RECORD,       /* cudaEventRecord(event, stream) */
-	HD_OP_WAIT,         /* cudaStreamWaitEvent(stream, event) */
-	HD_OP_EVENT_SYNC,   /* cudaEventSynchronize(event) */
-	HD_OP_EVENT_QUERY,  /* cudaEventQuery(event): costs a call, never blocks */
-	HD_OP_STREAM_SYNC,  /* cudaStreamSynchronize(stream) */
-	HD_OP_DEVICE_SYNC,  /* cudaDeviceSynchronize() */
-	HD_OP_HOST,         /* CPU work for `duration` */
-	HD_OP_READ,         /* host reads `bytes` of device buffer `src`: print(t), .item() */
-	HD_OP_REPEAT,       /* run the next `body_len` ops `count` times */
-	HD_OP_ON_RANK,      /* run the next `body_len` ops only on rank `rank` */
-	HD_OP_SEND,         /* ncclSend(src, bytes, peer) on stream */
-	HD_OP_RECV,         /* ncclRecv(dst, bytes, peer) on stream */
-	HD_OP_COLL,         /* collective `coll` over all ranks on stream */
-	HD_OP_BARRIER,      /* host barrier across ranks (MPI_Barrier-like) */
+	HD_OP_ALLOC,       /* allocate buffer `dst` now (cost shows; pinning costs) */
+	HD_OP_FREE,        /* free buffer `dst` (cudaFree/cudaFreeHost sync the device) */
+	HD_OP_PIN,         /* cudaHostRegister a pageable buffer: it becomes pinned */
+	HD_OP_COPY,        /* src -> dst, `bytes`; `async` or not, on `stream` */
+	HD_OP_KERNEL,      /* `kernel` kind on `stream` */
+	HD_OP_PREFETCH,    /* cudaMemPrefetchAsync of managed `dst` to `to_device` */
+	HD_OP_RECORD,      /* cudaEventRecord(event, stream) */
+	HD_OP_WAIT,        /* cudaStreamWaitEvent(stream, event) */
+	HD_OP_EVENT_SYNC,  /* cudaEventSynchronize(event) */
+	HD_OP_EVENT_QUERY, /* cudaEventQuery(event): costs a call, never blocks */
+	HD_OP_STREAM_SYNC, /* cudaStreamSynchronize(stream) */
+	HD_OP_DEVICE_SYNC, /* cudaDeviceSynchronize() */
+	HD_OP_HOST,        /* CPU work for `duration` */
+	HD_OP_READ,        /* host reads `bytes` of device buffer `src`: print(t), .item() */
+	HD_OP_REPEAT,      /* run the next `body_len` ops `count` times */
+	HD_OP_ON_RANK,     /* run the next `body_len` ops only on rank `rank` */
+	HD_OP_SEND,        /* ncclSend(src, bytes, peer) on stream */
+	HD_OP_RECV,        /* ncclRecv(dst, bytes, peer) on stream */
+	HD_OP_COLL,        /* collective `coll` over all ranks on stream */
+	HD_OP_BARRIER,     /* host barrier across ranks (MPI_Barrier-like) */
 	HD_OP__COUNT
 };
 
 enum hd_kernel_kind {
-	HD_KERNEL_SPIN,     /* runs for exactly `duration` (global timer) */
-	HD_KERNEL_COMPUTE,  /* `flops` of FMA work: compute-bound */
-	HD_KERNEL_MEMORY,   /* streams `bytes` through HBM: memory-bound */
-	HD_KERNEL_FILL,     /* writes every byte of `dst` (create on device) */
-	HD_KERNEL_REDUCE,   /* reads every byte of `src`, writes a scalar */
+	HD_KERNEL_SPIN,    /* runs for exactly `duration` (global timer) */
+	HD_KERNEL_COMPUTE, /* `flops` of FMA work: compute-bound */
+	HD_KERNEL_MEMORY,  /* streams `bytes` through HBM: memory-bound */
+	HD_KERNEL_FILL,    /* writes every byte of `dst` (create on device) */
+	HD_KERNEL_REDUCE,  /* reads every byte of `src`, writes a scalar */
 	HD_KERNEL__COUNT
 };
 
@@ -122,7 +122,7 @@ enum hd_copy_kind {
 	HD_COPY_D2H,
 	HD_COPY_D2D,
 	HD_COPY_H2H,
-	HD_COPY_P2P,        /* device buffer on another rank's GPU */
+	HD_COPY_P2P, /* device buffer on another rank's GPU */
 	HD_COPY__COUNT
 };
 
@@ -130,44 +130,45 @@ enum hd_copy_kind {
 
 struct hd_op {
 	enum hd_op_kind kind;
-	int line, col;            /* source position, for messages and `show` */
-	char *label;              /* the lesson's name for the op, or NULL */
-	char *text;               /* HD_OP_HOST: what the work stands for, or NULL */
+	int line, col; /* source position, for messages and `show` */
+	char *label;   /* the lesson's name for the op, or NULL */
+	char *text;    /* HD_OP_HOST: what the work stands for, or NULL */
 
-	int stream;               /* stream index (ops off streams: the default stream) */
-	int event;                /* event index, or HD_NONE */
-	int src, dst;             /* buffer indices, or HD_NONE */
-	int peer;                 /* rank of the other side (P2P, send, recv), or HD_NONE;
+	int stream;     /* stream index (ops off streams: the default stream) */
+	int event;      /* event index, or HD_NONE */
+	int src, dst;   /* buffer indices, or HD_NONE */
+	int peer;       /* rank of the other side (P2P, send, recv), or HD_NONE;
 				   * with peer_rel, an offset (see "Ranks" above) */
-	bool peer_rel;            /* the other side is rank (r + peer) mod nranks on rank r */
-	int root;                 /* root rank of rooted collectives, else HD_NONE */
-	int rank;                 /* HD_OP_ON_RANK: the rank */
-	bool async;               /* copies: cudaMemcpyAsync instead of cudaMemcpy */
-	bool to_device;           /* prefetch direction */
+	bool peer_rel;  /* the other side is rank (r + peer) mod nranks on rank r */
+	int root;       /* root rank of rooted collectives, else HD_NONE */
+	int rank;       /* HD_OP_ON_RANK: the rank */
+	bool async;     /* copies: cudaMemcpyAsync instead of cudaMemcpy */
+	bool to_device; /* prefetch direction */
 
-	enum hd_copy_kind copy;   /* copies: derived from src and dst */
+	enum hd_copy_kind copy; /* copies: derived from src and dst */
 	enum hd_kernel_kind kernel;
 	enum hd_coll coll;
 
-	uint64_t bytes;           /* copy / read / memory kernel / p2p / collective size */
-	double flops;             /* compute kernels */
-	hd_time duration;         /* spin kernels, host work */
-	uint32_t grid;            /* kernels: thread blocks; 0 means "enough to fill the GPU" */
+	uint64_t bytes;   /* copy / read / memory kernel / p2p / collective size */
+	double flops;     /* compute kernels */
+	hd_time duration; /* spin kernels, host work */
+	uint32_t grid;    /* kernels: thread blocks; 0 means "enough to fill the GPU" */
 
-	uint64_t count;           /* HD_OP_REPEAT: iterations */
-	int body_len;             /* HD_OP_REPEAT / HD_OP_ON_RANK: ops in the body */
+	uint64_t count; /* HD_OP_REPEAT: iterations */
+	int body_len;   /* HD_OP_REPEAT / HD_OP_ON_RANK: ops in the body */
 };
 
 struct hd_scenario {
-	char *name;               /* identifier used in claims and on the command line */
-	char *title;              /* one line for people */
-	int nranks;               /* 1 unless the scenario says `ranks N` */
-	bool per_thread_default;  /* nvcc --default-stream per-thread: unqualified ops go to stream 1 */
-	bool expect_deadlock;     /* the lesson shows a deadlock: ending in one is the result */
+	char *name;  /* identifier used in claims and on the command line */
+	char *title; /* one line for people */
+	int nranks;  /* 1 unless the scenario says `ranks N` */
+	bool
+	    per_thread_default; /* nvcc --default-stream per-thread: unqualified ops go to stream 1 */
+	bool expect_deadlock;   /* the lesson shows a deadlock: ending in one is the result */
 
 	struct hd_buffer *buffers;
 	int nbuffers;
-	struct hd_stream *streams;  /* [0] legacy, [1] per-thread, then the user's */
+	struct hd_stream *streams; /* [0] legacy, [1] per-thread, then the user's */
 	int nstreams;
 	struct hd_event *events;
 	int nevents;
@@ -176,10 +177,10 @@ struct hd_scenario {
 };
 
 /* Names for the enums above, for output and the lesson language. */
-const char *hd_mem_name(enum hd_mem m);             /* "pageable" "pinned" "managed" "device" */
-const char *hd_op_kind_name(enum hd_op_kind k);     /* "copy" "kernel" ... */
-const char *hd_kernel_name(enum hd_kernel_kind k);  /* "spin" "compute" "memory" "fill" "reduce" */
-const char *hd_coll_name(enum hd_coll c);           /* "allreduce" ... */
+const char *hd_mem_name(enum hd_mem m);            /* "pageable" "pinned" "managed" "device" */
+const char *hd_op_kind_name(enum hd_op_kind k);    /* "copy" "kernel" ... */
+const char *hd_kernel_name(enum hd_kernel_kind k); /* "spin" "compute" "memory" "fill" "reduce" */
+const char *hd_coll_name(enum hd_coll c);          /* "allreduce" ... */
 /* Does collective c take a root rank (broadcast, reduce, gather)? */
 bool hd_coll_rooted_ok(enum hd_coll c);
 const char *hd_copy_kind_name(enum hd_copy_kind c); /* "HtoD" "DtoH" "DtoD" "HtoH" "PtoP" */

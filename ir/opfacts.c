@@ -6,12 +6,12 @@
 
 #include "ir/opfacts.h"
 
-#define SRC HD_OPND_SRC
-#define DST HD_OPND_DST
-#define EVENT HD_OPND_EVENT
+#define SRC    HD_OPND_SRC
+#define DST    HD_OPND_DST
+#define EVENT  HD_OPND_EVENT
 #define STREAM HD_OPND_STREAM
-#define PEER HD_OPND_PEER
-#define BODY HD_OPND_BODY
+#define PEER   HD_OPND_PEER
+#define BODY   HD_OPND_BODY
 
 /* word, name, api, class, operands, on a stream, needs ranks, what the stream shows */
 const struct hd_op_fact hd_op_facts[HD_OP__COUNT] = {
@@ -21,26 +21,25 @@ const struct hd_op_fact hd_op_facts[HD_OP__COUNT] = {
 			 HD_SPAN_API },
 	[HD_OP_PIN] = { "pin", "pin", "cudaHostRegister", HD_OPC_MEMORY, DST, false, false,
 			HD_SPAN_API },
-	[HD_OP_COPY] = { "copy", "copy", "cudaMemcpy", HD_OPC_COPY, SRC | DST | STREAM, true,
-			 false, HD_SPAN_COPY },
+	[HD_OP_COPY] = { "copy", "copy", "cudaMemcpy", HD_OPC_COPY, SRC | DST | STREAM, true, false,
+			 HD_SPAN_COPY },
 	[HD_OP_KERNEL] = { "kernel", "kernel", "cudaLaunchKernel", HD_OPC_KERNEL, STREAM, true,
 			   false, HD_SPAN_KERNEL },
 	[HD_OP_PREFETCH] = { "prefetch", "prefetch", "cudaMemPrefetchAsync", HD_OPC_COPY,
 			     DST | STREAM, true, false, HD_SPAN_PREFETCH },
 	[HD_OP_RECORD] = { "record", "record", "cudaEventRecord", HD_OPC_EVENT, EVENT | STREAM,
 			   true, false, HD_SPAN_EVENT },
-	[HD_OP_WAIT] = { "wait", "wait", "cudaStreamWaitEvent", HD_OPC_EVENT, EVENT | STREAM,
-			 true, false, HD_SPAN_WAIT },
+	[HD_OP_WAIT] = { "wait", "wait", "cudaStreamWaitEvent", HD_OPC_EVENT, EVENT | STREAM, true,
+			 false, HD_SPAN_WAIT },
 	[HD_OP_EVENT_SYNC] = { "sync", "sync event", "cudaEventSynchronize", HD_OPC_SYNC, EVENT,
 			       false, false, HD_SPAN_API },
 	[HD_OP_EVENT_QUERY] = { "query", "query", "cudaEventQuery", HD_OPC_EVENT, EVENT, false,
 				false, HD_SPAN_API },
-	[HD_OP_STREAM_SYNC] = { "sync", "sync stream", "cudaStreamSynchronize", HD_OPC_SYNC,
-				STREAM, false, false, HD_SPAN_API },
+	[HD_OP_STREAM_SYNC] = { "sync", "sync stream", "cudaStreamSynchronize", HD_OPC_SYNC, STREAM,
+				false, false, HD_SPAN_API },
 	[HD_OP_DEVICE_SYNC] = { "sync", "sync device", "cudaDeviceSynchronize", HD_OPC_SYNC, 0,
 				false, false, HD_SPAN_API },
-	[HD_OP_HOST] = { "host", "host", "host work", HD_OPC_HOST, 0, false, false,
-			 HD_SPAN_HOST },
+	[HD_OP_HOST] = { "host", "host", "host work", HD_OPC_HOST, 0, false, false, HD_SPAN_HOST },
 	/* the host reads through the default stream (print(t), .item()) */
 	[HD_OP_READ] = { "read", "read", "cudaMemcpy", HD_OPC_COPY, SRC | STREAM, true, false,
 			 HD_SPAN_COPY },
@@ -53,10 +52,10 @@ const struct hd_op_fact hd_op_facts[HD_OP__COUNT] = {
 	[HD_OP_RECV] = { "recv", "recv", "ncclRecv", HD_OPC_P2P, DST | PEER | STREAM, true, true,
 			 HD_SPAN_COMM },
 	/* the collective's buffer is both src and dst (in place) */
-	[HD_OP_COLL] = { NULL, "collective", "ncclAllReduce", HD_OPC_COLLECTIVE,
-			 SRC | DST | STREAM, true, true, HD_SPAN_COMM },
-	[HD_OP_BARRIER] = { "barrier", "barrier", "MPI_Barrier", HD_OPC_COLLECTIVE, 0, false,
-			    true, HD_SPAN_API },
+	[HD_OP_COLL] = { NULL, "collective", "ncclAllReduce", HD_OPC_COLLECTIVE, SRC | DST | STREAM,
+			 true, true, HD_SPAN_COMM },
+	[HD_OP_BARRIER] = { "barrier", "barrier", "MPI_Barrier", HD_OPC_COLLECTIVE, 0, false, true,
+			    HD_SPAN_API },
 };
 
 const struct hd_op_fact *

@@ -11,7 +11,7 @@
 #include "ir/ir.h"
 #include "ir/spanlook.h"
 
-#define DARK "#222222"
+#define DARK  "#222222"
 #define WHITE "#ffffff"
 
 /*
@@ -24,54 +24,49 @@
  *  label, legend
  */
 static const struct hd_spanlook looks[HD_SPAN__COUNT][HD_DIR__COUNT] = {
-	[HD_SPAN_API] = { {
-		"api", "-", NULL, 0, HD_HUE_API, "#76b7c4", DARK, "background_memory_dump",
-		"cuda_runtime", "API call", "CUDA API call on the host" } },
-	[HD_SPAN_BLOCKED] = { {
-		"blocked", ".", NULL, 4, HD_HUE_BLOCKED, "#8c8c8c", WHITE, "generic_work",
-		"cuda_sync", "host blocked", "host blocked inside a call" } },
-	[HD_SPAN_HOST] = { {
-		"host", "h", NULL, 1, HD_HUE_HOST, "#59a14f", WHITE, "thread_state_running",
-		"cpu_op", "host work", "host working" } },
-	[HD_SPAN_STAGING] = { {
-		"staging", "s", NULL, 1, HD_HUE_STAGING, "#e8c547", DARK, "yellow",
-		"cpu_memcpy", "staging memcpy", "host copying through the staging buffer" } },
-	[HD_SPAN_COPY] = {
-		[HD_DIR_OUT] = {
-		"copy", "=", NULL, 2, HD_HUE_COPY_H2D, "#e15759", WHITE, "rail_animation",
-		"gpu_memcpy", "copy", "copy host to device" },
-		[HD_DIR_BACK] = {
-		"copy", "~", NULL, 2, HD_HUE_COPY_D2H, "#f4a6a4", DARK, "cq_build_failed",
-		"gpu_memcpy", "copy", "copy device to host" },
-		[HD_DIR_LOCAL] = {
-		"copy", "=", NULL, 2, HD_HUE_COPY_D2D, "#e15759", WHITE, "rail_animation",
-		"gpu_memcpy", "copy", "copy on the device or to a peer" } },
-	[HD_SPAN_KERNEL] = { {
-		"kernel", "#", NULL, 2, HD_HUE_KERNEL, "#4e79a7", WHITE, "rail_response",
-		"kernel", "kernel", "kernel running" } },
-	[HD_SPAN_EVENT] = { {
-		"event", "|", NULL, 5, HD_HUE_EVENT, "#b07aa1", WHITE,
-		"thread_state_uninterruptible", "cuda_event", "event",
-		"event reached on a stream" } },
-	[HD_SPAN_WAIT] = { {
-		"wait", ":", NULL, 3, HD_HUE_WAIT, "#c9c3bf", DARK, "grey",
-		"stream_wait", "stream waits", "stream waiting for an event or stream" } },
-	[HD_SPAN_FAULT] = { {
-		"fault", "f", NULL, 3, HD_HUE_FAULT, "#c81d25", WHITE, "terrible",
-		"gpu_page_fault", "page fault migration", "pages migrating on a fault" } },
-	[HD_SPAN_PREFETCH] = { {
-		"prefetch", "p", NULL, 2, HD_HUE_PREFETCH, "#d37fd6", WHITE,
-		"detailed_memory_dump", "gpu_prefetch", "prefetch", "pages prefetched" } },
-	[HD_SPAN_COMM] = { {
-		"comm", "n", NULL, 2, HD_HUE_COMM, "#8cd17d", DARK, "cq_build_passed",
-		"comm", "communication", "ranks communicating" } },
+	[HD_SPAN_API] = { { "api", "-", NULL, 0, HD_HUE_API, "#76b7c4", DARK,
+			    "background_memory_dump", "cuda_runtime", "API call",
+			    "CUDA API call on the host" } },
+	[HD_SPAN_BLOCKED] = { { "blocked", ".", NULL, 4, HD_HUE_BLOCKED, "#8c8c8c", WHITE,
+				"generic_work", "cuda_sync", "host blocked",
+				"host blocked inside a call" } },
+	[HD_SPAN_HOST] = { { "host", "h", NULL, 1, HD_HUE_HOST, "#59a14f", WHITE,
+			     "thread_state_running", "cpu_op", "host work", "host working" } },
+	[HD_SPAN_STAGING] = { { "staging", "s", NULL, 1, HD_HUE_STAGING, "#e8c547", DARK, "yellow",
+				"cpu_memcpy", "staging memcpy",
+				"host copying through the staging buffer" } },
+	[HD_SPAN_COPY] = { [HD_DIR_OUT] = { "copy", "=", NULL, 2, HD_HUE_COPY_H2D, "#e15759", WHITE,
+					    "rail_animation", "gpu_memcpy", "copy",
+					    "copy host to device" },
+			   [HD_DIR_BACK] = { "copy", "~", NULL, 2, HD_HUE_COPY_D2H, "#f4a6a4", DARK,
+					     "cq_build_failed", "gpu_memcpy", "copy",
+					     "copy device to host" },
+			   [HD_DIR_LOCAL] = { "copy", "=", NULL, 2, HD_HUE_COPY_D2D, "#e15759",
+					      WHITE, "rail_animation", "gpu_memcpy", "copy",
+					      "copy on the device or to a peer" } },
+	[HD_SPAN_KERNEL] = { { "kernel", "#", NULL, 2, HD_HUE_KERNEL, "#4e79a7", WHITE,
+			       "rail_response", "kernel", "kernel", "kernel running" } },
+	[HD_SPAN_EVENT] = { { "event", "|", NULL, 5, HD_HUE_EVENT, "#b07aa1", WHITE,
+			      "thread_state_uninterruptible", "cuda_event", "event",
+			      "event reached on a stream" } },
+	[HD_SPAN_WAIT] = { { "wait", ":", NULL, 3, HD_HUE_WAIT, "#c9c3bf", DARK, "grey",
+			     "stream_wait", "stream waits",
+			     "stream waiting for an event or stream" } },
+	[HD_SPAN_FAULT] = { { "fault", "f", NULL, 3, HD_HUE_FAULT, "#c81d25", WHITE, "terrible",
+			      "gpu_page_fault", "page fault migration",
+			      "pages migrating on a fault" } },
+	[HD_SPAN_PREFETCH] = { { "prefetch", "p", NULL, 2, HD_HUE_PREFETCH, "#d37fd6", WHITE,
+				 "detailed_memory_dump", "gpu_prefetch", "prefetch",
+				 "pages prefetched" } },
+	[HD_SPAN_COMM] = { { "comm", "n", NULL, 2, HD_HUE_COMM, "#8cd17d", DARK, "cq_build_passed",
+			     "comm", "communication", "ranks communicating" } },
 };
 
 /* Legend order: by priority, ties as Nsight lists rows. */
 static const enum hd_span_kind legend_order[HD_SPAN__COUNT] = {
-	HD_SPAN_API, HD_SPAN_HOST, HD_SPAN_STAGING, HD_SPAN_COPY, HD_SPAN_KERNEL,
-	HD_SPAN_PREFETCH, HD_SPAN_COMM, HD_SPAN_FAULT, HD_SPAN_WAIT, HD_SPAN_BLOCKED,
-	HD_SPAN_EVENT,
+	HD_SPAN_API,    HD_SPAN_HOST,     HD_SPAN_STAGING, HD_SPAN_COPY,
+	HD_SPAN_KERNEL, HD_SPAN_PREFETCH, HD_SPAN_COMM,    HD_SPAN_FAULT,
+	HD_SPAN_WAIT,   HD_SPAN_BLOCKED,  HD_SPAN_EVENT,
 };
 
 const struct hd_spanlook *
@@ -91,8 +86,7 @@ back_lane(enum hd_lane_kind k)
 }
 
 enum hd_span_dir
-hd_spanlook_dir(const struct hd_trace *t, const struct hd_scenario *sc,
-		const struct hd_span *s)
+hd_spanlook_dir(const struct hd_trace *t, const struct hd_scenario *sc, const struct hd_span *s)
 {
 	const struct hd_op *op;
 	enum hd_lane_kind lk;
@@ -103,8 +97,8 @@ hd_spanlook_dir(const struct hd_trace *t, const struct hd_scenario *sc,
 	if (back_lane(lk))
 		return HD_DIR_BACK;
 	op = sc != NULL && s->op >= 0 && s->op < sc->nops ? &sc->ops[s->op] : NULL;
-	if (op != NULL && ((op->kind == HD_OP_COPY && op->copy == HD_COPY_D2H) ||
-			   op->kind == HD_OP_READ))
+	if (op != NULL &&
+	    ((op->kind == HD_OP_COPY && op->copy == HD_COPY_D2H) || op->kind == HD_OP_READ))
 		return HD_DIR_BACK;
 	return lk == HD_LANE_CE_D2D ? HD_DIR_LOCAL : HD_DIR_OUT;
 }
@@ -163,8 +157,8 @@ hd_spanlook_of_back(const struct hd_trace *t, const bool *back, int n, const str
 }
 
 int
-hd_spanlook_legend(struct hd_buf *out, const struct hd_trace *t,
-		   const struct hd_scenario *sc, bool ascii)
+hd_spanlook_legend(struct hd_buf *out, const struct hd_trace *t, const struct hd_scenario *sc,
+		   bool ascii)
 {
 	bool seen[HD_HUE__COUNT];
 	size_t i;

@@ -26,9 +26,9 @@ enum hd_span_hue {
 	HD_HUE_BLOCKED,
 	HD_HUE_HOST,
 	HD_HUE_STAGING,
-	HD_HUE_COPY_H2D,    /* copies towards the device */
-	HD_HUE_COPY_D2H,    /* copies towards the host */
-	HD_HUE_COPY_D2D,    /* device-local and peer copies */
+	HD_HUE_COPY_H2D, /* copies towards the device */
+	HD_HUE_COPY_D2H, /* copies towards the host */
+	HD_HUE_COPY_D2D, /* device-local and peer copies */
 	HD_HUE_KERNEL,
 	HD_HUE_EVENT,
 	HD_HUE_WAIT,
@@ -40,24 +40,24 @@ enum hd_span_hue {
 
 /* Which way a span moves bytes, where its look depends on it (copies). */
 enum hd_span_dir {
-	HD_DIR_OUT,         /* towards the device; every span that is not a copy */
-	HD_DIR_BACK,        /* towards the host */
-	HD_DIR_LOCAL,       /* within the device or to a peer */
+	HD_DIR_OUT,   /* towards the device; every span that is not a copy */
+	HD_DIR_BACK,  /* towards the host */
+	HD_DIR_LOCAL, /* within the device or to a peer */
 	HD_DIR__COUNT
 };
 
 struct hd_spanlook {
-	const char *name;       /* identifier of the kind: "kernel" (exports, the store) */
-	const char *glyph;      /* fill of text timelines: one column of UTF-8 */
-	const char *ascii;      /* its ASCII fallback where glyph is not ASCII, else NULL */
-	int prio;               /* where spans of one lane overlap, the higher owns the cell */
+	const char *name;  /* identifier of the kind: "kernel" (exports, the store) */
+	const char *glyph; /* fill of text timelines: one column of UTF-8 */
+	const char *ascii; /* its ASCII fallback where glyph is not ASCII, else NULL */
+	int prio;          /* where spans of one lane overlap, the higher owns the cell */
 	enum hd_span_hue hue;
-	const char *svg;        /* SVG and HTML fill, "#rrggbb" */
-	const char *ink;        /* SVG colour of text written on that fill */
-	const char *perfetto;   /* trace-event colour name ("cname") */
-	const char *cat;        /* trace-event category of the kind */
-	const char *label;      /* the kind in a word or two: "kernel", "API call" */
-	const char *legend;     /* what it shows, for learners: "kernel running" */
+	const char *svg;      /* SVG and HTML fill, "#rrggbb" */
+	const char *ink;      /* SVG colour of text written on that fill */
+	const char *perfetto; /* trace-event colour name ("cname") */
+	const char *cat;      /* trace-event category of the kind */
+	const char *label;    /* the kind in a word or two: "kernel", "API call" */
+	const char *legend;   /* what it shows, for learners: "kernel running" */
 };
 
 /* The look of kind k going direction d (d matters only for copies).  A kind
@@ -101,7 +101,7 @@ const struct hd_spanlook *hd_spanlook_of_back(const struct hd_trace *t, const bo
  * form when `ascii`).  sc (may be NULL) tells copies' directions as in
  * hd_spanlook_dir.  Returns the number of lines written.
  */
-int hd_spanlook_legend(struct hd_buf *out, const struct hd_trace *t,
-		       const struct hd_scenario *sc, bool ascii);
+int hd_spanlook_legend(struct hd_buf *out, const struct hd_trace *t, const struct hd_scenario *sc,
+		       bool ascii);
 
 #endif

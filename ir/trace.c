@@ -6,33 +6,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/util.h"
 #include "ir/spanlook.h"
 #include "ir/trace.h"
-#include "base/util.h"
 
 static const struct {
 	const char *name;
 	const char *text;
 } why_table[HD_WHY__COUNT] = {
 	[HD_WHY_NONE] = { "none", "not blocked" },
-	[HD_WHY_SYNC_COPY] = { "sync-copy",
-	    "cudaMemcpy returns only when its copy has finished" },
+	[HD_WHY_SYNC_COPY] = { "sync-copy", "cudaMemcpy returns only when its copy has finished" },
 	[HD_WHY_PAGEABLE] = { "pageable",
-	    "pageable memory is staged through a pinned buffer by the CPU" },
+			      "pageable memory is staged through a pinned buffer by the CPU" },
 	[HD_WHY_STREAM_SYNC] = { "stream-sync",
-	    "cudaStreamSynchronize waits for all work on the stream" },
+				 "cudaStreamSynchronize waits for all work on the stream" },
 	[HD_WHY_EVENT_SYNC] = { "event-sync",
-	    "cudaEventSynchronize waits for the event to be reached" },
+				"cudaEventSynchronize waits for the event to be reached" },
 	[HD_WHY_DEVICE_SYNC] = { "device-sync",
-	    "the whole device is synchronised (explicitly, or by cudaFree)" },
-	[HD_WHY_READ] = { "read",
-	    "reading device data copies it to the host and waits for it" },
-	[HD_WHY_QUEUE_FULL] = { "queue-full",
-	    "the stream's launch queue is full" },
+				 "the whole device is synchronised (explicitly, or by cudaFree)" },
+	[HD_WHY_READ] = { "read", "reading device data copies it to the host and waits for it" },
+	[HD_WHY_QUEUE_FULL] = { "queue-full", "the stream's launch queue is full" },
 	[HD_WHY_PRIOR_WORK] = { "prior-work",
-	    "the copy first waits for earlier work on its stream" },
-	[HD_WHY_COLLECTIVE] = { "collective",
-	    "waiting for the other ranks" },
+				"the copy first waits for earlier work on its stream" },
+	[HD_WHY_COLLECTIVE] = { "collective", "waiting for the other ranks" },
 };
 
 const char *
@@ -64,14 +60,14 @@ hd_span_kind_name(enum hd_span_kind k)
  * hold any int) are not indexed.  Lanes by key: an open-addressing table
  * of lane + 1. */
 struct hd_trace_ix {
-	size_t nspans;      /* the trace's span count when built; SIZE_MAX: stale */
+	size_t nspans; /* the trace's span count when built; SIZE_MAX: stale */
 	int maxop;
-	uint32_t *first;    /* maxop + 3 entries: op's spans are idx[first[op + 1]
+	uint32_t *first; /* maxop + 3 entries: op's spans are idx[first[op + 1]
 			     * .. first[op + 2]) */
-	uint32_t *idx;      /* span indexes by op, each op's in trace order */
-	int *lane_slot;     /* lane_cap slots: lane + 1, or 0 for none */
-	int lane_cap;       /* a power of two, over twice nlanes; 0 before the first */
-	int lanes;          /* lanes in the table */
+	uint32_t *idx;   /* span indexes by op, each op's in trace order */
+	int *lane_slot;  /* lane_cap slots: lane + 1, or 0 for none */
+	int lane_cap;    /* a power of two, over twice nlanes; 0 before the first */
+	int lanes;       /* lanes in the table */
 };
 
 static void
@@ -100,8 +96,8 @@ lane_hash(enum hd_lane_kind kind, int rank, int index)
 /* The slot of lane (kind, rank, index) in x's table, or the empty slot
  * where it would go. */
 static int
-lane_slot(const struct hd_trace *t, const struct hd_trace_ix *x, enum hd_lane_kind kind,
-	  int rank, int index)
+lane_slot(const struct hd_trace *t, const struct hd_trace_ix *x, enum hd_lane_kind kind, int rank,
+	  int index)
 {
 	int i = (int)(lane_hash(kind, rank, index) & (unsigned)(x->lane_cap - 1));
 
@@ -159,7 +155,7 @@ byop_build(const struct hd_trace *t, struct hd_trace_ix *b)
 	b->nspans = t->nspans;
 	b->maxop = -1;
 	if (t->nspans >= UINT32_MAX)
-		return;             /* no index: hd_trace_op_spans says scan */
+		return; /* no index: hd_trace_op_spans says scan */
 	for (i = 0; i < t->nspans; i++)
 		if (t->spans[i].op > b->maxop && (size_t)t->spans[i].op <= t->nspans + BYOP_SLACK)
 			b->maxop = t->spans[i].op;
@@ -229,8 +225,7 @@ hd_trace_free(struct hd_trace *t)
 }
 
 int
-hd_trace_lane(struct hd_trace *t, enum hd_lane_kind kind, int rank, int index,
-	      const char *name)
+hd_trace_lane(struct hd_trace *t, enum hd_lane_kind kind, int rank, int index, const char *name)
 {
 	struct hd_trace_ix *x = t->ix;
 	struct hd_lane *l;
@@ -280,8 +275,7 @@ hd_trace_string(struct hd_trace *t, const char *s)
 		if (strcmp(t->strings[i], s) == 0)
 			return i;
 	cap = (size_t)t->strings_cap;
-	t->strings = hd_xgrow(t->strings, &cap, (size_t)t->nstrings + 1,
-			      sizeof *t->strings);
+	t->strings = hd_xgrow(t->strings, &cap, (size_t)t->nstrings + 1, sizeof *t->strings);
 	t->strings_cap = (int)cap;
 	t->strings[t->nstrings] = hd_xstrdup(s);
 	return t->nstrings++;
@@ -291,14 +285,17 @@ void
 hd_trace_add(struct hd_trace *t, const struct hd_span *s)
 {
 	if (t->nspans == t->spans_cap)
-		t->spans = hd_xgrow(t->spans, &t->spans_cap, t->nspans + 1,
-				    sizeof *t->spans);
+		t->spans = hd_xgrow(t->spans, &t->spans_cap, t->nspans + 1, sizeof *t->spans);
 	t->spans[t->nspans++] = *s;
 	if (s->end > t->makespan)
 		t->makespan = s->end;
 }
 
-#define CMP(a, b) do { if ((a) != (b)) return (a) < (b) ? -1 : 1; } while (0)
+#define CMP(a, b) \
+	do { \
+		if ((a) != (b)) \
+			return (a) < (b) ? -1 : 1; \
+	} while (0)
 
 static int
 span_cmp(const void *pa, const void *pb)
@@ -491,7 +488,7 @@ hd_trace_op_time(const struct hd_trace *t, int op)
 	if (ix == NULL)
 		nall = t->nspans;
 
-	/* a trace made without hd_trace_new has no index: every span is looked at */
+		/* a trace made without hd_trace_new has no index: every span is looked at */
 #define SPAN_AT(k) (ix != NULL ? ix[k] : (k))
 	memset(&r, 0, sizeof r);
 	for (k = 0; k < nall; k++) {
@@ -510,7 +507,7 @@ hd_trace_op_time(const struct hd_trace *t, int op)
 		/* host-only ops (host work, syncs, allocations) are timed by
 		 * their own spans, not the blocked parts nested in them */
 		use = gpu ? !lane_is_host_side(t, s->lane) :
-		    s->kind == HD_SPAN_API || s->kind == HD_SPAN_HOST;
+			    s->kind == HD_SPAN_API || s->kind == HD_SPAN_HOST;
 		if (!use)
 			continue;
 		if (!r.found || s->start < r.start)
@@ -554,8 +551,7 @@ hd_trace_blocked(const struct hd_trace *t, hd_time out[HD_WHY__COUNT])
 }
 
 static int
-sink_lane(void *ctx, enum hd_lane_kind kind, int rank, int index,
-	  const char *name)
+sink_lane(void *ctx, enum hd_lane_kind kind, int rank, int index, const char *name)
 {
 	return hd_trace_lane(ctx, kind, rank, index, name);
 }

@@ -20,50 +20,50 @@
 #include "base/units.h"
 
 enum hd_lane_kind {
-	HD_LANE_HOST,       /* the host thread's own work: host compute, staging memcpy */
-	HD_LANE_API,        /* CUDA / NCCL API calls, with the blocked part shaded */
-	HD_LANE_STREAM,     /* work executing on a stream (index = stream index) */
-	HD_LANE_CE_H2D,     /* copy engine, host to device */
-	HD_LANE_CE_D2H,     /* copy engine, device to host */
-	HD_LANE_CE_D2D,     /* copy engine for device-local and peer copies */
-	HD_LANE_COMPUTE,    /* kernels resident on the SMs */
-	HD_LANE_PCIE_H2D,   /* bytes on the PCIe link towards the GPU */
-	HD_LANE_PCIE_D2H,   /* bytes on the PCIe link towards the host */
-	HD_LANE_LINK,       /* NVLink / network link (index = link index) */
+	HD_LANE_HOST,     /* the host thread's own work: host compute, staging memcpy */
+	HD_LANE_API,      /* CUDA / NCCL API calls, with the blocked part shaded */
+	HD_LANE_STREAM,   /* work executing on a stream (index = stream index) */
+	HD_LANE_CE_H2D,   /* copy engine, host to device */
+	HD_LANE_CE_D2H,   /* copy engine, device to host */
+	HD_LANE_CE_D2D,   /* copy engine for device-local and peer copies */
+	HD_LANE_COMPUTE,  /* kernels resident on the SMs */
+	HD_LANE_PCIE_H2D, /* bytes on the PCIe link towards the GPU */
+	HD_LANE_PCIE_D2H, /* bytes on the PCIe link towards the host */
+	HD_LANE_LINK,     /* NVLink / network link (index = link index) */
 	HD_LANE__COUNT
 };
 
 /* Why the host was blocked; HD_WHY_NONE on spans that are not blocking. */
 enum hd_why {
 	HD_WHY_NONE,
-	HD_WHY_SYNC_COPY,       /* cudaMemcpy waits for its copy */
-	HD_WHY_PAGEABLE,        /* staging a pageable copy through pinned memory */
-	HD_WHY_STREAM_SYNC,     /* cudaStreamSynchronize */
-	HD_WHY_EVENT_SYNC,      /* cudaEventSynchronize */
-	HD_WHY_DEVICE_SYNC,     /* cudaDeviceSynchronize, or an implicit one (cudaFree) */
-	HD_WHY_READ,            /* reading device data: print(tensor), .item() */
-	HD_WHY_QUEUE_FULL,      /* the stream's launch queue is full */
-	HD_WHY_PRIOR_WORK,      /* a legacy-stream copy waits for earlier work first */
-	HD_WHY_COLLECTIVE,      /* waiting for other ranks */
+	HD_WHY_SYNC_COPY,   /* cudaMemcpy waits for its copy */
+	HD_WHY_PAGEABLE,    /* staging a pageable copy through pinned memory */
+	HD_WHY_STREAM_SYNC, /* cudaStreamSynchronize */
+	HD_WHY_EVENT_SYNC,  /* cudaEventSynchronize */
+	HD_WHY_DEVICE_SYNC, /* cudaDeviceSynchronize, or an implicit one (cudaFree) */
+	HD_WHY_READ,        /* reading device data: print(tensor), .item() */
+	HD_WHY_QUEUE_FULL,  /* the stream's launch queue is full */
+	HD_WHY_PRIOR_WORK,  /* a legacy-stream copy waits for earlier work first */
+	HD_WHY_COLLECTIVE,  /* waiting for other ranks */
 	HD_WHY__COUNT
 };
-const char *hd_why_text(enum hd_why w);   /* one short sentence for people */
-const char *hd_why_name(enum hd_why w);   /* identifier: "stream-sync" ... */
+const char *hd_why_text(enum hd_why w); /* one short sentence for people */
+const char *hd_why_name(enum hd_why w); /* identifier: "stream-sync" ... */
 
 /* What kind of activity a span is; how each looks (glyph, colours, names)
  * is the table in ir/spanlook.h. */
 enum hd_span_kind {
-	HD_SPAN_API,        /* an API call on the API lane */
-	HD_SPAN_BLOCKED,    /* the blocked part of an API call (nested in it) */
-	HD_SPAN_HOST,       /* host compute */
-	HD_SPAN_STAGING,    /* host memcpy into / out of the pinned staging buffer */
-	HD_SPAN_COPY,       /* a copy (on stream, copy engine and link lanes) */
+	HD_SPAN_API,     /* an API call on the API lane */
+	HD_SPAN_BLOCKED, /* the blocked part of an API call (nested in it) */
+	HD_SPAN_HOST,    /* host compute */
+	HD_SPAN_STAGING, /* host memcpy into / out of the pinned staging buffer */
+	HD_SPAN_COPY,    /* a copy (on stream, copy engine and link lanes) */
 	HD_SPAN_KERNEL,
-	HD_SPAN_EVENT,      /* an event record reached on a stream (zero length allowed) */
-	HD_SPAN_WAIT,       /* a stream waiting on an event or on the legacy stream */
-	HD_SPAN_FAULT,      /* managed-memory page migration on demand */
+	HD_SPAN_EVENT, /* an event record reached on a stream (zero length allowed) */
+	HD_SPAN_WAIT,  /* a stream waiting on an event or on the legacy stream */
+	HD_SPAN_FAULT, /* managed-memory page migration on demand */
 	HD_SPAN_PREFETCH,
-	HD_SPAN_COMM,       /* send / recv / collective */
+	HD_SPAN_COMM, /* send / recv / collective */
 	HD_SPAN__COUNT
 };
 /* Identifier of a kind, from the table of looks: "kernel" ("?" out of range). */
@@ -72,14 +72,14 @@ const char *hd_span_kind_name(enum hd_span_kind k);
 struct hd_lane {
 	enum hd_lane_kind kind;
 	int rank;
-	int index;          /* stream index, link index; 0 otherwise */
-	char name[48];      /* Nsight-style: "CUDA API", "Stream 13 (s1)", "Memcpy HtoD" */
+	int index;     /* stream index, link index; 0 otherwise */
+	char name[48]; /* Nsight-style: "CUDA API", "Stream 13 (s1)", "Memcpy HtoD" */
 };
 
 struct hd_span {
-	int lane;           /* index into trace lanes */
-	int op;             /* op index in the scenario, or -1 */
-	uint32_t iter;      /* which execution of that op (0-based, per rank) */
+	int lane;      /* index into trace lanes */
+	int op;        /* op index in the scenario, or -1 */
+	uint32_t iter; /* which execution of that op (0-based, per rank) */
 	enum hd_span_kind kind;
 	enum hd_why why;
 	hd_time start, end; /* picoseconds from the run's start */
@@ -94,13 +94,13 @@ struct hd_trace {
 	int nlanes, lanes_cap;
 	struct hd_span *spans;
 	size_t nspans, spans_cap;
-	char **strings;     /* interned labels */
+	char **strings; /* interned labels */
 	int nstrings, strings_cap;
-	hd_time makespan;   /* end of the last span */
-	uint64_t events;    /* engine events processed (0 for measured traces) */
-	char *note;         /* what the run ended with, when not plain success
+	hd_time makespan;       /* end of the last span */
+	uint64_t events;        /* engine events processed (0 for measured traces) */
+	char *note;             /* what the run ended with, when not plain success
 			     * (a deadlock report), or NULL */
-	hd_time bare;       /* measured: the makespan without per-op events, 0 if
+	hd_time bare;           /* measured: the makespan without per-op events, 0 if
 			     * not measured; hd_trace_makespan prefers it */
 	struct hd_trace_ix *ix; /* the trace's indexes (lanes by key, spans by op),
 				 * made by hd_trace_new, kept up to date by the
@@ -111,11 +111,11 @@ struct hd_trace {
 hd_time hd_trace_makespan(const struct hd_trace *t);
 
 struct hd_trace *hd_trace_new(void);
-void hd_trace_free(struct hd_trace *t);                 /* accepts NULL */
+void hd_trace_free(struct hd_trace *t); /* accepts NULL */
 /* Find or add a lane; returns its index.  The name is set on creation.
  * O(1) on average: lanes are hashed by (kind, rank, index). */
-int hd_trace_lane(struct hd_trace *t, enum hd_lane_kind kind, int rank,
-		  int index, const char *name);
+int hd_trace_lane(struct hd_trace *t, enum hd_lane_kind kind, int rank, int index,
+		  const char *name);
 /* Intern a label; returns its index. */
 int hd_trace_string(struct hd_trace *t, const char *s);
 /* Append a span (also raises makespan). */
@@ -132,9 +132,9 @@ uint64_t hd_trace_digest(const struct hd_trace *t);
 
 /* Timing of one op (all its executions on rank 0, or one iteration). */
 struct hd_op_time {
-	hd_time start, end;   /* first start, last end over its spans */
-	uint64_t bytes;       /* bytes of its copy / link spans, counted once per execution */
-	uint32_t execs;       /* executions seen */
+	hd_time start, end; /* first start, last end over its spans */
+	uint64_t bytes;     /* bytes of its copy / link spans, counted once per execution */
+	uint32_t execs;     /* executions seen */
 	int found;
 };
 /* The indexes of op `op`'s spans, in trace order; *n receives how many.  An

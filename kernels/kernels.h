@@ -27,16 +27,14 @@
 extern "C" {
 #endif
 
-typedef struct CUstream_st *hd_cuda_stream;   /* cudaStream_t, without the CUDA headers */
+typedef struct CUstream_st *hd_cuda_stream; /* cudaStream_t, without the CUDA headers */
 
 int hd_kernel_spin(hd_cuda_stream s, uint64_t ns, unsigned grid);
 /* Returns the FLOP count actually launched in *done (a multiple of the kernel's step). */
-int hd_kernel_compute(hd_cuda_stream s, float *scratch, double flops, unsigned grid,
-		      double *done);
+int hd_kernel_compute(hd_cuda_stream s, float *scratch, double flops, unsigned grid, double *done);
 int hd_kernel_memory(hd_cuda_stream s, void *buf, uint64_t bytes, unsigned grid);
 int hd_kernel_fill(hd_cuda_stream s, void *buf, uint64_t bytes, uint32_t pattern, unsigned grid);
-int hd_kernel_reduce(hd_cuda_stream s, const void *buf, uint64_t bytes, float *out,
-		     unsigned grid);
+int hd_kernel_reduce(hd_cuda_stream s, const void *buf, uint64_t bytes, float *out, unsigned grid);
 /* Spin until *flag != 0 or timeout_ns passes; on timeout set *timed_out = 1. */
 int hd_kernel_latch(hd_cuda_stream s, volatile int *flag, uint64_t timeout_ns, int *timed_out);
 /* Threads per block used by the kernels, and the grid that fills the GPU. */

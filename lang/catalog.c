@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lang/catalog.h"
 #include "base/embedded.h"
+#include "lang/catalog.h"
 
 struct entry {
 	struct hd_lesson *lesson;
-	char *origin;       /* "built-in" or a file path */
+	char *origin; /* "built-in" or a file path */
 };
 
 struct hd_catalog {
@@ -96,8 +96,7 @@ hd_catalog_add_builtin(struct hd_catalog *c)
 	for (i = 0; i < hd_builtin_lessons_count; i++) {
 		const struct hd_embedded *em = &hd_builtin_lessons[i];
 		struct hd_err e = { 0 };
-		struct hd_lesson *l = hd_lesson_parse(em->text, strlen(em->text),
-						      em->name, &e);
+		struct hd_lesson *l = hd_lesson_parse(em->text, strlen(em->text), em->name, &e);
 		if (l == NULL) {
 			keep_error(c, &e);
 			bad++;
@@ -316,7 +315,8 @@ hd_catalog_find(struct hd_catalog *c, const char *arg, struct hd_err *e)
 		long n = len > 6 ? 0 : strtol(arg, NULL, 10);
 		if (n >= 1 && (size_t)n <= c->n)
 			return (int)n - 1;
-		hd_err_set(e, HD_EXIT_INPUT, "", "there is no lesson number %s: "
+		hd_err_set(e, HD_EXIT_INPUT, "",
+			   "there is no lesson number %s: "
 			   "lessons are numbered 1 to %zu ('hdsim list' shows them)",
 			   arg, c->n);
 		return -1;
@@ -335,8 +335,10 @@ hd_catalog_find(struct hd_catalog *c, const char *arg, struct hd_err *e)
 	if (nhits == 1)
 		return hit;
 	if (nhits > 1) {
-		hd_err_set(e, HD_EXIT_INPUT, "", "'%s' could be any of %s; "
-			   "give more of the name", arg, list);
+		hd_err_set(e, HD_EXIT_INPUT, "",
+			   "'%s' could be any of %s; "
+			   "give more of the name",
+			   arg, list);
 		return -1;
 	}
 	/* Not found: name the close ones. */
@@ -350,10 +352,11 @@ hd_catalog_find(struct hd_catalog *c, const char *arg, struct hd_err *e)
 		}
 	}
 	if (ll > 0)
-		hd_err_set(e, HD_EXIT_INPUT, "", "no lesson '%s'; did you mean %s?",
-			   arg, list);
+		hd_err_set(e, HD_EXIT_INPUT, "", "no lesson '%s'; did you mean %s?", arg, list);
 	else
-		hd_err_set(e, HD_EXIT_INPUT, "", "no lesson '%s' ('hdsim list' shows "
-			   "the lessons; a path to a .hds file works too)", arg);
+		hd_err_set(e, HD_EXIT_INPUT, "",
+			   "no lesson '%s' ('hdsim list' shows "
+			   "the lessons; a path to a .hds file works too)",
+			   arg);
 	return -1;
 }

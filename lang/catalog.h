@@ -11,13 +11,13 @@
 #ifndef HD_CATALOG_H
 #define HD_CATALOG_H
 
-#include "lang/lesson.h"
 #include "base/util.h"
+#include "lang/lesson.h"
 
 struct hd_catalog;
 
 struct hd_catalog *hd_catalog_new(void);
-void hd_catalog_free(struct hd_catalog *c);            /* accepts NULL */
+void hd_catalog_free(struct hd_catalog *c); /* accepts NULL */
 
 /* Add the lessons compiled into the binary.  Returns how many failed to parse. */
 int hd_catalog_add_builtin(struct hd_catalog *c);

@@ -26,24 +26,23 @@ struct label_op {
 /* A scenario as the claims see it, instantiated on first use. */
 struct scen_cache {
 	bool tried;
-	struct hd_scenario *sc;       /* NULL when instantiating failed */
-	struct hd_err err;            /* why it failed */
+	struct hd_scenario *sc; /* NULL when instantiating failed */
+	struct hd_err err;      /* why it failed */
 	struct label_op *labels;
 	int nlabels;
-	int *ops;                     /* scratch: the ops one label covers */
+	int *ops; /* scratch: the ops one label covers */
 };
 
 struct hd_claims {
 	const struct hd_lesson *l;
-	double *blocked;              /* per scenario: blocked(), or < 0 until asked */
+	double *blocked; /* per scenario: blocked(), or < 0 until asked */
 	const double *knobs;
-	double *defaults;             /* the knobs' defaults when none were given */
+	double *defaults; /* the knobs' defaults when none were given */
 	struct hd_trace *const *traces;
-	struct scen_cache *scen;      /* per scenario */
+	struct scen_cache *scen; /* per scenario */
 };
 
-static int
-cerr(struct hd_err *e, const char *fmt, ...) HD_PRINTF(2, 3);
+static int cerr(struct hd_err *e, const char *fmt, ...) HD_PRINTF(2, 3);
 
 static int
 cerr(struct hd_err *e, const char *fmt, ...)
@@ -115,8 +114,10 @@ label_ops(struct scen_cache *s, const char *label)
 	}
 	/* the labelled ops ascend, so the blocks they open start in order */
 	for (k = lo; k < s->nlabels && strcmp(s->labels[k].label, label) == 0; k++) {
-		int i = s->labels[k].op, end = i + 1 + (ops[i].kind == HD_OP_REPEAT ||
-		    ops[i].kind == HD_OP_ON_RANK ? ops[i].body_len : 0);
+		int i = s->labels[k].op,
+		    end = i + 1 +
+		    (ops[i].kind == HD_OP_REPEAT || ops[i].kind == HD_OP_ON_RANK ? ops[i].body_len :
+										   0);
 
 		if (end > s->sc->nops)
 			end = s->sc->nops;
@@ -226,8 +227,8 @@ claim_call(void *arg, const struct hd_expr *x, double *v, struct hd_err *e)
 	nops = label_ops(sc, x->label);
 	if (x->fn == HD_FN_CALL) {
 		if (!call_time(t, sc->ops, nops, v))
-			return cerr(e, "not checked: %s.%s has no API calls in the trace",
-			    x->scen, x->label);
+			return cerr(e, "not checked: %s.%s has no API calls in the trace", x->scen,
+				    x->label);
 		return 0;
 	}
 	sum_op_times(t, sc->ops, nops, &sum);
@@ -261,8 +262,8 @@ claim_call(void *arg, const struct hd_expr *x, double *v, struct hd_err *e)
 }
 
 static const char *const rel_str[] = {
-	[HD_REL_LT] = "<", [HD_REL_LE] = "<=", [HD_REL_GT] = ">", [HD_REL_GE] = ">=",
-	[HD_REL_EQ] = "==",
+	[HD_REL_LT] = "<",  [HD_REL_LE] = "<=", [HD_REL_GT] = ">",
+	[HD_REL_GE] = ">=", [HD_REL_EQ] = "==",
 };
 
 static const char *
@@ -414,8 +415,8 @@ hd_claims_eval(struct hd_claims *c, int i, double *lhs, double *rhs, char *detai
 
 int
 hd_lesson_claim_eval(const struct hd_lesson *l, int i, const double *knobs,
-		     struct hd_trace *const *traces, double *lhs, double *rhs,
-		     char *detail, size_t n, struct hd_err *e)
+		     struct hd_trace *const *traces, double *lhs, double *rhs, char *detail,
+		     size_t n, struct hd_err *e)
 {
 	struct hd_claims *c;
 	int rc;
@@ -459,7 +460,7 @@ hd_claims_eval_expr(struct hd_claims *c, const char *expr, double *value, struct
 		char d[96];
 		hd_tok_describe(&toks.v[ep.pos], d, sizeof d);
 		hd_src_error(&src, e, toks.v[ep.pos].line, toks.v[ep.pos].col,
-		    "unexpected %s after the expression", d);
+			     "unexpected %s after the expression", d);
 		goto out;
 	}
 	if (hd_lesson_resolve_expr(c->l, &src, x, &ncalls, e) < 0)

@@ -26,12 +26,11 @@ struct hd_claims *hd_claims_new(const struct hd_lesson *l, const double *knobs,
 				struct hd_trace *const *traces);
 /* Evaluate claim i, as hd_lesson_claim_eval does: 1 holds, 0 does not,
  * -1 could not be evaluated (e says why). */
-int hd_claims_eval(struct hd_claims *c, int i, double *lhs, double *rhs, char *detail,
-		   size_t n, struct hd_err *e);
+int hd_claims_eval(struct hd_claims *c, int i, double *lhs, double *rhs, char *detail, size_t n,
+		   struct hd_err *e);
 /* Evaluate an expression's text, as hd_lesson_eval_expr does: 0, or -1
  * with e set. */
-int hd_claims_eval_expr(struct hd_claims *c, const char *expr, double *value,
-			struct hd_err *e);
-void hd_claims_free(struct hd_claims *c);      /* accepts NULL */
+int hd_claims_eval_expr(struct hd_claims *c, const char *expr, double *value, struct hd_err *e);
+void hd_claims_free(struct hd_claims *c); /* accepts NULL */
 
 #endif

@@ -17,8 +17,8 @@
 
 static const char *const fn_names[HD_FN__COUNT] = {
 	[HD_FN_MAKESPAN] = "makespan", [HD_FN_START] = "start", [HD_FN_END] = "end",
-	[HD_FN_TIME] = "time", [HD_FN_BYTES] = "bytes", [HD_FN_BLOCKED] = "blocked",
-	[HD_FN_RATE] = "rate", [HD_FN_CALL] = "call",
+	[HD_FN_TIME] = "time",         [HD_FN_BYTES] = "bytes", [HD_FN_BLOCKED] = "blocked",
+	[HD_FN_RATE] = "rate",         [HD_FN_CALL] = "call",
 };
 
 /* What each timing function takes and gives. */
@@ -26,14 +26,10 @@ static const struct {
 	int takes_label;
 	enum hd_dim dim;
 } fn_info[HD_FN__COUNT] = {
-	[HD_FN_MAKESPAN] = { 0, HD_DIM_TIME },
-	[HD_FN_START] = { 1, HD_DIM_TIME },
-	[HD_FN_END] = { 1, HD_DIM_TIME },
-	[HD_FN_TIME] = { 1, HD_DIM_TIME },
-	[HD_FN_BYTES] = { 1, HD_DIM_BYTES },
-	[HD_FN_BLOCKED] = { 0, HD_DIM_TIME },
-	[HD_FN_RATE] = { 1, HD_DIM_RATE },
-	[HD_FN_CALL] = { 1, HD_DIM_TIME },
+	[HD_FN_MAKESPAN] = { 0, HD_DIM_TIME }, [HD_FN_START] = { 1, HD_DIM_TIME },
+	[HD_FN_END] = { 1, HD_DIM_TIME },      [HD_FN_TIME] = { 1, HD_DIM_TIME },
+	[HD_FN_BYTES] = { 1, HD_DIM_BYTES },   [HD_FN_BLOCKED] = { 0, HD_DIM_TIME },
+	[HD_FN_RATE] = { 1, HD_DIM_RATE },     [HD_FN_CALL] = { 1, HD_DIM_TIME },
 };
 
 /* Products and quotients of unlike dimensions, with the base-unit factor. */
@@ -125,12 +121,11 @@ is_punct(const struct hd_tok *t, enum hd_punct pu)
 static int
 tok_is(const struct hd_tok *t, const char *name)
 {
-	return t->kind == HD_TOK_NAME && strlen(name) == t->len &&
-	    memcmp(t->p, name, t->len) == 0;
+	return t->kind == HD_TOK_NAME && strlen(name) == t->len && memcmp(t->p, name, t->len) == 0;
 }
 
-static void *
-perr(struct hd_expr_parser *p, const struct hd_tok *t, const char *fmt, ...) HD_PRINTF(3, 4);
+static void *perr(struct hd_expr_parser *p, const struct hd_tok *t, const char *fmt, ...)
+    HD_PRINTF(3, 4);
 
 static void *
 perr(struct hd_expr_parser *p, const struct hd_tok *t, const char *fmt, ...)
@@ -161,13 +156,12 @@ parse_call(struct hd_expr_parser *p, enum hd_fn fn)
 	const struct hd_tok *name = cur(p), *t;
 	struct hd_expr *x;
 
-	p->pos += 2;    /* name ( */
+	p->pos += 2; /* name ( */
 	t = cur(p);
 	if (t->kind != HD_TOK_NAME) {
 		char d[96];
 		hd_tok_describe(t, d, sizeof d);
-		return perr(p, t, "expected a scenario name in %s(...), found %s",
-		    fn_names[fn], d);
+		return perr(p, t, "expected a scenario name in %s(...), found %s", fn_names[fn], d);
 	}
 	x = new_expr(HD_EX_CALL, name);
 	x->fn = fn;
@@ -181,7 +175,7 @@ parse_call(struct hd_expr_parser *p, enum hd_fn fn)
 		if (!is_punct(t, HD_P_DOT) || p->toks[p->pos + 1].kind != HD_TOK_NAME) {
 			hd_expr_free(x);
 			return perr(p, t, "%s() takes SCENARIO.LABEL, e.g. %s(pinned.h2d)",
-			    fn_names[fn], fn_names[fn]);
+				    fn_names[fn], fn_names[fn]);
 		}
 		t = &p->toks[p->pos + 1];
 		x->label = hd_xstrndup(t->p, t->len);
@@ -196,7 +190,7 @@ parse_call(struct hd_expr_parser *p, enum hd_fn fn)
 		hd_expr_free(x);
 		if (!fn_info[fn].takes_label && is_punct(t, HD_P_DOT))
 			return perr(p, t, "%s() takes a scenario name only, e.g. %s(pinned)",
-			    fn_names[fn], fn_names[fn]);
+				    fn_names[fn], fn_names[fn]);
 		return perr(p, t, "expected ')' to close %s(, found %s", fn_names[fn], d);
 	}
 	span_to(x, t);
@@ -215,8 +209,7 @@ parse_atom(struct hd_expr_parser *p, const char *what)
 	/* depth counts the atoms around this one and itself: a '(' or '-' at
 	 * depth d opens nesting level d, and up to HD_EXPR_MAX_DEPTH are allowed */
 	++p->depth;
-	if ((is_punct(t, HD_P_MINUS) || is_punct(t, HD_P_LPAREN)) &&
-	    p->depth > HD_EXPR_MAX_DEPTH)
+	if ((is_punct(t, HD_P_MINUS) || is_punct(t, HD_P_LPAREN)) && p->depth > HD_EXPR_MAX_DEPTH)
 		return perr(p, t, "expression is nested more than %d deep", HD_EXPR_MAX_DEPTH);
 	if (t->kind == HD_TOK_NUMBER) {
 		x = new_expr(HD_EX_NUM, t);
@@ -248,8 +241,10 @@ parse_atom(struct hd_expr_parser *p, const char *what)
 		if (!is_punct(close, HD_P_RPAREN)) {
 			hd_tok_describe(close, d, sizeof d);
 			hd_expr_free(x);
-			return perr(p, close, "expected ')' to match the '(' at column %d, "
-			    "found %s", t->col, d);
+			return perr(p, close,
+				    "expected ')' to match the '(' at column %d, "
+				    "found %s",
+				    t->col, d);
 		}
 		p->pos++;
 		x->src_p = t->p;
@@ -271,22 +266,30 @@ parse_atom(struct hd_expr_parser *p, const char *what)
 			if (f < HD_FN__COUNT && (p->allow & HD_EXPR_ALLOW_CALLS))
 				return parse_call(p, (enum hd_fn)f);
 			if (f < HD_FN__COUNT)
-				return perr(p, t, "%s() measures a run: it can only be used in "
-				    "claims and estimate answers", name);
-			return perr(p, t, "unknown function '%s': expected makespan, start, "
-			    "end, time, bytes, rate, call or blocked", name);
+				return perr(p, t,
+					    "%s() measures a run: it can only be used in "
+					    "claims and estimate answers",
+					    name);
+			return perr(p, t,
+				    "unknown function '%s': expected makespan, start, "
+				    "end, time, bytes, rate, call or blocked",
+				    name);
 		}
 		if (tok_is(t, "rank") || tok_is(t, "nranks")) {
 			if (!(p->allow & HD_EXPR_ALLOW_RANK))
-				return perr(p, t, "'%s' %s", name, p->rank_hint ? p->rank_hint :
-				    "can only be used in a scenario that declares 'ranks N'");
+				return perr(
+				    p, t, "'%s' %s", name,
+				    p->rank_hint ?
+					p->rank_hint :
+					"can only be used in a scenario that declares 'ranks N'");
 			x = new_expr(tok_is(t, "rank") ? HD_EX_RANK : HD_EX_NRANKS, t);
 			x->dim = HD_DIM_NONE;
 			x->depends_on_rank = x->kind == HD_EX_RANK;
 			p->pos++;
 			return x;
 		}
-		k = (p->allow & HD_EXPR_NO_KNOBS) || p->find_knob == NULL ? -1 :
+		k = (p->allow & HD_EXPR_NO_KNOBS) || p->find_knob == NULL ?
+		    -1 :
 		    p->find_knob(p->arg, name, &dim);
 		if (k >= 0) {
 			x = new_expr(HD_EX_KNOB, t);
@@ -297,11 +300,15 @@ parse_atom(struct hd_expr_parser *p, const char *what)
 			return x;
 		}
 		if (p->allow & HD_EXPR_NO_KNOBS)
-			return perr(p, t, "expected %s, found '%s' (only constants are "
-			    "allowed here)", what, name);
+			return perr(p, t,
+				    "expected %s, found '%s' (only constants are "
+				    "allowed here)",
+				    what, name);
 		if (strchr(name, '-') != NULL)
-			return perr(p, t, "expected %s, found '%s', which is not a knob "
-			    "(to subtract, put spaces around '-')", what, name);
+			return perr(p, t,
+				    "expected %s, found '%s', which is not a knob "
+				    "(to subtract, put spaces around '-')",
+				    what, name);
 		return perr(p, t, "expected %s, found '%s', which is not a knob", what, name);
 	}
 	hd_tok_describe(t, d, sizeof d);
@@ -312,10 +319,13 @@ static const char *
 dim_word(enum hd_dim d)
 {
 	static const char *const w[] = {
-		[HD_DIM_NONE] = "a number", [HD_DIM_BYTES] = "a size",
-		[HD_DIM_TIME] = "a time", [HD_DIM_RATE] = "a rate",
+		[HD_DIM_NONE] = "a number",
+		[HD_DIM_BYTES] = "a size",
+		[HD_DIM_TIME] = "a time",
+		[HD_DIM_RATE] = "a rate",
 		[HD_DIM_FLOP] = "an amount of work (FLOP)",
-		[HD_DIM_FLOPS] = "a compute rate", [HD_DIM_PERCENT] = "a percentage",
+		[HD_DIM_FLOPS] = "a compute rate",
+		[HD_DIM_PERCENT] = "a percentage",
 	};
 	return (unsigned)d < HD_ARRAY_LEN(w) ? w[d] : "a value";
 }
@@ -355,12 +365,16 @@ make_binop(struct hd_expr_parser *p, const struct hd_tok *op, enum hd_expr_kind 
 	   struct hd_expr *a, struct hd_expr *b)
 {
 	static const char *const verb[] = {
-		[HD_EX_ADD] = "add", [HD_EX_SUB] = "subtract",
-		[HD_EX_MUL] = "multiply", [HD_EX_DIV] = "divide",
+		[HD_EX_ADD] = "add",
+		[HD_EX_SUB] = "subtract",
+		[HD_EX_MUL] = "multiply",
+		[HD_EX_DIV] = "divide",
 	};
 	static const char *const join[] = {
-		[HD_EX_ADD] = "and", [HD_EX_SUB] = "from",
-		[HD_EX_MUL] = "by", [HD_EX_DIV] = "by",
+		[HD_EX_ADD] = "and",
+		[HD_EX_SUB] = "from",
+		[HD_EX_MUL] = "by",
+		[HD_EX_DIV] = "by",
 	};
 	struct hd_expr *x;
 	double f;
@@ -368,13 +382,15 @@ make_binop(struct hd_expr_parser *p, const struct hd_tok *op, enum hd_expr_kind 
 
 	if (d < 0) {
 		if (kind == HD_EX_SUB)
-			perr(p, op, "units do not agree: cannot subtract %s ('%.*s') from "
-			    "%s ('%.*s')", dim_word(b->dim), (int)b->src_len, b->src_p,
-			    dim_word(a->dim), (int)a->src_len, a->src_p);
+			perr(p, op,
+			     "units do not agree: cannot subtract %s ('%.*s') from "
+			     "%s ('%.*s')",
+			     dim_word(b->dim), (int)b->src_len, b->src_p, dim_word(a->dim),
+			     (int)a->src_len, a->src_p);
 		else
 			perr(p, op, "units do not agree: cannot %s %s ('%.*s') %s %s ('%.*s')",
-			    verb[kind], dim_word(a->dim), (int)a->src_len, a->src_p,
-			    join[kind], dim_word(b->dim), (int)b->src_len, b->src_p);
+			     verb[kind], dim_word(a->dim), (int)a->src_len, a->src_p, join[kind],
+			     dim_word(b->dim), (int)b->src_len, b->src_p);
 		hd_expr_free(a);
 		hd_expr_free(b);
 		return NULL;
@@ -472,8 +488,7 @@ eval_error(const struct hd_eval_env *env, const struct hd_expr *x, struct hd_err
 }
 
 int
-hd_expr_eval(const struct hd_expr *x, const struct hd_eval_env *env,
-	     double *v, struct hd_err *e)
+hd_expr_eval(const struct hd_expr *x, const struct hd_eval_env *env, double *v, struct hd_err *e)
 {
 	double a = 0, b = 0, f;
 
@@ -613,7 +628,10 @@ hd_expr_print(const struct hd_expr *x, struct hd_buf *b, const struct hd_eval_en
 	      const char *(*knob_name)(void *arg, int i), void *arg)
 {
 	static const char *const ops[] = {
-		[HD_EX_ADD] = " + ", [HD_EX_SUB] = " - ", [HD_EX_MUL] = " * ", [HD_EX_DIV] = " / ",
+		[HD_EX_ADD] = " + ",
+		[HD_EX_SUB] = " - ",
+		[HD_EX_MUL] = " * ",
+		[HD_EX_DIV] = " / ",
 	};
 	char v[64];
 	double val;
@@ -643,8 +661,8 @@ hd_expr_print(const struct hd_expr *x, struct hd_buf *b, const struct hd_eval_en
 			hd_buf_puts(b, v);
 			return;
 		}
-		hd_buf_printf(b, "%s(%s%s%s)", fn_names[x->fn], x->scen,
-		    x->label ? "." : "", x->label ? x->label : "");
+		hd_buf_printf(b, "%s(%s%s%s)", fn_names[x->fn], x->scen, x->label ? "." : "",
+			      x->label ? x->label : "");
 		return;
 	case HD_EX_NEG:
 		hd_buf_putc(b, '-');

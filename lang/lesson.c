@@ -77,12 +77,15 @@ parse_metadata(struct hd_parser *p)
 	char *v;
 
 	if (p->seen_block)
-		return hd_parse_error(p, kw, "'%.*s' must come before the first page, question or "
-		    "scenario", (int)kw->len, kw->p);
+		return hd_parse_error(p, kw,
+				      "'%.*s' must come before the first page, question or "
+				      "scenario",
+				      (int)kw->len, kw->p);
 	p->pos++;
 	if (is_kw(kw, "lesson")) {
-		if ((v = hd_parse_name(p, "the lesson's identifier such as "
-		    "pinned-vs-pageable")) == NULL)
+		if ((v = hd_parse_name(p,
+				       "the lesson's identifier such as "
+				       "pinned-vs-pageable")) == NULL)
 			return -1;
 		if (set_once(p, kw, &l->id, v) < 0)
 			return -1;
@@ -104,8 +107,10 @@ parse_metadata(struct hd_parser *p)
 		l->order = sign * t->num;
 		p->pos = (size_t)(t - p->toks.v) + 1;
 	} else {
-		char **slot = is_kw(kw, "title") ? &l->title : is_kw(kw, "part") ? &l->part :
-		    is_kw(kw, "summary") ? &l->summary : &l->rule;
+		char **slot = is_kw(kw, "title") ? &l->title :
+		    is_kw(kw, "part")            ? &l->part :
+		    is_kw(kw, "summary")         ? &l->summary :
+						   &l->rule;
 		if ((v = hd_parse_string(p, "text")) == NULL)
 			return -1;
 		if (set_once(p, kw, slot, v) < 0)
@@ -134,7 +139,7 @@ parse_knob(struct hd_parser *p)
 	if (strcmp(name, "rank") == 0 || strcmp(name, "nranks") == 0) {
 		free(name);
 		return hd_parse_error(p, t, "'%.*s' is reserved: choose another knob name",
-		    (int)t->len, t->p);
+				      (int)t->len, t->p);
 	}
 	if (hd_lesson_find_knob(l, name) >= 0) {
 		free(name);
@@ -143,7 +148,7 @@ parse_knob(struct hd_parser *p)
 	if (l->nknobs >= HD_LESSON_MAX_NAMES) {
 		free(name);
 		return hd_parse_error(p, kw, "more than %d knobs; the limit is %d",
-		    HD_LESSON_MAX_NAMES, HD_LESSON_MAX_NAMES);
+				      HD_LESSON_MAX_NAMES, HD_LESSON_MAX_NAMES);
 	}
 	k.name = name;
 	k.line = kw->line;
@@ -152,15 +157,17 @@ parse_knob(struct hd_parser *p)
 	t = tok(p);
 	if (parse_const(p, &k.dim, &k.def, what) < 0)
 		goto fail;
-	snprintf(what, sizeof what, "the smallest value of knob %s, as in '%s MIN .. MAX'",
-	    name, name);
+	snprintf(what, sizeof what, "the smallest value of knob %s, as in '%s MIN .. MAX'", name,
+		 name);
 	if (parse_const(p, &dmin, &k.min, what) < 0)
 		goto fail;
 	if (!is_punct(tok(p), HD_P_DOTDOT)) {
 		char d[96];
 		hd_tok_describe(tok(p), d, sizeof d);
-		hd_parse_error(p, tok(p), "expected '..' between the knob's smallest and largest "
-		    "value, found %s", d);
+		hd_parse_error(p, tok(p),
+			       "expected '..' between the knob's smallest and largest "
+			       "value, found %s",
+			       d);
 		goto fail;
 	}
 	p->pos++;
@@ -168,13 +175,15 @@ parse_knob(struct hd_parser *p)
 	if (parse_const(p, &dmax, &k.max, what) < 0)
 		goto fail;
 	if ((dmin == HD_DIM_PERCENT ? HD_DIM_NONE : dmin) !=
-	    (k.dim == HD_DIM_PERCENT ? HD_DIM_NONE : k.dim) ||
+		(k.dim == HD_DIM_PERCENT ? HD_DIM_NONE : k.dim) ||
 	    (dmax == HD_DIM_PERCENT ? HD_DIM_NONE : dmax) !=
-	    (k.dim == HD_DIM_PERCENT ? HD_DIM_NONE : k.dim)) {
-		hd_parse_error(p, t, "knob %s: the default is %s but the range is %s .. %s; "
-		    "all three need the same "
-		    "unit", name, hd_parse_dim_found(k.dim), hd_parse_dim_found(dmin),
-		    hd_parse_dim_found(dmax));
+		(k.dim == HD_DIM_PERCENT ? HD_DIM_NONE : k.dim)) {
+		hd_parse_error(p, t,
+			       "knob %s: the default is %s but the range is %s .. %s; "
+			       "all three need the same "
+			       "unit",
+			       name, hd_parse_dim_found(k.dim), hd_parse_dim_found(dmin),
+			       hd_parse_dim_found(dmax));
 		goto fail;
 	}
 	if (k.min > k.max) {
@@ -186,8 +195,8 @@ parse_knob(struct hd_parser *p)
 		hd_expr_fmt_value(a, sizeof a, k.def, k.dim);
 		hd_expr_fmt_value(b, sizeof b, k.min, k.dim);
 		hd_expr_fmt_value(c, sizeof c, k.max, k.dim);
-		hd_parse_error(p, t, "knob %s: the default %s is outside its range %s .. %s",
-		    name, a, b, c);
+		hd_parse_error(p, t, "knob %s: the default %s is outside its range %s .. %s", name,
+			       a, b, c);
 		goto fail;
 	}
 	if ((k.text = hd_parse_string(p, "what the knob changes")) == NULL)
@@ -231,7 +240,7 @@ parse_page(struct hd_parser *p)
 			if (nlines++ > 0)
 				hd_buf_putc(&text, '\n');
 			hd_buf_puts(&text, t->str);
-			p->pos += 2;    /* TEXT NL */
+			p->pos += 2; /* TEXT NL */
 			continue;
 		}
 		if (hd_parse_take_end(p, &done) < 0)
@@ -245,8 +254,10 @@ parse_page(struct hd_parser *p)
 		{
 			char d[96];
 			hd_tok_describe(t, d, sizeof d);
-			hd_parse_error(p, t, "expected a page line starting with '|' or 'end', "
-			    "found %s", d);
+			hd_parse_error(p, t,
+				       "expected a page line starting with '|' or 'end', "
+				       "found %s",
+				       d);
 			goto fail;
 		}
 	}
@@ -310,16 +321,20 @@ parse_question_stmt(struct hd_parser *p, struct hd_question *q, struct hd_expr *
 		char *id;
 		if (q->kind == HD_Q_ESTIMATE || !is_kw(kw, want))
 			return hd_parse_error(p, kw, "'%.*s' does not belong in a%s question",
-			    (int)kw->len, kw->p, q->kind == HD_Q_ESTIMATE ? "n estimate" :
-			    q->kind == HD_Q_CHOICE ? " choice" : "n order");
+					      (int)kw->len, kw->p,
+					      q->kind == HD_Q_ESTIMATE   ? "n estimate" :
+						  q->kind == HD_Q_CHOICE ? " choice" :
+									   "n order");
 		p->pos++;
 		t = tok(p);
 		if ((id = hd_parse_name(p, "an identifier")) == NULL)
 			return -1;
 		if (q->noptions >= HD_LESSON_MAX_OPTIONS) {
-			hd_parse_error(p, kw, "a question has at most %d %ss (answered with the "
-			    "letters a to %c)", HD_LESSON_MAX_OPTIONS, want,
-			    'a' + HD_LESSON_MAX_OPTIONS - 1);
+			hd_parse_error(p, kw,
+				       "a question has at most %d %ss (answered with the "
+				       "letters a to %c)",
+				       HD_LESSON_MAX_OPTIONS, want,
+				       'a' + HD_LESSON_MAX_OPTIONS - 1);
 			free(id);
 			return -1;
 		}
@@ -333,9 +348,9 @@ parse_question_stmt(struct hd_parser *p, struct hd_question *q, struct hd_expr *
 			return -1;
 		}
 		q->options = hd_xrealloc(q->options,
-		    (size_t)(q->noptions + 1) * sizeof *q->options);
+					 (size_t)(q->noptions + 1) * sizeof *q->options);
 		q->option_ids = hd_xrealloc(q->option_ids,
-		    (size_t)(q->noptions + 1) * sizeof *q->option_ids);
+					    (size_t)(q->noptions + 1) * sizeof *q->option_ids);
 		q->options[q->noptions] = v;
 		q->option_ids[q->noptions++] = id;
 		return hd_parse_eol(p);
@@ -350,9 +365,11 @@ parse_question_stmt(struct hd_parser *p, struct hd_question *q, struct hd_expr *
 			if (t->kind != HD_TOK_NAME || (q->answer = find_option(q, t)) < 0) {
 				char d[96];
 				hd_tok_describe(t, d, sizeof d);
-				return hd_parse_error(p, t, "expected the id of an option "
-				    "declared above "
-				    "after 'answer', found %s", d);
+				return hd_parse_error(p, t,
+						      "expected the id of an option "
+						      "declared above "
+						      "after 'answer', found %s",
+						      d);
 			}
 			p->pos++;
 			return hd_parse_eol(p);
@@ -365,26 +382,32 @@ parse_question_stmt(struct hd_parser *p, struct hd_question *q, struct hd_expr *
 				if (t->kind != HD_TOK_NAME || (k = find_option(q, t)) < 0) {
 					char d[96];
 					hd_tok_describe(t, d, sizeof d);
-					return hd_parse_error(p, t, "expected the id of an item "
-					    "declared "
-					    "above, found %s", d);
+					return hd_parse_error(p, t,
+							      "expected the id of an item "
+							      "declared "
+							      "above, found %s",
+							      d);
 				}
 				if (n >= q->noptions)
-					return hd_parse_error(p, t, "the answer lists more ids "
-					    "than "
-					    "there are items");
+					return hd_parse_error(p, t,
+							      "the answer lists more ids "
+							      "than "
+							      "there are items");
 				for (int j = 0; j < n; j++)
 					if (q->order[j] == k)
-						return hd_parse_error(p, t, "item '%.*s' is "
-						    "listed twice",
-						    (int)t->len, t->p);
+						return hd_parse_error(p, t,
+								      "item '%.*s' is "
+								      "listed twice",
+								      (int)t->len, t->p);
 				q->order[n++] = k;
 				p->pos++;
 			}
 			if (n != q->noptions || n == 0)
-				return hd_parse_error(p, tok(p), "the answer must list all %d "
-				    "items "
-				    "once each; it lists %d", q->noptions, n);
+				return hd_parse_error(p, tok(p),
+						      "the answer must list all %d "
+						      "items "
+						      "once each; it lists %d",
+						      q->noptions, n);
 			return hd_parse_eol(p);
 		}
 		/* estimate: EXPR unit UNIT within PERCENT */
@@ -394,23 +417,26 @@ parse_question_stmt(struct hd_parser *p, struct hd_question *q, struct hd_expr *
 			double f, w;
 			size_t ulen;
 
-			if ((*est = hd_parse_expr_ex(p, HD_PARSE_DIM_ANY, HD_EXPR_ALLOW_CALLS,
-			    "an expression such as makespan(pinned) after 'answer'")) == NULL)
+			if ((*est = hd_parse_expr_ex(
+				 p, HD_PARSE_DIM_ANY, HD_EXPR_ALLOW_CALLS,
+				 "an expression such as makespan(pinned) after 'answer'")) == NULL)
 				return -1;
 			q->estimate_expr = hd_xstrndup((*est)->src_p, (*est)->src_len);
 			if (!is_kw(tok(p), "unit")) {
 				char d[96];
 				hd_tok_describe(tok(p), d, sizeof d);
-				return hd_parse_error(p, tok(p), "expected 'unit UNIT' after the "
-				    "answer "
-				    "expression (e.g. 'unit ms'), found %s", d);
+				return hd_parse_error(p, tok(p),
+						      "expected 'unit UNIT' after the "
+						      "answer "
+						      "expression (e.g. 'unit ms'), found %s",
+						      d);
 			}
 			p->pos++;
 			ut = tok(p);
 			/* The unit is the adjacent tokens, as in "GB/s". */
 			ulen = 0;
 			while (!at_eol(peek(p, 0)) && (ulen == 0 || !tok(p)->space_before) &&
-			    !is_kw(tok(p), "within")) {
+			       !is_kw(tok(p), "within")) {
 				ulen = (size_t)(tok(p)->p + tok(p)->len - ut->p);
 				p->pos++;
 			}
@@ -418,37 +444,46 @@ parse_question_stmt(struct hd_parser *p, struct hd_question *q, struct hd_expr *
 			    udim == HD_DIM_NONE) {
 				char d[96];
 				hd_tok_describe(ut, d, sizeof d);
-				return hd_parse_error(p, ut, "expected a unit such as ms, MiB or "
-				    "GB/s "
-				    "after 'unit', found %s", d);
+				return hd_parse_error(p, ut,
+						      "expected a unit such as ms, MiB or "
+						      "GB/s "
+						      "after 'unit', found %s",
+						      d);
 			}
 			if (udim != (*est)->dim)
-				return hd_parse_error(p, ut, "the answer is %s but the unit "
-				    "'%.*s' is "
-				    "%s", hd_parse_dim_found((*est)->dim), (int)ulen, ut->p,
-				    hd_parse_dim_found(udim));
+				return hd_parse_error(p, ut,
+						      "the answer is %s but the unit "
+						      "'%.*s' is "
+						      "%s",
+						      hd_parse_dim_found((*est)->dim), (int)ulen,
+						      ut->p, hd_parse_dim_found(udim));
 			q->estimate_dim = udim;
 			if (!is_kw(tok(p), "within")) {
 				char d[96];
 				hd_tok_describe(tok(p), d, sizeof d);
-				return hd_parse_error(p, tok(p), "expected 'within PERCENT' after "
-				    "the "
-				    "unit (e.g. 'within 25%%'), found %s", d);
+				return hd_parse_error(p, tok(p),
+						      "expected 'within PERCENT' after "
+						      "the "
+						      "unit (e.g. 'within 25%%'), found %s",
+						      d);
 			}
 			p->pos++;
 			t = tok(p);
 			if (t->kind != HD_TOK_NUMBER || t->dim != HD_DIM_PERCENT) {
 				char d[96];
 				hd_tok_describe(t, d, sizeof d);
-				return hd_parse_error(p, t, "expected a percentage such as 25%% "
-				    "after "
-				    "'within', found %s", d);
+				return hd_parse_error(p, t,
+						      "expected a percentage such as 25%% "
+						      "after "
+						      "'within', found %s",
+						      d);
 			}
 			w = t->num;
 			if (!(w > 0 && w <= 10))
-				return hd_parse_error(p, t, "the tolerance must be above 0%% and "
-				    "at "
-				    "most 1000%%");
+				return hd_parse_error(p, t,
+						      "the tolerance must be above 0%% and "
+						      "at "
+						      "most 1000%%");
 			q->tolerance = w;
 			p->pos++;
 			return hd_parse_eol(p);
@@ -466,7 +501,7 @@ parse_question_stmt(struct hd_parser *p, struct hd_question *q, struct hd_expr *
 			q->explain = v;
 		} else {
 			q->hints = hd_xrealloc(q->hints,
-			    (size_t)(q->nhints + 1) * sizeof *q->hints);
+					       (size_t)(q->nhints + 1) * sizeof *q->hints);
 			q->hints[q->nhints++] = v;
 		}
 		return hd_parse_eol(p);
@@ -476,8 +511,9 @@ parse_question_stmt(struct hd_parser *p, struct hd_question *q, struct hd_expr *
 			return hd_parse_error(p, kw, "'scenario' is given twice");
 		p->pos++;
 		*scen_tok = tok(p);
-		if ((q->scenario = hd_parse_name(p, "the name of the scenario that answers "
-		    "the question")) == NULL)
+		if ((q->scenario = hd_parse_name(p,
+						 "the name of the scenario that answers "
+						 "the question")) == NULL)
 			return -1;
 		return hd_parse_eol(p);
 	}
@@ -488,7 +524,9 @@ static const struct {
 	const char *word;
 	enum hd_question_kind kind;
 } question_kinds[] = {
-	{ "choice", HD_Q_CHOICE }, { "order", HD_Q_ORDER }, { "estimate", HD_Q_ESTIMATE },
+	{ "choice", HD_Q_CHOICE },
+	{ "order", HD_Q_ORDER },
+	{ "estimate", HD_Q_ESTIMATE },
 };
 
 /* Deferred checks: scenario names in questions, claims resolved at the end. */
@@ -515,7 +553,7 @@ parse_question(struct hd_parser *p, struct pending_scen **pend, int *npend)
 		return -1;
 	if (l->nquestions >= HD_LESSON_MAX_NAMES) {
 		hd_parse_error(p, kw, "more than %d questions; the limit is %d",
-		    HD_LESSON_MAX_NAMES, HD_LESSON_MAX_NAMES);
+			       HD_LESSON_MAX_NAMES, HD_LESSON_MAX_NAMES);
 		goto fail;
 	}
 	for (i = 0; i < l->nquestions; i++)
@@ -530,8 +568,10 @@ parse_question(struct hd_parser *p, struct pending_scen **pend, int *npend)
 	if (k == HD_ARRAY_LEN(question_kinds)) {
 		char d[96];
 		hd_tok_describe(t, d, sizeof d);
-		hd_parse_error(p, t, "expected the question's kind (choice, order or estimate) "
-		    "after 'question %s', found %s", q.id, d);
+		hd_parse_error(p, t,
+			       "expected the question's kind (choice, order or estimate) "
+			       "after 'question %s', found %s",
+			       q.id, d);
 		goto fail;
 	}
 	q.kind = question_kinds[k].kind;
@@ -551,8 +591,8 @@ parse_question(struct hd_parser *p, struct pending_scen **pend, int *npend)
 		 * the question's `end` is missing. */
 		if (t->kind == HD_TOK_EOF ||
 		    (hd_parse_in_words(hd_parse_top_words, t) && !is_kw(t, "scenario")) ||
-		    (is_kw(t, "scenario") && (q.scenario != NULL ||
-		    peek(p, 2)->kind == HD_TOK_STRING))) {
+		    (is_kw(t, "scenario") &&
+		     (q.scenario != NULL || peek(p, 2)->kind == HD_TOK_STRING))) {
 			hd_parse_never_closed(p, t);
 			goto fail;
 		}
@@ -561,7 +601,7 @@ parse_question(struct hd_parser *p, struct pending_scen **pend, int *npend)
 	}
 	if (q.kind != HD_Q_ESTIMATE && q.noptions < 2) {
 		hd_parse_error(p, kw, "question %s needs at least two %s", q.id,
-		    q.kind == HD_Q_CHOICE ? "options" : "items");
+			       q.kind == HD_Q_CHOICE ? "options" : "items");
 		goto fail;
 	}
 	if (!has_answer) {
@@ -576,9 +616,9 @@ parse_question(struct hd_parser *p, struct pending_scen **pend, int *npend)
 		(*npend)++;
 	}
 	l->questions = hd_xrealloc(l->questions,
-	    (size_t)(l->nquestions + 1) * sizeof *l->questions);
+				   (size_t)(l->nquestions + 1) * sizeof *l->questions);
 	l->estimates = hd_xrealloc(l->estimates,
-	    (size_t)(l->nquestions + 1) * sizeof *l->estimates);
+				   (size_t)(l->nquestions + 1) * sizeof *l->estimates);
 	l->questions[l->nquestions] = q;
 	l->estimates[l->nquestions++] = est;
 	return 0;
@@ -615,8 +655,9 @@ parse_claim(struct hd_parser *p)
 	p->pos++;
 	if ((c.text = hd_parse_string(p, "the claim in words")) == NULL)
 		return -1;
-	if ((cx.lhs = hd_parse_expr_ex(p, HD_PARSE_DIM_ANY, HD_EXPR_ALLOW_CALLS,
-	    "an expression such as makespan(pageable) after the claim's words")) == NULL)
+	if ((cx.lhs = hd_parse_expr_ex(
+		 p, HD_PARSE_DIM_ANY, HD_EXPR_ALLOW_CALLS,
+		 "an expression such as makespan(pageable) after the claim's words")) == NULL)
 		goto fail;
 	t = tok(p);
 	for (i = 0; i < HD_ARRAY_LEN(rel_words); i++)
@@ -625,31 +666,36 @@ parse_claim(struct hd_parser *p)
 	if (i == HD_ARRAY_LEN(rel_words)) {
 		char d[96];
 		hd_tok_describe(t, d, sizeof d);
-		hd_parse_error(p, t, "expected a comparison (<, <=, >, >= or ==) after '%.*s', "
-		    "found %s",
-		    (int)cx.lhs->src_len, cx.lhs->src_p, d);
+		hd_parse_error(p, t,
+			       "expected a comparison (<, <=, >, >= or ==) after '%.*s', "
+			       "found %s",
+			       (int)cx.lhs->src_len, cx.lhs->src_p, d);
 		goto fail;
 	}
 	cx.rel = rel_words[i].rel;
 	p->pos++;
 	if ((cx.rhs = hd_parse_expr_ex(p, HD_PARSE_DIM_ANY, HD_EXPR_ALLOW_CALLS,
-	    "an expression after the comparison")) == NULL)
+				       "an expression after the comparison")) == NULL)
 		goto fail;
 	if (cx.lhs->dim != cx.rhs->dim) {
-		hd_parse_error(p, t, "the two sides of the claim do not agree: %s on the left, "
-		    "%s on the "
-		    "right", hd_parse_dim_found(cx.lhs->dim), hd_parse_dim_found(cx.rhs->dim));
+		hd_parse_error(p, t,
+			       "the two sides of the claim do not agree: %s on the left, "
+			       "%s on the "
+			       "right",
+			       hd_parse_dim_found(cx.lhs->dim), hd_parse_dim_found(cx.rhs->dim));
 		goto fail;
 	}
-	c.expr = hd_xstrndup(cx.lhs->src_p, (size_t)(cx.rhs->src_p + cx.rhs->src_len -
-	    cx.lhs->src_p));
+	c.expr = hd_xstrndup(cx.lhs->src_p,
+			     (size_t)(cx.rhs->src_p + cx.rhs->src_len - cx.lhs->src_p));
 	if (is_kw(tok(p), "within")) {
 		t = peek(p, 1);
 		if (t->kind != HD_TOK_NUMBER || t->dim != HD_DIM_PERCENT || !(t->num > 0)) {
 			char d[96];
 			hd_tok_describe(t, d, sizeof d);
-			hd_parse_error(p, t, "expected a percentage such as 10%% after 'within', "
-			    "found %s", d);
+			hd_parse_error(p, t,
+				       "expected a percentage such as 10%% after 'within', "
+				       "found %s",
+				       d);
 			goto fail;
 		}
 		if (cx.rel != HD_REL_EQ) {
@@ -659,8 +705,9 @@ parse_claim(struct hd_parser *p)
 		cx.within = t->num;
 		p->pos += 2;
 	} else if (cx.rel == HD_REL_EQ) {
-		hd_parse_error(p, t, "'==' needs a tolerance: add 'within PERCENT', e.g. within "
-		    "10%%");
+		hd_parse_error(p, t,
+			       "'==' needs a tolerance: add 'within PERCENT', e.g. within "
+			       "10%%");
 		goto fail;
 	}
 	if (is_kw(tok(p), "on")) {
@@ -669,8 +716,8 @@ parse_claim(struct hd_parser *p)
 			char *prof = hd_parse_name(p, "a profile name");
 			if (prof == NULL)
 				goto fail;
-			c.profiles = hd_xrealloc(c.profiles, (size_t)(c.nprofiles + 1) *
-			    sizeof *c.profiles);
+			c.profiles = hd_xrealloc(c.profiles,
+						 (size_t)(c.nprofiles + 1) * sizeof *c.profiles);
 			c.profiles[c.nprofiles++] = prof;
 			if (!is_punct(tok(p), HD_P_COMMA))
 				break;
@@ -681,7 +728,7 @@ parse_claim(struct hd_parser *p)
 		goto fail;
 	if (l->nclaims >= HD_LESSON_MAX_CLAIMS) {
 		hd_parse_error(p, kw, "more than %d claims; the limit is %d", HD_LESSON_MAX_CLAIMS,
-		    HD_LESSON_MAX_CLAIMS);
+			       HD_LESSON_MAX_CLAIMS);
 		goto fail;
 	}
 	/* room for a power of two of claims: growing one at a time is quadratic */
@@ -708,8 +755,8 @@ fail:
 /* --- resolution of timing functions ------------------------------------------ */
 
 int
-hd_lesson_resolve_call(const struct hd_lesson *l, const struct hd_src *src,
-		       struct hd_expr *x, struct hd_err *e)
+hd_lesson_resolve_call(const struct hd_lesson *l, const struct hd_src *src, struct hd_expr *x,
+		       struct hd_err *e)
 {
 	const struct hd_scen *sc;
 	int i;
@@ -720,8 +767,10 @@ hd_lesson_resolve_call(const struct hd_lesson *l, const struct hd_src *src,
 		hd_buf_init(&b);
 		for (i = 0; i < l->nscens; i++)
 			hd_buf_printf(&b, "%s%s", i ? ", " : "", l->scens[i].name);
-		hd_src_error(src, e, x->scen_line, x->scen_col, "no scenario named '%s' "
-		    "(scenarios: %s)", x->scen, b.s ? b.s : "none");
+		hd_src_error(src, e, x->scen_line, x->scen_col,
+			     "no scenario named '%s' "
+			     "(scenarios: %s)",
+			     x->scen, b.s ? b.s : "none");
 		hd_buf_free(&b);
 		return -1;
 	}
@@ -736,17 +785,18 @@ hd_lesson_resolve_call(const struct hd_lesson *l, const struct hd_src *src,
 		hd_buf_init(&b);
 		for (i = 0; i < sc->nlabels; i++)
 			hd_buf_printf(&b, "%s%s", i ? ", " : "", sc->labels[i]);
-		hd_src_error(src, e, x->label_line, x->label_col, "scenario %s has no op "
-		    "labelled '%s' (labels: %s)", sc->name, x->label, b.s ? b.s :
-		    "none; write 'LABEL: statement'");
+		hd_src_error(src, e, x->label_line, x->label_col,
+			     "scenario %s has no op "
+			     "labelled '%s' (labels: %s)",
+			     sc->name, x->label, b.s ? b.s : "none; write 'LABEL: statement'");
 		hd_buf_free(&b);
 	}
 	return -1;
 }
 
 int
-hd_lesson_resolve_expr(const struct hd_lesson *l, const struct hd_src *src,
-		       struct hd_expr *x, int *ncalls, struct hd_err *e)
+hd_lesson_resolve_expr(const struct hd_lesson *l, const struct hd_src *src, struct hd_expr *x,
+		       int *ncalls, struct hd_err *e)
 {
 	if (x == NULL)
 		return 0;
@@ -770,15 +820,18 @@ finish(struct hd_parser *p, const struct pending_scen *pend, int npend)
 	if (l->title == NULL)
 		return hd_parse_error_line(p, 1, 1, "the lesson has no 'title \"...\"' line");
 	if (l->nscens == 0)
-		return hd_parse_error_line(p, 1, 1, "the lesson has no scenario: add 'scenario "
-		    "NAME' "
-		    "... 'end'");
+		return hd_parse_error_line(p, 1, 1,
+					   "the lesson has no scenario: add 'scenario "
+					   "NAME' "
+					   "... 'end'");
 	for (i = 0; i < npend; i++) {
 		struct hd_question *q = &l->questions[pend[i].question];
 		if (hd_lesson_find_scenario(l, q->scenario) < 0)
-			return hd_parse_error_line(p, pend[i].line, pend[i].col, "question %s "
-			    "names "
-			    "scenario '%s', which does not exist", q->id, q->scenario);
+			return hd_parse_error_line(p, pend[i].line, pend[i].col,
+						   "question %s "
+						   "names "
+						   "scenario '%s', which does not exist",
+						   q->id, q->scenario);
 	}
 	for (i = 0; i < l->nquestions; i++) {
 		n = 0;
@@ -791,7 +844,9 @@ finish(struct hd_parser *p, const struct pending_scen *pend, int npend)
 		    hd_lesson_resolve_expr(l, p->src, l->cx[i].rhs, &n, p->e) < 0)
 			return -1;
 		if (n == 0)
-			return hd_parse_error_line(p, l->claims[i].line, l->claims[i].col, "the "
+			return hd_parse_error_line(
+			    p, l->claims[i].line, l->claims[i].col,
+			    "the "
 			    "claim "
 			    "names no scenario: compare timings such as makespan(S), "
 			    "time(S.LABEL) or bytes(S.LABEL)");
@@ -809,18 +864,24 @@ parse_header(struct hd_parser *p)
 	if (!is_kw(t, "hdsim")) {
 		char d[96];
 		hd_tok_describe(t, d, sizeof d);
-		return hd_parse_error(p, t, "expected the format line 'hdsim 1' first, found "
-		    "%s", d);
+		return hd_parse_error(p, t,
+				      "expected the format line 'hdsim 1' first, found "
+				      "%s",
+				      d);
 	}
 	if (v->kind != HD_TOK_NUMBER || v->dim != HD_DIM_NONE) {
 		char d[96];
 		hd_tok_describe(v, d, sizeof d);
-		return hd_parse_error(p, v, "expected the format version after 'hdsim', found "
-		    "%s", d);
+		return hd_parse_error(p, v,
+				      "expected the format version after 'hdsim', found "
+				      "%s",
+				      d);
 	}
 	if (v->num != 1)
-		return hd_parse_error(p, v, "format version %.*s is not supported: this hdsim "
-		    "reads version 1", (int)v->len, v->p);
+		return hd_parse_error(p, v,
+				      "format version %.*s is not supported: this hdsim "
+				      "reads version 1",
+				      (int)v->len, v->p);
 	p->stmt_start = p->pos;
 	p->pos += 2;
 	return hd_parse_eol(p);
@@ -972,19 +1033,71 @@ hd_lesson_free(struct hd_lesson *l)
 
 /* --- read-only views ------------------------------------------------------------ */
 
-const char *hd_lesson_path(const struct hd_lesson *l) { return l->path; }
-const char *hd_lesson_id(const struct hd_lesson *l) { return l->id; }
-const char *hd_lesson_title(const struct hd_lesson *l) { return l->title; }
-const char *hd_lesson_part(const struct hd_lesson *l) { return l->part; }
-double hd_lesson_order(const struct hd_lesson *l) { return l->order; }
-const char *hd_lesson_summary(const struct hd_lesson *l) { return l->summary; }
-const char *hd_lesson_rule(const struct hd_lesson *l) { return l->rule; }
-const char *hd_lesson_rule_url(const struct hd_lesson *l) { return l->rule_url; }
-int hd_lesson_npages(const struct hd_lesson *l) { return l->npages; }
-int hd_lesson_nquestions(const struct hd_lesson *l) { return l->nquestions; }
-int hd_lesson_nknobs(const struct hd_lesson *l) { return l->nknobs; }
-int hd_lesson_nclaims(const struct hd_lesson *l) { return l->nclaims; }
-int hd_lesson_nscenarios(const struct hd_lesson *l) { return l->nscens; }
+const char *
+hd_lesson_path(const struct hd_lesson *l)
+{
+	return l->path;
+}
+const char *
+hd_lesson_id(const struct hd_lesson *l)
+{
+	return l->id;
+}
+const char *
+hd_lesson_title(const struct hd_lesson *l)
+{
+	return l->title;
+}
+const char *
+hd_lesson_part(const struct hd_lesson *l)
+{
+	return l->part;
+}
+double
+hd_lesson_order(const struct hd_lesson *l)
+{
+	return l->order;
+}
+const char *
+hd_lesson_summary(const struct hd_lesson *l)
+{
+	return l->summary;
+}
+const char *
+hd_lesson_rule(const struct hd_lesson *l)
+{
+	return l->rule;
+}
+const char *
+hd_lesson_rule_url(const struct hd_lesson *l)
+{
+	return l->rule_url;
+}
+int
+hd_lesson_npages(const struct hd_lesson *l)
+{
+	return l->npages;
+}
+int
+hd_lesson_nquestions(const struct hd_lesson *l)
+{
+	return l->nquestions;
+}
+int
+hd_lesson_nknobs(const struct hd_lesson *l)
+{
+	return l->nknobs;
+}
+int
+hd_lesson_nclaims(const struct hd_lesson *l)
+{
+	return l->nclaims;
+}
+int
+hd_lesson_nscenarios(const struct hd_lesson *l)
+{
+	return l->nscens;
+}
 
 const struct hd_page *
 hd_lesson_page(const struct hd_lesson *l, int i)
@@ -1054,4 +1167,3 @@ hd_lesson_knob_defaults(const struct hd_lesson *l, double *values)
 	for (i = 0; i < l->nknobs; i++)
 		values[i] = l->knobs[i].def;
 }
-

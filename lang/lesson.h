@@ -18,74 +18,74 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ir/ir.h"
-#include "ir/trace.h"
 #include "base/units.h"
 #include "base/util.h"
+#include "ir/ir.h"
+#include "ir/trace.h"
 
-struct hd_lesson;             /* opaque */
+struct hd_lesson; /* opaque */
 
 struct hd_page {
 	char *title;
-	char *text;               /* the page's lines joined with '\n' */
+	char *text; /* the page's lines joined with '\n' */
 };
 
 enum hd_question_kind {
-	HD_Q_CHOICE,              /* pick one option */
-	HD_Q_ORDER,               /* put items in order */
-	HD_Q_ESTIMATE,            /* a number within a tolerance */
+	HD_Q_CHOICE,   /* pick one option */
+	HD_Q_ORDER,    /* put items in order */
+	HD_Q_ESTIMATE, /* a number within a tolerance */
 };
 
 struct hd_question {
 	char *id;
 	enum hd_question_kind kind;
 	char *prompt;
-	char **options;           /* CHOICE: option texts; ORDER: items in display order */
+	char **options; /* CHOICE: option texts; ORDER: items in display order */
 	char **option_ids;
 	int noptions;
-	int answer;               /* CHOICE: index of the right option */
-	int *order;               /* ORDER: right order as indices into options */
-	char *estimate_expr;      /* ESTIMATE: the claim-style expression text, e.g. "makespan(pinned)" */
+	int answer; /* CHOICE: index of the right option */
+	int *order; /* ORDER: right order as indices into options */
+	char
+	    *estimate_expr; /* ESTIMATE: the claim-style expression text, e.g. "makespan(pinned)" */
 	enum hd_dim estimate_dim; /* ESTIMATE: unit the learner answers in */
 	double tolerance;         /* ESTIMATE: fraction, 0.2 = +-20 % */
 	char *explain;            /* shown after the run; names the decisive event */
 	char **hints;
 	int nhints;
-	char *scenario;           /* the scenario whose run answers it, or NULL for the first */
+	char *scenario; /* the scenario whose run answers it, or NULL for the first */
 };
 
 struct hd_knob {
 	char *name;
-	enum hd_dim dim;          /* bytes, time, count (NONE), flop */
-	double def, min, max;     /* base units */
-	char *text;               /* what it changes, for people */
+	enum hd_dim dim;      /* bytes, time, count (NONE), flop */
+	double def, min, max; /* base units */
+	char *text;           /* what it changes, for people */
 	int line, col;
 };
 
 struct hd_claim {
-	char *text;               /* the claim in words */
-	char *expr;               /* its source text, e.g. "makespan(pageable) >= 2 * makespan(pinned)" */
-	char **profiles;          /* profiles it is checked on; NULL/0 = all */
+	char *text;      /* the claim in words */
+	char *expr;      /* its source text, e.g. "makespan(pageable) >= 2 * makespan(pinned)" */
+	char **profiles; /* profiles it is checked on; NULL/0 = all */
 	int nprofiles;
 	int line, col;
 };
 
 /* Parse a lesson file's text.  `path` names it in messages.  NULL with e set
  * (status HD_EXIT_INPUT, where = "path:line:col", context = line + caret). */
-struct hd_lesson *hd_lesson_parse(const char *text, size_t len,
-				  const char *path, struct hd_err *e);
+struct hd_lesson *hd_lesson_parse(const char *text, size_t len, const char *path, struct hd_err *e);
 /* Read and parse a file. */
 struct hd_lesson *hd_lesson_load(const char *path, struct hd_err *e);
-void hd_lesson_free(struct hd_lesson *l);   /* accepts NULL */
+void hd_lesson_free(struct hd_lesson *l); /* accepts NULL */
 
 /* Metadata. */
 const char *hd_lesson_path(const struct hd_lesson *l);
-const char *hd_lesson_id(const struct hd_lesson *l);       /* "pinned-vs-pageable" */
+const char *hd_lesson_id(const struct hd_lesson *l); /* "pinned-vs-pageable" */
 const char *hd_lesson_title(const struct hd_lesson *l);
-const char *hd_lesson_part(const struct hd_lesson *l);     /* grouping in the browser */
-double hd_lesson_order(const struct hd_lesson *l);         /* sort key within all lessons */
+const char *hd_lesson_part(const struct hd_lesson *l); /* grouping in the browser */
+double hd_lesson_order(const struct hd_lesson *l);     /* sort key within all lessons */
 const char *hd_lesson_summary(const struct hd_lesson *l);
-const char *hd_lesson_rule(const struct hd_lesson *l);     /* the documentation rule it rests on */
+const char *hd_lesson_rule(const struct hd_lesson *l); /* the documentation rule it rests on */
 const char *hd_lesson_rule_url(const struct hd_lesson *l);
 
 int hd_lesson_npages(const struct hd_lesson *l);
@@ -94,14 +94,14 @@ int hd_lesson_nquestions(const struct hd_lesson *l);
 const struct hd_question *hd_lesson_question(const struct hd_lesson *l, int i);
 int hd_lesson_nknobs(const struct hd_lesson *l);
 const struct hd_knob *hd_lesson_knob(const struct hd_lesson *l, int i);
-int hd_lesson_find_knob(const struct hd_lesson *l, const char *name);   /* -1 if none */
+int hd_lesson_find_knob(const struct hd_lesson *l, const char *name); /* -1 if none */
 int hd_lesson_nclaims(const struct hd_lesson *l);
 const struct hd_claim *hd_lesson_claim(const struct hd_lesson *l, int i);
 
 int hd_lesson_nscenarios(const struct hd_lesson *l);
 const char *hd_lesson_scenario_name(const struct hd_lesson *l, int i);
 const char *hd_lesson_scenario_title(const struct hd_lesson *l, int i);
-int hd_lesson_find_scenario(const struct hd_lesson *l, const char *name);  /* -1 if none */
+int hd_lesson_find_scenario(const struct hd_lesson *l, const char *name); /* -1 if none */
 
 /*
  * Knob values: an array of hd_lesson_nknobs() doubles in base units.
@@ -110,13 +110,13 @@ int hd_lesson_find_scenario(const struct hd_lesson *l, const char *name);  /* -1
  * knob, wrong unit or out of range -> -1 with e set (where = "--set").
  */
 void hd_lesson_knob_defaults(const struct hd_lesson *l, double *values);
-int hd_lesson_knob_set(const struct hd_lesson *l, double *values,
-		       const char *assignment, struct hd_err *e);
+int hd_lesson_knob_set(const struct hd_lesson *l, double *values, const char *assignment,
+		       struct hd_err *e);
 
 /* Lower scenario i with these knob values (NULL: the defaults) to the IR.
  * NULL with e set (status HD_EXIT_INPUT, where and context at the statement). */
-struct hd_scenario *hd_lesson_instantiate(const struct hd_lesson *l, int i,
-					  const double *knobs, struct hd_err *e);
+struct hd_scenario *hd_lesson_instantiate(const struct hd_lesson *l, int i, const double *knobs,
+					  struct hd_err *e);
 
 /*
  * Is claim c stated for the hardware of profile `profile` (a built-in
@@ -135,15 +135,13 @@ int hd_claim_applies(const struct hd_claim *c, const char *profile, char *why, s
  * knobs NULL means the defaults.  A claim that cannot be checked (scenario
  * not run, label without spans) gives -1 with e->status HD_EXIT_FAIL.
  */
-int hd_lesson_claim_eval(const struct hd_lesson *l, int i,
-			 const double *knobs, struct hd_trace *const *traces,
-			 double *lhs, double *rhs, char *detail, size_t n,
-			 struct hd_err *e);
+int hd_lesson_claim_eval(const struct hd_lesson *l, int i, const double *knobs,
+			 struct hd_trace *const *traces, double *lhs, double *rhs, char *detail,
+			 size_t n, struct hd_err *e);
 /* Evaluate a question's estimate expression (or any claim-style expression
  * text) against the traces; knobs NULL means the defaults.  0, or -1 with e
  * set (where = "expression:1:COL" for a bad expression). */
-int hd_lesson_eval_expr(const struct hd_lesson *l, const char *expr,
-			const double *knobs, struct hd_trace *const *traces,
-			double *value, struct hd_err *e);
+int hd_lesson_eval_expr(const struct hd_lesson *l, const char *expr, const double *knobs,
+			struct hd_trace *const *traces, double *value, struct hd_err *e);
 
 #endif

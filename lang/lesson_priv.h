@@ -8,17 +8,17 @@
 
 #include <stdbool.h>
 
-#include "lang/expr.h"
 #include "ir/ir.h"
+#include "lang/expr.h"
 #include "lang/lesson.h"
 #include "lang/lex.h"
 
-#define HD_LESSON_MAX_DEPTH 16          /* open blocks, the scenario included */
-#define HD_LESSON_MAX_BYTES (1ull << 62)
-#define HD_LESSON_MAX_COUNT 1000000000.0 /* iterations of one loop */
+#define HD_LESSON_MAX_DEPTH     16 /* open blocks, the scenario included */
+#define HD_LESSON_MAX_BYTES     (1ull << 62)
+#define HD_LESSON_MAX_COUNT     1000000000.0 /* iterations of one loop */
 #define HD_LESSON_MAX_INSTANCES 100000000ull /* op executions per rank */
-#define HD_LESSON_MAX_RANKS 16384  /* the GPUs of the largest published training runs */
-#define HD_LESSON_MAX_OPS 1000000       /* IR ops of one scenario */
+#define HD_LESSON_MAX_RANKS     16384        /* the GPUs of the largest published training runs */
+#define HD_LESSON_MAX_OPS       1000000      /* IR ops of one scenario */
 /* Names of one kind: buffers, streams and events together, or labels, in a
  * scenario; knobs, scenarios or questions in a lesson.  Names are looked up
  * by scanning, so this keeps a file of a million names from taking hours. */
@@ -34,8 +34,8 @@ struct hd_stmt {
 	enum hd_op_kind kind;
 	int line, col;
 	char *label;
-	int stream;               /* stream index, or HD_NONE for the default stream */
-	int event, src, dst;      /* indices, or HD_NONE */
+	int stream;          /* stream index, or HD_NONE for the default stream */
+	int event, src, dst; /* indices, or HD_NONE */
 	bool async, to_device;
 	enum hd_kernel_kind kernel;
 	enum hd_coll coll;
@@ -64,13 +64,13 @@ struct hd_scen {
 	int line, col;
 	struct hd_decl_buffer *bufs;
 	int nbufs;
-	struct hd_stream *streams;    /* [0] default, [1] per-thread, then declared */
+	struct hd_stream *streams; /* [0] default, [1] per-thread, then declared */
 	int nstreams;
 	struct hd_event *events;
 	int nevents;
-	struct hd_expr *ranks;        /* NULL: one rank */
+	struct hd_expr *ranks; /* NULL: one rank */
 	bool per_thread;
-	bool expect_deadlock;     /* `expect deadlock` */
+	bool expect_deadlock; /* `expect deadlock` */
 	bool has_default_stream;
 	struct hd_stmt *body;
 	int nbody;
@@ -78,17 +78,23 @@ struct hd_scen {
 	int nlabels;
 };
 
-enum hd_rel { HD_REL_LT, HD_REL_LE, HD_REL_GT, HD_REL_GE, HD_REL_EQ };
+enum hd_rel {
+	HD_REL_LT,
+	HD_REL_LE,
+	HD_REL_GT,
+	HD_REL_GE,
+	HD_REL_EQ
+};
 
 struct hd_claim_priv {
 	struct hd_expr *lhs, *rhs;
 	enum hd_rel rel;
-	double within;                /* fraction; < 0 when absent */
+	double within; /* fraction; < 0 when absent */
 };
 
 struct hd_lesson {
 	char *path;
-	char *text;                   /* the source, kept for messages */
+	char *text; /* the source, kept for messages */
 	size_t len;
 	struct hd_src src;
 
@@ -99,7 +105,7 @@ struct hd_lesson {
 	struct hd_page *pages;
 	int npages;
 	struct hd_question *questions;
-	struct hd_expr **estimates;   /* per question: parsed answer, or NULL */
+	struct hd_expr **estimates; /* per question: parsed answer, or NULL */
 	int nquestions;
 	struct hd_knob *knobs;
 	int nknobs;
@@ -114,10 +120,10 @@ void hd_stmt_free_list(struct hd_stmt *v, int n);
 /* The expression parser's knob lookup (arg is the lesson): index and unit. */
 int hd_lesson_knob_lookup(void *arg, const char *name, enum hd_dim *dim);
 /* Resolve a timing function's scenario and label: -1 with e set. */
-int hd_lesson_resolve_call(const struct hd_lesson *l, const struct hd_src *src,
-			   struct hd_expr *x, struct hd_err *e);
+int hd_lesson_resolve_call(const struct hd_lesson *l, const struct hd_src *src, struct hd_expr *x,
+			   struct hd_err *e);
 /* Walk x and resolve every timing function in it; count them in *ncalls. */
-int hd_lesson_resolve_expr(const struct hd_lesson *l, const struct hd_src *src,
-			   struct hd_expr *x, int *ncalls, struct hd_err *e);
+int hd_lesson_resolve_expr(const struct hd_lesson *l, const struct hd_src *src, struct hd_expr *x,
+			   int *ncalls, struct hd_err *e);
 
 #endif

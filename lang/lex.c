@@ -15,18 +15,18 @@
 #include "lang/lex.h"
 
 static const char *const punct_str[HD_P__COUNT] = {
-	[HD_P_ARROW] = "->", [HD_P_DOTDOT] = "..", [HD_P_LE] = "<=",
-	[HD_P_GE] = ">=", [HD_P_EQ] = "==", [HD_P_LT] = "<", [HD_P_GT] = ">",
-	[HD_P_PLUS] = "+", [HD_P_MINUS] = "-", [HD_P_STAR] = "*",
-	[HD_P_SLASH] = "/", [HD_P_LPAREN] = "(", [HD_P_RPAREN] = ")",
-	[HD_P_COLON] = ":", [HD_P_COMMA] = ",", [HD_P_DOT] = ".", [HD_P_AT] = "@",
+	[HD_P_ARROW] = "->", [HD_P_DOTDOT] = "..", [HD_P_LE] = "<=",   [HD_P_GE] = ">=",
+	[HD_P_EQ] = "==",    [HD_P_LT] = "<",      [HD_P_GT] = ">",    [HD_P_PLUS] = "+",
+	[HD_P_MINUS] = "-",  [HD_P_STAR] = "*",    [HD_P_SLASH] = "/", [HD_P_LPAREN] = "(",
+	[HD_P_RPAREN] = ")", [HD_P_COLON] = ":",   [HD_P_COMMA] = ",", [HD_P_DOT] = ".",
+	[HD_P_AT] = "@",
 };
 
 /* Two-character punctuation first so that "->" wins over "-". */
 static const enum hd_punct punct_order[] = {
-	HD_P_ARROW, HD_P_DOTDOT, HD_P_LE, HD_P_GE, HD_P_EQ, HD_P_LT, HD_P_GT,
-	HD_P_PLUS, HD_P_MINUS, HD_P_STAR, HD_P_SLASH, HD_P_LPAREN, HD_P_RPAREN,
-	HD_P_COLON, HD_P_COMMA, HD_P_DOT, HD_P_AT,
+	HD_P_ARROW,  HD_P_DOTDOT, HD_P_LE,    HD_P_GE,   HD_P_EQ,    HD_P_LT,
+	HD_P_GT,     HD_P_PLUS,   HD_P_MINUS, HD_P_STAR, HD_P_SLASH, HD_P_LPAREN,
+	HD_P_RPAREN, HD_P_COLON,  HD_P_COMMA, HD_P_DOT,  HD_P_AT,
 };
 
 const char *
@@ -52,7 +52,7 @@ hd_src_init(struct hd_src *src, const char *path, const char *text, size_t len)
 		if (text[i] != '\n' || i + 1 >= len)
 			continue;
 		src->line_off = hd_xgrow(src->line_off, &cap, (size_t)src->nlines + 1,
-		    sizeof *src->line_off);
+					 sizeof *src->line_off);
 		src->line_off[src->nlines++] = i + 1;
 	}
 }
@@ -77,8 +77,7 @@ utf8_seq(const unsigned char *p, size_t rem)
 }
 
 void
-hd_src_error(const struct hd_src *src, struct hd_err *e, int line, int col,
-	     const char *fmt, ...)
+hd_src_error(const struct hd_src *src, struct hd_err *e, int line, int col, const char *fmt, ...)
 {
 	va_list ap;
 	struct hd_buf ctx;
@@ -226,8 +225,7 @@ push(struct lexer *lx, enum hd_tok_kind kind, const char *at, size_t len)
 {
 	struct hd_tok *t;
 
-	lx->toks->v = hd_xgrow(lx->toks->v, &lx->toks->cap, lx->toks->n + 1,
-	    sizeof *lx->toks->v);
+	lx->toks->v = hd_xgrow(lx->toks->v, &lx->toks->cap, lx->toks->n + 1, sizeof *lx->toks->v);
 	t = &lx->toks->v[lx->toks->n++];
 	memset(t, 0, sizeof *t);
 	t->kind = kind;
@@ -241,8 +239,7 @@ push(struct lexer *lx, enum hd_tok_kind kind, const char *at, size_t len)
 	return t;
 }
 
-static int
-lex_error(struct lexer *lx, const char *at, const char *fmt, ...) HD_PRINTF(3, 4);
+static int lex_error(struct lexer *lx, const char *at, const char *fmt, ...) HD_PRINTF(3, 4);
 
 static int
 lex_error(struct lexer *lx, const char *at, const char *fmt, ...)
@@ -265,16 +262,18 @@ check_line(struct lexer *lx, const char *eol)
 
 	if (eol - lx->line_start > HD_LEX_MAX_LINE)
 		return lex_error(lx, lx->line_start,
-		    "line is %zu bytes long; the limit is %d bytes",
-		    (size_t)(eol - lx->line_start), HD_LEX_MAX_LINE);
+				 "line is %zu bytes long; the limit is %d bytes",
+				 (size_t)(eol - lx->line_start), HD_LEX_MAX_LINE);
 	while (q < eol) {
 		unsigned char b = (unsigned char)*q;
 		unsigned long cp;
 		size_t n = hd_utf8_seq((const unsigned char *)q, (size_t)(eol - q), &cp);
 
 		if (n == 0)
-			return lex_error(lx, q, "invalid UTF-8 (byte 0x%02x): lessons are "
-			    "UTF-8 text", b);
+			return lex_error(lx, q,
+					 "invalid UTF-8 (byte 0x%02x): lessons are "
+					 "UTF-8 text",
+					 b);
 		if (b == 0)
 			return lex_error(lx, q, "NUL byte in the text: lessons are UTF-8 text");
 		if (b < 0x20 && b != '\t' && !(b == '\r' && q + 1 == eol))
@@ -284,8 +283,10 @@ check_line(struct lexer *lx, const char *eol)
 		if (HD_UTF8_C1(cp))
 			return lex_error(lx, q, "control character U+%04lX in the text", cp);
 		if (HD_UTF8_BIDI(cp))
-			return lex_error(lx, q, "bidirectional control U+%04lX in the text: it "
-			    "would show the text in another order than it is written", cp);
+			return lex_error(lx, q,
+					 "bidirectional control U+%04lX in the text: it "
+					 "would show the text in another order than it is written",
+					 cp);
 		q += n;
 	}
 	return 0;
@@ -314,8 +315,9 @@ lex_string(struct lexer *lx, const char *eol)
 	for (;;) {
 		if (q >= eol || (*q == '\r' && q + 1 == eol)) {
 			hd_buf_free(&b);
-			return lex_error(lx, start, "unterminated string: no closing '\"' "
-			    "on this line");
+			return lex_error(lx, start,
+					 "unterminated string: no closing '\"' "
+					 "on this line");
 		}
 		if (*q == '"')
 			break;
@@ -327,8 +329,9 @@ lex_string(struct lexer *lx, const char *eol)
 				hd_buf_putc(&b, '\n');
 			else {
 				hd_buf_free(&b);
-				return lex_error(lx, q, "unknown escape in a string: "
-				    "expected \\\", \\\\ or \\n");
+				return lex_error(lx, q,
+						 "unknown escape in a string: "
+						 "expected \\\", \\\\ or \\n");
 			}
 			q += 2;
 			continue;
@@ -353,8 +356,9 @@ unit_char(const char *q, const char *eol)
 	if (is_alpha((unsigned char)*q) && *q != '_')
 		return 1;
 	/* U+00B5 MICRO SIGN and U+03BC GREEK SMALL LETTER MU */
-	if (q + 1 < eol && (((unsigned char)q[0] == 0xc2 && (unsigned char)q[1] == 0xb5) ||
-	    ((unsigned char)q[0] == 0xce && (unsigned char)q[1] == 0xbc)))
+	if (q + 1 < eol &&
+	    (((unsigned char)q[0] == 0xc2 && (unsigned char)q[1] == 0xb5) ||
+	     ((unsigned char)q[0] == 0xce && (unsigned char)q[1] == 0xbc)))
 		return 2;
 	return 0;
 }
@@ -388,7 +392,7 @@ lex_number(struct lexer *lx, const char *eol)
 	}
 	if ((size_t)(q - start) >= sizeof num)
 		return lex_error(lx, start, "number is too long (%zu characters)",
-		    (size_t)(q - start));
+				 (size_t)(q - start));
 	memcpy(num, start, (size_t)(q - start));
 	num[q - start] = '\0';
 	v = strtod(num, NULL);
@@ -409,14 +413,15 @@ lex_number(struct lexer *lx, const char *eol)
 		}
 	}
 	if (!hd_unit_lookup(u, (size_t)(uend - u), &dim, &factor))
-		return lex_error(lx, u, "unknown unit '%.*s' in '%.*s': expected a size "
-		    "(B KB MB GB TB KiB MiB GiB TiB), a time (ps ns us ms s), work "
-		    "(FLOP ... PFLOP), a rate (GB/s, TFLOP/s ...) or %%",
-		    (int)(uend - u), u, (int)(uend - start), start);
+		return lex_error(lx, u,
+				 "unknown unit '%.*s' in '%.*s': expected a size "
+				 "(B KB MB GB TB KiB MiB GiB TiB), a time (ps ns us ms s), work "
+				 "(FLOP ... PFLOP), a rate (GB/s, TFLOP/s ...) or %%",
+				 (int)(uend - u), u, (int)(uend - start), start);
 	v *= factor;
 	if (!(v <= 1e300))
-		return lex_error(lx, start, "number '%.*s' is too large",
-		    (int)(uend - start), start);
+		return lex_error(lx, start, "number '%.*s' is too large", (int)(uend - start),
+				 start);
 	t = push(lx, HD_TOK_NUMBER, start, (size_t)(uend - start));
 	t->num = v;
 	t->dim = dim;
@@ -460,8 +465,8 @@ lex_line(struct lexer *lx, const char *eol)
 				return -1;
 			continue;
 		}
-		if (is_digit(c) || (c == '.' && lx->p + 1 < eol &&
-		    is_digit((unsigned char)lx->p[1]))) {
+		if (is_digit(c) ||
+		    (c == '.' && lx->p + 1 < eol && is_digit((unsigned char)lx->p[1]))) {
 			if (lex_number(lx, eol) < 0)
 				return -1;
 			continue;
@@ -469,8 +474,8 @@ lex_line(struct lexer *lx, const char *eol)
 		if (is_alpha(c)) {
 			q = lx->p + 1;
 			for (;;) {
-				if (q < eol && (is_alpha((unsigned char)*q) ||
-				    is_digit((unsigned char)*q)))
+				if (q < eol &&
+				    (is_alpha((unsigned char)*q) || is_digit((unsigned char)*q)))
 					q++;
 				else if (q + 1 < eol && *q == '-' && is_alpha((unsigned char)q[1]))
 					q++;
@@ -497,8 +502,8 @@ lex_line(struct lexer *lx, const char *eol)
 			continue;
 		{
 			size_t n = utf8_seq((const unsigned char *)lx->p, (size_t)(eol - lx->p));
-			return lex_error(lx, lx->p, "unexpected character '%.*s'",
-			    (int)(n ? n : 1), lx->p);
+			return lex_error(lx, lx->p, "unexpected character '%.*s'", (int)(n ? n : 1),
+					 lx->p);
 		}
 	}
 	return 0;
@@ -519,7 +524,7 @@ hd_lex(const struct hd_src *src, struct hd_toks *toks, struct hd_err *e)
 	lx.line = 1;
 	if (src->len > HD_LEX_MAX_FILE) {
 		hd_src_error(src, e, 1, 1, "file is %zu bytes long; the limit is %u bytes",
-		    src->len, HD_LEX_MAX_FILE);
+			     src->len, HD_LEX_MAX_FILE);
 		goto fail;
 	}
 	while (lx.p < lx.end) {

@@ -23,12 +23,11 @@ struct lower {
 	size_t cap;
 	const double *knobs;
 	int nranks;
-	int only_rank;            /* inside `rank N`: N, else -1 */
+	int only_rank; /* inside `rank N`: N, else -1 */
 	struct hd_err *e;
 };
 
-static int
-lerr(struct lower *lw, int line, int col, const char *fmt, ...) HD_PRINTF(4, 5);
+static int lerr(struct lower *lw, int line, int col, const char *fmt, ...) HD_PRINTF(4, 5);
 
 static int
 lerr(struct lower *lw, int line, int col, const char *fmt, ...)
@@ -67,11 +66,12 @@ eval_int(struct lower *lw, const struct hd_expr *x, int rank, double lo, double 
 		return -1;
 	if (v != floor(v))
 		return lerr(lw, x->sline, x->scol, "%s must be a whole number, but '%.*s' is %g",
-		    what, (int)x->src_len, x->src_p, v);
+			    what, (int)x->src_len, x->src_p, v);
 	if (v < lo || v > hi)
-		return lerr(lw, x->sline, x->scol, "%s must be from %.0f to %.0f, but '%.*s' is "
-		    "%.15g",
-		    what, lo, hi, (int)x->src_len, x->src_p, v);
+		return lerr(lw, x->sline, x->scol,
+			    "%s must be from %.0f to %.0f, but '%.*s' is "
+			    "%.15g",
+			    what, lo, hi, (int)x->src_len, x->src_p, v);
 	*out = v;
 	return 0;
 }
@@ -85,10 +85,12 @@ eval_bytes(struct lower *lw, const struct hd_expr *x, uint64_t *out)
 		return -1;
 	if (v < 0)
 		return lerr(lw, x->sline, x->scol, "a size cannot be negative: '%.*s' is %.15g B",
-		    (int)x->src_len, x->src_p, v);
+			    (int)x->src_len, x->src_p, v);
 	if (v > (double)HD_LESSON_MAX_BYTES)
-		return lerr(lw, x->sline, x->scol, "size '%.*s' is too large: the limit is 2^62 "
-		    "bytes (4 EiB)", (int)x->src_len, x->src_p);
+		return lerr(lw, x->sline, x->scol,
+			    "size '%.*s' is too large: the limit is 2^62 "
+			    "bytes (4 EiB)",
+			    (int)x->src_len, x->src_p);
 	*out = (uint64_t)floor(v);
 	return 0;
 }
@@ -102,10 +104,12 @@ eval_time(struct lower *lw, const struct hd_expr *x, hd_time *out)
 		return -1;
 	if (v < 0)
 		return lerr(lw, x->sline, x->scol, "a time cannot be negative: '%.*s'",
-		    (int)x->src_len, x->src_p);
+			    (int)x->src_len, x->src_p);
 	if (v > 1e18)
-		return lerr(lw, x->sline, x->scol, "time '%.*s' is too long: the limit is "
-		    "10^6 s", (int)x->src_len, x->src_p);
+		return lerr(lw, x->sline, x->scol,
+			    "time '%.*s' is too long: the limit is "
+			    "10^6 s",
+			    (int)x->src_len, x->src_p);
 	*out = (hd_time)llround(v);
 	return 0;
 }
@@ -117,8 +121,8 @@ emit(struct lower *lw, const struct hd_stmt *s, enum hd_op_kind kind)
 	struct hd_op *op;
 
 	if ((size_t)sc->nops >= HD_LESSON_MAX_OPS) {
-		lerr(lw, s->line, s->col, "scenario %s lowers to more than %d ops",
-		    sc->name, HD_LESSON_MAX_OPS);
+		lerr(lw, s->line, s->col, "scenario %s lowers to more than %d ops", sc->name,
+		     HD_LESSON_MAX_OPS);
 		return NULL;
 	}
 	sc->ops = hd_xgrow(sc->ops, &lw->cap, (size_t)sc->nops + 1, sizeof *sc->ops);
@@ -129,7 +133,8 @@ emit(struct lower *lw, const struct hd_stmt *s, enum hd_op_kind kind)
 	op->col = s->col;
 	op->label = s->label ? hd_xstrdup(s->label) : NULL;
 	op->stream = s->stream != HD_NONE ? s->stream :
-	    lw->sc->per_thread ? HD_STREAM_PER_THREAD : HD_STREAM_LEGACY;
+	    lw->sc->per_thread            ? HD_STREAM_PER_THREAD :
+					    HD_STREAM_LEGACY;
 	op->event = s->event;
 	op->src = s->src;
 	op->dst = s->dst;
@@ -163,8 +168,8 @@ op_bytes(struct lower *lw, const struct hd_stmt *s, struct hd_op *op, int b1, in
 			continue;
 		hd_fmt_bytes(a, sizeof a, op->bytes);
 		hd_fmt_bytes(b, sizeof b, sc->buffers[bs[i]].bytes);
-		return lerr(lw, s->line, s->col, "%s of %s does not fit buffer %s (%s)", verb,
-		    a, sc->buffers[bs[i]].name, b);
+		return lerr(lw, s->line, s->col, "%s of %s does not fit buffer %s (%s)", verb, a,
+			    sc->buffers[bs[i]].name, b);
 	}
 	return 0;
 }
@@ -199,16 +204,18 @@ lower_peer(struct lower *lw, const struct hd_stmt *s)
 		if (eval(lw, s->peer, r, &v) < 0)
 			goto out;
 		if (v != floor(v) || fabs(v) > 1e9) {
-			lerr(lw, s->peer->sline, s->peer->scol, "a rank must be a whole number, "
-			    "but '%.*s' is %g on rank %d", (int)s->peer->src_len, s->peer->src_p,
-			    v, r);
+			lerr(lw, s->peer->sline, s->peer->scol,
+			     "a rank must be a whole number, "
+			     "but '%.*s' is %g on rank %d",
+			     (int)s->peer->src_len, s->peer->src_p, v, r);
 			goto out;
 		}
 		pr[r] = floor_mod((long)v, n);
 		if (pr[r] == r) {
-			lerr(lw, s->peer->sline, s->peer->scol, "on rank %d, '%.*s' is rank %d "
-			    "itself: the other side must be another rank", r,
-			    (int)s->peer->src_len, s->peer->src_p, r);
+			lerr(lw, s->peer->sline, s->peer->scol,
+			     "on rank %d, '%.*s' is rank %d "
+			     "itself: the other side must be another rank",
+			     r, (int)s->peer->src_len, s->peer->src_p, r);
 			goto out;
 		}
 		if (r > 0 && pr[r] != pr[0])
@@ -267,7 +274,7 @@ lower_op(struct lower *lw, const struct hd_stmt *s, int peer, bool rel)
 		break;
 	case HD_OP_COPY:
 		op->copy = hd_copy_kind_of(sc->buffers[s->src].mem, sc->buffers[s->dst].mem,
-		    s->peer != NULL);
+					   s->peer != NULL);
 		if (op_bytes(lw, s, op, s->src, s->dst, "copy") < 0)
 			return -1;
 		break;
@@ -291,7 +298,7 @@ lower_op(struct lower *lw, const struct hd_stmt *s, int peer, bool rel)
 				return -1;
 			lw->out->ops[i].root = (int)v;
 		} else if (s->coll == HD_COLL_BROADCAST || s->coll == HD_COLL_REDUCE ||
-		    s->coll == HD_COLL_GATHER) {
+			   s->coll == HD_COLL_GATHER) {
 			lw->out->ops[i].root = 0;
 		}
 		break;
@@ -305,8 +312,9 @@ lower_op(struct lower *lw, const struct hd_stmt *s, int peer, bool rel)
 			if (eval(lw, s->flops, 0, &v) < 0)
 				return -1;
 			if (v < 0 || v > 1e24)
-				return lerr(lw, s->flops->sline, s->flops->scol, "work must be "
-				    "from 0 to 10^24 FLOP");
+				return lerr(lw, s->flops->sline, s->flops->scol,
+					    "work must be "
+					    "from 0 to 10^24 FLOP");
 			lw->out->ops[i].flops = v;
 			break;
 		case HD_KERNEL_MEMORY:
@@ -359,8 +367,8 @@ lower_stmt(struct lower *lw, const struct hd_stmt *s)
 
 	if (s->kind == HD_OP_REPEAT || s->kind == HD_OP_ON_RANK) {
 		if (s->kind == HD_OP_REPEAT) {
-			if (eval_int(lw, s->count, 0, 1, HD_LESSON_MAX_COUNT,
-			    "the repeat count", &v) < 0)
+			if (eval_int(lw, s->count, 0, 1, HD_LESSON_MAX_COUNT, "the repeat count",
+				     &v) < 0)
 				return -1;
 		} else if (eval_int(lw, s->rank, 0, 0, lw->nranks - 1, "the rank", &v) < 0) {
 			return -1;
@@ -424,8 +432,7 @@ instances(const struct hd_op *ops, int from, int to)
 }
 
 struct hd_scenario *
-hd_lesson_instantiate(const struct hd_lesson *l, int idx, const double *knobs,
-		      struct hd_err *e)
+hd_lesson_instantiate(const struct hd_lesson *l, int idx, const double *knobs, struct hd_err *e)
 {
 	struct lower lw;
 	const struct hd_scen *sc;
@@ -459,8 +466,8 @@ hd_lesson_instantiate(const struct hd_lesson *l, int idx, const double *knobs,
 	out->nranks = 1;
 	if (sc->ranks != NULL) {
 		double v;
-		if (eval_int(&lw, sc->ranks, 0, 1, HD_LESSON_MAX_RANKS, "the number of ranks",
-		    &v) < 0)
+		if (eval_int(&lw, sc->ranks, 0, 1, HD_LESSON_MAX_RANKS, "the number of ranks", &v) <
+		    0)
 			goto fail;
 		out->nranks = lw.nranks = (int)v;
 	}
@@ -475,8 +482,10 @@ hd_lesson_instantiate(const struct hd_lesson *l, int idx, const double *knobs,
 		if (eval_bytes(&lw, sc->bufs[i].size, &b->bytes) < 0)
 			goto fail;
 		if (b->bytes == 0) {
-			lerr(&lw, sc->bufs[i].size->sline, sc->bufs[i].size->scol, "buffer %s "
-			    "would be empty: a buffer holds at least 1 byte", b->name);
+			lerr(&lw, sc->bufs[i].size->sline, sc->bufs[i].size->scol,
+			     "buffer %s "
+			     "would be empty: a buffer holds at least 1 byte",
+			     b->name);
 			goto fail;
 		}
 	}
@@ -496,8 +505,10 @@ hd_lesson_instantiate(const struct hd_lesson *l, int idx, const double *knobs,
 		goto fail;
 	n = instances(out->ops, 0, out->nops);
 	if (n > HD_LESSON_MAX_INSTANCES) {
-		lerr(&lw, sc->line, sc->col, "scenario %s runs %llu op executions per rank; "
-		    "the limit is 10^8", sc->name, (unsigned long long)n);
+		lerr(&lw, sc->line, sc->col,
+		     "scenario %s runs %llu op executions per rank; "
+		     "the limit is 10^8",
+		     sc->name, (unsigned long long)n);
 		goto fail;
 	}
 	free(defaults);
@@ -513,8 +524,8 @@ fail:
 static int
 knob_is_count(const struct hd_knob *k)
 {
-	return k->dim == HD_DIM_NONE && k->def == floor(k->def) &&
-	    k->min == floor(k->min) && k->max == floor(k->max);
+	return k->dim == HD_DIM_NONE && k->def == floor(k->def) && k->min == floor(k->min) &&
+	    k->max == floor(k->max);
 }
 
 int
@@ -533,8 +544,10 @@ hd_lesson_knob_set(const struct hd_lesson *l, double *values, const char *assign
 	int i, rc = -1;
 
 	if (eq == NULL || eq == assignment) {
-		hd_err_set(e, HD_EXIT_INPUT, "--set", "expected NAME=VALUE such as "
-		    "size=64MiB, found '%s'", assignment);
+		hd_err_set(e, HD_EXIT_INPUT, "--set",
+			   "expected NAME=VALUE such as "
+			   "size=64MiB, found '%s'",
+			   assignment);
 		return -1;
 	}
 	snprintf(name, sizeof name, "%.*s", (int)(eq - assignment), assignment);
@@ -544,7 +557,7 @@ hd_lesson_knob_set(const struct hd_lesson *l, double *values, const char *assign
 		for (i = 0; i < l->nknobs; i++)
 			hd_buf_printf(&kb, "%s%s", i ? ", " : "", l->knobs[i].name);
 		hd_err_set(e, HD_EXIT_INPUT, "--set", "lesson %s has no knob '%s' (knobs: %s)",
-		    l->id, name, kb.s ? kb.s : "none");
+			   l->id, name, kb.s ? kb.s : "none");
 		hd_buf_free(&kb);
 		return -1;
 	}
@@ -563,26 +576,30 @@ hd_lesson_knob_set(const struct hd_lesson *l, double *values, const char *assign
 	kd = k->dim == HD_DIM_PERCENT ? HD_DIM_NONE : k->dim;
 	if (t->kind != HD_TOK_NUMBER || (t[1].kind != HD_TOK_NL && t[1].kind != HD_TOK_EOF)) {
 		hd_err_set(e, HD_EXIT_INPUT, "--set", "%s=%s: expected %s", name, eq + 1,
-		    hd_dim_example(k->dim));
+			   hd_dim_example(k->dim));
 		goto out;
 	}
 	d = t->dim == HD_DIM_PERCENT ? HD_DIM_NONE : t->dim;
 	v = sign * t->num;
 	if (d != kd) {
-		hd_err_set(e, HD_EXIT_INPUT, "--set", "%s=%s: knob %s takes %s", name, eq + 1,
-		    name, hd_dim_example(k->dim));
+		hd_err_set(e, HD_EXIT_INPUT, "--set", "%s=%s: knob %s takes %s", name, eq + 1, name,
+			   hd_dim_example(k->dim));
 		goto out;
 	}
 	if (knob_is_count(k) && v != floor(v)) {
-		hd_err_set(e, HD_EXIT_INPUT, "--set", "%s=%s: knob %s is a count and takes "
-		    "whole numbers only", name, eq + 1, name);
+		hd_err_set(e, HD_EXIT_INPUT, "--set",
+			   "%s=%s: knob %s is a count and takes "
+			   "whole numbers only",
+			   name, eq + 1, name);
 		goto out;
 	}
 	if (v < k->min || v > k->max) {
 		hd_expr_fmt_value(b, sizeof b, k->min, k->dim);
 		hd_expr_fmt_value(c, sizeof c, k->max, k->dim);
-		hd_err_set(e, HD_EXIT_INPUT, "--set", "%s=%s is out of range: knob %s goes "
-		    "from %s to %s", name, eq + 1, name, b, c);
+		hd_err_set(e, HD_EXIT_INPUT, "--set",
+			   "%s=%s is out of range: knob %s goes "
+			   "from %s to %s",
+			   name, eq + 1, name, b, c);
 		goto out;
 	}
 	values[i] = v;

@@ -13,11 +13,8 @@
 
 /* The word after `kernel`, one per kernel kind. */
 static const char *const kernel_word[HD_KERNEL__COUNT] = {
-	[HD_KERNEL_SPIN] = "spin",
-	[HD_KERNEL_COMPUTE] = "compute",
-	[HD_KERNEL_MEMORY] = "memory",
-	[HD_KERNEL_FILL] = "fill",
-	[HD_KERNEL_REDUCE] = "reduce",
+	[HD_KERNEL_SPIN] = "spin", [HD_KERNEL_COMPUTE] = "compute", [HD_KERNEL_MEMORY] = "memory",
+	[HD_KERNEL_FILL] = "fill", [HD_KERNEL_REDUCE] = "reduce",
 };
 
 /* Append " WORD" to buf (of n bytes, holding len) when word is not NULL. */
@@ -54,8 +51,10 @@ hd_opname_statement(char *buf, size_t n, const struct hd_scenario *sc, int i)
 	}
 	op = &sc->ops[i];
 	f = hd_op_fact(op->kind);
-	len = add(buf, n, len, "", f == NULL ? "op"
-		  : f->word != NULL ? f->word : hd_coll_name(op->coll));
+	len = add(buf, n, len, "",
+		  f == NULL           ? "op" :
+		      f->word != NULL ? f->word :
+					hd_coll_name(op->coll));
 	if (op->kind == HD_OP_KERNEL && (unsigned)op->kernel < HD_KERNEL__COUNT)
 		len = add(buf, n, len, " ", kernel_word[op->kernel]);
 	if (op->kind == HD_OP_COPY) {

@@ -61,8 +61,8 @@ hd_parse_eol(struct hd_parser *p)
 	}
 	hd_tok_describe(tok(p), d, sizeof d);
 	hd_parse_so_far(p, s, sizeof s);
-	return hd_parse_error(p, tok(p), "unexpected %s after %s: expected the end of the line",
-	    d, s);
+	return hd_parse_error(p, tok(p), "unexpected %s after %s: expected the end of the line", d,
+			      s);
 }
 
 char *
@@ -106,9 +106,12 @@ const char *
 hd_parse_dim_found(enum hd_dim d)
 {
 	static const char *const w[] = {
-		[HD_DIM_NONE] = "a plain number", [HD_DIM_BYTES] = "a size",
-		[HD_DIM_TIME] = "a time", [HD_DIM_RATE] = "a rate",
-		[HD_DIM_FLOP] = "an amount of work", [HD_DIM_FLOPS] = "a compute rate",
+		[HD_DIM_NONE] = "a plain number",
+		[HD_DIM_BYTES] = "a size",
+		[HD_DIM_TIME] = "a time",
+		[HD_DIM_RATE] = "a rate",
+		[HD_DIM_FLOP] = "an amount of work",
+		[HD_DIM_FLOPS] = "a compute rate",
 		[HD_DIM_PERCENT] = "a percentage",
 	};
 	return (unsigned)d < HD_ARRAY_LEN(w) ? w[d] : "a value";
@@ -118,7 +121,7 @@ hd_parse_dim_found(enum hd_dim d)
  * Parse an expression of dimension `dim` (HD_DIM__ANY: any) in the
  * current scenario's context.
  */
-#define HD_PARSE_DIM_ANY ((enum hd_dim)-1)
+#define HD_PARSE_DIM_ANY ((enum hd_dim) - 1)
 
 struct hd_expr *
 hd_parse_expr_ex(struct hd_parser *p, enum hd_dim dim, unsigned allow, const char *what_override)
@@ -132,7 +135,7 @@ hd_parse_expr_ex(struct hd_parser *p, enum hd_dim dim, unsigned allow, const cha
 		snprintf(what, sizeof what, "%s", what_override);
 	else
 		snprintf(what, sizeof what, "%s after %s",
-		    dim == HD_PARSE_DIM_ANY ? "a value" : hd_dim_example(dim), s);
+			 dim == HD_PARSE_DIM_ANY ? "a value" : hd_dim_example(dim), s);
 	memset(&ep, 0, sizeof ep);
 	ep.src = p->src;
 	ep.e = p->e;
@@ -159,12 +162,13 @@ hd_parse_expr_ex(struct hd_parser *p, enum hd_dim dim, unsigned allow, const cha
 		/* "64 MiB": a unit after a space is a name, not a unit. */
 		if (x->kind == HD_EX_NUM && next->kind == HD_TOK_NAME && next->space_before &&
 		    hd_unit_lookup(next->p, next->len, &ud, &f) && ud == dim)
-			snprintf(hint, sizeof hint, " (write the unit right after the number, "
-			    "with no space: '%.*s%.*s')", (int)x->src_len, x->src_p,
-			    (int)next->len, next->p);
+			snprintf(hint, sizeof hint,
+				 " (write the unit right after the number, "
+				 "with no space: '%.*s%.*s')",
+				 (int)x->src_len, x->src_p, (int)next->len, next->p);
 		hd_src_error(p->src, p->e, p->toks.v[p->pos].line, p->toks.v[p->pos].col,
-		    "expected %s, found %s '%.*s'%s", what, hd_parse_dim_found(x->dim),
-		    (int)x->src_len, x->src_p, hint);
+			     "expected %s, found %s '%.*s'%s", what, hd_parse_dim_found(x->dim),
+			     (int)x->src_len, x->src_p, hint);
 		hd_expr_free(x);
 		return NULL;
 	}
@@ -201,11 +205,15 @@ hd_parse_never_closed(struct hd_parser *p, const struct hd_tok *found)
 	char d[96];
 
 	if (found->kind == HD_TOK_EOF)
-		return hd_parse_error_line(p, b->line, b->col, "'%s' opened here is never closed: "
-		    "expected 'end' before the end of the file", b->what);
+		return hd_parse_error_line(p, b->line, b->col,
+					   "'%s' opened here is never closed: "
+					   "expected 'end' before the end of the file",
+					   b->what);
 	hd_tok_describe(found, d, sizeof d);
-	return hd_parse_error_line(p, b->line, b->col, "'%s' opened here is never closed: "
-	    "found %s at line %d before its 'end'", b->what, d, found->line);
+	return hd_parse_error_line(p, b->line, b->col,
+				   "'%s' opened here is never closed: "
+				   "found %s at line %d before its 'end'",
+				   b->what, d, found->line);
 }
 
 /* Is `end` next?  Consumes the line when it is. */
@@ -227,14 +235,15 @@ hd_parse_take_end(struct hd_parser *p, int *done)
 /* --- keyword tables and suggestions -------------------------------------------- */
 
 const char *const hd_parse_top_words[] = {
-	"lesson", "title", "part", "order", "summary", "rule", "knob", "page",
-	"question", "scenario", "claim", NULL,
+	"lesson", "title", "part",     "order",    "summary", "rule",
+	"knob",   "page",  "question", "scenario", "claim",   NULL,
 };
 const char *const hd_parse_scen_words[] = {
-	"buffer", "stream", "event", "default-stream", "ranks", "alloc", "free", "pin",
-	"copy", "kernel", "prefetch", "record", "wait", "sync", "query", "host", "read",
-	"repeat", "rank", "send", "recv", "allreduce", "broadcast", "reduce", "allgather",
-	"reducescatter", "gather", "alltoall", "barrier", "end", NULL,
+	"buffer",    "stream",    "event",  "default-stream", "ranks",         "alloc",  "free",
+	"pin",       "copy",      "kernel", "prefetch",       "record",        "wait",   "sync",
+	"query",     "host",      "read",   "repeat",         "rank",          "send",   "recv",
+	"allreduce", "broadcast", "reduce", "allgather",      "reducescatter", "gather", "alltoall",
+	"barrier",   "end",       NULL,
 };
 
 int
@@ -268,13 +277,14 @@ hd_parse_unknown(struct hd_parser *p, const char *const *words, const char *wher
 		}
 	}
 	if (best != NULL && bestd <= 2 && bestd < (int)strlen(name))
-		return hd_parse_error(p, t, "unknown statement '%s' %s: did you mean '%s'?",
-		    name, where, best);
+		return hd_parse_error(p, t, "unknown statement '%s' %s: did you mean '%s'?", name,
+				      where, best);
 	if (words != hd_parse_scen_words && hd_parse_in_words(hd_parse_scen_words, t))
-		return hd_parse_error(p, t, "'%s' is a scenario statement: it belongs inside "
-		    "'scenario NAME' ... 'end'", name);
+		return hd_parse_error(p, t,
+				      "'%s' is a scenario statement: it belongs inside "
+				      "'scenario NAME' ... 'end'",
+				      name);
 	if (words != hd_parse_top_words && hd_parse_in_words(hd_parse_top_words, t))
 		return hd_parse_error(p, t, "'%s' cannot appear %s", name, where);
 	return hd_parse_error(p, t, "unknown statement '%s' %s", name, where);
 }
-

@@ -16,7 +16,7 @@
 
 /* An open block, for "opened here is never closed". */
 struct hd_parse_block {
-	char what[96];            /* "scenario pinned", "repeat 10" */
+	char what[96]; /* "scenario pinned", "repeat 10" */
 	int line, col;
 };
 
@@ -28,9 +28,9 @@ struct hd_parser {
 	struct hd_err *e;
 	struct hd_parse_block stack[HD_LESSON_MAX_DEPTH + 1];
 	int depth;
-	int seen_block;           /* a page, question or scenario was seen */
-	struct hd_scen *sc;       /* the scenario being parsed */
-	size_t stmt_start;        /* first token of the current statement */
+	int seen_block;     /* a page, question or scenario was seen */
+	struct hd_scen *sc; /* the scenario being parsed */
+	size_t stmt_start;  /* first token of the current statement */
 };
 
 /* Looking at tokens: small enough to inline in both parsers. */
@@ -88,7 +88,7 @@ int hd_parse_eol(struct hd_parser *p);
 char *hd_parse_name(struct hd_parser *p, const char *what);
 char *hd_parse_string(struct hd_parser *p, const char *what);
 
-#define HD_PARSE_DIM_ANY ((enum hd_dim)-1)
+#define HD_PARSE_DIM_ANY ((enum hd_dim) - 1)
 /*
  * Parse an expression of dimension dim (HD_PARSE_DIM_ANY: any) with the
  * HD_EXPR_ALLOW_* flags in `allow`; `rank` is allowed by itself inside a

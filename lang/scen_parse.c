@@ -13,10 +13,17 @@
 
 /* --- scenarios ---------------------------------------------------------------- */
 
-enum obj_kind { OBJ_NONE, OBJ_BUFFER, OBJ_STREAM, OBJ_EVENT };
+enum obj_kind {
+	OBJ_NONE,
+	OBJ_BUFFER,
+	OBJ_STREAM,
+	OBJ_EVENT
+};
 
 static const char *const obj_word[] = {
-	[OBJ_NONE] = "nothing", [OBJ_BUFFER] = "a buffer", [OBJ_STREAM] = "a stream",
+	[OBJ_NONE] = "nothing",
+	[OBJ_BUFFER] = "a buffer",
+	[OBJ_STREAM] = "a stream",
 	[OBJ_EVENT] = "an event",
 };
 
@@ -50,7 +57,8 @@ list_objs(const struct hd_scen *sc, enum obj_kind k, char *buf, size_t n)
 	hd_buf_init(&b);
 	for (i = 0; i < cnt; i++) {
 		const char *nm = k == OBJ_BUFFER ? sc->bufs[i].name :
-		    k == OBJ_STREAM ? sc->streams[i].name : sc->events[i].name;
+		    k == OBJ_STREAM              ? sc->streams[i].name :
+						   sc->events[i].name;
 		hd_buf_printf(&b, "%s%s", i ? ", " : "", nm);
 	}
 	snprintf(buf, n, "%s", cnt ? b.s : "none declared");
@@ -59,12 +67,14 @@ list_objs(const struct hd_scen *sc, enum obj_kind k, char *buf, size_t n)
 
 /* Resolve a name that must be of kind `want` (or also `alt`).  -1 on error. */
 static int
-expect_obj(struct hd_parser *p, enum obj_kind want, enum obj_kind alt, const char *role,
-	   int *idx, enum obj_kind *got)
+expect_obj(struct hd_parser *p, enum obj_kind want, enum obj_kind alt, const char *role, int *idx,
+	   enum obj_kind *got)
 {
 	const struct hd_tok *t = tok(p);
 	static const char *const plural[] = {
-		[OBJ_NONE] = "", [OBJ_BUFFER] = "buffers", [OBJ_STREAM] = "streams",
+		[OBJ_NONE] = "",
+		[OBJ_BUFFER] = "buffers",
+		[OBJ_STREAM] = "streams",
 		[OBJ_EVENT] = "events",
 	};
 	enum obj_kind k;
@@ -76,9 +86,10 @@ expect_obj(struct hd_parser *p, enum obj_kind want, enum obj_kind alt, const cha
 		hd_tok_describe(t, d, sizeof d);
 		if (alt != OBJ_NONE)
 			return hd_parse_error(p, t, "expected %s or %s name after %s, found %s",
-			    obj_word[want], obj_word[alt] + (alt == OBJ_EVENT ? 3 : 2), s, d);
+					      obj_word[want],
+					      obj_word[alt] + (alt == OBJ_EVENT ? 3 : 2), s, d);
 		return hd_parse_error(p, t, "expected %s name (%s) after %s, found %s",
-		    obj_word[want], role, s, d);
+				      obj_word[want], role, s, d);
 	}
 	k = find_obj(p->sc, t, idx);
 	if (k == OBJ_NONE) {
@@ -86,19 +97,23 @@ expect_obj(struct hd_parser *p, enum obj_kind want, enum obj_kind alt, const cha
 		if (alt != OBJ_NONE) {
 			char l2[400];
 			list_objs(p->sc, alt, l2, sizeof l2);
-			return hd_parse_error(p, t, "no %s or %s named '%.*s' in scenario %s "
-			    "(%s: %s; %s: %s)", obj_word[want] + 2 + (want == OBJ_EVENT),
-			    obj_word[alt] + 2 + (alt == OBJ_EVENT), (int)t->len, t->p,
-			    p->sc->name, plural[want], list, plural[alt], l2);
+			return hd_parse_error(p, t,
+					      "no %s or %s named '%.*s' in scenario %s "
+					      "(%s: %s; %s: %s)",
+					      obj_word[want] + 2 + (want == OBJ_EVENT),
+					      obj_word[alt] + 2 + (alt == OBJ_EVENT), (int)t->len,
+					      t->p, p->sc->name, plural[want], list, plural[alt],
+					      l2);
 		}
 		return hd_parse_error(p, t, "no %s named '%.*s' in scenario %s (%s: %s)",
-		    obj_word[want] + 2 + (want == OBJ_EVENT), (int)t->len, t->p,
-		    p->sc->name, plural[want], list);
+				      obj_word[want] + 2 + (want == OBJ_EVENT), (int)t->len, t->p,
+				      p->sc->name, plural[want], list);
 	}
 	if (k != want && k != alt)
 		return hd_parse_error(p, t, "'%.*s' is %s, but %s needs %s%s%s here", (int)t->len,
-		    t->p, obj_word[k], s, obj_word[want], alt != OBJ_NONE ? " or " : "",
-		    alt != OBJ_NONE ? obj_word[alt] : "");
+				      t->p, obj_word[k], s, obj_word[want],
+				      alt != OBJ_NONE ? " or " : "",
+				      alt != OBJ_NONE ? obj_word[alt] : "");
 	if (got != NULL)
 		*got = k;
 	p->pos++;
@@ -112,29 +127,35 @@ check_new_name(struct hd_parser *p, const struct hd_tok *t)
 	enum obj_kind k;
 
 	if (t->kind != HD_TOK_NAME)
-		return 0;    /* hd_parse_name reports it */
+		return 0; /* hd_parse_name reports it */
 	if (p->sc->nbufs + p->sc->nstreams + p->sc->nevents >= HD_LESSON_MAX_NAMES + 2)
-		return hd_parse_error(p, t, "scenario %s declares more than %d buffers, streams "
-		    "and events; the limit is %d", p->sc->name, HD_LESSON_MAX_NAMES,
-		    HD_LESSON_MAX_NAMES);
+		return hd_parse_error(p, t,
+				      "scenario %s declares more than %d buffers, streams "
+				      "and events; the limit is %d",
+				      p->sc->name, HD_LESSON_MAX_NAMES, HD_LESSON_MAX_NAMES);
 	if (is_kw(t, "device") || is_kw(t, "rank") || is_kw(t, "nranks"))
-		return hd_parse_error(p, t, "'%.*s' is reserved: choose another name",
-		    (int)t->len, t->p);
+		return hd_parse_error(p, t, "'%.*s' is reserved: choose another name", (int)t->len,
+				      t->p);
 	k = find_obj(p->sc, t, &idx);
 	if (k == OBJ_STREAM && idx < 2)
 		return hd_parse_error(p, t, "'%.*s' is a built-in stream: choose another name",
-		    (int)t->len, t->p);
+				      (int)t->len, t->p);
 	if (k != OBJ_NONE)
-		return hd_parse_error(p, t, "'%.*s' is already declared as %s in scenario %s "
-		    "(line %d)", (int)t->len, t->p, obj_word[k], p->sc->name,
-		    k == OBJ_BUFFER ? p->sc->bufs[idx].line : k == OBJ_STREAM ?
-		    p->sc->streams[idx].line : p->sc->events[idx].line);
+		return hd_parse_error(p, t,
+				      "'%.*s' is already declared as %s in scenario %s "
+				      "(line %d)",
+				      (int)t->len, t->p, obj_word[k], p->sc->name,
+				      k == OBJ_BUFFER     ? p->sc->bufs[idx].line :
+					  k == OBJ_STREAM ? p->sc->streams[idx].line :
+							    p->sc->events[idx].line);
 	return 0;
 }
 
 static const char *const mem_words[HD_MEM__COUNT] = {
-	[HD_MEM_PAGEABLE] = "pageable", [HD_MEM_PINNED] = "pinned",
-	[HD_MEM_MANAGED] = "managed", [HD_MEM_DEVICE] = "device",
+	[HD_MEM_PAGEABLE] = "pageable",
+	[HD_MEM_PINNED] = "pinned",
+	[HD_MEM_MANAGED] = "managed",
+	[HD_MEM_DEVICE] = "device",
 };
 
 static int
@@ -158,8 +179,10 @@ parse_buffer(struct hd_parser *p)
 	if (m == HD_MEM__COUNT) {
 		char d[96];
 		hd_tok_describe(t, d, sizeof d);
-		hd_parse_error(p, t, "expected the buffer's memory (pageable, pinned, managed "
-		    "or device) after 'buffer %s', found %s", b.name, d);
+		hd_parse_error(p, t,
+			       "expected the buffer's memory (pageable, pinned, managed "
+			       "or device) after 'buffer %s', found %s",
+			       b.name, d);
 		free(b.name);
 		return -1;
 	}
@@ -209,9 +232,11 @@ parse_stream(struct hd_parser *p)
 				char d[96];
 				hd_tok_describe(n, d, sizeof d);
 				free(s.name);
-				return hd_parse_error(p, n, "expected a whole number from -100 to "
-				    "100 "
-				    "after 'priority', found %s", d);
+				return hd_parse_error(p, n,
+						      "expected a whole number from -100 to "
+						      "100 "
+						      "after 'priority', found %s",
+						      d);
 			}
 			s.priority = (int)(sign * n->num);
 			p->pos = (size_t)(n - p->toks.v) + 1;
@@ -222,8 +247,10 @@ parse_stream(struct hd_parser *p)
 	if (!at_eol(tok(p))) {
 		char d[96];
 		hd_tok_describe(tok(p), d, sizeof d);
-		hd_parse_error(p, tok(p), "unexpected %s after 'stream %s': expected "
-		    "'nonblocking', 'priority N' or the end of the line", d, s.name);
+		hd_parse_error(p, tok(p),
+			       "unexpected %s after 'stream %s': expected "
+			       "'nonblocking', 'priority N' or the end of the line",
+			       d, s.name);
 		free(s.name);
 		return -1;
 	}
@@ -291,7 +318,11 @@ hd_stmt_free_list(struct hd_stmt *v, int n)
 
 /* Optional trailing clauses: SIZE, async, on STREAM, grid N, root EXPR. */
 enum {
-	CL_SIZE = 1, CL_ASYNC = 2, CL_ON = 4, CL_GRID = 8, CL_ROOT = 16,
+	CL_SIZE = 1,
+	CL_ASYNC = 2,
+	CL_ON = 4,
+	CL_GRID = 8,
+	CL_ROOT = 16,
 };
 
 static int
@@ -306,9 +337,12 @@ parse_clauses(struct hd_parser *p, struct hd_stmt *s, unsigned allowed)
 
 		if (at_eol(t))
 			return 0;
-		c = is_kw(t, "async") ? CL_ASYNC : is_kw(t, "on") ? CL_ON :
-		    is_kw(t, "grid") ? CL_GRID : is_kw(t, "root") ? CL_ROOT :
-		    hd_expr_starts(t) ? CL_SIZE : 0;
+		c = is_kw(t, "async") ? CL_ASYNC :
+		    is_kw(t, "on")    ? CL_ON :
+		    is_kw(t, "grid")  ? CL_GRID :
+		    is_kw(t, "root")  ? CL_ROOT :
+		    hd_expr_starts(t) ? CL_SIZE :
+					0;
 		if (c == 0 || !(allowed & c)) {
 			struct hd_buf opts;
 			hd_tok_describe(t, d, sizeof d);
@@ -324,9 +358,10 @@ parse_clauses(struct hd_parser *p, struct hd_stmt *s, unsigned allowed)
 				hd_buf_puts(&opts, ", 'grid N'");
 			if (allowed & CL_ROOT)
 				hd_buf_puts(&opts, ", 'root RANK'");
-			hd_parse_error(p, t, "unexpected %s after %s: expected %s%sthe end of the "
-			    "line",
-			    d, sf, opts.s ? opts.s + 2 : "", opts.s ? " or " : "");
+			hd_parse_error(p, t,
+				       "unexpected %s after %s: expected %s%sthe end of the "
+				       "line",
+				       d, sf, opts.s ? opts.s + 2 : "", opts.s ? " or " : "");
 			hd_buf_free(&opts);
 			return -1;
 		}
@@ -371,20 +406,22 @@ check_mem(struct hd_parser *p, const struct hd_tok *t, int b, unsigned mask, con
 
 	if (mask & (1u << m))
 		return 0;
-	return hd_parse_error(p, t, "buffer %s is %s memory: %s", p->sc->bufs[b].name,
-	    mem_words[m], why);
+	return hd_parse_error(p, t, "buffer %s is %s memory: %s", p->sc->bufs[b].name, mem_words[m],
+			      why);
 }
 
 #define MEM_BIT(m) (1u << (m))
-#define MEM_GPU (MEM_BIT(HD_MEM_DEVICE) | MEM_BIT(HD_MEM_MANAGED))
+#define MEM_GPU    (MEM_BIT(HD_MEM_DEVICE) | MEM_BIT(HD_MEM_MANAGED))
 
 static int
 need_ranks(struct hd_parser *p, const struct hd_tok *kw)
 {
 	if (p->sc->ranks != NULL)
 		return 0;
-	return hd_parse_error(p, kw, "'%.*s' needs a scenario with several ranks: declare "
-	    "'ranks N' before it", (int)kw->len, kw->p);
+	return hd_parse_error(p, kw,
+			      "'%.*s' needs a scenario with several ranks: declare "
+			      "'ranks N' before it",
+			      (int)kw->len, kw->p);
 }
 
 /* The first use of `rank` in x (x depends on the rank). */
@@ -420,9 +457,9 @@ struct op_form {
 
 /* One op being read. */
 struct op_parse {
-	const struct hd_tok *kw;        /* its keyword */
-	const struct op_form *form;     /* how its kind is written */
-	unsigned clauses;               /* clauses allowed (a parser may narrow them) */
+	const struct hd_tok *kw;    /* its keyword */
+	const struct op_form *form; /* how its kind is written */
+	unsigned clauses;           /* clauses allowed (a parser may narrow them) */
 };
 
 /* The op's buffer (role: for messages) into *idx, in memory its form allows. */
@@ -458,7 +495,7 @@ parse_copy(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
 		char d[96];
 		hd_tok_describe(tok(p), d, sizeof d);
 		return hd_parse_error(p, tok(p), "expected '->' after 'copy %.*s', found %s",
-		    (int)st->len, st->p, d);
+				      (int)st->len, st->p, d);
 	}
 	p->pos++;
 	dt = tok(p);
@@ -472,9 +509,9 @@ parse_copy(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
 	if ((s->peer = hd_parse_expr(p, HD_DIM_NONE)) == NULL)
 		return -1;
 	if (check_mem(p, st, s->src, MEM_BIT(HD_MEM_DEVICE),
-	    "a peer copy goes between device buffers") < 0 ||
+		      "a peer copy goes between device buffers") < 0 ||
 	    check_mem(p, dt, s->dst, MEM_BIT(HD_MEM_DEVICE),
-	    "a peer copy goes between device buffers") < 0)
+		      "a peer copy goes between device buffers") < 0)
 		return -1;
 	return 0;
 }
@@ -485,7 +522,9 @@ check_copy(struct hd_parser *p, const struct hd_stmt *s)
 {
 	if (s->stream == HD_NONE || s->async)
 		return 0;
-	return hd_parse_error_line(p, s->line, s->col, "'copy ... on %s' without 'async': "
+	return hd_parse_error_line(
+	    p, s->line, s->col,
+	    "'copy ... on %s' without 'async': "
 	    "cudaMemcpy always uses the default stream; add 'async' to copy on stream %s",
 	    p->sc->streams[s->stream].name, p->sc->streams[s->stream].name);
 }
@@ -504,8 +543,10 @@ parse_kernel(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
 	if (k == HD_KERNEL__COUNT) {
 		char d[96];
 		hd_tok_describe(t, d, sizeof d);
-		return hd_parse_error(p, t, "expected a kernel kind (spin, compute, memory, fill "
-		    "or reduce) after 'kernel', found %s", d);
+		return hd_parse_error(p, t,
+				      "expected a kernel kind (spin, compute, memory, fill "
+				      "or reduce) after 'kernel', found %s",
+				      d);
 	}
 	s->kernel = (enum hd_kernel_kind)k;
 	p->pos++;
@@ -519,21 +560,23 @@ parse_kernel(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
 		if (t->kind == HD_TOK_NAME && !is_punct(peek(p, 1), HD_P_LPAREN) &&
 		    find_obj(p->sc, t, &idx) != OBJ_NONE) {
 			if (expect_obj(p, OBJ_BUFFER, OBJ_NONE, "the buffer", &s->src, NULL) < 0 ||
-			    check_mem(p, t, s->src, MEM_GPU, "kernels read device or managed "
-			    "memory") < 0)
+			    check_mem(p, t, s->src, MEM_GPU,
+				      "kernels read device or managed "
+				      "memory") < 0)
 				return -1;
 			return 0;
 		}
-		s->bytes = hd_parse_expr_ex(p, HD_DIM_BYTES, 0,
-		    "a size such as 1GiB or a buffer after 'kernel memory'");
+		s->bytes = hd_parse_expr_ex(
+		    p, HD_DIM_BYTES, 0, "a size such as 1GiB or a buffer after 'kernel memory'");
 		return s->bytes == NULL ? -1 : 0;
 	case HD_KERNEL_FILL:
 	case HD_KERNEL_REDUCE:
 		buf = s->kernel == HD_KERNEL_FILL ? &s->dst : &s->src;
 		if (expect_obj(p, OBJ_BUFFER, OBJ_NONE, "the buffer", buf, NULL) < 0)
 			return -1;
-		return check_mem(p, t, *buf, MEM_GPU, "kernels read and write device or managed "
-		    "memory");
+		return check_mem(p, t, *buf, MEM_GPU,
+				 "kernels read and write device or managed "
+				 "memory");
 	case HD_KERNEL__COUNT:
 		break;
 	}
@@ -546,13 +589,14 @@ parse_prefetch(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
 {
 	if (expect_buf(p, o, "the buffer", &s->dst) < 0)
 		return -1;
-	if (!is_kw(tok(p), "to") || !(is_kw(peek(p, 1), "device") ||
-	    is_kw(peek(p, 1), "host"))) {
+	if (!is_kw(tok(p), "to") || !(is_kw(peek(p, 1), "device") || is_kw(peek(p, 1), "host"))) {
 		const struct hd_tok *bad = is_kw(tok(p), "to") ? peek(p, 1) : tok(p);
 		char d[96];
 		hd_tok_describe(bad, d, sizeof d);
-		return hd_parse_error(p, bad, "expected 'to device' or 'to host' after "
-		    "'prefetch %s', found %s", p->sc->bufs[s->dst].name, d);
+		return hd_parse_error(p, bad,
+				      "expected 'to device' or 'to host' after "
+				      "'prefetch %s', found %s",
+				      p->sc->bufs[s->dst].name, d);
 	}
 	s->to_device = is_kw(peek(p, 1), "device");
 	p->pos += 2;
@@ -581,8 +625,10 @@ parse_sync(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
 		return 0;
 	}
 	if (tok(p)->kind == HD_TOK_NAME && find_obj(p->sc, tok(p), &idx) == OBJ_BUFFER)
-		return hd_parse_error(p, tok(p), "'%.*s' is a buffer, but 'sync' needs an "
-		    "event, a stream or 'device'", (int)tok(p)->len, tok(p)->p);
+		return hd_parse_error(p, tok(p),
+				      "'%.*s' is a buffer, but 'sync' needs an "
+				      "event, a stream or 'device'",
+				      (int)tok(p)->len, tok(p)->p);
 	if (expect_obj(p, OBJ_EVENT, OBJ_STREAM, "", &idx, &k) < 0)
 		return -1;
 	if (k == OBJ_EVENT) {
@@ -628,7 +674,7 @@ parse_p2p(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
 		char d[96];
 		hd_tok_describe(tok(p), d, sizeof d);
 		return hd_parse_error(p, tok(p), "expected '%s RANK' after '%s %.*s', found %s",
-		    send ? "to" : "from", word, (int)t->len, t->p, d);
+				      send ? "to" : "from", word, (int)t->len, t->p, d);
 	}
 	p->pos++;
 	return (s->peer = hd_parse_expr(p, HD_DIM_NONE)) == NULL ? -1 : 0;
@@ -675,11 +721,13 @@ parse_block(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
 		return -1;
 	if ((*x)->depends_on_rank) {
 		const struct hd_expr *r = rank_use(*x);
-		return hd_parse_error_line(p, r->line, r->col, "'%s' must be the same on every "
-		    "rank: it cannot use 'rank'", word);
+		return hd_parse_error_line(p, r->line, r->col,
+					   "'%s' must be the same on every "
+					   "rank: it cannot use 'rank'",
+					   word);
 	}
-	snprintf(what, sizeof what, "%s %.*s", word,
-	    (int)((*x)->src_len > 40 ? 40 : (*x)->src_len), (*x)->src_p);
+	snprintf(what, sizeof what, "%s %.*s", word, (int)((*x)->src_len > 40 ? 40 : (*x)->src_len),
+		 (*x)->src_p);
 	if (hd_parse_eol(p) < 0 || hd_parse_push_block(p, o->kw, what) < 0)
 		return -1;
 	return parse_body(p, &s->body, &s->nbody);
@@ -691,11 +739,12 @@ static const struct op_form op_forms[HD_OP__COUNT] = {
 	[HD_OP_ALLOC] = { parse_buf_op, 0, NULL, 0, NULL },
 	[HD_OP_FREE] = { parse_buf_op, 0, NULL, 0, NULL },
 	[HD_OP_PIN] = { parse_buf_op, MEM_BIT(HD_MEM_PAGEABLE),
-		"'pin' registers pageable memory (cudaHostRegister)", 0, NULL },
+			"'pin' registers pageable memory (cudaHostRegister)", 0, NULL },
 	[HD_OP_COPY] = { parse_copy, 0, NULL, CL_SIZE | CL_ASYNC | CL_ON, check_copy },
 	[HD_OP_KERNEL] = { parse_kernel, 0, NULL, CL_ON | CL_GRID, NULL },
 	[HD_OP_PREFETCH] = { parse_prefetch, MEM_BIT(HD_MEM_MANAGED),
-		"'prefetch' moves managed memory (cudaMemPrefetchAsync)", CL_ON, NULL },
+			     "'prefetch' moves managed memory (cudaMemPrefetchAsync)", CL_ON,
+			     NULL },
 	[HD_OP_RECORD] = { parse_event_op, 0, NULL, CL_ON, NULL },
 	[HD_OP_WAIT] = { parse_event_op, 0, NULL, CL_ON, NULL },
 	[HD_OP_EVENT_SYNC] = { parse_sync, 0, NULL, 0, NULL },
@@ -703,16 +752,18 @@ static const struct op_form op_forms[HD_OP__COUNT] = {
 	[HD_OP_STREAM_SYNC] = { parse_sync, 0, NULL, 0, NULL },
 	[HD_OP_DEVICE_SYNC] = { parse_sync, 0, NULL, 0, NULL },
 	[HD_OP_HOST] = { parse_host, 0, NULL, 0, NULL },
-	[HD_OP_READ] = { parse_read, MEM_GPU, "'read' is the host reading device data "
-		"(print(t), t.item()); a host buffer is already on the host", CL_SIZE, NULL },
+	[HD_OP_READ] = { parse_read, MEM_GPU,
+			 "'read' is the host reading device data "
+			 "(print(t), t.item()); a host buffer is already on the host",
+			 CL_SIZE, NULL },
 	[HD_OP_REPEAT] = { parse_block, 0, NULL, 0, NULL },
 	[HD_OP_ON_RANK] = { parse_block, 0, NULL, 0, NULL },
 	[HD_OP_SEND] = { parse_p2p, NCCL_MEM, "NCCL sends and receives device buffers",
-		CL_SIZE | CL_ON, NULL },
+			 CL_SIZE | CL_ON, NULL },
 	[HD_OP_RECV] = { parse_p2p, NCCL_MEM, "NCCL sends and receives device buffers",
-		CL_SIZE | CL_ON, NULL },
+			 CL_SIZE | CL_ON, NULL },
 	[HD_OP_COLL] = { parse_coll, NCCL_MEM, "NCCL collectives work on device buffers",
-		CL_SIZE | CL_ON | CL_ROOT, NULL },
+			 CL_SIZE | CL_ON | CL_ROOT, NULL },
 	[HD_OP_BARRIER] = { parse_bare, 0, NULL, 0, NULL },
 };
 
@@ -756,7 +807,7 @@ parse_op(struct hd_parser *p, struct hd_stmt *s)
 	if (o.form->parse(p, s, &o) < 0)
 		return -1;
 	if (hd_op_facts[k].operands & HD_OPND_BODY)
-		return 0;       /* its lines and their `end` are read */
+		return 0; /* its lines and their `end` are read */
 	if (o.clauses != 0 && parse_clauses(p, s, o.clauses) < 0)
 		return -1;
 	if (o.form->check != NULL && o.form->check(p, s) < 0)
@@ -772,11 +823,11 @@ add_label(struct hd_parser *p, const struct hd_tok *t)
 
 	if (sc->nlabels >= HD_LESSON_MAX_NAMES)
 		return hd_parse_error(p, t, "scenario %s has more than %d labels; the limit is %d",
-		    sc->name, HD_LESSON_MAX_NAMES, HD_LESSON_MAX_NAMES);
+				      sc->name, HD_LESSON_MAX_NAMES, HD_LESSON_MAX_NAMES);
 	for (i = 0; i < sc->nlabels; i++)
 		if (strlen(sc->labels[i]) == t->len && memcmp(sc->labels[i], t->p, t->len) == 0)
 			return hd_parse_error(p, t, "label '%.*s' is used twice in scenario %s",
-			    (int)t->len, t->p, sc->name);
+					      (int)t->len, t->p, sc->name);
 	sc->labels = hd_xrealloc(sc->labels, (size_t)(sc->nlabels + 1) * sizeof *sc->labels);
 	sc->labels[sc->nlabels++] = tok_strdup(t);
 	return 0;
@@ -802,11 +853,11 @@ parse_scen_stmt(struct hd_parser *p, struct hd_stmt **body, int *nbody, int *don
 		p->stmt_start = p->pos;
 		if (is_kw(t, "buffer") || is_kw(t, "stream") || is_kw(t, "event") ||
 		    is_kw(t, "ranks") || is_kw(t, "default-stream") || is_kw(t, "end") ||
-		    is_kw(t, "expect") ||
-		    at_eol(t))
-			return hd_parse_error(p, label, "a label names an operation; '%.*s' is "
-			    "not one",
-			    (int)(at_eol(t) ? 0 : t->len), t->p);
+		    is_kw(t, "expect") || at_eol(t))
+			return hd_parse_error(p, label,
+					      "a label names an operation; '%.*s' is "
+					      "not one",
+					      (int)(at_eol(t) ? 0 : t->len), t->p);
 		if (add_label(p, label) < 0)
 			return -1;
 	}
@@ -823,8 +874,10 @@ parse_scen_stmt(struct hd_parser *p, struct hd_stmt **body, int *nbody, int *don
 		if (!is_kw(v, "legacy") && !is_kw(v, "per-thread")) {
 			char d[96];
 			hd_tok_describe(v, d, sizeof d);
-			return hd_parse_error(p, v, "expected 'legacy' or 'per-thread' after "
-			    "'default-stream', found %s", d);
+			return hd_parse_error(p, v,
+					      "expected 'legacy' or 'per-thread' after "
+					      "'default-stream', found %s",
+					      d);
 		}
 		sc->has_default_stream = true;
 		sc->per_thread = is_kw(v, "per-thread");
@@ -837,14 +890,17 @@ parse_scen_stmt(struct hd_parser *p, struct hd_stmt **body, int *nbody, int *don
 		if (!is_kw(v, "deadlock")) {
 			char d[96];
 			hd_tok_describe(v, d, sizeof d);
-			return hd_parse_error(p, v, "expected 'deadlock' after 'expect', "
-			    "found %s", d);
+			return hd_parse_error(p, v,
+					      "expected 'deadlock' after 'expect', "
+					      "found %s",
+					      d);
 		}
 		if (sc->expect_deadlock)
 			return hd_parse_error(p, t, "'expect deadlock' is given twice");
 		if (p->depth > 1)
-			return hd_parse_error(p, t, "'expect deadlock' belongs at the top "
-			    "of the scenario, not inside a block");
+			return hd_parse_error(p, t,
+					      "'expect deadlock' belongs at the top "
+					      "of the scenario, not inside a block");
 		sc->expect_deadlock = true;
 		p->pos += 2;
 		return hd_parse_eol(p);
@@ -853,9 +909,10 @@ parse_scen_stmt(struct hd_parser *p, struct hd_stmt **body, int *nbody, int *don
 		if (sc->ranks != NULL)
 			return hd_parse_error(p, t, "'ranks' is given twice");
 		if (p->depth > 1)
-			return hd_parse_error(p, t, "'ranks' belongs at the top of the scenario, "
-			    "not "
-			    "inside a block");
+			return hd_parse_error(p, t,
+					      "'ranks' belongs at the top of the scenario, "
+					      "not "
+					      "inside a block");
 		p->pos++;
 		if ((sc->ranks = hd_parse_expr(p, HD_DIM_NONE)) == NULL)
 			return -1;
@@ -873,7 +930,9 @@ parse_scen_stmt(struct hd_parser *p, struct hd_stmt **body, int *nbody, int *don
 		for (i = 0; i < HD_ARRAY_LEN(xs); i++)
 			if (xs[i] != NULL && xs[i]->depends_on_rank) {
 				const struct hd_expr *r = rank_use(xs[i]);
-				hd_parse_error_line(p, r->line, r->col, "sizes, times and counts "
+				hd_parse_error_line(
+				    p, r->line, r->col,
+				    "sizes, times and counts "
 				    "must be the same on every rank; only a peer (send to, recv "
 				    "from, @) may use 'rank' (use a 'rank N' block for "
 				    "rank-specific "
@@ -941,13 +1000,15 @@ hd_parse_scenario(struct hd_parser *p)
 	t = tok(p);
 	if (l->nscens >= HD_LESSON_MAX_NAMES)
 		return hd_parse_error(p, kw, "more than %d scenarios; the limit is %d",
-		    HD_LESSON_MAX_NAMES, HD_LESSON_MAX_NAMES);
+				      HD_LESSON_MAX_NAMES, HD_LESSON_MAX_NAMES);
 	if (t->kind == HD_TOK_NAME)
 		for (i = 0; i < l->nscens; i++)
 			if (is_kw(t, l->scens[i].name))
-				return hd_parse_error(p, t, "scenario '%s' is declared twice "
-				    "(first at "
-				    "line %d)", l->scens[i].name, l->scens[i].line);
+				return hd_parse_error(p, t,
+						      "scenario '%s' is declared twice "
+						      "(first at "
+						      "line %d)",
+						      l->scens[i].name, l->scens[i].line);
 	l->scens = hd_xrealloc(l->scens, (size_t)(l->nscens + 1) * sizeof *l->scens);
 	sc = &l->scens[l->nscens++];
 	memset(sc, 0, sizeof *sc);
@@ -974,4 +1035,3 @@ hd_parse_scenario(struct hd_parser *p)
 	p->sc = NULL;
 	return 0;
 }
-

@@ -29,8 +29,8 @@
 #include "profile/profile.h"
 
 #define PROFILE_VERSION 1
-#define MAX_BUILTIN 32
-#define MAX_VALUE 256           /* bytes of one value's text */
+#define MAX_BUILTIN     32
+#define MAX_VALUE       256 /* bytes of one value's text */
 
 /* Largest integer a double holds exactly: parsed sizes and times stay below
  * it, so every value that parses also formats back exactly. */
@@ -41,44 +41,63 @@
 /* ------------------------------------------------------------------------ */
 
 enum ktype {
-	KT_STR,         /* "quoted text" into a char array */
-	KT_INT,         /* a whole number into an int */
-	KT_RATE,        /* a rate (bytes/s or FLOP/s) into a double */
-	KT_TIME,        /* a time into an hd_time */
-	KT_SIZE,        /* a size into a uint64_t */
-	KT_WORD,        /* one of the key's words into an enum (stored as int) */
+	KT_STR,  /* "quoted text" into a char array */
+	KT_INT,  /* a whole number into an int */
+	KT_RATE, /* a rate (bytes/s or FLOP/s) into a double */
+	KT_TIME, /* a time into an hd_time */
+	KT_SIZE, /* a size into a uint64_t */
+	KT_WORD, /* one of the key's words into an enum (stored as int) */
 	KT__COUNT
 };
 
 /* Flags on a key. */
-#define KF_POS  0x1             /* must be greater than zero */
-#define KF_OPT  0x2             /* may be left out (it is then 0): keys added after
+#define KF_POS 0x1 /* must be greater than zero */
+#define KF_OPT \
+	0x2 /* may be left out (it is then 0): keys added after
 				 * calibrated profiles were first written, so that
 				 * those still load */
 
 struct pkey {
 	const char *key;
-	size_t off;             /* offset of the field in struct hd_profile */
-	size_t size;            /* size of the field (char arrays: capacity) */
+	size_t off;  /* offset of the field in struct hd_profile */
+	size_t size; /* size of the field (char arrays: capacity) */
 	enum ktype type;
-	enum hd_dim dim;        /* quantities: the dimension the value must have */
-	const char *unit;       /* quantities: the unit written by format */
-	double min, max;        /* allowed range, inclusive (ints, quantities) */
+	enum hd_dim dim;  /* quantities: the dimension the value must have */
+	const char *unit; /* quantities: the unit written by format */
+	double min, max;  /* allowed range, inclusive (ints, quantities) */
 	int flags;
 	const char *help;
-	const char *const *words;       /* KT_WORD: the words, in enum order */
+	const char *const *words; /* KT_WORD: the words, in enum order */
 	int nwords;
 };
 
 #define FLD(m) offsetof(struct hd_profile, m), sizeof(((struct hd_profile *)0)->m)
-#define STR(k, m, h) { k, FLD(m), KT_STR, HD_DIM_NONE, NULL, 0, 0, 0, h, NULL, 0 }
-#define INT(k, m, lo, hi, h) { k, FLD(m), KT_INT, HD_DIM_NONE, NULL, lo, hi, 0, h, NULL, 0 }
+#define STR(k, m, h) \
+	{ \
+		k, FLD(m), KT_STR, HD_DIM_NONE, NULL, 0, 0, 0, h, NULL, 0 \
+	}
+#define INT(k, m, lo, hi, h) \
+	{ \
+		k, FLD(m), KT_INT, HD_DIM_NONE, NULL, lo, hi, 0, h, NULL, 0 \
+	}
 /* rates from 1 kB/s and 1 MFLOP/s up: slower ones would make one copy or
  * kernel outlast the longest run the model can time (base/units.h) */
-#define RATE(k, m, u, fl, h) { k, FLD(m), KT_RATE, HD_DIM_RATE, u, 1e3, 1e18, fl, h, NULL, 0 }
-#define FLOPS(k, m, u, fl, h) { k, FLD(m), KT_RATE, HD_DIM_FLOPS, u, 1e6, 1e21, fl, h, NULL, 0 }
-#define TIME(k, m, u, fl, h) { k, FLD(m), KT_TIME, HD_DIM_TIME, u, 0, EXACT_MAX, fl, h, NULL, 0 }
-#define SIZE(k, m, fl, h) { k, FLD(m), KT_SIZE, HD_DIM_BYTES, NULL, 0, EXACT_MAX, fl, h, NULL, 0 }
+#define RATE(k, m, u, fl, h) \
+	{ \
+		k, FLD(m), KT_RATE, HD_DIM_RATE, u, 1e3, 1e18, fl, h, NULL, 0 \
+	}
+#define FLOPS(k, m, u, fl, h) \
+	{ \
+		k, FLD(m), KT_RATE, HD_DIM_FLOPS, u, 1e6, 1e21, fl, h, NULL, 0 \
+	}
+#define TIME(k, m, u, fl, h) \
+	{ \
+		k, FLD(m), KT_TIME, HD_DIM_TIME, u, 0, EXACT_MAX, fl, h, NULL, 0 \
+	}
+#define SIZE(k, m, fl, h) \
+	{ \
+		k, FLD(m), KT_SIZE, HD_DIM_BYTES, NULL, 0, EXACT_MAX, fl, h, NULL, 0 \
+	}
 
 static const char *const topo_names[HD_TOPO__COUNT] = {
 	[HD_TOPO_SINGLE] = "single",
@@ -87,13 +106,18 @@ static const char *const topo_names[HD_TOPO__COUNT] = {
 	[HD_TOPO_PCIE] = "pcie",
 };
 static const char *const algo_names[HD_ALGO__COUNT] = {
-	[HD_ALGO_AUTO] = "auto", [HD_ALGO_RING] = "ring", [HD_ALGO_TREE] = "tree",
+	[HD_ALGO_AUTO] = "auto",
+	[HD_ALGO_RING] = "ring",
+	[HD_ALGO_TREE] = "tree",
 };
 static const char *const cmodel_names[HD_CMODEL__COUNT] = {
-	[HD_CMODEL_CHUNKS] = "chunks", [HD_CMODEL_FORMULA] = "formula",
+	[HD_CMODEL_CHUNKS] = "chunks",
+	[HD_CMODEL_FORMULA] = "formula",
 };
-#define WORD(k, m, names, h) { k, FLD(m), KT_WORD, HD_DIM_NONE, NULL, 0, 0, 0, h, \
-	names, (int)HD_ARRAY_LEN(names) }
+#define WORD(k, m, names, h) \
+	{ \
+		k, FLD(m), KT_WORD, HD_DIM_NONE, NULL, 0, 0, 0, h, names, (int)HD_ARRAY_LEN(names) \
+	}
 
 static const struct pkey keys[] = {
 	STR("name", name, "short name, as given to --profile"),
@@ -101,98 +125,82 @@ static const struct pkey keys[] = {
 
 	INT("pcie.gen", pcie_gen, 1, 6, "PCIe generation of the host link"),
 	INT("pcie.lanes", pcie_lanes, 1, 32, "PCIe lanes of the host link"),
-	RATE("pcie.h2d", h2d_bw, "GB/s", KF_POS,
-	    "achievable pinned host-to-device DMA rate"),
-	RATE("pcie.d2h", d2h_bw, "GB/s", KF_POS,
-	    "achievable pinned device-to-host DMA rate"),
+	RATE("pcie.h2d", h2d_bw, "GB/s", KF_POS, "achievable pinned host-to-device DMA rate"),
+	RATE("pcie.d2h", d2h_bw, "GB/s", KF_POS, "achievable pinned device-to-host DMA rate"),
 	RATE("pcie.bidir", bidir_bw, "GB/s", KF_POS,
-	    "both directions at once, total (a host-side cap)"),
+	     "both directions at once, total (a host-side cap)"),
 	TIME("pcie.latency", copy_latency, "us", 0,
-	    "per copy: the copy engine's fixed cost (DMA set-up, gap to the next copy)"),
-	INT("pcie.copy_engines", copy_engines, 1, 64,
-	    "copy engines (asyncEngineCount)"),
+	     "per copy: the copy engine's fixed cost (DMA set-up, gap to the next copy)"),
+	INT("pcie.copy_engines", copy_engines, 1, 64, "copy engines (asyncEngineCount)"),
 
 	RATE("host.memcpy_h2d", host_memcpy_h2d_bw, "GB/s", KF_POS,
-	    "CPU memcpy rate from pageable memory into a staging buffer (and host to host)"),
+	     "CPU memcpy rate from pageable memory into a staging buffer (and host to host)"),
 	RATE("host.memcpy_d2h", host_memcpy_d2h_bw, "GB/s", KF_POS,
-	    "CPU memcpy rate out of a staging buffer into pageable memory"),
+	     "CPU memcpy rate out of a staging buffer into pageable memory"),
 	RATE("host.pin_rate", pin_bw, "GB/s", KF_POS,
-	    "bytes pinned per second by cudaHostRegister of touched pages"),
+	     "bytes pinned per second by cudaHostRegister of touched pages"),
 	RATE("host.mallochost_rate", mallochost_bw, "GB/s", KF_POS,
-	    "cudaMallocHost: fresh pages allocated and pinned, bytes per second"),
-	TIME("host.pin_base", pin_base, "us", 0,
-	    "fixed cost of one pinned allocation"),
+	     "cudaMallocHost: fresh pages allocated and pinned, bytes per second"),
+	TIME("host.pin_base", pin_base, "us", 0, "fixed cost of one pinned allocation"),
 	RATE("host.dma_h2d", node_h2d_bw, "GB/s", KF_OPT,
-	    "every GPU of a node copying from pinned memory at once, total (0: no cap)"),
+	     "every GPU of a node copying from pinned memory at once, total (0: no cap)"),
 	RATE("host.dma_d2h", node_d2h_bw, "GB/s", KF_OPT,
-	    "every GPU of a node copying to pinned memory at once, total (0: no cap)"),
+	     "every GPU of a node copying to pinned memory at once, total (0: no cap)"),
 	RATE("host.dma_bidir", node_bidir_bw, "GB/s", KF_OPT,
-	    "every GPU of a node copying both ways at once, total (0: no cap)"),
+	     "every GPU of a node copying both ways at once, total (0: no cap)"),
 	SIZE("staging.chunk", staging_chunk, KF_POS,
-	    "bytes per pinned staging chunk of a pageable copy"),
-	INT("staging.buffers", staging_buffers, 1, 64,
-	    "pinned staging buffers used in turn"),
+	     "bytes per pinned staging chunk of a pageable copy"),
+	INT("staging.buffers", staging_buffers, 1, 64, "pinned staging buffers used in turn"),
 
 	TIME("api.launch", api_launch, "us", 0, "host time inside a kernel launch"),
 	TIME("api.memcpy", api_memcpy, "us", 0,
-	    "host time to submit a cudaMemcpy / cudaMemcpyAsync"),
+	     "host time to submit a cudaMemcpy / cudaMemcpyAsync"),
 	TIME("api.event", api_event, "us", 0, "cudaEventRecord, cudaEventQuery"),
 	TIME("api.wait", api_wait, "us", 0, "cudaStreamWaitEvent"),
-	TIME("api.sync", api_sync, "us", 0,
-	    "a sync call that finds nothing to wait for"),
+	TIME("api.sync", api_sync, "us", 0, "a sync call that finds nothing to wait for"),
 	TIME("api.wake", sync_wake, "us", 0,
-	    "from the GPU finishing to the blocked host running again"),
+	     "from the GPU finishing to the blocked host running again"),
 	TIME("api.malloc", malloc_cost, "us", 0, "cudaMalloc of device memory"),
-	TIME("api.free", free_cost, "us", 0,
-	    "cudaFree, before its implicit device sync"),
+	TIME("api.free", free_cost, "us", 0, "cudaFree, before its implicit device sync"),
 	INT("api.queue_depth", stream_queue, 1, 1000000,
 	    "ops a stream holds before a submit blocks the host"),
 
 	STR("gpu.name", gpu_name, "the GPU as the driver names it"),
 	INT("gpu.sms", sms, 1, 100000, "streaming multiprocessors"),
-	RATE("gpu.hbm", hbm_bw, "TB/s", KF_POS,
-	    "device memory bandwidth (read + write traffic)"),
-	FLOPS("gpu.fp32", flops, "TFLOP/s", KF_POS,
-	    "peak FP32 rate (an FMA counts as 2 FLOP)"),
+	RATE("gpu.hbm", hbm_bw, "TB/s", KF_POS, "device memory bandwidth (read + write traffic)"),
+	FLOPS("gpu.fp32", flops, "TFLOP/s", KF_POS, "peak FP32 rate (an FMA counts as 2 FLOP)"),
 	TIME("gpu.launch_latency", launch_latency, "us", 0,
-	    "from submit to the kernel starting on an idle GPU"),
-	TIME("gpu.kernel_overhead", kernel_overhead, "us", 0,
-	    "fixed GPU time per kernel"),
-	INT("gpu.max_kernels", max_kernels, 1, 4096,
-	    "kernels the GPU runs at once"),
-	RATE("gpu.d2d", d2d_bw, "TB/s", KF_POS,
-	    "device-local copy rate, bytes counted once"),
+	     "from submit to the kernel starting on an idle GPU"),
+	TIME("gpu.kernel_overhead", kernel_overhead, "us", 0, "fixed GPU time per kernel"),
+	INT("gpu.max_kernels", max_kernels, 1, 4096, "kernels the GPU runs at once"),
+	RATE("gpu.d2d", d2d_bw, "TB/s", KF_POS, "device-local copy rate, bytes counted once"),
 
 	SIZE("um.page", um_page, KF_POS, "migration granule of a demand fault"),
 	TIME("um.fault", um_fault, "us", 0, "GPU time per fault group"),
 	RATE("um.fault_rate", um_fault_bw, "GB/s", KF_POS,
-	    "migration rate while faulting on demand"),
+	     "migration rate while faulting on demand"),
 	RATE("um.prefetch_rate", um_prefetch_bw, "GB/s", KF_POS,
-	    "migration rate of cudaMemPrefetchAsync"),
+	     "migration rate of cudaMemPrefetchAsync"),
 
 	WORD("topo.kind", topo, topo_names, "how the GPUs of a node reach each other"),
 	INT("topo.gpus_per_node", gpus_per_node, 1, 1024, "GPUs in one node"),
 	RATE("topo.p2p_pcie", p2p_pcie_bw, "GB/s", KF_POS,
-	    "GPU-to-GPU rate without NVLink, per direction"),
+	     "GPU-to-GPU rate without NVLink, per direction"),
 	INT("nvlink.links", nvlinks, 0, 64, "NVLinks per GPU (0: none)"),
-	RATE("nvlink.rate", nvlink_bw, "GB/s", 0,
-	    "achievable rate per link, per direction"),
-	TIME("nvlink.latency", nvlink_latency, "ns", 0,
-	    "GPU-to-GPU latency over NVLink"),
+	RATE("nvlink.rate", nvlink_bw, "GB/s", 0, "achievable rate per link, per direction"),
+	TIME("nvlink.latency", nvlink_latency, "ns", 0, "GPU-to-GPU latency over NVLink"),
 	RATE("nvlink.copy_rate", nvlink_copy_bw, "GB/s", 0,
-	    "a copy-engine peer copy over NVLink (0: links x rate)"),
-	RATE("net.rate", nic_bw, "GB/s", KF_POS,
-	    "network rate per node, per direction"),
+	     "a copy-engine peer copy over NVLink (0: links x rate)"),
+	RATE("net.rate", nic_bw, "GB/s", KF_POS, "network rate per node, per direction"),
 	TIME("net.latency", net_latency, "us", 0, "network latency per hop"),
 
 	WORD("coll.algorithm", coll_algo, algo_names,
-	    "collective algorithm: ring, tree, or auto (the faster, as NCCL picks)"),
+	     "collective algorithm: ring, tree, or auto (the faster, as NCCL picks)"),
 	WORD("coll.model", coll_model, cmodel_names,
-	    "chunks (simulated step by step over the links) or formula (closed form)"),
-	TIME("coll.base", coll_base, "us", 0,
-	    "fixed GPU cost of one collective or send/recv"),
+	     "chunks (simulated step by step over the links) or formula (closed form)"),
+	TIME("coll.base", coll_base, "us", 0, "fixed GPU cost of one collective or send/recv"),
 	SIZE("coll.chunk", coll_chunk, KF_POS,
-	    "pipelining unit of trees, broadcast, reduce and send/recv"),
+	     "pipelining unit of trees, broadcast, reduce and send/recv"),
 	INT("coll.sms", coll_sms, 0, 100000,
 	    "SMs NCCL's kernels hold while they run; kernels started then get the rest"),
 };
@@ -217,12 +225,8 @@ static const struct {
 
 /* An example value per dimension, for "expects a rate such as 50 GB/s". */
 static const char *const dim_example[] = {
-	[HD_DIM_NONE] = "16",
-	[HD_DIM_BYTES] = "2 MiB",
-	[HD_DIM_TIME] = "5 us",
-	[HD_DIM_RATE] = "50 GB/s",
-	[HD_DIM_FLOP] = "1 GFLOP",
-	[HD_DIM_FLOPS] = "60 TFLOP/s",
+	[HD_DIM_NONE] = "16",      [HD_DIM_BYTES] = "2 MiB",  [HD_DIM_TIME] = "5 us",
+	[HD_DIM_RATE] = "50 GB/s", [HD_DIM_FLOP] = "1 GFLOP", [HD_DIM_FLOPS] = "60 TFLOP/s",
 	[HD_DIM_PERCENT] = "50%",
 };
 
@@ -282,8 +286,7 @@ group_of(const char *key)
 	size_t n = dot ? (size_t)(dot - key) : 0, i;
 
 	for (i = 0; i < HD_ARRAY_LEN(groups); i++) {
-		if (strlen(groups[i].prefix) == n &&
-		    strncmp(groups[i].prefix, key, n) == 0)
+		if (strlen(groups[i].prefix) == n && strncmp(groups[i].prefix, key, n) == 0)
 			return groups[i].title;
 	}
 	return "Other";
@@ -312,8 +315,7 @@ reads_back(const char *text, double v, int integral)
  * exactly, falling back to the base unit (which always does).
  */
 static void
-fmt_quantity(char *out, size_t n, double v, const char *unit, const char *base,
-	     int integral)
+fmt_quantity(char *out, size_t n, double v, const char *unit, const char *base, int integral)
 {
 	enum hd_dim dim;
 	double factor;
@@ -371,10 +373,18 @@ put_string(struct hd_buf *b, const char *s)
 	hd_buf_putc(b, '"');
 	for (; *s != '\0'; s++) {
 		switch (*s) {
-		case '"': hd_buf_puts(b, "\\\""); break;
-		case '\\': hd_buf_puts(b, "\\\\"); break;
-		case '\n': hd_buf_puts(b, "\\n"); break;
-		case '\t': hd_buf_puts(b, "\\t"); break;
+		case '"':
+			hd_buf_puts(b, "\\\"");
+			break;
+		case '\\':
+			hd_buf_puts(b, "\\\\");
+			break;
+		case '\n':
+			hd_buf_puts(b, "\\n");
+			break;
+		case '\t':
+			hd_buf_puts(b, "\\t");
+			break;
 		default:
 			if ((unsigned char)*s < 0x20)
 				hd_buf_printf(b, "\\x%02x", (unsigned char)*s);
@@ -407,7 +417,7 @@ put_value(struct hd_buf *b, const struct hd_profile *p, const struct pkey *k)
 	case KT_RATE:
 		memcpy(&dv, f, sizeof dv);
 		fmt_quantity(tmp, sizeof tmp, dv, k->unit,
-		    k->dim == HD_DIM_FLOPS ? "FLOP/s" : "B/s", 0);
+			     k->dim == HD_DIM_FLOPS ? "FLOP/s" : "B/s", 0);
 		break;
 	case KT_TIME:
 		memcpy(&tv, f, sizeof tv);
@@ -420,8 +430,7 @@ put_value(struct hd_buf *b, const struct hd_profile *p, const struct pkey *k)
 	case KT_WORD:
 	case KT__COUNT:
 		memcpy(&iv, f, sizeof iv);
-		snprintf(tmp, sizeof tmp, "%s", iv >= 0 && iv < k->nwords ?
-		    k->words[iv] : "?");
+		snprintf(tmp, sizeof tmp, "%s", iv >= 0 && iv < k->nwords ? k->words[iv] : "?");
 		break;
 	}
 	hd_buf_puts(b, tmp);
@@ -480,14 +489,14 @@ hd_profile_equal(const struct hd_profile *a, const struct hd_profile *b)
 
 struct parser {
 	struct hd_src src;
-	const char *ls;         /* the current line */
+	const char *ls; /* the current line */
 	size_t ll;
 	int line;
 	struct hd_err *e;
 	struct hd_profile *out;
-	int setline[NKEYS];     /* line that set each key, 0 if none */
+	int setline[NKEYS]; /* line that set each key, 0 if none */
 	int has_base;
-	int statements;         /* statements after the header */
+	int statements; /* statements after the header */
 };
 
 /* Column (1-based, in code points) of byte pointer q in the current line. */
@@ -503,8 +512,7 @@ col_at(const struct parser *ps, const char *q)
 	return col;
 }
 
-static int
-perr(struct parser *ps, const char *at, const char *fmt, ...) HD_PRINTF(3, 4);
+static int perr(struct parser *ps, const char *at, const char *fmt, ...) HD_PRINTF(3, 4);
 
 static int
 perr(struct parser *ps, const char *at, const char *fmt, ...)
@@ -528,8 +536,8 @@ is_space(char c)
 static int
 is_keychar(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	    (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	    c == '_' || c == '.' || c == '-';
 }
 
 static int
@@ -582,8 +590,8 @@ static void builtin_names(char *buf, size_t n);
 
 /* Parse a quoted string at v (which starts with '"'); *endp after the quote. */
 static int
-parse_string(struct parser *ps, const char *v, const char *lend, char *dst,
-	     size_t cap, const char *key, const char **endp)
+parse_string(struct parser *ps, const char *v, const char *lend, char *dst, size_t cap,
+	     const char *key, const char **endp)
 {
 	const char *q = v + 1;
 	size_t n = 0;
@@ -595,13 +603,23 @@ parse_string(struct parser *ps, const char *v, const char *lend, char *dst,
 			if (q + 1 >= lend)
 				break;
 			switch (q[1]) {
-			case '"': c = '"'; break;
-			case '\\': c = '\\'; break;
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
+			case '"':
+				c = '"';
+				break;
+			case '\\':
+				c = '\\';
+				break;
+			case 'n':
+				c = '\n';
+				break;
+			case 't':
+				c = '\t';
+				break;
 			default:
-				return perr(ps, q, "unknown escape '\\%c' in a string "
-				    "(use \\\" \\\\ \\n or \\t)", q[1]);
+				return perr(ps, q,
+					    "unknown escape '\\%c' in a string "
+					    "(use \\\" \\\\ \\n or \\t)",
+					    q[1]);
 			}
 			q += 2;
 		} else {
@@ -610,8 +628,7 @@ parse_string(struct parser *ps, const char *v, const char *lend, char *dst,
 			q++;
 		}
 		if (n + 1 >= cap)
-			return perr(ps, v, "%s is too long (at most %zu bytes)", key,
-			    cap - 1);
+			return perr(ps, v, "%s is too long (at most %zu bytes)", key, cap - 1);
 		dst[n++] = c;
 	}
 	if (q >= lend)
@@ -623,36 +640,34 @@ parse_string(struct parser *ps, const char *v, const char *lend, char *dst,
 
 /* Parse the number-with-unit `text` (at column pointer at) for key k. */
 static int
-parse_quantity(struct parser *ps, const struct pkey *k, const char *text,
-	       const char *at, double *val)
+parse_quantity(struct parser *ps, const struct pkey *k, const char *text, const char *at,
+	       double *val)
 {
 	enum hd_dim dim;
 	double v;
 
 	if (!hd_quantity_parse(text, &dim, &v))
 		return perr(ps, at, "%s expects %s such as %s, found '%s'", k->key,
-		    hd_dim_name(k->dim), dim_example[k->dim], text);
+			    hd_dim_name(k->dim), dim_example[k->dim], text);
 	if (dim != k->dim && !(dim == HD_DIM_NONE && v == 0))
 		return perr(ps, at, "%s expects %s such as %s, found %s '%s'", k->key,
-		    hd_dim_name(k->dim), dim_example[k->dim], hd_dim_name(dim), text);
+			    hd_dim_name(k->dim), dim_example[k->dim], hd_dim_name(dim), text);
 	if (v < 0)
 		return perr(ps, at, "%s must not be negative, found '%s'", k->key, text);
 	if (v == 0 && (k->flags & KF_POS))
-		return perr(ps, at, "%s must be greater than zero, found '%s'", k->key,
-		    text);
+		return perr(ps, at, "%s must be greater than zero, found '%s'", k->key, text);
 	if (v > k->max)
 		return perr(ps, at, "%s is too large: '%s'", k->key, text);
 	if (v > 0 && v < k->min)
-		return perr(ps, at, "%s is too small: '%s' (the least it can be is %g %s)",
-		    k->key, text, k->min, k->dim == HD_DIM_FLOPS ? "FLOP/s" : "B/s");
-	*val = v == 0 ? 0 : v;  /* -0 reads as 0, so values format back exactly */
+		return perr(ps, at, "%s is too small: '%s' (the least it can be is %g %s)", k->key,
+			    text, k->min, k->dim == HD_DIM_FLOPS ? "FLOP/s" : "B/s");
+	*val = v == 0 ? 0 : v; /* -0 reads as 0, so values format back exactly */
 	return 0;
 }
 
 /* Parse `text` for key k into the profile.  at: the value, for the caret. */
 static int
-parse_value(struct parser *ps, const struct pkey *k, const char *text,
-	    const char *at)
+parse_value(struct parser *ps, const struct pkey *k, const char *text, const char *at)
 {
 	void *f = field(ps->out, k);
 	double v;
@@ -666,11 +681,13 @@ parse_value(struct parser *ps, const struct pkey *k, const char *text,
 		iv = strtoll(text, &end, 10);
 		if (end == text || *end != '\0' || errno != 0 ||
 		    !(text[0] == '-' || (text[0] >= '0' && text[0] <= '9')))
-			return perr(ps, at, "%s expects a whole number such as %g, "
-			    "found '%s'", k->key, k->max < 16 ? k->max : 16, text);
+			return perr(ps, at,
+				    "%s expects a whole number such as %g, "
+				    "found '%s'",
+				    k->key, k->max < 16 ? k->max : 16, text);
 		if (iv < k->min || iv > k->max)
-			return perr(ps, at, "%s must be between %g and %g, found %lld",
-			    k->key, k->min, k->max, iv);
+			return perr(ps, at, "%s must be between %g and %g, found %lld", k->key,
+				    k->min, k->max, iv);
 		i = (int)iv;
 		memcpy(f, &i, sizeof i);
 		return 0;
@@ -686,8 +703,7 @@ parse_value(struct parser *ps, const struct pkey *k, const char *text,
 			return -1;
 		t = (hd_time)llround(v);
 		if (t == 0 && v > 0 && (k->flags & KF_POS))
-			return perr(ps, at, "%s must be at least 1 ps, found '%s'",
-			    k->key, text);
+			return perr(ps, at, "%s must be at least 1 ps, found '%s'", k->key, text);
 		memcpy(f, &t, sizeof t);
 		return 0;
 	}
@@ -697,8 +713,10 @@ parse_value(struct parser *ps, const struct pkey *k, const char *text,
 		if (parse_quantity(ps, k, text, at, &v) < 0)
 			return -1;
 		if (v != floor(v))
-			return perr(ps, at, "%s expects a whole number of bytes, found "
-			    "'%s'", k->key, text);
+			return perr(ps, at,
+				    "%s expects a whole number of bytes, found "
+				    "'%s'",
+				    k->key, text);
 		b = (uint64_t)v;
 		memcpy(f, &b, sizeof b);
 		return 0;
@@ -715,8 +733,7 @@ parse_value(struct parser *ps, const struct pkey *k, const char *text,
 		}
 		for (i = 0; i < k->nwords; i++)
 			hd_buf_printf(&list, "%s%s", i > 0 ? ", " : "", k->words[i]);
-		r = perr(ps, at, "%s expects one of %s; found '%s'", k->key,
-		    list.s, text);
+		r = perr(ps, at, "%s expects one of %s; found '%s'", k->key, list.s, text);
 		hd_buf_free(&list);
 		return r;
 	}
@@ -737,14 +754,13 @@ parse_base(struct parser *ps, const char *text, const char *at)
 
 	if (ps->statements != 0)
 		return perr(ps, at, "base must come first, right after 'hdsim-profile %d'",
-		    PROFILE_VERSION);
+			    PROFILE_VERSION);
 	if (ps->has_base)
 		return perr(ps, at, "base is set twice");
 	b = builtin_lookup(text);
 	if (b == NULL) {
 		builtin_names(names, sizeof names);
-		return perr(ps, at, "unknown base profile '%s'; the built-ins are %s",
-		    text, names);
+		return perr(ps, at, "unknown base profile '%s'; the built-ins are %s", text, names);
 	}
 	memcpy(origin, ps->out->origin, sizeof origin);
 	*ps->out = *b;
@@ -787,19 +803,23 @@ parse_statement(struct parser *ps, const char *s)
 
 		if (sug != NULL)
 			return perr(ps, s, "unknown key '%s'; did you mean '%s'?", key, sug);
-		return perr(ps, s, "unknown key '%s' (doc/profile-format.md lists "
-		    "the keys)", key);
+		return perr(ps, s,
+			    "unknown key '%s' (doc/profile-format.md lists "
+			    "the keys)",
+			    key);
 	}
 	if (ki >= 0 && ps->setline[ki] != 0)
 		return perr(ps, s, "duplicate key '%s' (first set on line %d)", key,
-		    ps->setline[ki]);
+			    ps->setline[ki]);
 
 	if (ki >= 0 && keys[ki].type == KT_STR) {
 		if (*v != '"')
-			return perr(ps, v, "%s expects a string in double quotes, "
-			    "such as \"text\"", key);
-		if (parse_string(ps, v, lend, field(ps->out, &keys[ki]),
-		    keys[ki].size, key, &vend) < 0)
+			return perr(ps, v,
+				    "%s expects a string in double quotes, "
+				    "such as \"text\"",
+				    key);
+		if (parse_string(ps, v, lend, field(ps->out, &keys[ki]), keys[ki].size, key,
+				 &vend) < 0)
 			return -1;
 		while (vend < lend && is_space(*vend))
 			vend++;
@@ -808,9 +828,10 @@ parse_statement(struct parser *ps, const char *s)
 	} else {
 		if (*v == '"')
 			return perr(ps, v, "%s expects %s, not a string", key,
-			    ki == -2 ? "a built-in profile name" :
-			    keys[ki].type == KT_WORD ? "a word" :
-			    keys[ki].type == KT_INT ? "a whole number" : "a number with a unit");
+				    ki == -2                     ? "a built-in profile name" :
+					keys[ki].type == KT_WORD ? "a word" :
+					keys[ki].type == KT_INT  ? "a whole number" :
+								   "a number with a unit");
 		for (vend = v; vend < lend && *vend != '#'; vend++)
 			;
 		while (vend > v && is_space(vend[-1]))
@@ -840,21 +861,25 @@ parse_header(struct parser *ps, const char *s)
 	long ver;
 	char *end;
 
-	if ((size_t)(lend - s) < sizeof magic - 1 ||
-	    memcmp(s, magic, sizeof magic - 1) != 0 ||
+	if ((size_t)(lend - s) < sizeof magic - 1 || memcmp(s, magic, sizeof magic - 1) != 0 ||
 	    !is_space(s[sizeof magic - 1]))
-		return perr(ps, s, "expected 'hdsim-profile %d' as the first statement "
-		    "of a profile file", PROFILE_VERSION);
+		return perr(ps, s,
+			    "expected 'hdsim-profile %d' as the first statement "
+			    "of a profile file",
+			    PROFILE_VERSION);
 	q = s + sizeof magic - 1;
 	while (q < lend && is_space(*q))
 		q++;
 	ver = strtol(q, &end, 10);
 	if (end == q)
-		return perr(ps, q, "expected a format version number after "
-		    "'hdsim-profile'");
+		return perr(ps, q,
+			    "expected a format version number after "
+			    "'hdsim-profile'");
 	if (ver != PROFILE_VERSION)
-		return perr(ps, q, "profile format version %ld is not supported "
-		    "(this hdsim reads version %d)", ver, PROFILE_VERSION);
+		return perr(ps, q,
+			    "profile format version %ld is not supported "
+			    "(this hdsim reads version %d)",
+			    ver, PROFILE_VERSION);
 	for (q = end; q < lend && is_space(*q); q++)
 		;
 	if (q < lend && *q != '#')
@@ -876,7 +901,7 @@ check_relations(struct parser *ps)
 		msg = "nvlink.rate must be greater than zero when nvlink.links is not 0";
 		at = ps->setline[lr] ? ps->setline[lr] : ps->setline[ll];
 	} else if ((p->topo == HD_TOPO_NVSWITCH || p->topo == HD_TOPO_NVLINK_PAIRS) &&
-	    p->nvlinks == 0) {
+		   p->nvlinks == 0) {
 		msg = "topo.kind nvswitch and nvlink-pairs need nvlink.links of 1 or more";
 		at = ps->setline[ll] ? ps->setline[ll] : ps->setline[lk];
 	} else if (p->topo == HD_TOPO_SINGLE && p->gpus_per_node != 1) {
@@ -894,8 +919,8 @@ check_relations(struct parser *ps)
  * `name` (a file that starts from `base` may leave it out).
  */
 static int
-parse_text(const char *text, const char *origin, struct hd_profile *out,
-	   struct hd_err *e, int *name_set)
+parse_text(const char *text, const char *origin, struct hd_profile *out, struct hd_err *e,
+	   int *name_set)
 {
 	struct parser ps;
 	const char *s, *end, *nl;
@@ -939,9 +964,10 @@ parse_text(const char *text, const char *origin, struct hd_profile *out,
 		ps.line = 1;
 		ps.ls = text;
 		ps.ll = strcspn(text, "\r\n");
-		perr(&ps, text, "expected 'hdsim-profile %d' as the first statement of "
-		    "a profile file, found %s", PROFILE_VERSION,
-		    len == 0 ? "an empty file" : "only comments");
+		perr(&ps, text,
+		     "expected 'hdsim-profile %d' as the first statement of "
+		     "a profile file, found %s",
+		     PROFILE_VERSION, len == 0 ? "an empty file" : "only comments");
 		goto fail;
 	}
 	if (!ps.has_base) {
@@ -950,16 +976,16 @@ parse_text(const char *text, const char *origin, struct hd_profile *out,
 			if (ps.setline[i] != 0 || (keys[i].flags & KF_OPT))
 				continue;
 			if (nmissing < 12)
-				hd_buf_printf(&missing, "%s%s", nmissing ? ", " : "",
-				    keys[i].key);
+				hd_buf_printf(&missing, "%s%s", nmissing ? ", " : "", keys[i].key);
 			nmissing++;
 		}
 		if (nmissing > 12)
 			hd_buf_printf(&missing, " and %d more", nmissing - 12);
 		if (nmissing > 0) {
-			hd_src_error(&ps.src, e, header_line, 1, "missing key%s: %s (a "
-			    "profile without 'base = NAME' must set every key)",
-			    nmissing > 1 ? "s" : "", missing.s);
+			hd_src_error(&ps.src, e, header_line, 1,
+				     "missing key%s: %s (a "
+				     "profile without 'base = NAME' must set every key)",
+				     nmissing > 1 ? "s" : "", missing.s);
 			hd_buf_free(&missing);
 			goto fail;
 		}
@@ -980,8 +1006,7 @@ fail:
 }
 
 int
-hd_profile_parse(const char *text, const char *origin, struct hd_profile *out,
-		 struct hd_err *e)
+hd_profile_parse(const char *text, const char *origin, struct hd_profile *out, struct hd_err *e)
 {
 	return parse_text(text, origin, out, e, NULL);
 }
@@ -991,8 +1016,8 @@ hd_profile_parse(const char *text, const char *origin, struct hd_profile *out,
 /* ------------------------------------------------------------------------ */
 
 static struct hd_profile builtin[MAX_BUILTIN];
-static int builtin_state;       /* 0: not parsed, 1: parsing, 2: ready */
-static int nready;              /* parsed so far (base may name only these) */
+static int builtin_state; /* 0: not parsed, 1: parsing, 2: ready */
+static int nready;        /* parsed so far (base may name only these) */
 
 static void
 builtin_init(void)
@@ -1004,15 +1029,15 @@ builtin_init(void)
 		return;
 	if (hd_builtin_profiles_count > MAX_BUILTIN)
 		hd_fatal("%d built-in profiles; at most %d", hd_builtin_profiles_count,
-		    MAX_BUILTIN);
+			 MAX_BUILTIN);
 	builtin_state = 1;
 	for (i = 0; i < hd_builtin_profiles_count; i++) {
 		memset(&e, 0, sizeof e);
 		memset(&builtin[i], 0, sizeof builtin[i]);
 		if (parse_text(hd_builtin_profiles[i].text, hd_builtin_profiles[i].name,
-		    &builtin[i], &e, NULL) < 0)
+			       &builtin[i], &e, NULL) < 0)
 			hd_fatal("built-in profile %s: %s: %s", hd_builtin_profiles[i].name,
-			    e.where, e.msg);
+				 e.where, e.msg);
 		snprintf(builtin[i].origin, sizeof builtin[i].origin, "built-in");
 		nready = i + 1;
 	}
@@ -1040,8 +1065,7 @@ builtin_names(char *buf, size_t n)
 
 	buf[0] = '\0';
 	for (i = 0; i < nready && off < n; i++)
-		off += (size_t)snprintf(buf + off, n - off, "%s%s", i ? ", " : "",
-		    builtin[i].name);
+		off += (size_t)snprintf(buf + off, n - off, "%s%s", i ? ", " : "", builtin[i].name);
 }
 
 int
@@ -1117,12 +1141,15 @@ hd_profile_resolve(const char *arg, struct hd_profile *out, struct hd_err *e)
 			}
 		}
 		if (best != NULL && bestd <= 3)
-			hd_err_set(e, HD_EXIT_INPUT, arg, "unknown profile '%s': not a "
-			    "built-in (%s) and no such file; did you mean '%s'?", arg,
-			    names, best);
+			hd_err_set(e, HD_EXIT_INPUT, arg,
+				   "unknown profile '%s': not a "
+				   "built-in (%s) and no such file; did you mean '%s'?",
+				   arg, names, best);
 		else
-			hd_err_set(e, HD_EXIT_INPUT, arg, "unknown profile '%s': not a "
-			    "built-in (%s) and no such file", arg, names);
+			hd_err_set(e, HD_EXIT_INPUT, arg,
+				   "unknown profile '%s': not a "
+				   "built-in (%s) and no such file",
+				   arg, names);
 		return -1;
 	}
 	text = hd_read_file(arg, &len, e);
@@ -1193,8 +1220,8 @@ hd_profile_describe(const struct hd_profile *p)
 /* One column of the `hdsim profiles` table. */
 struct lcol {
 	const char *head;
-	const char *unit;       /* second heading line */
-	int right;              /* right-aligned (numbers) */
+	const char *unit; /* second heading line */
+	int right;        /* right-aligned (numbers) */
 	void (*cell)(const struct hd_profile *, char *, size_t);
 };
 
@@ -1262,18 +1289,14 @@ c_launch(const struct hd_profile *p, char *s, size_t n)
 
 /* In display order; when the table is too wide the GPU column goes first. */
 static const struct lcol lcols[] = {
-	{ "NAME", "", 0, c_name },
-	{ "GPU", "", 0, c_gpu },
-	{ "PCIE", "", 0, c_pcie },
-	{ "H2D", "GB/s", 1, c_h2d },
-	{ "D2H", "GB/s", 1, c_d2h },
-	{ "MEM", "TB/s", 1, c_hbm },
-	{ "FP32", "TFLOPS", 1, c_fp32 },
-	{ "COPY", "ENG", 1, c_ce },
+	{ "NAME", "", 0, c_name },       { "GPU", "", 0, c_gpu },
+	{ "PCIE", "", 0, c_pcie },       { "H2D", "GB/s", 1, c_h2d },
+	{ "D2H", "GB/s", 1, c_d2h },     { "MEM", "TB/s", 1, c_hbm },
+	{ "FP32", "TFLOPS", 1, c_fp32 }, { "COPY", "ENG", 1, c_ce },
 	{ "LAUNCH", "us", 1, c_launch },
 };
-#define NLCOLS ((int)HD_ARRAY_LEN(lcols))
-#define LCOL_GAP 2
+#define NLCOLS       ((int)HD_ARRAY_LEN(lcols))
+#define LCOL_GAP     2
 #define LCOL_GPU_MIN 10
 
 void
@@ -1335,11 +1358,11 @@ hd_profile_list(struct hd_buf *out, int width)
 			else {
 				lcols[c].cell(&builtin[i], cell, sizeof cell);
 				if ((int)strlen(cell) > w[c])
-					cell[w[c]] = '\0';     /* a narrowed GPU column */
+					cell[w[c]] = '\0'; /* a narrowed GPU column */
 				s = cell;
 			}
 			hd_buf_printf(out, "%*s%*s", first ? 0 : LCOL_GAP, "",
-			    lcols[c].right ? w[c] : -w[c], s);
+				      lcols[c].right ? w[c] : -w[c], s);
 			first = 0;
 		}
 		/* No trailing blanks. */

@@ -16,103 +16,103 @@
 #include "base/util.h"
 
 enum hd_topo {
-	HD_TOPO_SINGLE,     /* one GPU */
-	HD_TOPO_NVSWITCH,   /* every GPU of a node reaches every other through NVSwitch */
+	HD_TOPO_SINGLE,       /* one GPU */
+	HD_TOPO_NVSWITCH,     /* every GPU of a node reaches every other through NVSwitch */
 	HD_TOPO_NVLINK_PAIRS, /* GPUs joined in pairs by NVLink, pairs by PCIe */
-	HD_TOPO_PCIE,       /* peer traffic through the PCIe root complex */
+	HD_TOPO_PCIE,         /* peer traffic through the PCIe root complex */
 	HD_TOPO__COUNT
 };
 
 /* How the simulator runs NCCL collectives. */
 enum hd_coll_algo {
-	HD_ALGO_AUTO,       /* the faster of ring and tree by NCCL's cost model, as NCCL picks */
+	HD_ALGO_AUTO, /* the faster of ring and tree by NCCL's cost model, as NCCL picks */
 	HD_ALGO_RING,
 	HD_ALGO_TREE,
 	HD_ALGO__COUNT
 };
 enum hd_coll_model {
-	HD_CMODEL_CHUNKS,   /* the algorithm step by step, chunk by chunk over the links */
-	HD_CMODEL_FORMULA,  /* NCCL's closed form: base + steps * latency + bytes / busBw */
+	HD_CMODEL_CHUNKS,  /* the algorithm step by step, chunk by chunk over the links */
+	HD_CMODEL_FORMULA, /* NCCL's closed form: base + steps * latency + bytes / busBw */
 	HD_CMODEL__COUNT
 };
 
 struct hd_profile {
-	char name[64];          /* "h100-sxm" */
-	char description[160];  /* "NVIDIA H100 SXM5 80GB, PCIe Gen5 x16 host link" */
-	char origin[32];        /* "built-in", "calibrated", or the file it came from */
+	char name[64];         /* "h100-sxm" */
+	char description[160]; /* "NVIDIA H100 SXM5 80GB, PCIe Gen5 x16 host link" */
+	char origin[32];       /* "built-in", "calibrated", or the file it came from */
 
 	/* Host <-> device: PCIe. */
 	int pcie_gen, pcie_lanes;
-	double h2d_bw;          /* achievable pinned DMA rate, bytes/s */
+	double h2d_bw; /* achievable pinned DMA rate, bytes/s */
 	double d2h_bw;
-	double bidir_bw;        /* both directions at once, total (host-side cap) */
-	hd_time copy_latency;   /* per transfer: DMA set-up until the first byte moves */
-	int copy_engines;       /* asyncEngineCount */
+	double bidir_bw;      /* both directions at once, total (host-side cap) */
+	hd_time copy_latency; /* per transfer: DMA set-up until the first byte moves */
+	int copy_engines;     /* asyncEngineCount */
 
 	/* Host memory and pageable staging. */
 	double host_memcpy_h2d_bw; /* CPU memcpy from pageable memory into a staging buffer */
 	double host_memcpy_d2h_bw; /* CPU memcpy out of a staging buffer into pageable memory */
-	uint64_t staging_chunk; /* bytes per staging chunk */
-	int staging_buffers;    /* pinned staging buffers used in turn */
-	double pin_bw;          /* cudaHostRegister of touched pages: bytes pinned per second */
-	double mallochost_bw;   /* cudaMallocHost: fresh pages allocated and pinned, bytes/s */
-	hd_time pin_base;       /* fixed cost of one pinned allocation */
+	uint64_t staging_chunk;    /* bytes per staging chunk */
+	int staging_buffers;       /* pinned staging buffers used in turn */
+	double pin_bw;             /* cudaHostRegister of touched pages: bytes pinned per second */
+	double mallochost_bw;      /* cudaMallocHost: fresh pages allocated and pinned, bytes/s */
+	hd_time pin_base;          /* fixed cost of one pinned allocation */
 	/* Every GPU of a node moving pinned host memory at once: caps on the
 	 * node's total, bytes/s (0: none).  Host memory and the root complex
 	 * serve all GPUs, so eight copies at once get less than eight links. */
 	double node_h2d_bw, node_d2h_bw, node_bidir_bw;
-	hd_time malloc_cost;    /* cudaMalloc of device memory */
-	hd_time free_cost;      /* cudaFree (before its implicit device sync) */
+	hd_time malloc_cost; /* cudaMalloc of device memory */
+	hd_time free_cost;   /* cudaFree (before its implicit device sync) */
 
 	/* Host API costs (CPU time spent inside the call). */
-	hd_time api_launch;     /* kernel launch */
-	hd_time api_memcpy;     /* cudaMemcpy / cudaMemcpyAsync submit */
-	hd_time api_event;      /* cudaEventRecord, cudaEventQuery */
-	hd_time api_wait;       /* cudaStreamWaitEvent */
-	hd_time api_sync;       /* a sync call that finds nothing to wait for */
-	hd_time sync_wake;      /* from the GPU finishing to the blocked host running again */
-	int stream_queue;       /* ops a stream holds before a launch blocks the host */
+	hd_time api_launch; /* kernel launch */
+	hd_time api_memcpy; /* cudaMemcpy / cudaMemcpyAsync submit */
+	hd_time api_event;  /* cudaEventRecord, cudaEventQuery */
+	hd_time api_wait;   /* cudaStreamWaitEvent */
+	hd_time api_sync;   /* a sync call that finds nothing to wait for */
+	hd_time sync_wake;  /* from the GPU finishing to the blocked host running again */
+	int stream_queue;   /* ops a stream holds before a launch blocks the host */
 
 	/* GPU. */
 	char gpu_name[64];
 	int sms;
-	double hbm_bw;          /* device memory bandwidth, bytes/s (read + write traffic) */
-	double flops;           /* peak FP32 FMA rate, FLOP/s */
-	hd_time launch_latency; /* from submit to the kernel starting on an idle GPU */
-	hd_time kernel_overhead;/* fixed cost per kernel on the GPU */
-	int max_kernels;        /* concurrent kernels the GPU will run */
-	double d2d_bw;          /* device-local copy, counted once, bytes/s */
+	double hbm_bw;           /* device memory bandwidth, bytes/s (read + write traffic) */
+	double flops;            /* peak FP32 FMA rate, FLOP/s */
+	hd_time launch_latency;  /* from submit to the kernel starting on an idle GPU */
+	hd_time kernel_overhead; /* fixed cost per kernel on the GPU */
+	int max_kernels;         /* concurrent kernels the GPU will run */
+	double d2d_bw;           /* device-local copy, counted once, bytes/s */
 
 	/* Unified memory. */
-	uint64_t um_page;       /* migration granule for demand faults */
-	hd_time um_fault;       /* cost per fault group on the GPU */
-	double um_fault_bw;     /* bytes/s while migrating on demand */
-	double um_prefetch_bw;  /* bytes/s for cudaMemPrefetchAsync */
+	uint64_t um_page;      /* migration granule for demand faults */
+	hd_time um_fault;      /* cost per fault group on the GPU */
+	double um_fault_bw;    /* bytes/s while migrating on demand */
+	double um_prefetch_bw; /* bytes/s for cudaMemPrefetchAsync */
 
 	/* Between GPUs and nodes (used by rank scenarios). */
 	enum hd_topo topo;
 	int gpus_per_node;
-	int nvlinks;            /* links per GPU */
-	double nvlink_bw;       /* per link, per direction, bytes/s */
+	int nvlinks;      /* links per GPU */
+	double nvlink_bw; /* per link, per direction, bytes/s */
 	hd_time nvlink_latency;
-	double nvlink_copy_bw;  /* a copy-engine peer copy (cudaMemcpyPeer) over NVLink,
+	double nvlink_copy_bw; /* a copy-engine peer copy (cudaMemcpyPeer) over NVLink,
 				 * bytes/s; 0: the links' rate */
-	double p2p_pcie_bw;     /* peer traffic without NVLink, bytes/s */
-	double nic_bw;          /* per node, per direction, bytes/s */
+	double p2p_pcie_bw;    /* peer traffic without NVLink, bytes/s */
+	double nic_bw;         /* per node, per direction, bytes/s */
 	hd_time net_latency;
 
 	/* NCCL collectives. */
 	enum hd_coll_algo coll_algo;
 	enum hd_coll_model coll_model;
-	hd_time coll_base;      /* fixed cost of one collective or send/recv on the GPU */
-	uint64_t coll_chunk;    /* pipelining unit of trees, broadcast, reduce and send/recv */
-	int coll_sms;           /* SMs NCCL's kernels hold while they run (a block per channel) */
+	hd_time coll_base;   /* fixed cost of one collective or send/recv on the GPU */
+	uint64_t coll_chunk; /* pipelining unit of trees, broadcast, reduce and send/recv */
+	int coll_sms;        /* SMs NCCL's kernels hold while they run (a block per channel) */
 };
 
 /* The built-in profiles, in display order; the first is the default. */
 int hd_profile_builtin_count(void);
 const struct hd_profile *hd_profile_builtin(int i);
-const char *hd_profile_builtin_text(int i);     /* its profile-file text */
+const char *hd_profile_builtin_text(int i); /* its profile-file text */
 
 /*
  * Resolve NAME|FILE as `--profile` does: a built-in name, else a path to a
@@ -120,12 +120,11 @@ const char *hd_profile_builtin_text(int i);     /* its profile-file text */
  * with e set (status HD_EXIT_INPUT) naming the file:line:col or the name and
  * listing the built-in names.
  */
-int hd_profile_resolve(const char *name_or_path, struct hd_profile *out,
-		       struct hd_err *e);
+int hd_profile_resolve(const char *name_or_path, struct hd_profile *out, struct hd_err *e);
 /* Parse profile text; `origin` names it in messages.  Unset keys keep the
  * values already in *out (so a file may start from `base NAME`). */
-int hd_profile_parse(const char *text, const char *origin,
-		     struct hd_profile *out, struct hd_err *e);
+int hd_profile_parse(const char *text, const char *origin, struct hd_profile *out,
+		     struct hd_err *e);
 /* Write a profile as profile-file text that hd_profile_parse reads back equal
  * (every key; origin is not a key).  The caller frees the string. */
 char *hd_profile_format(const struct hd_profile *p);

@@ -33,10 +33,11 @@ hd_profile_write_calibrated(const struct hd_profile *p, const char *dir, const c
 		goto fail;
 	}
 	/* the header line first, then where the figures came from */
-	fprintf(f, "%.*s\n# Measured on this machine's %s by 'hdsim calibrate'; the figures "
+	fprintf(f,
+		"%.*s\n# Measured on this machine's %s by 'hdsim calibrate'; the figures "
 		"it could\n# not measure come from the built-in profile named in the "
-		"description.\n%s", (int)(body ? body - text : (long)strlen(text)), text, gpu,
-		body ? body + 1 : "");
+		"description.\n%s",
+		(int)(body ? body - text : (long)strlen(text)), text, gpu, body ? body + 1 : "");
 	if (fclose(f) != 0 || rename(tmp, path) != 0) {
 		hd_err_set(e, HD_EXIT_FAIL, path, "cannot write: %s", strerror(errno));
 		remove(tmp);

@@ -30,8 +30,8 @@
 static int world_rank, world_size, local_rank, active;
 
 struct mpi_boot {
-	MPI_Comm comm;          /* the scenario's ranks */
-	volatile int64_t last;  /* CLOCK_MONOTONIC of the last progress */
+	MPI_Comm comm;         /* the scenario's ranks */
+	volatile int64_t last; /* CLOCK_MONOTONIC of the last progress */
 	volatile int done;
 	char phase[128];
 	pthread_t dog;
@@ -77,8 +77,7 @@ mpi_allgather(void *ctx, const void *p, size_t n, struct hd_wbuf *all, int64_t *
 		total += lens[i];
 	}
 	buf = hd_xmalloc((size_t)total + 1);
-	if (MPI_Allgatherv(p, mine, MPI_BYTE, buf, lens, offs, MPI_BYTE, mb->comm) !=
-	    MPI_SUCCESS) {
+	if (MPI_Allgatherv(p, mine, MPI_BYTE, buf, lens, offs, MPI_BYTE, mb->comm) != MPI_SUCCESS) {
 		free(lens);
 		free(offs);
 		free(buf);
@@ -181,8 +180,7 @@ job(unsigned char *p, uint64_t n, int nranks, unsigned char **all, int **lens)
 	MPI_Comm comm;
 	int mine, size, i, *offs = NULL, total = 0;
 
-	MPI_Comm_split(MPI_COMM_WORLD, world_rank < nranks ? 0 : MPI_UNDEFINED, world_rank,
-		       &comm);
+	MPI_Comm_split(MPI_COMM_WORLD, world_rank < nranks ? 0 : MPI_UNDEFINED, world_rank, &comm);
 	if (comm == MPI_COMM_NULL)
 		return;
 	run_rank(p, (size_t)n, comm, &tw);
@@ -232,8 +230,7 @@ hd_ranks_mpi_start(int *argc, char ***argv, int *status)
 	MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
 	MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_rank, MPI_INFO_NULL,
-			    &node);
+	MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_rank, MPI_INFO_NULL, &node);
 	MPI_Comm_rank(node, &local_rank);
 	MPI_Comm_free(&node);
 	active = 1;

@@ -26,8 +26,10 @@ hd_ranks_mpi_run(const struct hd_scenario *sc, const struct hd_run_opts *o,
 {
 	(void)o;
 	(void)sink;
-	hd_err_set(e, HD_EXIT_FAIL, "", "scenario '%s' needs ranks across nodes, and this build "
-		   "has no MPI (install it and run ./configure --with-mpi)", sc->name);
+	hd_err_set(e, HD_EXIT_FAIL, "",
+		   "scenario '%s' needs ranks across nodes, and this build "
+		   "has no MPI (install it and run ./configure --with-mpi)",
+		   sc->name);
 	return -1;
 }
 

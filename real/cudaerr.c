@@ -6,8 +6,7 @@
 #include "real/cudaerr.h"
 
 int
-hd_cuda_fail(struct hd_err *e, const char *prefix, const char *call, int name_only,
-	     cudaError_t rc)
+hd_cuda_fail(struct hd_err *e, const char *prefix, const char *call, int name_only, cudaError_t rc)
 {
 	int len = name_only ? (int)strcspn(call, "(") : (int)strlen(call);
 

@@ -25,31 +25,31 @@ indent(struct hd_buf *b, int depth)
 }
 
 static const char *const memcpy_kind_c[HD_COPY__COUNT] = {
-	[HD_COPY_H2D] = "cudaMemcpyHostToDevice",
-	[HD_COPY_D2H] = "cudaMemcpyDeviceToHost",
-	[HD_COPY_D2D] = "cudaMemcpyDeviceToDevice",
-	[HD_COPY_H2H] = "cudaMemcpyHostToHost",
+	[HD_COPY_H2D] = "cudaMemcpyHostToDevice",   [HD_COPY_D2H] = "cudaMemcpyDeviceToHost",
+	[HD_COPY_D2D] = "cudaMemcpyDeviceToDevice", [HD_COPY_H2H] = "cudaMemcpyHostToHost",
 	[HD_COPY_P2P] = "cudaMemcpyDefault",
 };
 
 /* Words a lesson's names must not become in the printed code. */
 static const char *const reserved_c[] = {
-	"auto", "break", "case", "char", "const", "continue", "default", "do", "double",
-	"else", "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long",
-	"register", "restrict", "return", "short", "signed", "sizeof", "static", "struct",
-	"switch", "typedef", "union", "unsigned", "void", "volatile", "while", "main",
-	"rank", "scratch", "landing", "big", "on_device", "on_host", "busy_cpu_ns", "free",
-	"malloc", "memset", "exit", "CK", NULL,
+	"auto",    "break",   "case",     "char",   "const",     "continue", "default",
+	"do",      "double",  "else",     "enum",   "extern",    "float",    "for",
+	"goto",    "if",      "inline",   "int",    "long",      "register", "restrict",
+	"return",  "short",   "signed",   "sizeof", "static",    "struct",   "switch",
+	"typedef", "union",   "unsigned", "void",   "volatile",  "while",    "main",
+	"rank",    "scratch", "landing",  "big",    "on_device", "on_host",  "busy_cpu_ns",
+	"free",    "malloc",  "memset",   "exit",   "CK",        NULL,
 };
 static const char *const reserved_py[] = {
-	"and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
-	"elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
-	"is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
-	"with", "yield", "None", "True", "False", "torch", "time", "busy_cpu", "clock_hz",
-	"total", "rank", "big", "print", "mm_x", NULL,
+	"and",    "as",   "assert", "async",  "await",  "break",    "class",    "continue",
+	"def",    "del",  "elif",   "else",   "except", "finally",  "for",      "from",
+	"global", "if",   "import", "in",     "is",     "lambda",   "nonlocal", "not",
+	"or",     "pass", "raise",  "return", "try",    "while",    "with",     "yield",
+	"None",   "True", "False",  "torch",  "time",   "busy_cpu", "clock_hz", "total",
+	"rank",   "big",  "print",  "mm_x",   NULL,
 };
 
-static int reserved_lang;   /* 0: C, 1: Python; set by the printer in use */
+static int reserved_lang; /* 0: C, 1: Python; set by the printer in use */
 
 /*
  * Print a lesson name as an identifier: '-' becomes '_', and a name that is
@@ -61,8 +61,8 @@ put_ident(struct hd_buf *b, const char *name)
 {
 	const char *const *r = reserved_lang ? reserved_py : reserved_c;
 	const char *p;
-	int clash = name[0] == 'i' && name[1] != '\0' && strspn(name + 1, "0123456789") ==
-		    strlen(name + 1);
+	int clash = name[0] == 'i' && name[1] != '\0' &&
+	    strspn(name + 1, "0123456789") == strlen(name + 1);
 
 	for (; !clash && *r; r++)
 		clash = strcmp(*r, name) == 0;
@@ -78,7 +78,8 @@ put_stream(struct hd_buf *b, const struct hd_scenario *sc, int i)
 	if (i == HD_STREAM_LEGACY)
 		hd_buf_puts(b, reserved_lang ? "torch.cuda.default_stream()" : "cudaStreamLegacy");
 	else if (i == HD_STREAM_PER_THREAD)
-		hd_buf_puts(b, reserved_lang ? "torch.cuda.current_stream()" : "cudaStreamPerThread");
+		hd_buf_puts(b,
+			    reserved_lang ? "torch.cuda.current_stream()" : "cudaStreamPerThread");
 	else
 		put_ident(b, sc->streams[i].name);
 }
@@ -147,8 +148,10 @@ static void
 c_free(struct hd_buf *b, const struct hd_scenario *sc, int i, int depth)
 {
 	static const char *const fn[HD_MEM__COUNT] = {
-		[HD_MEM_PAGEABLE] = "free(", [HD_MEM_PINNED] = "CK(cudaFreeHost(",
-		[HD_MEM_MANAGED] = "CK(cudaFree(", [HD_MEM_DEVICE] = "CK(cudaFree(",
+		[HD_MEM_PAGEABLE] = "free(",
+		[HD_MEM_PINNED] = "CK(cudaFreeHost(",
+		[HD_MEM_MANAGED] = "CK(cudaFree(",
+		[HD_MEM_DEVICE] = "CK(cudaFree(",
 	};
 	enum hd_mem m = sc->buffers[i].mem;
 
@@ -177,12 +180,14 @@ c_kernel(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op,
 	switch (op->kernel) {
 	case HD_KERNEL_SPIN:
 		hd_fmt_time(t, sizeof t, op->duration);
-		hd_buf_printf(b, "CK(hd_kernel_spin(%s, %" PRId64 "ULL, %u));  /* spins %s */\n",
-			      s, op->duration / HD_NS, op->grid ? op->grid : 1, t);
+		hd_buf_printf(b, "CK(hd_kernel_spin(%s, %" PRId64 "ULL, %u));  /* spins %s */\n", s,
+			      op->duration / HD_NS, op->grid ? op->grid : 1, t);
 		break;
 	case HD_KERNEL_COMPUTE:
-		hd_buf_printf(b, "CK(hd_kernel_compute(%s, scratch, %.6g, %u, NULL));  "
-			      "/* %.3g FLOP of FMA */\n", s, op->flops, op->grid, op->flops);
+		hd_buf_printf(b,
+			      "CK(hd_kernel_compute(%s, scratch, %.6g, %u, NULL));  "
+			      "/* %.3g FLOP of FMA */\n",
+			      s, op->flops, op->grid, op->flops);
 		break;
 	case HD_KERNEL_MEMORY:
 		hd_buf_printf(b, "CK(hd_kernel_memory(%s, ", s);
@@ -196,14 +201,15 @@ c_kernel(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op,
 	case HD_KERNEL_FILL:
 		hd_buf_printf(b, "CK(hd_kernel_fill(%s, ", s);
 		put_buf_ident(b, sc, op->dst);
-		hd_buf_printf(b, ", %" PRIu64 "ULL, 0x3f800000u, %u));  /* create on the device */\n",
+		hd_buf_printf(b,
+			      ", %" PRIu64 "ULL, 0x3f800000u, %u));  /* create on the device */\n",
 			      sc->buffers[op->dst].bytes, op->grid);
 		break;
 	case HD_KERNEL_REDUCE:
 		hd_buf_printf(b, "CK(hd_kernel_reduce(%s, ", s);
 		put_buf_ident(b, sc, op->src);
-		hd_buf_printf(b, ", %" PRIu64 "ULL, scratch, %u));\n",
-			      sc->buffers[op->src].bytes, op->grid);
+		hd_buf_printf(b, ", %" PRIu64 "ULL, scratch, %u));\n", sc->buffers[op->src].bytes,
+			      op->grid);
 		break;
 	case HD_KERNEL__COUNT:
 		hd_buf_puts(b, "/* unknown kernel */\n");
@@ -291,14 +297,16 @@ c_op(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, int
 	case HD_OP_READ:
 		hd_buf_puts(b, "CK(cudaMemcpy(landing, ");
 		put_buf_ident(b, sc, op->src);
-		hd_buf_printf(b, ", %" PRIu64 "ULL, cudaMemcpyDeviceToHost));  "
-			      "/* what print(t) or t.item() does */\n", op->bytes);
+		hd_buf_printf(b,
+			      ", %" PRIu64 "ULL, cudaMemcpyDeviceToHost));  "
+			      "/* what print(t) or t.item() does */\n",
+			      op->bytes);
 		break;
 	case HD_OP_SEND:
 	case HD_OP_RECV:
 	case HD_OP_COLL:
 	case HD_OP_BARRIER:
-	case HD_OP_REPEAT:      /* walk() prints blocks: not reached */
+	case HD_OP_REPEAT: /* walk() prints blocks: not reached */
 	case HD_OP_ON_RANK:
 	case HD_OP__COUNT:
 		hd_buf_printf(b, "/* %s: runs with one process per rank (NCCL) */\n",
@@ -329,10 +337,13 @@ walk(struct hd_buf *b, const struct hd_scenario *sc, int depth0, int torch,
 
 			indent(b, depth0 + depth);
 			if (op->kind == HD_OP_REPEAT && torch)
-				hd_buf_printf(b, "for i%d in range(%" PRIu64 "):\n", loopvar++, op->count);
+				hd_buf_printf(b, "for i%d in range(%" PRIu64 "):\n", loopvar++,
+					      op->count);
 			else if (op->kind == HD_OP_REPEAT)
-				hd_buf_printf(b, "for (long i%d = 0; i%d < %" PRIu64 "L; i%d++) {\n",
-					      loopvar, loopvar, op->count, loopvar), loopvar++;
+				hd_buf_printf(b,
+					      "for (long i%d = 0; i%d < %" PRIu64 "L; i%d++) {\n",
+					      loopvar, loopvar, op->count, loopvar),
+				    loopvar++;
 			else
 				hd_buf_printf(b, torch ? "if rank == %d:\n" : "if (rank == %d) {\n",
 					      op->rank);
@@ -379,22 +390,29 @@ hd_cudagen_c(const struct hd_scenario *sc, struct hd_buf *b)
 	hd_buf_printf(b, "/*\n * Scenario %s: ", sc->name);
 	hd_san_c_comment(b, sc->title);
 	hd_buf_putc(b, '\n');
-	hd_buf_puts(b, " * The CUDA C that `hdsim --real` executes for this scenario. The kernels\n"
-		       " * are in kernels/kernels.cu; hd_kernel_* launch them.\n */\n");
-	hd_buf_puts(b, "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
-		       "#include <time.h>\n#include <cuda_runtime.h>\n#include \"kernels.h\"\n\n");
-	hd_buf_puts(b, "#define CK(call) do { int rc_ = (int)(call); if (rc_ != 0) { \\\n"
-		       "        fprintf(stderr, \"%s failed: %s\\n\", #call, \\\n"
-		       "                cudaGetErrorString((cudaError_t)rc_)); exit(1); } } while (0)\n\n");
-	hd_buf_puts(b, "static void busy_cpu_ns(long long ns)\n{\n"
-		       "    struct timespec a, b;\n\n"
-		       "    clock_gettime(CLOCK_MONOTONIC, &a);\n"
-		       "    do clock_gettime(CLOCK_MONOTONIC, &b);\n"
-		       "    while ((b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec) < ns);\n}\n\n");
-	hd_buf_puts(b, "int main(void)\n{\n    const int rank = 0;\n"
-		       "    struct cudaMemLocation on_device = { cudaMemLocationTypeDevice, 0 };\n"
-		       "    struct cudaMemLocation on_host = { cudaMemLocationTypeHost, 0 };\n"
-		       "    float *scratch;\n    char *landing = NULL, *big = NULL;\n");
+	hd_buf_puts(b,
+		    " * The CUDA C that `hdsim --real` executes for this scenario. The kernels\n"
+		    " * are in kernels/kernels.cu; hd_kernel_* launch them.\n */\n");
+	hd_buf_puts(b,
+		    "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+		    "#include <time.h>\n#include <cuda_runtime.h>\n#include \"kernels.h\"\n\n");
+	hd_buf_puts(
+	    b,
+	    "#define CK(call) do { int rc_ = (int)(call); if (rc_ != 0) { \\\n"
+	    "        fprintf(stderr, \"%s failed: %s\\n\", #call, \\\n"
+	    "                cudaGetErrorString((cudaError_t)rc_)); exit(1); } } while (0)\n\n");
+	hd_buf_puts(
+	    b,
+	    "static void busy_cpu_ns(long long ns)\n{\n"
+	    "    struct timespec a, b;\n\n"
+	    "    clock_gettime(CLOCK_MONOTONIC, &a);\n"
+	    "    do clock_gettime(CLOCK_MONOTONIC, &b);\n"
+	    "    while ((b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec) < ns);\n}\n\n");
+	hd_buf_puts(b,
+		    "int main(void)\n{\n    const int rank = 0;\n"
+		    "    struct cudaMemLocation on_device = { cudaMemLocationTypeDevice, 0 };\n"
+		    "    struct cudaMemLocation on_host = { cudaMemLocationTypeHost, 0 };\n"
+		    "    float *scratch;\n    char *landing = NULL, *big = NULL;\n");
 	for (i = 0; i < sc->nbuffers; i++) {
 		hd_buf_puts(b, "    char *");
 		put_buf_ident(b, sc, i);
@@ -410,11 +428,13 @@ hd_cudagen_c(const struct hd_scenario *sc, struct hd_buf *b)
 		put_ident(b, sc->events[i].name);
 		hd_buf_puts(b, ";\n");
 	}
-	hd_buf_puts(b, "\n    (void)rank; (void)on_device; (void)on_host; (void)big;\n"
-		       "    CK(cudaMalloc((void **)&scratch, 4096));\n");
+	hd_buf_puts(b,
+		    "\n    (void)rank; (void)on_device; (void)on_host; (void)big;\n"
+		    "    CK(cudaMalloc((void **)&scratch, 4096));\n");
 	if (read_bytes > 0)
-		hd_buf_printf(b, "    landing = (char *)malloc(%" PRIu64 "ULL);  /* where reads land */\n",
-			      read_bytes);
+		hd_buf_printf(
+		    b, "    landing = (char *)malloc(%" PRIu64 "ULL);  /* where reads land */\n",
+		    read_bytes);
 	if (big_bytes > 0)
 		hd_buf_printf(b, "    CK(cudaMalloc((void **)&big, %" PRIu64 "ULL));\n", big_bytes);
 	for (i = 0; i < sc->nbuffers; i++)
@@ -426,20 +446,21 @@ hd_cudagen_c(const struct hd_scenario *sc, struct hd_buf *b)
 		hd_buf_puts(b, "    CK(cudaStreamCreateWithPriority(&");
 		put_ident(b, st->name);
 		hd_buf_printf(b, ", %s, %d));\n",
-			      st->flags & HD_STREAM_NONBLOCKING ? "cudaStreamNonBlocking"
-							      : "cudaStreamDefault",
+			      st->flags & HD_STREAM_NONBLOCKING ? "cudaStreamNonBlocking" :
+								  "cudaStreamDefault",
 			      st->priority);
 	}
 	for (i = 0; i < sc->nevents; i++) {
 		hd_buf_puts(b, "    CK(cudaEventCreateWithFlags(&");
 		put_ident(b, sc->events[i].name);
-		hd_buf_printf(b, ", %s));\n", sc->events[i].timing ? "cudaEventDefault"
-								  : "cudaEventDisableTiming");
+		hd_buf_printf(b, ", %s));\n",
+			      sc->events[i].timing ? "cudaEventDefault" : "cudaEventDisableTiming");
 	}
 	hd_buf_puts(b, "\n");
 	walk(b, sc, 1, 0, c_op);
-	hd_buf_puts(b, "    CK(cudaDeviceSynchronize());  /* a run ends with the GPU idle */\n"
-		       "    return 0;\n}\n");
+	hd_buf_puts(b,
+		    "    CK(cudaDeviceSynchronize());  /* a run ends with the GPU idle */\n"
+		    "    return 0;\n}\n");
 }
 
 static void
@@ -456,11 +477,11 @@ py_op(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, in
 	int on_stream = op->stream >= 2;
 	char t[32];
 
-	if (on_stream && (op->kind == HD_OP_COPY || op->kind == HD_OP_KERNEL ||
-			  op->kind == HD_OP_PREFETCH)) {
+	if (on_stream &&
+	    (op->kind == HD_OP_COPY || op->kind == HD_OP_KERNEL || op->kind == HD_OP_PREFETCH)) {
 		indent(b, depth);
-		hd_buf_printf(b, "with torch.cuda.stream(%s):%s%s\n", s,
-			      op->label ? "  # " : "", op->label ? op->label : "");
+		hd_buf_printf(b, "with torch.cuda.stream(%s):%s%s\n", s, op->label ? "  # " : "",
+			      op->label ? op->label : "");
 		depth++;
 	} else if (op->label != NULL) {
 		indent(b, depth);
@@ -472,8 +493,9 @@ py_op(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, in
 		py_buf(b, sc, op->dst);
 		hd_buf_printf(b, " = torch.empty(%" PRIu64 ", dtype=torch.uint8%s)\n",
 			      sc->buffers[op->dst].bytes,
-			      sc->buffers[op->dst].mem == HD_MEM_PINNED ? ", pin_memory=True" :
-			      sc->buffers[op->dst].mem == HD_MEM_DEVICE ? ", device=\"cuda\"" : "");
+			      sc->buffers[op->dst].mem == HD_MEM_PINNED     ? ", pin_memory=True" :
+				  sc->buffers[op->dst].mem == HD_MEM_DEVICE ? ", device=\"cuda\"" :
+									      "");
 		break;
 	case HD_OP_FREE:
 		hd_buf_puts(b, "del ");
@@ -504,8 +526,11 @@ py_op(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, in
 			/* An n x n matrix product is 2 n^3 FLOP. */
 			long n = (long)(cbrt(op->flops / 2) + 0.5);
 
-			hd_buf_printf(b, "mm_x = torch.ones(%ld, %ld, device=\"cuda\"); torch.mm(mm_x, mm_x)"
-				      "  # %.3g FLOP\n", n > 0 ? n : 1, n > 0 ? n : 1, op->flops);
+			hd_buf_printf(
+			    b,
+			    "mm_x = torch.ones(%ld, %ld, device=\"cuda\"); torch.mm(mm_x, mm_x)"
+			    "  # %.3g FLOP\n",
+			    n > 0 ? n : 1, n > 0 ? n : 1, op->flops);
 			break;
 		}
 		case HD_KERNEL_MEMORY:
@@ -513,12 +538,15 @@ py_op(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, in
 				py_buf(b, sc, op->src);
 				hd_buf_printf(b, "[%" PRIu64 ":].copy_(", op->bytes / 2);
 				py_buf(b, sc, op->src);
-				hd_buf_printf(b, "[:%" PRIu64 "])  # %" PRIu64 " bytes of traffic\n",
+				hd_buf_printf(b,
+					      "[:%" PRIu64 "])  # %" PRIu64 " bytes of traffic\n",
 					      op->bytes / 2, op->bytes);
 			} else {
-				hd_buf_printf(b, "big = torch.empty(%" PRIu64 ", dtype=torch.uint8, "
-					      "device=\"cuda\"); big[%" PRIu64 ":].copy_(big[:%" PRIu64
-					      "])\n", op->bytes, op->bytes / 2, op->bytes / 2);
+				hd_buf_printf(b,
+					      "big = torch.empty(%" PRIu64 ", dtype=torch.uint8, "
+					      "device=\"cuda\"); big[%" PRIu64
+					      ":].copy_(big[:%" PRIu64 "])\n",
+					      op->bytes, op->bytes / 2, op->bytes / 2);
 			}
 			break;
 		case HD_KERNEL_FILL:
@@ -563,7 +591,8 @@ py_op(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, in
 		break;
 	case HD_OP_HOST:
 		hd_fmt_time(t, sizeof t, op->duration);
-		hd_buf_printf(b, "busy_cpu(%.9g)  # %s of host work\n", hd_time_to_s(op->duration), t);
+		hd_buf_printf(b, "busy_cpu(%.9g)  # %s of host work\n", hd_time_to_s(op->duration),
+			      t);
 		break;
 	case HD_OP_READ:
 		hd_buf_puts(b, "print(");
@@ -574,7 +603,7 @@ py_op(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, in
 	case HD_OP_RECV:
 	case HD_OP_COLL:
 	case HD_OP_BARRIER:
-	case HD_OP_REPEAT:      /* walk() prints blocks: not reached */
+	case HD_OP_REPEAT: /* walk() prints blocks: not reached */
 	case HD_OP_ON_RANK:
 	case HD_OP__COUNT:
 		hd_buf_printf(b, "pass  # %s: torch.distributed, one process per rank\n",
@@ -592,11 +621,12 @@ hd_cudagen_torch(const struct hd_scenario *sc, struct hd_buf *b)
 	hd_buf_printf(b, "# Scenario %s: ", sc->name);
 	hd_san_py_comment(b, sc->title);
 	hd_buf_putc(b, '\n');
-	hd_buf_puts(b, "import time\nimport torch\n\n"
-		       "def busy_cpu(seconds):\n    end = time.perf_counter() + seconds\n"
-		       "    while time.perf_counter() < end:\n        pass\n\n"
-		       "clock_hz = 1.98e9  # the GPU's SM clock: torch.cuda._sleep counts cycles\n"
-		       "rank = 0\n");
+	hd_buf_puts(b,
+		    "import time\nimport torch\n\n"
+		    "def busy_cpu(seconds):\n    end = time.perf_counter() + seconds\n"
+		    "    while time.perf_counter() < end:\n        pass\n\n"
+		    "clock_hz = 1.98e9  # the GPU's SM clock: torch.cuda._sleep counts cycles\n"
+		    "rank = 0\n");
 	for (i = 0; i < sc->nbuffers; i++) {
 		const struct hd_buffer *buf = &sc->buffers[i];
 
@@ -604,20 +634,23 @@ hd_cudagen_torch(const struct hd_scenario *sc, struct hd_buf *b)
 			continue;
 		py_buf(b, sc, i);
 		if (buf->mem == HD_MEM_MANAGED)
-			hd_buf_printf(b, " = None  # managed memory (cudaMallocManaged) has no "
-				      "PyTorch tensor; %" PRIu64 " bytes\n", buf->bytes);
+			hd_buf_printf(b,
+				      " = None  # managed memory (cudaMallocManaged) has no "
+				      "PyTorch tensor; %" PRIu64 " bytes\n",
+				      buf->bytes);
 		else
 			hd_buf_printf(b, " = torch.empty(%" PRIu64 ", dtype=torch.uint8%s)\n",
 				      buf->bytes,
-				      buf->mem == HD_MEM_PINNED ? ", pin_memory=True" :
-				      buf->mem == HD_MEM_DEVICE ? ", device=\"cuda\"" : "");
+				      buf->mem == HD_MEM_PINNED     ? ", pin_memory=True" :
+					  buf->mem == HD_MEM_DEVICE ? ", device=\"cuda\"" :
+								      "");
 	}
 	for (i = 2; i < sc->nstreams; i++) {
 		put_ident(b, sc->streams[i].name);
-		hd_buf_printf(b, " = torch.cuda.Stream(priority=%d)%s\n",
-			      sc->streams[i].priority,
+		hd_buf_printf(b, " = torch.cuda.Stream(priority=%d)%s\n", sc->streams[i].priority,
 			      sc->streams[i].flags & HD_STREAM_NONBLOCKING ?
-			      "  # PyTorch streams are created non-blocking" : "");
+				  "  # PyTorch streams are created non-blocking" :
+				  "");
 	}
 	for (i = 0; i < sc->nevents; i++) {
 		put_ident(b, sc->events[i].name);

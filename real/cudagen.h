@@ -10,8 +10,8 @@
 #ifndef HD_CUDAGEN_H
 #define HD_CUDAGEN_H
 
-#include "ir/ir.h"
 #include "base/util.h"
+#include "ir/ir.h"
 
 /* Append the CUDA C program for sc to out. */
 void hd_cudagen_c(const struct hd_scenario *sc, struct hd_buf *out);

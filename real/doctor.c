@@ -41,12 +41,8 @@ extern char **environ;
 
 /* Variables that change how runs behave, shown before every NCCL_* one. */
 static const char *const cuda_env[] = {
-	"CUDA_VISIBLE_DEVICES",
-	"CUDA_DEVICE_ORDER",
-	"CUDA_LAUNCH_BLOCKING",
-	"CUDA_MODULE_LOADING",
-	"CUDA_DEVICE_MAX_CONNECTIONS",
-	"CUDA_MPS_PIPE_DIRECTORY",
+	"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER",           "CUDA_LAUNCH_BLOCKING",
+	"CUDA_MODULE_LOADING",  "CUDA_DEVICE_MAX_CONNECTIONS", "CUDA_MPS_PIPE_DIRECTORY",
 };
 
 static const char *const compute_modes[] = {
@@ -58,10 +54,10 @@ static const char *const compute_modes[] = {
 
 /* A GPU's PCIe link and locality as sysfs reports them (0 / "" when not). */
 struct pcie {
-	char bus[32];           /* sysfs form: 0000:1b:00.0 */
+	char bus[32]; /* sysfs form: 0000:1b:00.0 */
 	struct hd_pcie_link l;
-	int numa;               /* -1: none reported */
-	char cpus[256];         /* local_cpulist */
+	int numa;       /* -1: none reported */
+	char cpus[256]; /* local_cpulist */
 };
 
 /* ---- small readers --------------------------------------------------------- */
@@ -82,8 +78,8 @@ proc_field(const char *path, const char *key, char *dst, size_t n)
 	while (fgets(line, sizeof line, f) != NULL) {
 		char *v;
 
-		if (strncmp(line, key, k) != 0 || (line[k] != ' ' && line[k] != '\t' &&
-						   line[k] != ':'))
+		if (strncmp(line, key, k) != 0 ||
+		    (line[k] != ' ' && line[k] != '\t' && line[k] != ':'))
 			continue;
 		if ((v = strchr(line, ':')) == NULL)
 			continue;
@@ -153,8 +149,7 @@ cuda_version_str(int v, char *dst, size_t n)
 static void
 cuda_why(char *dst, size_t n, const char *call, cudaError_t rc)
 {
-	snprintf(dst, n, "%s failed: %s (%s)", call, cudaGetErrorString(rc),
-		 cudaGetErrorName(rc));
+	snprintf(dst, n, "%s failed: %s (%s)", call, cudaGetErrorString(rc), cudaGetErrorName(rc));
 }
 
 /* GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, as nvidia-smi prints it. */
@@ -163,9 +158,11 @@ uuid_str(const cudaUUID_t *u, char *dst, size_t n)
 {
 	const unsigned char *b = (const unsigned char *)u->bytes;
 
-	snprintf(dst, n, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
-		 "%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2], b[3], b[4], b[5], b[6],
-		 b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+	snprintf(dst, n,
+		 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+		 "%02x%02x%02x%02x%02x%02x",
+		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
+		 b[13], b[14], b[15]);
 }
 
 /*
@@ -242,14 +239,18 @@ static int
 code_runs(int ptx, int code, char suffix, int cc)
 {
 	if (suffix == 'a')
-		return cc == code;                      /* arch-specific: that GPU only */
+		return cc == code; /* arch-specific: that GPU only */
 	if (ptx)
-		return cc >= code;                      /* the driver compiles PTX forward */
-	return cc / 10 == code / 10 && cc >= code;      /* cubins run within a major */
+		return cc >= code;                 /* the driver compiles PTX forward */
+	return cc / 10 == code / 10 && cc >= code; /* cubins run within a major */
 }
 
 /* Whether the kernel library has code for a GPU. */
-enum arch_fit { ARCH_RUNS, ARCH_NO_CODE, ARCH_UNKNOWN };
+enum arch_fit {
+	ARCH_RUNS,
+	ARCH_NO_CODE,
+	ARCH_UNKNOWN
+};
 
 /*
  * Can the kernel library, compiled with nvcc flags `flags`, run on compute
@@ -326,14 +327,13 @@ report_build(struct hd_buf *out)
 {
 	hd_buf_printf(out, "hdsim build\n");
 	hd_buf_printf(out, "  %s\n", hd_real_build_info());
-	hd_buf_printf(out, "  configured with: CUDA yes, NCCL %s, MPI %s\n",
-		      hd_ncclinfo.configured,
+	hd_buf_printf(out, "  configured with: CUDA yes, NCCL %s, MPI %s\n", hd_ncclinfo.configured,
 #ifdef HAVE_MPI
 		      "yes"
 #else
 		      "no"
 #endif
-		      );
+	);
 	if (HD_CUDA_ARCH[0] != '\0')
 		hd_buf_printf(out, "  kernel library compiled for: %s\n", HD_CUDA_ARCH);
 }
@@ -361,7 +361,7 @@ report_numa(struct hd_buf *out)
 		ids[n++] = (int)v;
 	}
 	closedir(d);
-	for (i = 1; i < n; i++)     /* insertion sort: a handful of nodes */
+	for (i = 1; i < n; i++) /* insertion sort: a handful of nodes */
 		for (j = i; j > 0 && ids[j - 1] > ids[j]; j--) {
 			int t = ids[j];
 
@@ -399,17 +399,19 @@ report_host(struct hd_buf *out)
 	if (proc_field("/proc/cpuinfo", "model name", model, sizeof model) != 0)
 		snprintf(model, sizeof model, "not reported by /proc/cpuinfo");
 	hd_buf_printf(out, "  CPU: %s\n", model);
-	hd_buf_printf(out, "  logical CPUs: %ld online, %d usable by this process\n",
-		      online, cpus_allowed());
+	hd_buf_printf(out, "  logical CPUs: %ld online, %d usable by this process\n", online,
+		      cpus_allowed());
 	if (total > 0)
-		hd_buf_printf(out, "  memory: %.1f GiB total, %.1f GiB available now\n",
-			      gib(total), gib(avail));
+		hd_buf_printf(out, "  memory: %.1f GiB total, %.1f GiB available now\n", gib(total),
+			      gib(avail));
 	else
 		hd_buf_printf(out, "  memory: not reported (/proc/meminfo unreadable)\n");
 	if (hd_pcie_read_line(NULL, "/sys/fs/cgroup/memory.max", limit, sizeof limit) == 0 &&
 	    strcmp(limit, "max") != 0)
-		hd_buf_printf(out, "  memory limit of this cgroup: %.1f GiB (pinned buffers "
-			      "count against it)\n", gib(strtoull(limit, NULL, 10)));
+		hd_buf_printf(out,
+			      "  memory limit of this cgroup: %.1f GiB (pinned buffers "
+			      "count against it)\n",
+			      gib(strtoull(limit, NULL, 10)));
 	report_numa(out);
 }
 
@@ -428,11 +430,10 @@ report_versions(struct hd_buf *out, int *kmod)
 	hd_buf_printf(out, "\nNVIDIA driver\n");
 	*kmod = driver_file_version(ver, sizeof ver, &open) == 0;
 	if (*kmod)
-		hd_buf_printf(out, "  kernel module: %s%s (%s)\n", ver,
-			      open ? ", open" : "", DRIVER_FILE);
-	else if (access(DRIVER_FILE, F_OK) == 0)
-		hd_buf_printf(out, "  kernel module: loaded, but %s has no version\n",
+		hd_buf_printf(out, "  kernel module: %s%s (%s)\n", ver, open ? ", open" : "",
 			      DRIVER_FILE);
+	else if (access(DRIVER_FILE, F_OK) == 0)
+		hd_buf_printf(out, "  kernel module: loaded, but %s has no version\n", DRIVER_FILE);
 	else
 		hd_buf_printf(out, "  no NVIDIA driver is loaded: %s does not exist\n",
 			      DRIVER_FILE);
@@ -442,10 +443,12 @@ report_versions(struct hd_buf *out, int *kmod)
 		hd_buf_printf(out, "  CUDA driver: %s\n", why);
 		drv = 0;
 	} else if (drv == 0) {
-		hd_buf_printf(out, "  CUDA driver: none (cudaDriverGetVersion reports 0: "
+		hd_buf_printf(out,
+			      "  CUDA driver: none (cudaDriverGetVersion reports 0: "
 			      "libcuda.so was not found)\n");
 		if (*kmod)
-			hd_buf_printf(out, "    the kernel module is loaded but its user-space "
+			hd_buf_printf(out,
+				      "    the kernel module is loaded but its user-space "
 				      "library is not visible; in a container, start it with "
 				      "the NVIDIA container toolkit (docker run --gpus all)\n");
 	} else {
@@ -465,9 +468,11 @@ report_versions(struct hd_buf *out, int *kmod)
 			char dv[16];
 
 			cuda_version_str(drv, dv, sizeof dv);
-			hd_buf_printf(out, "  the driver supports CUDA %s, older than this "
+			hd_buf_printf(out,
+				      "  the driver supports CUDA %s, older than this "
 				      "runtime's major version: update the driver to one for "
-				      "CUDA %d or later\n", dv, rt / 1000);
+				      "CUDA %d or later\n",
+				      dv, rt / 1000);
 		}
 	}
 
@@ -525,17 +530,20 @@ report_pcie(struct hd_buf *out, const struct pcie *p, int vm)
 			      p->l.speed_cur[0] ? p->l.speed_cur : "?",
 			      p->l.speed_max[0] ? p->l.speed_max : "?");
 		if (p->l.gen_cur > 0 && p->l.gen_max > 0 && p->l.gen_cur < p->l.gen_max)
-			hd_buf_printf(out, "    the link runs below its maximum speed now: "
+			hd_buf_printf(out,
+				      "    the link runs below its maximum speed now: "
 				      "idle GPUs lower their PCIe speed to save power and raise it "
 				      "under load, so read it again during a copy; if it stays "
 				      "low, the slot or riser limits it\n");
 		if (p->l.lanes_cur > 0 && p->l.lanes_max > 0 && p->l.lanes_cur < p->l.lanes_max)
-			hd_buf_printf(out, "    the link trained to x%d of x%d lanes: copies "
+			hd_buf_printf(out,
+				      "    the link trained to x%d of x%d lanes: copies "
 				      "to and from the host are slower (check the slot and "
 				      "riser)\n",
 				      p->l.lanes_cur, p->l.lanes_max);
 		if (vm)
-			hd_buf_printf(out, "    in a virtual machine the link shown may be the "
+			hd_buf_printf(out,
+				      "    in a virtual machine the link shown may be the "
 				      "virtual one, not the physical slot\n");
 	}
 	hd_buf_printf(out, "    NUMA node: ");
@@ -617,9 +625,8 @@ report_gpu(struct hd_buf *out, int dev, int vm, char *name, size_t namelen, int 
 		hd_buf_printf(out, ", %d-bit bus", bus);
 	if (ATTR(dev, cudaDevAttrMemoryClockRate, &mclk, &errs) == 0 && mclk > 0) {
 		hd_buf_printf(out, ", clock up to %d MHz", mclk / 1000);
-		if (bus > 0)    /* double data rate: two transfers per clock */
-			hd_buf_printf(out, " (peak %.0f GB/s)",
-				      2.0 * mclk * 1e3 * (bus / 8) / 1e9);
+		if (bus > 0) /* double data rate: two transfers per clock */
+			hd_buf_printf(out, " (peak %.0f GB/s)", 2.0 * mclk * 1e3 * (bus / 8) / 1e9);
 	}
 	hd_buf_printf(out, "\n");
 	if (ATTR(dev, cudaDevAttrL2CacheSize, &l2, &errs) == 0)
@@ -629,9 +636,10 @@ report_gpu(struct hd_buf *out, int dev, int vm, char *name, size_t namelen, int 
 	ok = ATTR(dev, cudaDevAttrAsyncEngineCount, &v, &errs) == 0;
 	hd_buf_printf(out, "    copy engines (asyncEngineCount): %s", ok ? "" : "?");
 	if (ok)
-		hd_buf_printf(out, "%d%s", v, v >= 2 ? " (H2D and D2H copies can overlap)" :
-			      v == 1 ? " (copies overlap kernels but not each other)" :
-			      " (copies do not overlap kernels)");
+		hd_buf_printf(out, "%d%s", v,
+			      v >= 2     ? " (H2D and D2H copies can overlap)" :
+				  v == 1 ? " (copies overlap kernels but not each other)" :
+					   " (copies do not overlap kernels)");
 	hd_buf_printf(out, "\n");
 	{
 		static const struct {
@@ -661,13 +669,16 @@ report_gpu(struct hd_buf *out, int dev, int vm, char *name, size_t namelen, int 
 	if (ATTR(dev, cudaDevAttrComputeMode, &v, &errs) == 0 && v != cudaComputeModeDefault)
 		hd_buf_printf(out, "    compute mode: %s\n",
 			      v >= 0 && v < (int)HD_ARRAY_LEN(compute_modes) && compute_modes[v] ?
-			      compute_modes[v] : "unknown");
+				  compute_modes[v] :
+				  "unknown");
 	report_pcie(out, &link, vm);
 	runs = arch_runs(HD_CUDA_ARCH, *cc);
 	if (runs == ARCH_NO_CODE)
-		hd_buf_printf(out, "    the kernel library has no code for compute capability "
+		hd_buf_printf(out,
+			      "    the kernel library has no code for compute capability "
 			      "%d.%d: reconfigure with CUDA_ARCH including -gencode "
-			      "arch=compute_%d,code=sm_%d\n", p.major, p.minor, *cc, *cc);
+			      "arch=compute_%d,code=sm_%d\n",
+			      p.major, p.minor, *cc, *cc);
 	if (errs.len > 0)
 		hd_buf_printf(out, "    not reported:\n%s", errs.s);
 	hd_buf_free(&errs);
@@ -679,7 +690,13 @@ report_gpu(struct hd_buf *out, int dev, int vm, char *name, size_t namelen, int 
 static void
 report_p2p(struct hd_buf *out, int n)
 {
-	enum { NONE, NVLINK, PCIE, ERR, NKIND };
+	enum {
+		NONE,
+		NVLINK,
+		PCIE,
+		ERR,
+		NKIND
+	};
 	static const char *const kind_name[NKIND] = {
 		"no peer access (copies go through host memory)",
 		"NVLink likely (peer access with native atomics)",
@@ -719,18 +736,26 @@ report_p2p(struct hd_buf *out, int n)
 			if (rc != cudaSuccess) {
 				cuda_why(why, sizeof why, "cudaDeviceCanAccessPeer", rc);
 			} else if ((rc = cudaDeviceGetP2PAttribute(&rank,
-					cudaDevP2PAttrPerformanceRank, i, j)) != cudaSuccess) {
-				cuda_why(why, sizeof why, "cudaDeviceGetP2PAttribute("
-					 "cudaDevP2PAttrPerformanceRank)", rc);
+								   cudaDevP2PAttrPerformanceRank, i,
+								   j)) != cudaSuccess) {
+				cuda_why(why, sizeof why,
+					 "cudaDeviceGetP2PAttribute("
+					 "cudaDevP2PAttrPerformanceRank)",
+					 rc);
 			} else if ((rc = cudaDeviceGetP2PAttribute(&acc,
-					cudaDevP2PAttrAccessSupported, i, j)) != cudaSuccess) {
-				cuda_why(why, sizeof why, "cudaDeviceGetP2PAttribute("
-					 "cudaDevP2PAttrAccessSupported)", rc);
-			} else if ((rc = cudaDeviceGetP2PAttribute(&atom,
-					cudaDevP2PAttrNativeAtomicSupported, i, j)) !=
+								   cudaDevP2PAttrAccessSupported, i,
+								   j)) != cudaSuccess) {
+				cuda_why(why, sizeof why,
+					 "cudaDeviceGetP2PAttribute("
+					 "cudaDevP2PAttrAccessSupported)",
+					 rc);
+			} else if ((rc = cudaDeviceGetP2PAttribute(
+					&atom, cudaDevP2PAttrNativeAtomicSupported, i, j)) !=
 				   cudaSuccess) {
-				cuda_why(why, sizeof why, "cudaDeviceGetP2PAttribute("
-					 "cudaDevP2PAttrNativeAtomicSupported)", rc);
+				cuda_why(why, sizeof why,
+					 "cudaDeviceGetP2PAttribute("
+					 "cudaDevP2PAttrNativeAtomicSupported)",
+					 rc);
 			}
 			if (rc != cudaSuccess) {
 				hd_buf_printf(&errs, "    GPU%d -> GPU%d: %s\n", i, j, why);
@@ -746,7 +771,7 @@ report_p2p(struct hd_buf *out, int n)
 					 acc ? "" : " !");
 			}
 			hd_buf_printf(out, j + 1 < n ? " %-10s" : " %s", cell);
-			if (i < j) {    /* each pair once in the summary */
+			if (i < j) { /* each pair once in the summary */
 				hd_buf_printf(&pairs[kind], "%s GPU%d-GPU%d",
 					      npairs[kind] > 0 ? "," : "", i, j);
 				npairs[kind]++;
@@ -754,14 +779,16 @@ report_p2p(struct hd_buf *out, int n)
 		}
 		hd_buf_printf(out, "\n");
 	}
-	hd_buf_printf(out, "  P2P: cudaDeviceCanAccessPeer says yes; no: copies between "
+	hd_buf_printf(out,
+		      "  P2P: cudaDeviceCanAccessPeer says yes; no: copies between "
 		      "the two go through host memory\n"
 		      "  rN: cudaDevP2PAttrPerformanceRank (a relative rank; 0 is the best "
 		      "link here)\n"
 		      "  at: native atomics over the link (cudaDevP2PAttrNativeAtomicSupported)\n"
 		      "  !: cudaDevP2PAttrAccessSupported disagrees with "
 		      "cudaDeviceCanAccessPeer\n");
-	hd_buf_printf(out, "  Links (a hint from the attributes above; `nvidia-smi topo -m` "
+	hd_buf_printf(out,
+		      "  Links (a hint from the attributes above; `nvidia-smi topo -m` "
 		      "names them):\n");
 	for (k = 0; k < NKIND; k++) {
 		if (npairs[k] == 0)
@@ -817,17 +844,20 @@ report_env(struct hd_buf *out)
 		hd_buf_printf(out, "  no NCCL_* variables are set\n");
 	free(nccl);
 	if (getenv("NCCL_NVLS_ENABLE") == NULL)
-		hd_buf_printf(out, "  NCCL_NVLS_ENABLE is not set: NCCL uses NVLink SHARP "
+		hd_buf_printf(out,
+			      "  NCCL_NVLS_ENABLE is not set: NCCL uses NVLink SHARP "
 			      "where the system has it, which changes collective timings\n");
 
 	v = getenv("CUDA_VISIBLE_DEVICES");
 	if (v != NULL && v[0] == '\0')
-		hd_buf_printf(out, "  warning: CUDA_VISIBLE_DEVICES is empty, which hides "
+		hd_buf_printf(out,
+			      "  warning: CUDA_VISIBLE_DEVICES is empty, which hides "
 			      "every GPU from CUDA\n");
 	v = getenv("CUDA_LAUNCH_BLOCKING");
 	blocking = v != NULL && strcmp(v, "1") == 0;
 	if (blocking)
-		hd_buf_printf(out, "  warning: CUDA_LAUNCH_BLOCKING=1 makes every launch wait "
+		hd_buf_printf(out,
+			      "  warning: CUDA_LAUNCH_BLOCKING=1 makes every launch wait "
 			      "for the GPU, so asynchronous copies and overlaps serialise and "
 			      "measured timings will be wrong: unset it for --real and "
 			      "calibrate\n");
@@ -839,28 +869,35 @@ report_can(struct hd_buf *out, int ngpu, const char *name0, int blocking, int ke
 	   const char *why)
 {
 	hd_buf_printf(out, "\nWhat hdsim can do here\n");
-	hd_buf_printf(out, "  yes  simulate every lesson on every profile "
+	hd_buf_printf(out,
+		      "  yes  simulate every lesson on every profile "
 		      "(the model needs no GPU)\n");
 	if (ngpu >= 1) {
 		const char *note = blocking ? " (but unset CUDA_LAUNCH_BLOCKING first)" :
-			!kernels_ok ? " (but the kernel library cannot run on it: see GPU 0 "
-			"above)" : "";
+		    !kernels_ok ? " (but the kernel library cannot run on it: see GPU 0 "
+				  "above)" :
+				  "";
 
 		hd_buf_printf(out, "  yes  hdsim --real: single-GPU lessons on GPU 0, %s%s\n",
 			      name0, note);
-		hd_buf_printf(out, "  yes  hdsim calibrate: measure GPU 0 and fit a profile "
-			      "of it%s\n", note);
+		hd_buf_printf(out,
+			      "  yes  hdsim calibrate: measure GPU 0 and fit a profile "
+			      "of it%s\n",
+			      note);
 		if (ngpu > 1)
-			hd_buf_printf(out, "       and the peer copies between the %d GPUs%s, "
-				      "for the topology and NVLink figures\n", ngpu,
-				      hd_ncclinfo.with_peer_copies);
+			hd_buf_printf(out,
+				      "       and the peer copies between the %d GPUs%s, "
+				      "for the topology and NVLink figures\n",
+				      ngpu, hd_ncclinfo.with_peer_copies);
 		if (ngpu > 1)
-			hd_buf_printf(out, "       (CUDA_VISIBLE_DEVICES picks another GPU as "
+			hd_buf_printf(out,
+				      "       (CUDA_VISIBLE_DEVICES picks another GPU as "
 				      "GPU 0; CUDA numbers GPUs fastest first unless "
 				      "CUDA_DEVICE_ORDER=PCI_BUS_ID, nvidia-smi by PCI bus id)\n");
 	} else {
 		hd_buf_printf(out, "  no   hdsim --real: %s\n", why);
-		hd_buf_printf(out, "  no   hdsim calibrate: it measures a GPU, and there is "
+		hd_buf_printf(out,
+			      "  no   hdsim calibrate: it measures a GPU, and there is "
 			      "none\n");
 	}
 	hd_ncclinfo.report_ranks(out, ngpu);
@@ -888,21 +925,28 @@ hd_real_doctor(struct hd_buf *out, struct hd_err *e)
 			snprintf(first, sizeof first, "cudaGetDeviceCount reports 0 devices");
 		cudaGetLastError();
 		if (!kmod && !drv)
-			snprintf(reason, sizeof reason, "no NVIDIA driver is loaded (%s does "
-				 "not exist)", DRIVER_FILE);
+			snprintf(reason, sizeof reason,
+				 "no NVIDIA driver is loaded (%s does "
+				 "not exist)",
+				 DRIVER_FILE);
 		else if (!drv)
-			snprintf(reason, sizeof reason, "the NVIDIA kernel module is loaded "
+			snprintf(reason, sizeof reason,
+				 "the NVIDIA kernel module is loaded "
 				 "but the CUDA driver library libcuda.so was not found");
 		else if (cvd != NULL)
-			snprintf(reason, sizeof reason, "the driver answers but no GPU is "
-				 "visible to this process (CUDA_VISIBLE_DEVICES=%s)", cvd);
+			snprintf(reason, sizeof reason,
+				 "the driver answers but no GPU is "
+				 "visible to this process (CUDA_VISIBLE_DEVICES=%s)",
+				 cvd);
 		else
-			snprintf(reason, sizeof reason, "the driver answers but sees no GPU "
+			snprintf(reason, sizeof reason,
+				 "the driver answers but sees no GPU "
 				 "this process may use (check /dev/nvidia* permissions and "
 				 "nvidia-smi)");
 		hd_buf_printf(out, "  none: %s\n  %s\n", first, reason);
 		if (rc == cudaErrorInsufficientDriver && !drv)
-			hd_buf_printf(out, "  (with no driver at all, the runtime reports an "
+			hd_buf_printf(out,
+				      "  (with no driver at all, the runtime reports an "
 				      "\"insufficient\" driver version)\n");
 		n = 0;
 	} else {
@@ -921,7 +965,7 @@ hd_real_doctor(struct hd_buf *out, struct hd_err *e)
 		}
 		if (n > 1)
 			report_p2p(out, n);
-		rc = cudaSetDevice(0);  /* leave device 0 current, as a fresh process has */
+		rc = cudaSetDevice(0); /* leave device 0 current, as a fresh process has */
 		if (rc != cudaSuccess)
 			cudaGetLastError();
 	}
@@ -953,8 +997,7 @@ json_int(struct hd_buf *b, const char *key, int v, int comma)
 int
 hd_real_machine(int dev, struct hd_store_machine *m, struct hd_err *e)
 {
-	static char host[256], name[256], uuid[64], busid[32], driver[64], runtime[16],
-		nccl[64];
+	static char host[256], name[256], uuid[64], busid[32], driver[64], runtime[16], nccl[64];
 	static struct hd_buf facts;
 	struct cudaDeviceProp p;
 	struct utsname u;

@@ -8,14 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "real/fault.h"
 #include "base/util.h"
+#include "real/fault.h"
 
-#define FAULT_KEEP 4096                 /* call names remembered */
+#define FAULT_KEEP 4096 /* call names remembered */
 
-static int configured;                  /* spec read (from the environment or set) */
-static char want_name[64];              /* fail a call of this name ("" any) */
-static int want_n;                      /* ... the want_n-th of them (0: none) */
+static int configured;     /* spec read (from the environment or set) */
+static char want_name[64]; /* fail a call of this name ("" any) */
+static int want_n;         /* ... the want_n-th of them (0: none) */
 static int calls, name_calls;
 static char injected[128];
 static char *names[FAULT_KEEP];

@@ -33,7 +33,7 @@ int hd_fault_releases(const char *text);
 #define HD_FAULT_CALL(text, call, err) \
 	(hd_fault_hit(text) ? (hd_fault_releases(text) ? ((void)(call), (err)) : (err)) : (call))
 #else
-#define HD_FAULT(text) 0
+#define HD_FAULT(text)                 0
 #define HD_FAULT_CALL(text, call, err) (call)
 #endif
 

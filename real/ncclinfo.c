@@ -35,11 +35,15 @@ static void
 report_ranks(struct hd_buf *out, int ngpu)
 {
 	if (ngpu >= 2)
-		hd_buf_printf(out, "  yes  rank lessons with up to %d ranks, one GPU each, "
-			      "through NCCL\n", ngpu);
+		hd_buf_printf(out,
+			      "  yes  rank lessons with up to %d ranks, one GPU each, "
+			      "through NCCL\n",
+			      ngpu);
 	else
-		hd_buf_printf(out, "  no   rank lessons on GPUs: they need one GPU per rank "
-			      "and this machine has %d usable GPU%s\n", ngpu, ngpu == 1 ? "" : "s");
+		hd_buf_printf(out,
+			      "  no   rank lessons on GPUs: they need one GPU per rank "
+			      "and this machine has %d usable GPU%s\n",
+			      ngpu, ngpu == 1 ? "" : "s");
 }
 
 const struct hd_ncclinfo_ops hd_ncclinfo = {

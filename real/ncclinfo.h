@@ -13,7 +13,7 @@
 #include "base/util.h"
 
 struct hd_ncclinfo_ops {
-	const char *configured;         /* "yes" or "no", for doctor's build line */
+	const char *configured; /* "yes" or "no", for doctor's build line */
 	/* what doctor adds after "the peer copies between the N GPUs" */
 	const char *with_peer_copies;
 	/* The library's version ("2.28.9") into dst: 0, or -1 with why in dst. */

@@ -16,7 +16,8 @@ version(char *dst, size_t n)
 static void
 report_ranks(struct hd_buf *out, int ngpu)
 {
-	hd_buf_printf(out, "  no   rank lessons on GPUs: this build has no NCCL "
+	hd_buf_printf(out,
+		      "  no   rank lessons on GPUs: this build has no NCCL "
 		      "(install NCCL and reconfigure)%s\n",
 		      ngpu < 2 ? ", and they need at least 2 GPUs" : "");
 }

@@ -26,7 +26,7 @@ hd_pcie_gen(const char *speed)
 		return 0;
 	gts = strtod(speed, &end);
 	if (end == speed)
-		return 0;       /* no number: "Unknown", "" */
+		return 0; /* no number: "Unknown", "" */
 	for (i = 0; i < HD_ARRAY_LEN(gen_gts); i++)
 		if (gts > gen_gts[i] - GTS_TOLERANCE && gts < gen_gts[i] + GTS_TOLERANCE)
 			return (int)i + 1;

@@ -14,9 +14,9 @@
 
 /* The link of one PCI device; "" and 0 where sysfs did not say. */
 struct hd_pcie_link {
-	char speed_cur[64], speed_max[64];      /* as sysfs writes them, one line */
+	char speed_cur[64], speed_max[64]; /* as sysfs writes them, one line */
 	char width_cur[16], width_max[16];
-	int gen_cur, gen_max;                   /* 1 ... 6, or 0 */
+	int gen_cur, gen_max; /* 1 ... 6, or 0 */
 	int lanes_cur, lanes_max;
 };
 

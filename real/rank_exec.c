@@ -21,17 +21,17 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
+#include "real/cudaerr.h"
 #include "real/fault.h"
 #include "real/rank_exec.h"
 #include "real/rt.h"
-#include "real/cudaerr.h"
 
 struct rank {
 	const struct hd_rank_boot *b;
 	const struct hd_scenario *sc;
 	ncclComm_t comm;
-	void **peer;            /* [nranks * nbuffers] other ranks' buffers, mapped */
-	void *scratch;          /* all-to-all's receive buffer */
+	void **peer;   /* [nranks * nbuffers] other ranks' buffers, mapped */
+	void *scratch; /* all-to-all's receive buffer */
 	pthread_t watcher;
 	volatile int stop_watch;
 	int watching;
@@ -44,7 +44,7 @@ on_term(int sig)
 {
 	(void)sig;
 	term_seen = 1;
-	if (!comm_live)         /* nothing to abort yet: go now */
+	if (!comm_live) /* nothing to abort yet: go now */
 		_exit(143);
 }
 
@@ -101,8 +101,8 @@ watch(void *arg)
 		if (ncclCommGetAsyncError(rk->comm, &st) == ncclSuccess && st != ncclSuccess &&
 		    st != ncclInProgress) {
 			char *msg = hd_xasprintf("rank %d: NCCL reported an asynchronous error "
-						 "(ncclCommGetAsyncError): %s", rk->b->rank,
-						 ncclGetErrorString(st));
+						 "(ncclCommGetAsyncError): %s",
+						 rk->b->rank, ncclGetErrorString(st));
 
 			rk->b->fail(rk->b->ctx, msg);
 			free(msg);
@@ -153,37 +153,38 @@ issue(void *ctx, const struct hd_op *op, int peer, void *src, void *dst, cudaStr
 	case HD_OP_ON_RANK:
 	case HD_OP_BARRIER:
 	case HD_OP__COUNT:
-		hd_err_set(e, HD_EXIT_FAIL, "", "op at line %d (%s) is not an NCCL call",
-			   op->line, hd_op_kind_name(op->kind));
+		hd_err_set(e, HD_EXIT_FAIL, "", "op at line %d (%s) is not an NCCL call", op->line,
+			   hd_op_kind_name(op->kind));
 		return -1;
 	}
 	switch (op->coll) {
 	case HD_COLL_ALLREDUCE:
-		return NCK(c, ncclAllReduce(buf, buf, count, dt, ncclSum, c, s),
-			       "ncclAllReduce", e);
+		return NCK(c, ncclAllReduce(buf, buf, count, dt, ncclSum, c, s), "ncclAllReduce",
+			   e);
 	case HD_COLL_BROADCAST:
-		return NCK(c, ncclBroadcast(buf, buf, count, dt, op->root, c, s),
-			       "ncclBroadcast", e);
+		return NCK(c, ncclBroadcast(buf, buf, count, dt, op->root, c, s), "ncclBroadcast",
+			   e);
 	case HD_COLL_REDUCE:
 		return NCK(c, ncclReduce(buf, buf, count, dt, ncclSum, op->root, c, s),
-			       "ncclReduce", e);
+			   "ncclReduce", e);
 	case HD_COLL_ALLGATHER:
 		return NCK(c, ncclAllGather(buf + (size_t)me * cb, buf, chunk, dt, c, s),
-			       "ncclAllGather", e);
+			   "ncclAllGather", e);
 	case HD_COLL_REDUCESCATTER:
-		return NCK(c, ncclReduceScatter(buf, buf + (size_t)me * cb, chunk, dt,
-						    ncclSum, c, s), "ncclReduceScatter", e);
+		return NCK(c,
+			   ncclReduceScatter(buf, buf + (size_t)me * cb, chunk, dt, ncclSum, c, s),
+			   "ncclReduceScatter", e);
 	case HD_COLL_GATHER:
 		if (NCK(c, ncclGroupStart(), "ncclGroupStart", e) != 0)
 			return -1;
 		for (p = 0; p < n; p++) {
 			if (me == op->root && p != me &&
 			    NCK(c, ncclRecv(buf + (size_t)p * cb, chunk, dt, p, c, s),
-				    "ncclRecv (gather)", e) != 0)
+				"ncclRecv (gather)", e) != 0)
 				break;
 			if (me != op->root && p == op->root &&
 			    NCK(c, ncclSend(buf + (size_t)me * cb, chunk, dt, p, c, s),
-				    "ncclSend (gather)", e) != 0)
+				"ncclSend (gather)", e) != 0)
 				break;
 		}
 		if (p < n) {
@@ -196,9 +197,10 @@ issue(void *ctx, const struct hd_op *op, int peer, void *src, void *dst, cudaStr
 			return -1;
 		for (p = 0; p < n; p++)
 			if (NCK(c, ncclSend(buf + (size_t)p * cb, chunk, dt, p, c, s),
-				    "ncclSend (all-to-all)", e) != 0 ||
-			    NCK(c, ncclRecv((char *)rk->scratch + (size_t)p * cb, chunk, dt,
-						p, c, s), "ncclRecv (all-to-all)", e) != 0)
+				"ncclSend (all-to-all)", e) != 0 ||
+			    NCK(c,
+				ncclRecv((char *)rk->scratch + (size_t)p * cb, chunk, dt, p, c, s),
+				"ncclRecv (all-to-all)", e) != 0)
 				break;
 		if (p < n) {
 			ncclGroupEnd();
@@ -287,7 +289,7 @@ share(void *ctx, const struct hd_scenario *sc, void *const *ptrs, struct hd_err 
 	}
 	if (a2a > 0 && cuda_ok(cudaMalloc(&rk->scratch, a2a), "cudaMalloc (all-to-all)", e) != 0)
 		return -1;
-	if (ncopies == 0)       /* the same on every rank: the IR is */
+	if (ncopies == 0) /* the same on every rank: the IR is */
 		return 0;
 	for (i = 0; i < sc->nbuffers; i++) {
 		cudaIpcMemHandle_t h;
@@ -327,9 +329,11 @@ share(void *ctx, const struct hd_scenario *sc, void *const *ptrs, struct hd_err 
 		if (op->kind == HD_OP_COPY && op->copy == HD_COPY_P2P &&
 		    peer_ptr(rk, hd_op_peer(sc, op, rk->b->rank), op->dst) == NULL &&
 		    hd_op_peer(sc, op, rk->b->rank) != rk->b->rank) {
-			hd_err_set(e, HD_EXIT_FAIL, "", "line %d: the peer copy's destination '%s' "
+			hd_err_set(e, HD_EXIT_FAIL, "",
+				   "line %d: the peer copy's destination '%s' "
 				   "must be a declared device buffer (not one the scenario "
-				   "allocates itself)", op->line, sc->buffers[op->dst].name);
+				   "allocates itself)",
+				   op->line, sc->buffers[op->dst].name);
 			goto out;
 		}
 	}
@@ -388,8 +392,8 @@ hd_rank_execute(const struct hd_scenario *sc, const struct hd_run_opts *o,
 	hd_wbuf_free(&all);
 	b->phase(b->ctx, "joining the communicator (ncclCommInitRank)");
 	comm_live = 1;
-	if (NCK(NULL, ncclCommInitRank(&rk.comm, b->nranks, id, b->rank),
-		    "ncclCommInitRank", e) != 0) {
+	if (NCK(NULL, ncclCommInitRank(&rk.comm, b->nranks, id, b->rank), "ncclCommInitRank", e) !=
+	    0) {
 		comm_live = 0;
 		return -1;
 	}

@@ -15,8 +15,8 @@
 struct hd_rank_boot {
 	void *ctx;
 	int rank, nranks;
-	int device;             /* the CUDA device of this rank */
-	int shared_clock;       /* all ranks read one CLOCK_MONOTONIC (one node) */
+	int device;       /* the CUDA device of this rank */
+	int shared_clock; /* all ranks read one CLOCK_MONOTONIC (one node) */
 	/*
 	 * Every rank contributes p[0..n); when all have, `all` gets each rank's
 	 * contribution in rank order as (u32 length, bytes), and *release_ns the

@@ -54,10 +54,17 @@
 
 extern char **environ;
 
-enum { M_SCEN = 1, M_PHASE, M_GATHER, M_ALL, M_TRACE, M_ERROR };
+enum {
+	M_SCEN = 1,
+	M_PHASE,
+	M_GATHER,
+	M_ALL,
+	M_TRACE,
+	M_ERROR
+};
 
-#define WORKER_FD 3
-#define WORKER_SHM_FD 4         /* the shared page of the scenario's barriers */
+#define WORKER_FD     3
+#define WORKER_SHM_FD 4 /* the shared page of the scenario's barriers */
 
 /*
  * The scenario's `barrier` op, between processes of one node: a counter and
@@ -69,7 +76,7 @@ enum { M_SCEN = 1, M_PHASE, M_GATHER, M_ALL, M_TRACE, M_ERROR };
 struct shm_barrier {
 	unsigned count;
 	unsigned gen;
-	int64_t release_ns;     /* when the last rank arrived, written before gen */
+	int64_t release_ns; /* when the last rank arrived, written before gen */
 };
 /* what a rank waiting in it tells the coordinator, whose watchdog then
  * names the ranks the others wait for */
@@ -108,12 +115,12 @@ hd_ranks_fits(const struct hd_scenario *sc, char *why, size_t n)
 
 struct worker {
 	pid_t pid;
-	int fd;                 /* -1 once closed */
+	int fd; /* -1 once closed */
 	int status, reaped;
-	int gathered;           /* has sent GATHER for the current round */
+	int gathered; /* has sent GATHER for the current round */
 	unsigned char *blob;
 	size_t nblob;
-	unsigned char *trace;   /* TRACE payload once done */
+	unsigned char *trace; /* TRACE payload once done */
 	size_t ntrace;
 	char phase[128];
 };
@@ -123,7 +130,7 @@ struct coord {
 	struct worker *w;
 	int n;
 	struct hd_err *e;
-	int shm;                /* the barrier page's memfd, or -1 */
+	int shm; /* the barrier page's memfd, or -1 */
 };
 
 static int64_t
@@ -161,8 +168,8 @@ spawn(struct coord *c, const char *exe, char **env)
 	for (r = 0; r < c->n; r++) {
 		struct worker *w = &c->w[r];
 		char rank[16], nranks[16], fd[16], shm[16];
-		char *argv[] = { (char *)exe, (char *)HD_RANKS_WORKER_ARG, rank, nranks, fd,
-				 c->shm >= 0 ? shm : NULL, NULL };
+		char *argv[] = { (char *)exe, (char *)HD_RANKS_WORKER_ARG, rank, nranks,
+				 fd,          c->shm >= 0 ? shm : NULL,    NULL };
 		sigset_t all, old;
 		int sv[2];
 
@@ -202,7 +209,7 @@ spawn(struct coord *c, const char *exe, char **env)
 			sigemptyset(&all);
 			sigprocmask(SIG_SETMASK, &all, NULL);
 			prctl(PR_SET_PDEATHSIG, SIGTERM);
-			if (getppid() != me)    /* the coordinator died before that */
+			if (getppid() != me) /* the coordinator died before that */
 				_exit(127);
 			if (sv[1] == WORKER_FD)
 				fcntl(sv[1], F_SETFD, 0);
@@ -285,7 +292,7 @@ release(struct coord *c)
 	}
 	for (r = 0; r < c->n; r++) {
 		if (hd_msg_send(c->w[r].fd, M_ALL, all.p, all.len) != 0)
-			rc = -1;        /* the rank died: its socket reports it next */
+			rc = -1; /* the rank died: its socket reports it next */
 		free(c->w[r].blob);
 		c->w[r].blob = NULL;
 		c->w[r].nblob = 0;
@@ -343,8 +350,10 @@ handle(struct coord *c, int r, int64_t tmo)
 		free(p);
 		return -1;
 	default:
-		hd_err_set(c->e, HD_EXIT_FAIL, "", "scenario '%s': rank %d sent a message of "
-			   "unknown type %u", c->sc->name, r, type);
+		hd_err_set(c->e, HD_EXIT_FAIL, "",
+			   "scenario '%s': rank %d sent a message of "
+			   "unknown type %u",
+			   c->sc->name, r, type);
 		free(p);
 		return -1;
 	}
@@ -366,9 +375,10 @@ stalled(struct coord *c, int64_t tmo)
 			hd_buf_printf(&b, "%srank %d (%s)", any ? ", " : "", r, c->w[r].phase);
 			any = 1;
 		}
-	hd_err_set(c->e, HD_EXIT_FAIL, "", "scenario '%s': no progress for %.0f s: %s; "
-		   "set HDSIM_RANK_TIMEOUT=SECONDS for a longer wait", c->sc->name,
-		   (double)tmo / 1e9, any ? b.s : "every rank is waiting");
+	hd_err_set(c->e, HD_EXIT_FAIL, "",
+		   "scenario '%s': no progress for %.0f s: %s; "
+		   "set HDSIM_RANK_TIMEOUT=SECONDS for a longer wait",
+		   c->sc->name, (double)tmo / 1e9, any ? b.s : "every rank is waiting");
 	hd_buf_free(&b);
 }
 
@@ -392,8 +402,10 @@ serve(struct coord *c, volatile int *stop)
 		if (done == c->n)
 			break;
 		if (stop != NULL && *stop) {
-			hd_err_set(c->e, 130, "", "interrupted while running scenario '%s' on %d "
-				   "ranks", c->sc->name, c->n);
+			hd_err_set(c->e, 130, "",
+				   "interrupted while running scenario '%s' on %d "
+				   "ranks",
+				   c->sc->name, c->n);
 			goto out;
 		}
 		if (hd_wire_now_ns() - last > tmo) {
@@ -418,8 +430,8 @@ out:
 }
 
 int
-hd_ranks_run(const struct hd_scenario *sc, const struct hd_run_opts *o,
-	     const struct hd_sink *sink, struct hd_err *e)
+hd_ranks_run(const struct hd_scenario *sc, const struct hd_run_opts *o, const struct hd_sink *sink,
+	     struct hd_err *e)
 {
 	struct coord c = { .sc = sc, .n = sc->nranks, .e = e, .shm = -1 };
 	struct hd_wbuf msg = { 0 };
@@ -436,8 +448,10 @@ hd_ranks_run(const struct hd_scenario *sc, const struct hd_run_opts *o,
 		return hd_ranks_mpi_run(sc, o, sink, e);
 	len = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (len <= 0) {
-		hd_err_set(e, HD_EXIT_FAIL, "", "cannot find this program's own binary "
-			   "(/proc/self/exe) to start the ranks: %s", strerror(errno));
+		hd_err_set(e, HD_EXIT_FAIL, "",
+			   "cannot find this program's own binary "
+			   "(/proc/self/exe) to start the ranks: %s",
+			   strerror(errno));
 		return -1;
 	}
 	exe[len] = '\0';
@@ -475,8 +489,10 @@ hd_ranks_run(const struct hd_scenario *sc, const struct hd_run_opts *o,
 			char how[128];
 
 			describe_exit(&c.w[r], how, sizeof how);
-			hd_err_set(e, HD_EXIT_FAIL, "", "scenario '%s': rank %d %s after sending "
-				   "its spans", sc->name, r, c.w[r].reaped ? how : "did not exit");
+			hd_err_set(e, HD_EXIT_FAIL, "",
+				   "scenario '%s': rank %d %s after sending "
+				   "its spans",
+				   sc->name, r, c.w[r].reaped ? how : "did not exit");
 			goto out;
 		}
 	}
@@ -508,10 +524,9 @@ out:
 
 struct pipe_boot {
 	int fd, rank, nranks;
-	pthread_mutex_t lock;   /* the watcher thread sends too */
-	struct shm_barrier *bar;        /* the shared page, or NULL */
+	pthread_mutex_t lock;    /* the watcher thread sends too */
+	struct shm_barrier *bar; /* the shared page, or NULL */
 };
-
 
 static void
 pb_send(struct pipe_boot *pb, uint32_t type, const void *p, size_t n)

@@ -8,8 +8,7 @@
 
 #include "real/ranks.h"
 
-static const char no_nccl[] =
-	"this build has no NCCL (install it and run ./configure --with-nccl)";
+static const char no_nccl[] = "this build has no NCCL (install it and run ./configure --with-nccl)";
 
 int
 hd_ranks_fits(const struct hd_scenario *sc, char *why, size_t n)
@@ -21,13 +20,13 @@ hd_ranks_fits(const struct hd_scenario *sc, char *why, size_t n)
 }
 
 int
-hd_ranks_run(const struct hd_scenario *sc, const struct hd_run_opts *o,
-	     const struct hd_sink *sink, struct hd_err *e)
+hd_ranks_run(const struct hd_scenario *sc, const struct hd_run_opts *o, const struct hd_sink *sink,
+	     struct hd_err *e)
 {
 	(void)o;
 	(void)sink;
-	hd_err_set(e, HD_EXIT_FAIL, "", "scenario '%s' needs NCCL for its %d ranks; %s",
-		   sc->name, sc->nranks, no_nccl);
+	hd_err_set(e, HD_EXIT_FAIL, "", "scenario '%s' needs NCCL for its %d ranks; %s", sc->name,
+		   sc->nranks, no_nccl);
 	return -1;
 }
 

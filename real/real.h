@@ -9,10 +9,10 @@
 #ifndef HD_REAL_H
 #define HD_REAL_H
 
+#include "base/util.h"
 #include "ir/backend.h"
 #include "profile/profile.h"
 #include "store/store.h"
-#include "base/util.h"
 
 extern const struct hd_backend_ops hd_real_backend;
 

@@ -28,11 +28,11 @@
 
 #include "ir/backend.h"
 #include "ir/opfacts.h"
-#include "real/fault.h"
 #include "kernels/kernels.h"
+#include "real/cudaerr.h"
+#include "real/fault.h"
 #include "real/ranks.h"
 #include "real/real.h"
-#include "real/cudaerr.h"
 #include "real/rt.h"
 
 /* More op executions than this per repeat are refused: two events each. */
@@ -40,10 +40,10 @@
 
 struct rt_buf {
 	void *p;
-	enum hd_mem mem;        /* as declared; PIN turns pageable into registered */
+	enum hd_mem mem; /* as declared; PIN turns pageable into registered */
 	uint64_t bytes;
-	int live;               /* allocated now */
-	int registered;         /* cudaHostRegister'ed */
+	int live;       /* allocated now */
+	int registered; /* cudaHostRegister'ed */
 };
 
 /* A stream op bracketed by two events; resolved into spans after the run. */
@@ -60,8 +60,8 @@ struct rt_host {
 	uint32_t iter;
 	enum hd_span_kind kind;
 	enum hd_why why;
-	int64_t t0, t1;         /* ns, CLOCK_MONOTONIC */
-	int api;                /* on the API lane (else the host lane) */
+	int64_t t0, t1; /* ns, CLOCK_MONOTONIC */
+	int api;        /* on the API lane (else the host lane) */
 };
 
 struct rt {
@@ -71,21 +71,21 @@ struct rt {
 	struct rt_buf *bufs;
 	cudaStream_t *streams;
 	cudaEvent_t *events;
-	uint32_t *iters;        /* executions so far of each op, this repeat */
-	cudaEvent_t *pool;      /* timing events, reused across repeats */
+	uint32_t *iters;   /* executions so far of each op, this repeat */
+	cudaEvent_t *pool; /* timing events, reused across repeats */
 	size_t npool, pool_used;
 	struct rt_timed *timed;
 	size_t ntimed, timed_cap;
 	struct rt_host *host;
 	size_t nhost, host_cap;
-	float *scratch;         /* compute kernels' output, reduce's sum */
-	void *read_buf;         /* pageable landing buffer for READ */
+	float *scratch; /* compute kernels' output, reduce's sum */
+	void *read_buf; /* pageable landing buffer for READ */
 	uint64_t read_bytes;
-	int64_t t0;             /* host ns of the base event */
-	int bare;               /* a repeat without per-op events: the makespan only */
-	int64_t origin;         /* host ns that span times count from */
+	int64_t t0;     /* host ns of the base event */
+	int bare;       /* a repeat without per-op events: the makespan only */
+	int64_t origin; /* host ns that span times count from */
 	cudaEvent_t base;
-	const struct hd_rt_comm *comm;  /* NULL on one GPU */
+	const struct hd_rt_comm *comm; /* NULL on one GPU */
 	int rank, dev;
 };
 
@@ -105,7 +105,7 @@ call_ok(struct rt *rt, cudaError_t rc, const char *call)
 	if (rc == cudaSuccess)
 		return 1;
 	hd_cuda_fail(rt->e, "", call, 0, rc);
-	cudaGetLastError();     /* clear a sticky launch error so teardown can run */
+	cudaGetLastError(); /* clear a sticky launch error so teardown can run */
 	return 0;
 }
 /* Test builds may make a chosen call fail without making it (fault.h). */
@@ -150,8 +150,8 @@ pool_event(struct rt *rt)
 }
 
 static void
-add_host(struct rt *rt, int op, enum hd_span_kind kind, enum hd_why why, int64_t t0,
-	 int64_t t1, int api)
+add_host(struct rt *rt, int op, enum hd_span_kind kind, enum hd_why why, int64_t t0, int64_t t1,
+	 int api)
 {
 	struct rt_host *h;
 
@@ -206,10 +206,8 @@ static enum cudaMemcpyKind
 copy_kind(enum hd_copy_kind k)
 {
 	static const enum cudaMemcpyKind kinds[HD_COPY__COUNT] = {
-		[HD_COPY_H2D] = cudaMemcpyHostToDevice,
-		[HD_COPY_D2H] = cudaMemcpyDeviceToHost,
-		[HD_COPY_D2D] = cudaMemcpyDeviceToDevice,
-		[HD_COPY_H2H] = cudaMemcpyHostToHost,
+		[HD_COPY_H2D] = cudaMemcpyHostToDevice,   [HD_COPY_D2H] = cudaMemcpyDeviceToHost,
+		[HD_COPY_D2D] = cudaMemcpyDeviceToDevice, [HD_COPY_H2H] = cudaMemcpyHostToHost,
 		[HD_COPY_P2P] = cudaMemcpyDefault,
 	};
 
@@ -251,13 +249,13 @@ alloc_buf(struct rt *rt, int i, int touch)
 	case HD_MEM_MANAGED:
 		if (!CK(rt, cudaMallocManaged(&b->p, n, cudaMemAttachGlobal)))
 			return -1;
-		memset(b->p, 1, n);     /* resident on the host, as the model starts */
+		memset(b->p, 1, n); /* resident on the host, as the model starts */
 		break;
 	case HD_MEM_DEVICE:
 		if (!CK(rt, cudaMalloc(&b->p, n)))
 			return -1;
 		if (touch && !CK(rt, cudaMemset(b->p, 0, n))) {
-			cudaFree(b->p);         /* not live yet: teardown would not free it */
+			cudaFree(b->p); /* not live yet: teardown would not free it */
 			b->p = NULL;
 			return -1;
 		}
@@ -314,8 +312,7 @@ launch_kernel(struct rt *rt, const struct hd_op *op, cudaStream_t s)
 		return call_ok(rt, cudaErrorUnknown, "kernel launch") ? 0 : -1;
 	switch (op->kernel) {
 	case HD_KERNEL_SPIN:
-		rc = hd_kernel_spin((hd_cuda_stream)s, (uint64_t)(op->duration / HD_NS),
-				    op->grid);
+		rc = hd_kernel_spin((hd_cuda_stream)s, (uint64_t)(op->duration / HD_NS), op->grid);
 		break;
 	case HD_KERNEL_COMPUTE:
 		rc = hd_kernel_compute((hd_cuda_stream)s, rt->scratch, op->flops, op->grid, &done);
@@ -348,8 +345,8 @@ exec_op(struct rt *rt, int i)
 	int64_t t0, t1;
 	int good = 1;
 
-	if (rt->comm == NULL && (hd_op_facts[op->kind].ranks ||
-				 (op->kind == HD_OP_COPY && op->copy == HD_COPY_P2P))) {
+	if (rt->comm == NULL &&
+	    (hd_op_facts[op->kind].ranks || (op->kind == HD_OP_COPY && op->copy == HD_COPY_P2P))) {
 		hd_err_set(rt->e, HD_EXIT_FAIL, "", "op %d (%s) needs several ranks", i,
 			   hd_op_api_name(op));
 		return -1;
@@ -371,26 +368,28 @@ exec_op(struct rt *rt, int i)
 		why = rt->bufs[op->dst].mem == HD_MEM_PAGEABLE ? HD_WHY_NONE : HD_WHY_DEVICE_SYNC;
 		break;
 	case HD_OP_PIN:
-		good = CK(rt, cudaHostRegister(rt->bufs[op->dst].p, rt->bufs[op->dst].bytes,
-					       cudaHostRegisterDefault));
+		good = CK(rt,
+			  cudaHostRegister(rt->bufs[op->dst].p, rt->bufs[op->dst].bytes,
+					   cudaHostRegisterDefault));
 		rt->bufs[op->dst].registered = good;
 		break;
 	case HD_OP_COPY: {
 		void *dst = buf_ptr(rt, op->dst);
 
 		if (op->copy == HD_COPY_P2P)
-			dst = rt->comm->peer_ptr(rt->comm->ctx,
-						 hd_op_peer(rt->sc, op, rt->rank), op->dst);
+			dst = rt->comm->peer_ptr(rt->comm->ctx, hd_op_peer(rt->sc, op, rt->rank),
+						 op->dst);
 		if (op->async)
-			good = CK(rt, cudaMemcpyAsync(dst, buf_ptr(rt, op->src),
-						      op->bytes, copy_kind(op->copy), s));
+			good = CK(rt,
+				  cudaMemcpyAsync(dst, buf_ptr(rt, op->src), op->bytes,
+						  copy_kind(op->copy), s));
 		else
-			good = CK(rt, cudaMemcpy(dst, buf_ptr(rt, op->src),
-						 op->bytes, copy_kind(op->copy)));
+			good = CK(
+			    rt,
+			    cudaMemcpy(dst, buf_ptr(rt, op->src), op->bytes, copy_kind(op->copy)));
 		if (!op->async)
 			why = HD_WHY_SYNC_COPY;
-		else if (rt->bufs[op->src].mem == HD_MEM_PAGEABLE &&
-			 !rt->bufs[op->src].registered)
+		else if (rt->bufs[op->src].mem == HD_MEM_PAGEABLE && !rt->bufs[op->src].registered)
 			why = HD_WHY_PAGEABLE;
 		else if (op->dst >= 0 && rt->bufs[op->dst].mem == HD_MEM_PAGEABLE &&
 			 !rt->bufs[op->dst].registered)
@@ -400,9 +399,10 @@ exec_op(struct rt *rt, int i)
 	case HD_OP_SEND:
 	case HD_OP_RECV:
 	case HD_OP_COLL:
-		good = rt->comm->issue(rt->comm->ctx, op, op->kind == HD_OP_COLL ? HD_NONE :
-				       hd_op_peer(rt->sc, op, rt->rank), buf_ptr(rt, op->src),
-				       buf_ptr(rt, op->dst), s, rt->e) == 0;
+		good = rt->comm->issue(rt->comm->ctx, op,
+				       op->kind == HD_OP_COLL ? HD_NONE :
+								hd_op_peer(rt->sc, op, rt->rank),
+				       buf_ptr(rt, op->src), buf_ptr(rt, op->dst), s, rt->e) == 0;
 		break;
 	case HD_OP_BARRIER:
 		good = rt->comm->barrier(rt->comm->ctx, NULL, rt->e) == 0;
@@ -417,8 +417,9 @@ exec_op(struct rt *rt, int i)
 		memset(&loc, 0, sizeof loc);
 		loc.type = op->to_device ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
 		loc.id = 0;
-		good = CK(rt, cudaMemPrefetchAsync(buf_ptr(rt, op->dst), rt->bufs[op->dst].bytes,
-						   loc, 0, s));
+		good = CK(
+		    rt,
+		    cudaMemPrefetchAsync(buf_ptr(rt, op->dst), rt->bufs[op->dst].bytes, loc, 0, s));
 		break;
 	}
 	case HD_OP_RECORD:
@@ -433,9 +434,10 @@ exec_op(struct rt *rt, int i)
 		break;
 	case HD_OP_EVENT_QUERY: {
 		cudaError_t rc = HD_FAULT("cudaEventQuery") ? cudaErrorUnknown :
-				 cudaEventQuery(rt->events[op->event]);
+							      cudaEventQuery(rt->events[op->event]);
 
-		good = rc == cudaSuccess || rc == cudaErrorNotReady || call_ok(rt, rc, "cudaEventQuery");
+		good = rc == cudaSuccess || rc == cudaErrorNotReady ||
+		    call_ok(rt, rc, "cudaEventQuery");
 		break;
 	}
 	case HD_OP_STREAM_SYNC:
@@ -450,11 +452,12 @@ exec_op(struct rt *rt, int i)
 		busy_wait_until(t0 + op->duration / HD_NS);
 		break;
 	case HD_OP_READ:
-		good = CK(rt, cudaMemcpy(rt->read_buf, buf_ptr(rt, op->src), op->bytes,
-					 cudaMemcpyDeviceToHost));
+		good = CK(rt,
+			  cudaMemcpy(rt->read_buf, buf_ptr(rt, op->src), op->bytes,
+				     cudaMemcpyDeviceToHost));
 		why = HD_WHY_READ;
 		break;
-	case HD_OP_REPEAT:      /* walk() opens blocks itself */
+	case HD_OP_REPEAT: /* walk() opens blocks itself */
 	case HD_OP_ON_RANK:
 	case HD_OP__COUNT:
 		hd_err_set(rt->e, HD_EXIT_FAIL, "", "op %d (%s) cannot run on one GPU", i,
@@ -485,7 +488,10 @@ exec_op(struct rt *rt, int i)
 static int
 walk(struct rt *rt)
 {
-	struct frame { int start, end; uint64_t left; } stack[64];
+	struct frame {
+		int start, end;
+		uint64_t left;
+	} stack[64];
 	int depth = 0, i = 0, n = rt->sc->nops;
 
 	while (i < n || depth > 0) {
@@ -541,7 +547,7 @@ setup(struct rt *rt)
 	rt->streams = hd_xcalloc((size_t)sc->nstreams, sizeof *rt->streams);
 	rt->events = hd_xcalloc((size_t)(sc->nevents ? sc->nevents : 1), sizeof *rt->events);
 	rt->iters = hd_xcalloc((size_t)sc->nops, sizeof *rt->iters);
-	if (!CK(rt, cudaSetDevice(rt->dev)) || !CK(rt, cudaFree(NULL)))  /* the context now */
+	if (!CK(rt, cudaSetDevice(rt->dev)) || !CK(rt, cudaFree(NULL))) /* the context now */
 		return -1;
 	/* Host-side copies from one CPU near the GPU, as calibration measured them.
 	 * Not for ranks: ranks sharing a NUMA node would share that one CPU, and
@@ -575,18 +581,21 @@ setup(struct rt *rt)
 		rt->streams[HD_STREAM_PER_THREAD] = cudaStreamPerThread;
 	for (i = 2; i < sc->nstreams; i++) {
 		unsigned flags = sc->streams[i].flags & HD_STREAM_NONBLOCKING ?
-				 cudaStreamNonBlocking : cudaStreamDefault;
+		    cudaStreamNonBlocking :
+		    cudaStreamDefault;
 
-		if (!CK(rt, cudaStreamCreateWithPriority(&rt->streams[i], flags,
-							 sc->streams[i].priority)))
+		if (!CK(rt,
+			cudaStreamCreateWithPriority(&rt->streams[i], flags,
+						     sc->streams[i].priority)))
 			return -1;
 	}
 	for (i = 0; i < sc->nevents; i++)
-		if (!CK(rt, cudaEventCreateWithFlags(&rt->events[i], sc->events[i].timing ?
-						     cudaEventDefault : cudaEventDisableTiming)))
+		if (!CK(rt,
+			cudaEventCreateWithFlags(&rt->events[i],
+						 sc->events[i].timing ? cudaEventDefault :
+									cudaEventDisableTiming)))
 			return -1;
-	if (!CK(rt, cudaMalloc((void **)&rt->scratch, 4096)) ||
-	    !CK(rt, cudaEventCreate(&rt->base)))
+	if (!CK(rt, cudaMalloc((void **)&rt->scratch, 4096)) || !CK(rt, cudaEventCreate(&rt->base)))
 		return -1;
 	if (rt->comm != NULL) {
 		void **ptrs = hd_xcalloc((size_t)sc->nbuffers + 1, sizeof *ptrs);
@@ -661,7 +670,8 @@ engine_lane_ok(const struct hd_op *op, enum hd_lane_kind *k)
 		return 1;
 	case HD_OP_COPY:
 		*k = op->copy == HD_COPY_H2D ? HD_LANE_CE_H2D :
-		     op->copy == HD_COPY_D2H ? HD_LANE_CE_D2H : HD_LANE_CE_D2D;
+		    op->copy == HD_COPY_D2H  ? HD_LANE_CE_D2H :
+					       HD_LANE_CE_D2D;
 		return 1;
 	case HD_OP_ALLOC:
 	case HD_OP_FREE:
@@ -715,10 +725,11 @@ reset_state(struct rt *rt)
 
 			memset(&host, 0, sizeof host);
 			host.type = cudaMemLocationTypeHost;
-			if (!CK(rt, cudaMemPrefetchAsync(b->p, b->bytes, host, 0, cudaStreamLegacy)) ||
+			if (!CK(rt,
+				cudaMemPrefetchAsync(b->p, b->bytes, host, 0, cudaStreamLegacy)) ||
 			    !CK(rt, cudaDeviceSynchronize()))
 				return -1;
-			memset(b->p, 1, b->bytes);      /* touched by the host, as declared */
+			memset(b->p, 1, b->bytes); /* touched by the host, as declared */
 		}
 	}
 	return 0;
@@ -807,8 +818,8 @@ one_repeat(struct rt *rt, struct rt_span **out, size_t *nout)
 			r->s.start = a;
 			r->s.end = b;
 			r->s.bytes = op->kind == HD_OP_KERNEL || op->kind == HD_OP_RECORD ? 0 :
-				     op->kind == HD_OP_PREFETCH ? sc->buffers[op->dst].bytes :
-				     op->bytes;
+			    op->kind == HD_OP_PREFETCH ? sc->buffers[op->dst].bytes :
+							 op->bytes;
 			r->s.label = -1;
 			r->lane_kind = l == 0 ? HD_LANE_STREAM : engine;
 			r->lane_index = l == 0 ? t->stream : 0;
@@ -843,12 +854,9 @@ stream_lane_name(const struct hd_scenario *sc, int i, char *buf, size_t n)
 }
 
 static const char *const engine_lane_names[HD_LANE__COUNT] = {
-	[HD_LANE_HOST] = "Host thread",
-	[HD_LANE_API] = "CUDA API",
-	[HD_LANE_CE_H2D] = "Memcpy HtoD",
-	[HD_LANE_CE_D2H] = "Memcpy DtoH",
-	[HD_LANE_CE_D2D] = "Memcpy DtoD",
-	[HD_LANE_COMPUTE] = "Compute",
+	[HD_LANE_HOST] = "Host thread",   [HD_LANE_API] = "CUDA API",
+	[HD_LANE_CE_H2D] = "Memcpy HtoD", [HD_LANE_CE_D2H] = "Memcpy DtoH",
+	[HD_LANE_CE_D2D] = "Memcpy DtoD", [HD_LANE_COMPUTE] = "Compute",
 };
 
 /*
@@ -889,7 +897,7 @@ bare_repeat(struct rt *rt)
 
 		if (cudaStreamQuery(stream_of(rt, i)) == cudaSuccess)
 			continue;
-		(void)cudaGetLastError();       /* "not ready" is an answer, not an error */
+		(void)cudaGetLastError(); /* "not ready" is an answer, not an error */
 		ev = pool_event(rt);
 		if (ev == NULL || !CK(rt, cudaEventRecord(ev, stream_of(rt, i))) ||
 		    !CK(rt, cudaEventSynchronize(ev)) ||
@@ -906,8 +914,8 @@ fail:
 }
 
 int
-hd_rt_run(const struct hd_scenario *sc, const struct hd_run_opts *o,
-	  const struct hd_rt_comm *comm, const struct hd_sink *sink, struct hd_err *e)
+hd_rt_run(const struct hd_scenario *sc, const struct hd_run_opts *o, const struct hd_rt_comm *comm,
+	  const struct hd_sink *sink, struct hd_err *e)
 {
 	struct rt rt;
 	struct rt_span **reps = NULL;
@@ -929,7 +937,8 @@ hd_rt_run(const struct hd_scenario *sc, const struct hd_run_opts *o,
 	if (execs > RT_MAX_EXECS) {
 		hd_err_set(e, HD_EXIT_INPUT, "",
 			   "scenario '%s' executes %llu ops; timing each on the GPU is limited "
-			   "to %d per run", sc->name, (unsigned long long)execs, RT_MAX_EXECS);
+			   "to %d per run",
+			   sc->name, (unsigned long long)execs, RT_MAX_EXECS);
 		return -1;
 	}
 	if (cuda_available(e) != 0)
@@ -1040,8 +1049,8 @@ hd_rt_device_count(struct hd_err *e)
 
 /* One GPU here; several ranks go to one process per rank (ranks.h). */
 static int
-cuda_run(const struct hd_scenario *sc, const struct hd_run_opts *o,
-	 const struct hd_sink *sink, struct hd_err *e)
+cuda_run(const struct hd_scenario *sc, const struct hd_run_opts *o, const struct hd_sink *sink,
+	 struct hd_err *e)
 {
 	if (sc->nranks > 1)
 		return hd_ranks_run(sc, o, sink, e);
@@ -1056,7 +1065,7 @@ const struct hd_backend_ops hd_real_backend = {
 };
 
 #define HD_STR2(x) #x
-#define HD_STR(x) HD_STR2(x)
+#define HD_STR(x)  HD_STR2(x)
 
 const char *
 hd_real_build_info(void)

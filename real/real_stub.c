@@ -9,8 +9,8 @@
 #include "real/real.h"
 
 const char hd_real_no_cuda[] =
-	"this build of hdsim has no GPU support: it was configured without the CUDA "
-	"toolkit (install it and run ./configure --with-cuda, or ./quickstart)";
+    "this build of hdsim has no GPU support: it was configured without the CUDA "
+    "toolkit (install it and run ./configure --with-cuda, or ./quickstart)";
 
 static int
 stub_available(struct hd_err *e)
@@ -20,8 +20,8 @@ stub_available(struct hd_err *e)
 }
 
 static int
-stub_run(const struct hd_scenario *sc, const struct hd_run_opts *o,
-	 const struct hd_sink *sink, struct hd_err *e)
+stub_run(const struct hd_scenario *sc, const struct hd_run_opts *o, const struct hd_sink *sink,
+	 struct hd_err *e)
 {
 	(void)sc;
 	(void)o;

@@ -17,7 +17,7 @@
 struct hd_rt_comm {
 	void *ctx;
 	int rank, nranks;
-	int device;             /* the CUDA device this rank uses */
+	int device; /* the CUDA device this rank uses */
 	/* Enqueue a send, recv or collective on stream s; `peer` is the resolved
 	 * other side of a send or recv.  0, or -1 with e naming the call. */
 	int (*issue)(void *ctx, const struct hd_op *op, int peer, void *src, void *dst,
@@ -33,8 +33,7 @@ struct hd_rt_comm {
 	/* After set-up: publish this rank's buffers (ptrs[i], NULL where not
 	 * allocated on the device) and learn the others', so peer_ptr can answer.
 	 * 0, or -1 with e set. */
-	int (*share)(void *ctx, const struct hd_scenario *sc, void *const *ptrs,
-		     struct hd_err *e);
+	int (*share)(void *ctx, const struct hd_scenario *sc, void *const *ptrs, struct hd_err *e);
 	/* Rank `peer`'s buffer `buf`, mapped into this process. */
 	void *(*peer_ptr)(void *ctx, int peer, int buf);
 };

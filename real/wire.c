@@ -19,7 +19,7 @@
 
 /* Sanity limits on what a message may ask the reader to allocate. */
 #define WIRE_MAX_ITEMS (1u << 24)
-#define WIRE_MAX_MSG ((size_t)1 << 31)
+#define WIRE_MAX_MSG   ((size_t)1 << 31)
 
 int64_t
 hd_wire_now_ns(void)
@@ -141,7 +141,7 @@ get_f64(struct hd_rbuf *r)
 }
 
 #define PUT_I(w, v) hd_wbuf_u32((w), (uint32_t)(int32_t)(v))
-#define GET_I(r) ((int)(int32_t)hd_rbuf_u32(r))
+#define GET_I(r)    ((int)(int32_t)hd_rbuf_u32(r))
 
 /* An item count, refusing absurd ones before anything is allocated. */
 static int
@@ -260,14 +260,12 @@ op_in_range(const struct hd_scenario *sc, int i)
 	const struct hd_op *op = &sc->ops[i];
 
 	return (unsigned)op->kind < HD_OP__COUNT && (unsigned)op->copy < HD_COPY__COUNT &&
-	       (unsigned)op->kernel < HD_KERNEL__COUNT && (unsigned)op->coll < HD_COLL__COUNT &&
-	       op->stream >= HD_NONE && op->stream < sc->nstreams &&
-	       op->peer >= HD_NONE && op->peer < sc->nranks &&
-	       op->root >= HD_NONE && op->root < sc->nranks &&
-	       op->event >= HD_NONE && op->event < sc->nevents &&
-	       op->src >= HD_NONE && op->src < sc->nbuffers &&
-	       op->dst >= HD_NONE && op->dst < sc->nbuffers &&
-	       op->body_len >= 0 && op->body_len < sc->nops - i;
+	    (unsigned)op->kernel < HD_KERNEL__COUNT && (unsigned)op->coll < HD_COLL__COUNT &&
+	    op->stream >= HD_NONE && op->stream < sc->nstreams && op->peer >= HD_NONE &&
+	    op->peer < sc->nranks && op->root >= HD_NONE && op->root < sc->nranks &&
+	    op->event >= HD_NONE && op->event < sc->nevents && op->src >= HD_NONE &&
+	    op->src < sc->nbuffers && op->dst >= HD_NONE && op->dst < sc->nbuffers &&
+	    op->body_len >= 0 && op->body_len < sc->nops - i;
 }
 
 struct hd_scenario *

@@ -15,9 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/util.h"
 #include "ir/ir.h"
 #include "ir/trace.h"
-#include "base/util.h"
 
 /* A growable byte buffer being written. */
 struct hd_wbuf {
@@ -33,12 +33,12 @@ struct hd_rbuf {
 
 void hd_wbuf_u32(struct hd_wbuf *w, uint32_t v);
 void hd_wbuf_u64(struct hd_wbuf *w, uint64_t v);
-void hd_wbuf_str(struct hd_wbuf *w, const char *s);     /* NULL allowed */
+void hd_wbuf_str(struct hd_wbuf *w, const char *s); /* NULL allowed */
 void hd_wbuf_bytes(struct hd_wbuf *w, const void *p, size_t n);
 void hd_wbuf_free(struct hd_wbuf *w);
 uint32_t hd_rbuf_u32(struct hd_rbuf *r);
 uint64_t hd_rbuf_u64(struct hd_rbuf *r);
-char *hd_rbuf_str(struct hd_rbuf *r);                   /* allocated; NULL if it was */
+char *hd_rbuf_str(struct hd_rbuf *r); /* allocated; NULL if it was */
 void hd_rbuf_bytes(struct hd_rbuf *r, void *p, size_t n);
 
 /* Append sc to w. */

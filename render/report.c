@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render/report.h"
-#include "render/timeline.h"
 #include "base/json.h"
 #include "base/units.h"
 #include "lang/opname.h"
+#include "render/report.h"
+#include "render/timeline.h"
 
 static const char *const lane_kinds[HD_LANE__COUNT] = {
 	[HD_LANE_HOST] = "host",
@@ -57,8 +57,9 @@ hd_report_claims(struct hd_buf *out, const struct hd_run *r, bool color, int wid
 		const struct hd_claim_result *cr = &r->claims[i];
 		const char *verdict, *code;
 
-		verdict = cr->status == 1 ? "holds" : cr->status == 0 ?
-			  "does not hold" : "not checked";
+		verdict = cr->status == 1 ? "holds" :
+		    cr->status == 0       ? "does not hold" :
+					    "not checked";
 		code = cr->status == 1 ? "32" : cr->status == 0 ? "1;31" : "33";
 		hd_buf_puts(out, "  [");
 		if (color)
@@ -79,9 +80,10 @@ static const char *
 dim_unit(enum hd_dim d)
 {
 	static const char *const u[] = {
-		[HD_DIM_NONE] = "count", [HD_DIM_BYTES] = "bytes", [HD_DIM_TIME] = "ps",
-		[HD_DIM_RATE] = "bytes_per_s", [HD_DIM_FLOP] = "flop",
-		[HD_DIM_FLOPS] = "flop_per_s", [HD_DIM_PERCENT] = "fraction",
+		[HD_DIM_NONE] = "count",       [HD_DIM_BYTES] = "bytes",
+		[HD_DIM_TIME] = "ps",          [HD_DIM_RATE] = "bytes_per_s",
+		[HD_DIM_FLOP] = "flop",        [HD_DIM_FLOPS] = "flop_per_s",
+		[HD_DIM_PERCENT] = "fraction",
 	};
 	if ((unsigned)d >= HD_ARRAY_LEN(u) || u[d] == NULL)
 		return "count";
@@ -101,8 +103,8 @@ json_scenario(struct hd_buf *b, const struct hd_run *r, int si)
 	hd_json_kstr(b, "scenario", hd_lesson_scenario_name(r->lesson, si));
 	hd_buf_putc(b, ',');
 	hd_json_kstr(b, "title", hd_lesson_scenario_title(r->lesson, si));
-	hd_buf_printf(b, ",\"makespan_ps\":%" PRId64 ",\"engine_events\":%" PRIu64,
-		      t->makespan, t->events);
+	hd_buf_printf(b, ",\"makespan_ps\":%" PRId64 ",\"engine_events\":%" PRIu64, t->makespan,
+		      t->events);
 	hd_buf_putc(b, ',');
 	hd_json_kstr(b, "note", t->note);
 
@@ -120,15 +122,16 @@ json_scenario(struct hd_buf *b, const struct hd_run *r, int si)
 	hd_buf_puts(b, ",\"spans\":[");
 	for (i = 0; i < t->nspans; i++) {
 		const struct hd_span *s = &t->spans[i];
-		hd_buf_printf(b, "%s\n{\"lane\":%d,\"op\":%d,\"iter\":%" PRIu32 ",",
-			      i ? "," : "", s->lane, s->op, s->iter);
+		hd_buf_printf(b, "%s\n{\"lane\":%d,\"op\":%d,\"iter\":%" PRIu32 ",", i ? "," : "",
+			      s->lane, s->op, s->iter);
 		hd_json_kstr(b, "kind", hd_span_kind_name(s->kind));
 		hd_buf_putc(b, ',');
 		hd_json_kstr(b, "why", s->why == HD_WHY_NONE ? NULL : hd_why_name(s->why));
-		hd_buf_printf(b, ",\"start_ps\":%" PRId64 ",\"end_ps\":%" PRId64
-			      ",\"bytes\":%" PRIu64 ",", s->start, s->end, s->bytes);
-		hd_json_kstr(b, "label", s->label >= 0 && s->label < t->nstrings ?
-			    t->strings[s->label] : NULL);
+		hd_buf_printf(
+		    b, ",\"start_ps\":%" PRId64 ",\"end_ps\":%" PRId64 ",\"bytes\":%" PRIu64 ",",
+		    s->start, s->end, s->bytes);
+		hd_json_kstr(b, "label",
+			     s->label >= 0 && s->label < t->nstrings ? t->strings[s->label] : NULL);
 		hd_buf_putc(b, '}');
 	}
 	hd_buf_puts(b, "]");
@@ -152,10 +155,10 @@ json_scenario(struct hd_buf *b, const struct hd_run *r, int si)
 		hd_buf_putc(b, ',');
 		hd_json_kstr(b, "call", hd_op_api_name_sc(sc, op));
 		busy = hd_timeline_op_busy(t, k);
-		hd_buf_printf(b, ",\"line\":%d,\"execs\":%" PRIu32 ",\"start_ps\":%" PRId64
-			      ",\"end_ps\":%" PRId64 ",\"time_ps\":%" PRId64
-			      ",\"busy_ps\":%" PRId64 ",\"bytes\":%" PRIu64
-			      ",\"rate_bytes_per_s\":",
+		hd_buf_printf(b,
+			      ",\"line\":%d,\"execs\":%" PRIu32 ",\"start_ps\":%" PRId64
+			      ",\"end_ps\":%" PRId64 ",\"time_ps\":%" PRId64 ",\"busy_ps\":%" PRId64
+			      ",\"bytes\":%" PRIu64 ",\"rate_bytes_per_s\":",
 			      op->line, ot.execs, ot.start, ot.end, dur, busy, ot.bytes);
 		if (ot.bytes > 0 && busy > 0)
 			hd_json_num(b, (double)ot.bytes / hd_time_to_s(busy));
@@ -232,9 +235,11 @@ hd_report_json(struct hd_buf *b, const struct hd_run *r, int only)
 		hd_json_kstr(b, "text", c->text);
 		hd_buf_putc(b, ',');
 		hd_json_kstr(b, "expr", c->expr);
-		hd_buf_printf(b, ",\"checked\":%s,\"holds\":%s,\"lhs\":",
-			      cr->status >= 0 ? "true" : "false",
-			      cr->status == 1 ? "true" : cr->status == 0 ? "false" : "null");
+		hd_buf_printf(
+		    b, ",\"checked\":%s,\"holds\":%s,\"lhs\":", cr->status >= 0 ? "true" : "false",
+		    cr->status == 1     ? "true" :
+			cr->status == 0 ? "false" :
+					  "null");
 		if (cr->status >= 0)
 			hd_json_num(b, cr->lhs);
 		else
@@ -248,8 +253,8 @@ hd_report_json(struct hd_buf *b, const struct hd_run *r, int only)
 		hd_json_kstr(b, "detail", cr->detail);
 		hd_buf_putc(b, '}');
 	}
-	hd_buf_printf(b, "],\n\"claims_failed\":%d,\"claims_unchecked\":%d}\n",
-		      r->claims_failed, r->claims_unchecked);
+	hd_buf_printf(b, "],\n\"claims_failed\":%d,\"claims_unchecked\":%d}\n", r->claims_failed,
+		      r->claims_unchecked);
 }
 
 /* ---- plain narration ----------------------------------------------------- */
@@ -258,7 +263,7 @@ hd_report_json(struct hd_buf *b, const struct hd_run *r, int only)
 static void
 subject(char *buf, size_t n, const struct hd_lane *ln)
 {
-	const char *who;
+	const char *who = "";
 	char tmp[64];
 
 	switch (ln->kind) {
@@ -334,8 +339,7 @@ order_cmp(const void *pa, const void *pb)
 }
 
 void
-hd_report_plain_trace(struct hd_buf *out, const struct hd_trace *t,
-		      const struct hd_scenario *sc)
+hd_report_plain_trace(struct hd_buf *out, const struct hd_trace *t, const struct hd_scenario *sc)
 {
 	struct hd_tunit u = hd_timeline_unit(t->makespan > 0 ? t->makespan : 1);
 	hd_time blk[HD_WHY__COUNT], total = 0;
@@ -369,8 +373,9 @@ hd_report_plain_trace(struct hd_buf *out, const struct hd_trace *t,
 		lab = s->label >= 0 && s->label < t->nstrings ? t->strings[s->label] : "";
 		/* "runs k1", not "runs k1 for op 'k1'" */
 		kref = sc != NULL && s->op >= 0 && s->op < sc->nops &&
-		    sc->ops[s->op].label != NULL && strcmp(sc->ops[s->op].label, lab) == 0 ?
-		    "" : ref;
+			sc->ops[s->op].label != NULL && strcmp(sc->ops[s->op].label, lab) == 0 ?
+		    "" :
+		    ref;
 		hd_buf_printf(out, "At %s %s ", at, u.name);
 		switch (s->kind) {
 		case HD_SPAN_API:
@@ -388,16 +393,18 @@ hd_report_plain_trace(struct hd_buf *out, const struct hd_trace *t,
 				      lab[0] != '\0' ? ": " : "", lab);
 			break;
 		case HD_SPAN_STAGING:
-			hd_buf_printf(out, "%s copies %s through a pinned staging buffer%s"
-				      " until %s %s.\n", who, by, ref, end, u.name);
+			hd_buf_printf(out,
+				      "%s copies %s through a pinned staging buffer%s"
+				      " until %s %s.\n",
+				      who, by, ref, end, u.name);
 			break;
 		case HD_SPAN_COPY:
 			if (s->bytes > 0)
-				hd_buf_printf(out, "%s starts copying %s%s, done at %s %s.\n",
-					      who, by, ref, end, u.name);
+				hd_buf_printf(out, "%s starts copying %s%s, done at %s %s.\n", who,
+					      by, ref, end, u.name);
 			else
-				hd_buf_printf(out, "%s starts a copy%s, done at %s %s.\n",
-					      who, ref, end, u.name);
+				hd_buf_printf(out, "%s starts a copy%s, done at %s %s.\n", who, ref,
+					      end, u.name);
 			break;
 		case HD_SPAN_KERNEL:
 			hd_buf_printf(out, "%s runs %s%s until %s %s.\n", who,
@@ -409,24 +416,26 @@ hd_report_plain_trace(struct hd_buf *out, const struct hd_trace *t,
 			break;
 		case HD_SPAN_WAIT:
 			if (lab[0] != '\0')
-				hd_buf_printf(out, "%s waits for %s until %s %s.\n", who, lab,
-					      end, u.name);
+				hd_buf_printf(out, "%s waits for %s until %s %s.\n", who, lab, end,
+					      u.name);
 			else
 				hd_buf_printf(out, "%s waits until %s %s.\n", who, end, u.name);
 			break;
 		case HD_SPAN_FAULT:
-			hd_buf_printf(out, "%s faults on managed memory and migrates %s%s"
-				      " until %s %s.\n", who, by, ref, end, u.name);
+			hd_buf_printf(out,
+				      "%s faults on managed memory and migrates %s%s"
+				      " until %s %s.\n",
+				      who, by, ref, end, u.name);
 			break;
 		case HD_SPAN_PREFETCH:
-			hd_buf_printf(out, "%s prefetches %s%s until %s %s.\n", who, by, ref,
-				      end, u.name);
+			hd_buf_printf(out, "%s prefetches %s%s until %s %s.\n", who, by, ref, end,
+				      u.name);
 			break;
 		case HD_SPAN_COMM:
 		case HD_SPAN__COUNT:
 			hd_buf_printf(out, "%s %s%s until %s %s.\n", who,
-				      lab[0] != '\0' ? lab : hd_span_kind_name(s->kind), kref,
-				      end, u.name);
+				      lab[0] != '\0' ? lab : hd_span_kind_name(s->kind), kref, end,
+				      u.name);
 			break;
 		}
 	}
@@ -465,8 +474,10 @@ hd_report_plain(struct hd_buf *out, const struct hd_run *r, int only)
 		hd_buf_printf(out, "Lesson: %s.\n", hd_lesson_title(r->lesson));
 	hd_buf_printf(out, "Profile %s, %s.\n", r->profile.name,
 		      r->backend != NULL && strcmp(r->backend->name, "sim") != 0 ?
-		      "measured on this machine" : "simulated");
-	hd_buf_puts(out, "One line per event, in time order. The compute and PCIe rows are "
+			  "measured on this machine" :
+			  "simulated");
+	hd_buf_puts(out,
+		    "One line per event, in time order. The compute and PCIe rows are "
 		    "left out: they repeat what the streams and copy engines do.\n");
 	for (i = 0; i < r->nscen; i++) {
 		const char *title = hd_lesson_scenario_title(r->lesson, i);
@@ -483,8 +494,9 @@ hd_report_plain(struct hd_buf *out, const struct hd_run *r, int only)
 	for (i = 0; i < r->nclaims; i++) {
 		const struct hd_claim_result *cr = &r->claims[i];
 		hd_buf_printf(out, "Claim: %s. It %s.", hd_lesson_claim(r->lesson, i)->text,
-			      cr->status == 1 ? "holds" : cr->status == 0 ?
-			      "does not hold" : "was not checked");
+			      cr->status == 1     ? "holds" :
+				  cr->status == 0 ? "does not hold" :
+						    "was not checked");
 		if (cr->detail[0] != '\0')
 			hd_buf_printf(out, " %s.", cr->detail);
 		hd_buf_putc(out, '\n');

@@ -20,25 +20,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "render/timeline.h"
-#include "ir/spanlook.h"
 #include "base/units.h"
+#include "ir/spanlook.h"
 #include "lang/opname.h"
+#include "render/timeline.h"
 
 /* The ANSI colour of each colour role (Nsight's: kernels blue, copies red). */
 static const char *const hue_sgr[HD_HUE__COUNT] = {
-	[HD_HUE_API] = "36",
-	[HD_HUE_BLOCKED] = "2",
-	[HD_HUE_HOST] = "32",
-	[HD_HUE_STAGING] = "33",
-	[HD_HUE_COPY_H2D] = "31",
-	[HD_HUE_COPY_D2H] = "31",
-	[HD_HUE_COPY_D2D] = "31",
-	[HD_HUE_KERNEL] = "34",
-	[HD_HUE_EVENT] = "35",
-	[HD_HUE_WAIT] = "90",
-	[HD_HUE_FAULT] = "91",
-	[HD_HUE_PREFETCH] = "95",
+	[HD_HUE_API] = "36",      [HD_HUE_BLOCKED] = "2",   [HD_HUE_HOST] = "32",
+	[HD_HUE_STAGING] = "33",  [HD_HUE_COPY_H2D] = "31", [HD_HUE_COPY_D2H] = "31",
+	[HD_HUE_COPY_D2D] = "31", [HD_HUE_KERNEL] = "34",   [HD_HUE_EVENT] = "35",
+	[HD_HUE_WAIT] = "90",     [HD_HUE_FAULT] = "91",    [HD_HUE_PREFETCH] = "95",
 	[HD_HUE_COMM] = "92",
 };
 
@@ -136,9 +128,9 @@ hd_timeline_width(int requested)
 /* ---- geometry ------------------------------------------------------------ */
 
 struct geom {
-	int name_w;         /* lane name column */
-	int bar_w;          /* bar area */
-	hd_time span;       /* time shown across the bar (makespan, at least 1) */
+	int name_w;   /* lane name column */
+	int bar_w;    /* bar area */
+	hd_time span; /* time shown across the bar (makespan, at least 1) */
 };
 
 int
@@ -183,8 +175,7 @@ hd_timeline_lane_name(const struct hd_trace *t, int lane, char *buf, size_t n)
 int
 hd_timeline_rank_shown(int rank, int max_rank)
 {
-	return max_rank < HD_TL_MAX_RANKS || rank < HD_TL_MAX_RANKS - 1 ||
-	    rank == max_rank;
+	return max_rank < HD_TL_MAX_RANKS || rank < HD_TL_MAX_RANKS - 1 || rank == max_rank;
 }
 
 static void
@@ -201,7 +192,7 @@ geom_init(struct geom *g, const struct hd_trace *t, int width)
 	if (w > 24)
 		w = 24;
 	g->name_w = w;
-	g->bar_w = width - w - 3;     /* "NAME |bar|" */
+	g->bar_w = width - w - 3; /* "NAME |bar|" */
 	g->span = t->makespan > 0 ? t->makespan : 1;
 }
 
@@ -326,8 +317,8 @@ hd_timeline_lane_order(const struct hd_trace *t)
 
 struct hd_tl_index {
 	const struct hd_trace *t;
-	size_t *order;      /* span indices by lane, then start (longest first) */
-	size_t *first;      /* [nlanes + 1]: lane l's spans are order[first[l] .. first[l+1]) */
+	size_t *order; /* span indices by lane, then start (longest first) */
+	size_t *first; /* [nlanes + 1]: lane l's spans are order[first[l] .. first[l+1]) */
 };
 
 /* Order of spans within a lane: by start, the longer first at one start
@@ -459,13 +450,12 @@ add_busy(struct hd_tl_cell *cells, int w, struct hd_tl_window win, hd_time a, hd
 
 void
 hd_timeline_cells(struct hd_tl_cell *cells, int w, const struct hd_tl_index *ix,
-		  const struct hd_scenario *sc, int lane, struct hd_tl_window win,
-		  hd_time upto)
+		  const struct hd_scenario *sc, int lane, struct hd_tl_window win, hd_time upto)
 {
 	const struct hd_trace *t = ix->t;
 	bool whole = upto >= t->makespan;
 	hd_time ma = 0, mb = -1, two = 2 * (win.t1 - win.t0);
-	const struct hd_span *prev = NULL;      /* the span that ended the merged run */
+	const struct hd_span *prev = NULL; /* the span that ended the merged run */
 	size_t k;
 	int c;
 
@@ -481,7 +471,7 @@ hd_timeline_cells(struct hd_tl_cell *cells, int w, const struct hd_tl_index *ix,
 
 		if (!whole) {
 			if (s->start >= upto)
-				break;          /* by start: none after it is shown either */
+				break; /* by start: none after it is shown either */
 			if (end > upto)
 				end = upto;
 		}
@@ -491,8 +481,8 @@ hd_timeline_cells(struct hd_tl_cell *cells, int w, const struct hd_tl_index *ix,
 			ma = s->start;
 		} else if (s->start == mb && prev != NULL && mb > ma &&
 			   (prev->op < 0 || prev->op != s->op || prev->iter != s->iter) &&
-			   (prev->end - prev->start) * w >= two &&
-			   (end - s->start) * w >= two && s->start >= win.t0 && s->start < win.t1)
+			   (prev->end - prev->start) * w >= two && (end - s->start) * w >= two &&
+			   s->start >= win.t0 && s->start < win.t1)
 			cells[win_col(win, w, s->start, 0)].edge = true;
 		if (end >= mb) {
 			mb = end;
@@ -544,7 +534,7 @@ static const char *const eighths[8] = {
 	"", "\u258f", "\u258e", "\u258d", "\u258c", "\u258b", "\u258a", "\u2589",
 };
 static const char *const ascii_ramp[8] = { "", ",", ",", ";", ";", "+", "+", "*" };
-#define EDGE_UTF8 "\u2502"
+#define EDGE_UTF8  "\u2502"
 #define EDGE_ASCII "!"
 
 const char *
@@ -560,8 +550,7 @@ hd_timeline_cell_glyph(const struct hd_tl_cell *c, bool utf8)
 }
 
 struct hd_tl_window
-hd_timeline_zoom(struct hd_tl_window win, double factor, hd_time at, hd_time span,
-		 hd_time minw)
+hd_timeline_zoom(struct hd_tl_window win, double factor, hd_time at, hd_time span, hd_time minw)
 {
 	hd_time w = win.t1 - win.t0, nw;
 
@@ -605,8 +594,8 @@ hd_timeline_pan(struct hd_tl_window win, double frac, hd_time span)
 /* Labels over runs of cells owned by one span (or by spans of one op and
  * kind), a run of several spans labelled without bytes (timeline.h). */
 void
-hd_timeline_cell_labels(char *ch, const struct hd_tl_cell *cells, int w,
-			const struct hd_trace *t, const struct hd_scenario *sc)
+hd_timeline_cell_labels(char *ch, const struct hd_tl_cell *cells, int w, const struct hd_trace *t,
+			const struct hd_scenario *sc)
 {
 	char l1[96], l2[96];
 	int c, z, k;
@@ -623,8 +612,8 @@ hd_timeline_cell_labels(char *ch, const struct hd_tl_cell *cells, int w,
 			continue;
 		}
 		s = &t->spans[cells[c].owner - 1];
-		for (z = c + 1; z < w && cells[z].owner != 0 && cells[z].fill == 8 &&
-		     !cells[z].edge; z++) {
+		for (z = c + 1;
+		     z < w && cells[z].owner != 0 && cells[z].fill == 8 && !cells[z].edge; z++) {
 			const struct hd_span *o2 = &t->spans[cells[z].owner - 1];
 			if (o2 == s)
 				continue;
@@ -684,9 +673,8 @@ put_cells(struct hd_buf *out, const struct hd_tl_cell *cells, const char *lab, i
 }
 
 static void
-draw_lane(struct hd_buf *out, const struct hd_tl_index *ix, const struct hd_scenario *sc,
-	  int lane, const struct geom *g, const struct hd_tl_opts *o,
-	  struct hd_tl_cell *cells, char *lab)
+draw_lane(struct hd_buf *out, const struct hd_tl_index *ix, const struct hd_scenario *sc, int lane,
+	  const struct geom *g, const struct hd_tl_opts *o, struct hd_tl_cell *cells, char *lab)
 {
 	struct hd_tl_window win = { 0, g->span };
 
@@ -767,8 +755,8 @@ draw_axis(struct hd_buf *out, const struct geom *g)
 }
 
 void
-hd_timeline_legend(struct hd_buf *out, const struct hd_trace *t,
-		   const struct hd_scenario *sc, const struct hd_tl_opts *o)
+hd_timeline_legend(struct hd_buf *out, const struct hd_trace *t, const struct hd_scenario *sc,
+		   const struct hd_tl_opts *o)
 {
 	struct hd_tl_cell c = { .look = hd_spanlook_get(HD_SPAN_KERNEL, HD_DIR_OUT) };
 	int f;
@@ -789,8 +777,8 @@ hd_timeline_legend(struct hd_buf *out, const struct hd_trace *t,
 
 /* One bar per lane row in display order, many ranks cut to a few. */
 void
-hd_timeline_rows(struct hd_buf *out, const struct hd_trace *t,
-		 const struct hd_scenario *sc, const struct hd_tl_opts *o)
+hd_timeline_rows(struct hd_buf *out, const struct hd_trace *t, const struct hd_scenario *sc,
+		 const struct hd_tl_opts *o)
 {
 	struct geom g;
 	struct hd_tl_cell *cells;
@@ -810,8 +798,7 @@ hd_timeline_rows(struct hd_buf *out, const struct hd_trace *t,
 			if (!hidden++) {
 				snprintf(nb, sizeof nb, "R%d-R%d", r, maxr - 1);
 				put_col(out, nb, g.name_w, 0);
-				hd_buf_printf(out, "  (%d ranks like these not shown)\n",
-				    maxr - r);
+				hd_buf_printf(out, "  (%d ranks like these not shown)\n", maxr - r);
 			}
 			continue;
 		}
@@ -851,14 +838,17 @@ merge_cells(struct hd_tl_cell *bar, const struct hd_tl_cell *c, int w)
 
 /* Which side of a compare bar a lane speaks for (stream rows repeat their
  * engines' spans and are left out). */
-enum side { SIDE_NONE, SIDE_HOST, SIDE_DEVICE };
+enum side {
+	SIDE_NONE,
+	SIDE_HOST,
+	SIDE_DEVICE
+};
 static const enum side lane_side[HD_LANE__COUNT] = {
-	[HD_LANE_HOST] = SIDE_HOST, [HD_LANE_API] = SIDE_HOST,
-	[HD_LANE_STREAM] = SIDE_NONE,
-	[HD_LANE_CE_H2D] = SIDE_DEVICE, [HD_LANE_CE_D2H] = SIDE_DEVICE,
-	[HD_LANE_CE_D2D] = SIDE_DEVICE, [HD_LANE_COMPUTE] = SIDE_DEVICE,
-	[HD_LANE_PCIE_H2D] = SIDE_DEVICE, [HD_LANE_PCIE_D2H] = SIDE_DEVICE,
-	[HD_LANE_LINK] = SIDE_DEVICE,
+	[HD_LANE_HOST] = SIDE_HOST,       [HD_LANE_API] = SIDE_HOST,
+	[HD_LANE_STREAM] = SIDE_NONE,     [HD_LANE_CE_H2D] = SIDE_DEVICE,
+	[HD_LANE_CE_D2H] = SIDE_DEVICE,   [HD_LANE_CE_D2D] = SIDE_DEVICE,
+	[HD_LANE_COMPUTE] = SIDE_DEVICE,  [HD_LANE_PCIE_H2D] = SIDE_DEVICE,
+	[HD_LANE_PCIE_D2H] = SIDE_DEVICE, [HD_LANE_LINK] = SIDE_DEVICE,
 };
 
 void
@@ -873,7 +863,8 @@ hd_timeline_compare_bar(struct hd_tl_cell *bar, int w, const struct hd_trace *t,
 	memset(bar, 0, (size_t)w * sizeof *bar);
 	for (l = 0; l < t->nlanes; l++) {
 		enum side sd = (unsigned)t->lanes[l].kind < HD_LANE__COUNT ?
-			       lane_side[t->lanes[l].kind] : SIDE_NONE;
+		    lane_side[t->lanes[l].kind] :
+		    SIDE_NONE;
 
 		if (t->lanes[l].rank != 0 || sd == SIDE_NONE)
 			continue;
@@ -905,11 +896,13 @@ hd_timeline_compare(struct hd_buf *out, const struct hd_trace *const *traces,
 		if (traces[i]->makespan > g.span)
 			g.span = traces[i]->makespan;
 	}
-	g.bar_w = o->width - g.name_w - 3 - 11;        /* " |bar| 123.456 ms" */
+	g.bar_w = o->width - g.name_w - 3 - 11; /* " |bar| 123.456 ms" */
 	bar = hd_xcalloc((size_t)g.bar_w + 1, sizeof *bar);
 	hd_buf_puts(out, "\n");
-	hd_timeline_wrap(out, "Compare  ", "the scenarios on one time axis, each as long as "
-			 "its makespan: the GPU's engines, the host where they idle", o->width, 9);
+	hd_timeline_wrap(out, "Compare  ",
+			 "the scenarios on one time axis, each as long as "
+			 "its makespan: the GPU's engines, the host where they idle",
+			 o->width, 9);
 	for (i = 0; i < n; i++) {
 		struct hd_tl_window win = { 0, g.span };
 		int w = hd_timeline_col(traces[i]->makespan, g.bar_w, g.span, 1);
@@ -931,9 +924,9 @@ static bool
 op_on_stream(const struct hd_op *op)
 {
 	static const bool on[HD_OP__COUNT] = {
-		[HD_OP_COPY] = true, [HD_OP_KERNEL] = true, [HD_OP_PREFETCH] = true,
-		[HD_OP_RECORD] = true, [HD_OP_WAIT] = true, [HD_OP_STREAM_SYNC] = true,
-		[HD_OP_SEND] = true, [HD_OP_RECV] = true, [HD_OP_COLL] = true,
+		[HD_OP_COPY] = true,   [HD_OP_KERNEL] = true, [HD_OP_PREFETCH] = true,
+		[HD_OP_RECORD] = true, [HD_OP_WAIT] = true,   [HD_OP_STREAM_SYNC] = true,
+		[HD_OP_SEND] = true,   [HD_OP_RECV] = true,   [HD_OP_COLL] = true,
 	};
 	return (unsigned)op->kind < HD_OP__COUNT && on[op->kind];
 }
@@ -974,19 +967,25 @@ hd_timeline_op_busy(const struct hd_trace *t, int op)
  * The op table's columns.  When the width is short, columns go in order of
  * `drop` (lowest first) until the rest fit; the op's name always stays.
  */
-enum { C_NAME, C_CALL, C_STREAM, C_START, C_END, C_BUSY, C_BYTES, C_RATE, C__COUNT };
+enum {
+	C_NAME,
+	C_CALL,
+	C_STREAM,
+	C_START,
+	C_END,
+	C_BUSY,
+	C_BYTES,
+	C_RATE,
+	C__COUNT
+};
 static const struct opcol {
 	const char *head;
 	int w, right, drop;
 } opcols[C__COUNT] = {
-	[C_NAME] = { "op", 16, 0, 99 },
-	[C_CALL] = { "call", 21, 0, 1 },
-	[C_STREAM] = { "stream", 10, 0, 2 },
-	[C_START] = { "start", 9, 1, 4 },
-	[C_END] = { "end", 9, 1, 3 },
-	[C_BUSY] = { "busy", 9, 1, 7 },
-	[C_BYTES] = { "bytes", 9, 1, 6 },
-	[C_RATE] = { "rate", 10, 1, 5 },
+	[C_NAME] = { "op", 16, 0, 99 },      [C_CALL] = { "call", 21, 0, 1 },
+	[C_STREAM] = { "stream", 10, 0, 2 }, [C_START] = { "start", 9, 1, 4 },
+	[C_END] = { "end", 9, 1, 3 },        [C_BUSY] = { "busy", 9, 1, 7 },
+	[C_BYTES] = { "bytes", 9, 1, 6 },    [C_RATE] = { "rate", 10, 1, 5 },
 };
 
 static void
@@ -1058,8 +1057,8 @@ spans_by_op(const struct hd_trace *t, int nops, size_t **first)
 #define OP_VIEW_MAX 65536
 
 void
-hd_timeline_ops(struct hd_buf *out, const struct hd_trace *full,
-		const struct hd_scenario *sc, const struct hd_tl_opts *o)
+hd_timeline_ops(struct hd_buf *out, const struct hd_trace *full, const struct hd_scenario *sc,
+		const struct hd_tl_opts *o)
 {
 	/* each op is timed over a view of t holding its own spans only, so
 	 * the table is linear in the spans however many ops there are */
@@ -1107,7 +1106,7 @@ hd_timeline_ops(struct hd_buf *out, const struct hd_trace *full,
 			hd_buf_puts(out, "\n");
 			sgr(out, o, "1");
 			opcols_row(out, on, head);
-			out->s[--out->len] = '\0';     /* reset colour before the newline */
+			out->s[--out->len] = '\0'; /* reset colour before the newline */
 			sgr(out, o, "0");
 			hd_buf_putc(out, '\n');
 		}
@@ -1117,8 +1116,10 @@ hd_timeline_ops(struct hd_buf *out, const struct hd_trace *full,
 			snprintf(name + l, sizeof name - l, " x%" PRIu32, ot.execs);
 		}
 		snprintf(call, sizeof call, "%s", hd_op_api_name_sc(sc, op));
-		snprintf(stream, sizeof stream, "%s", op_on_stream(op) && op->stream >= 0 &&
-			 op->stream < sc->nstreams ? sc->streams[op->stream].name : "-");
+		snprintf(stream, sizeof stream, "%s",
+			 op_on_stream(op) && op->stream >= 0 && op->stream < sc->nstreams ?
+			     sc->streams[op->stream].name :
+			     "-");
 		dur = hd_timeline_op_busy(t, i);
 		hd_timeline_fmt(s0, sizeof s0, ot.start, u, 3);
 		hd_timeline_fmt(s1, sizeof s1, ot.end, u, 3);
@@ -1145,9 +1146,10 @@ hd_timeline_ops(struct hd_buf *out, const struct hd_trace *full,
 		if (op->kind == HD_OP_COLL && ot.bytes > 0 && dur > 0 && sc->nranks > 1) {
 			double alg = (double)ot.bytes / hd_time_to_s(dur) / 1e9;
 
-			hd_buf_printf(out, "%16s   algBw %.1f GB/s, busBw %.1f GB/s "
-				      "(algBw x %.3g on %d ranks, as nccl-tests)\n", "", alg,
-				      alg * hd_coll_bus_factor(op->coll, sc->nranks),
+			hd_buf_printf(out,
+				      "%16s   algBw %.1f GB/s, busBw %.1f GB/s "
+				      "(algBw x %.3g on %d ranks, as nccl-tests)\n",
+				      "", alg, alg * hd_coll_bus_factor(op->coll, sc->nranks),
 				      hd_coll_bus_factor(op->coll, sc->nranks), sc->nranks);
 		}
 	}
@@ -1157,8 +1159,7 @@ hd_timeline_ops(struct hd_buf *out, const struct hd_trace *full,
 }
 
 void
-hd_timeline_wrap(struct hd_buf *out, const char *first, const char *text,
-		 int width, int indent)
+hd_timeline_wrap(struct hd_buf *out, const char *first, const char *text, int width, int indent)
 {
 	int col = (int)strlen(first), len;
 	bool space = false;
@@ -1190,8 +1191,7 @@ hd_timeline_wrap(struct hd_buf *out, const char *first, const char *text,
 }
 
 void
-hd_timeline_blocked(struct hd_buf *out, const struct hd_trace *t,
-		    const struct hd_tl_opts *o)
+hd_timeline_blocked(struct hd_buf *out, const struct hd_trace *t, const struct hd_tl_opts *o)
 {
 	hd_time b[HD_WHY__COUNT], total = 0;
 	char buf[32];
@@ -1222,8 +1222,8 @@ hd_timeline_blocked(struct hd_buf *out, const struct hd_trace *t,
 }
 
 void
-hd_timeline_render(struct hd_buf *out, const struct hd_trace *t,
-		   const struct hd_tl_info *info, const struct hd_tl_opts *o)
+hd_timeline_render(struct hd_buf *out, const struct hd_trace *t, const struct hd_tl_info *info,
+		   const struct hd_tl_opts *o)
 {
 	char ms[32];
 
@@ -1234,8 +1234,8 @@ hd_timeline_render(struct hd_buf *out, const struct hd_trace *t,
 		head = hd_xasprintf("Lesson %d  %s", info->lesson_number,
 				    info->lesson_title != NULL ? info->lesson_title : "(untitled)");
 	else
-		head = hd_xasprintf("Lesson  %s", info->lesson_title != NULL ?
-				    info->lesson_title : "(untitled)");
+		head = hd_xasprintf("Lesson  %s",
+				    info->lesson_title != NULL ? info->lesson_title : "(untitled)");
 	sgr(out, o, "1");
 	hd_buf_puts(out, head);
 	sgr(out, o, "0");
@@ -1254,8 +1254,8 @@ hd_timeline_render(struct hd_buf *out, const struct hd_trace *t,
 	}
 	hd_buf_printf(out, "Profile   %s (%s)   Makespan ",
 		      info->profile_name != NULL ? info->profile_name : "-",
-		      info->backend != NULL && strcmp(info->backend, "sim") != 0 ?
-		      "measured" : "simulated");
+		      info->backend != NULL && strcmp(info->backend, "sim") != 0 ? "measured" :
+										   "simulated");
 	sgr(out, o, "1");
 	hd_buf_puts(out, hd_fmt_time(ms, sizeof ms, t->makespan));
 	sgr(out, o, "0");
@@ -1268,8 +1268,7 @@ hd_timeline_render(struct hd_buf *out, const struct hd_trace *t,
 }
 
 void
-hd_timeline_note(struct hd_buf *out, const struct hd_trace *t,
-		 const struct hd_tl_opts *o)
+hd_timeline_note(struct hd_buf *out, const struct hd_trace *t, const struct hd_tl_opts *o)
 {
 	const char *p = t->note, *nl;
 

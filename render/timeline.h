@@ -11,36 +11,36 @@
 
 #include <stdbool.h>
 
+#include "base/util.h"
 #include "ir/ir.h"
 #include "ir/spanlook.h"
 #include "ir/trace.h"
-#include "base/util.h"
 
-#define HD_TL_MIN_WIDTH 60
+#define HD_TL_MIN_WIDTH     60
 #define HD_TL_DEFAULT_WIDTH 100
 
 struct hd_tl_opts {
-	int width;          /* columns of every timeline row (>= HD_TL_MIN_WIDTH) */
-	bool color;         /* add ANSI colour sequences */
-	bool utf8;          /* partly busy cells in eighth blocks (else the ASCII ramp) */
+	int width;  /* columns of every timeline row (>= HD_TL_MIN_WIDTH) */
+	bool color; /* add ANSI colour sequences */
+	bool utf8;  /* partly busy cells in eighth blocks (else the ASCII ramp) */
 };
 
 /* What the header names; any field may be NULL. */
 struct hd_tl_info {
 	const char *lesson_id;
 	const char *lesson_title;
-	int lesson_number;                 /* 0: not shown */
+	int lesson_number; /* 0: not shown */
 	const char *scenario_name;
 	const char *scenario_title;
 	const char *profile_name;
-	const char *backend;               /* "sim" (predicted) or "cuda" (measured) */
-	const struct hd_scenario *sc;      /* op labels, calls and streams; may be NULL */
+	const char *backend;          /* "sim" (predicted) or "cuda" (measured) */
+	const struct hd_scenario *sc; /* op labels, calls and streams; may be NULL */
 };
 
 /* A unit for times on an axis: the largest of ps..s not above the makespan. */
 struct hd_tunit {
-	const char *name;   /* "ps" "ns" "us" "ms" "s" */
-	hd_time ps;         /* picoseconds in one unit */
+	const char *name; /* "ps" "ns" "us" "ms" "s" */
+	hd_time ps;       /* picoseconds in one unit */
 };
 struct hd_tunit hd_timeline_unit(hd_time makespan);
 /* "1.345" for t in unit u with `decimals` places; writes buf (size n). */
@@ -71,8 +71,7 @@ int *hd_timeline_lane_order(const struct hd_trace *t);
 int hd_timeline_max_rank(const struct hd_trace *t);
 /* A lane's row name: "R1 CUDA API" when the trace has several ranks, else
  * the lane's own name (then buf is unused). */
-const char *hd_timeline_lane_name(const struct hd_trace *t, int lane, char *buf,
-				  size_t n);
+const char *hd_timeline_lane_name(const struct hd_trace *t, int lane, char *buf, size_t n);
 /* With many ranks, rows show only the first HD_TL_MAX_RANKS - 1 ranks and the
  * last: does `rank` get rows? */
 #define HD_TL_MAX_RANKS 8
@@ -109,12 +108,12 @@ struct hd_tl_cell {
 					 * two columns long: the boundary to show */
 };
 
-struct hd_tl_index;     /* opaque: the spans of a trace by lane, then start */
+struct hd_tl_index; /* opaque: the spans of a trace by lane, then start */
 
 /* Index t's spans by lane (O(n log n) once; every bar after it is linear).
  * Never NULL; t must outlive it. */
 struct hd_tl_index *hd_tl_index_new(const struct hd_trace *t);
-void hd_tl_index_free(struct hd_tl_index *ix);  /* accepts NULL */
+void hd_tl_index_free(struct hd_tl_index *ix); /* accepts NULL */
 /* The trace ix indexes. */
 const struct hd_trace *hd_tl_index_trace(const struct hd_tl_index *ix);
 
@@ -171,8 +170,8 @@ int hd_timeline_width(int requested);
  * op table and host-blocked lines.  Every lane row and the axis row are
  * exactly o->width visible columns.
  */
-void hd_timeline_render(struct hd_buf *out, const struct hd_trace *t,
-			const struct hd_tl_info *info, const struct hd_tl_opts *o);
+void hd_timeline_render(struct hd_buf *out, const struct hd_trace *t, const struct hd_tl_info *info,
+			const struct hd_tl_opts *o);
 
 /*
  * Time op `op` kept its stream busy, summed over its executions on rank 0:
@@ -184,12 +183,11 @@ hd_time hd_timeline_op_busy(const struct hd_trace *t, int op);
  * Append `first` then `text`, word-wrapped so no line passes `width`
  * columns; continuation lines start with `indent` spaces.  Ends in '\n'.
  */
-void hd_timeline_wrap(struct hd_buf *out, const char *first, const char *text,
-		      int width, int indent);
+void hd_timeline_wrap(struct hd_buf *out, const char *first, const char *text, int width,
+		      int indent);
 
 /* The trace's note (a deadlock report) as a "Result:" paragraph. */
-void hd_timeline_note(struct hd_buf *out, const struct hd_trace *t,
-		      const struct hd_tl_opts *o);
+void hd_timeline_note(struct hd_buf *out, const struct hd_trace *t, const struct hd_tl_opts *o);
 
 /*
  * The compare bar of trace t, w cells over win: its lanes of rank 0 merged,
@@ -211,15 +209,14 @@ void hd_timeline_compare(struct hd_buf *out, const struct hd_trace *const *trace
 
 /* The legend from ir/spanlook.h's table (hd_spanlook_legend), headed
  * "Legend:", for the looks t uses. */
-void hd_timeline_legend(struct hd_buf *out, const struct hd_trace *t,
-			const struct hd_scenario *sc, const struct hd_tl_opts *o);
+void hd_timeline_legend(struct hd_buf *out, const struct hd_trace *t, const struct hd_scenario *sc,
+			const struct hd_tl_opts *o);
 
 /* Parts of the above, for callers that compose their own output. */
-void hd_timeline_rows(struct hd_buf *out, const struct hd_trace *t,
-		      const struct hd_scenario *sc, const struct hd_tl_opts *o);
-void hd_timeline_ops(struct hd_buf *out, const struct hd_trace *t,
-		     const struct hd_scenario *sc, const struct hd_tl_opts *o);
-void hd_timeline_blocked(struct hd_buf *out, const struct hd_trace *t,
-			 const struct hd_tl_opts *o);
+void hd_timeline_rows(struct hd_buf *out, const struct hd_trace *t, const struct hd_scenario *sc,
+		      const struct hd_tl_opts *o);
+void hd_timeline_ops(struct hd_buf *out, const struct hd_trace *t, const struct hd_scenario *sc,
+		     const struct hd_tl_opts *o);
+void hd_timeline_blocked(struct hd_buf *out, const struct hd_trace *t, const struct hd_tl_opts *o);
 
 #endif

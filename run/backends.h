@@ -14,8 +14,7 @@
 /* Run sc on `b` into a fresh sorted trace (the simulator's also carries its
  * event count).  NULL with e set on error, its status HD_EXIT_FAIL where the
  * backend gave none. */
-struct hd_trace *hd_backend_trace(const struct hd_backend_ops *b,
-				  const struct hd_scenario *sc,
+struct hd_trace *hd_backend_trace(const struct hd_backend_ops *b, const struct hd_scenario *sc,
 				  const struct hd_run_opts *o, struct hd_err *e);
 
 #endif

@@ -56,9 +56,8 @@ hd_run_claims(const struct hd_run *r, struct hd_trace *const *traces, const char
 }
 
 int
-hd_run_begin(struct hd_run *r, const struct hd_lesson *l, int number,
-	     const struct hd_profile *p, const struct hd_backend_ops *b,
-	     char *const *sets, int nsets, struct hd_err *e)
+hd_run_begin(struct hd_run *r, const struct hd_lesson *l, int number, const struct hd_profile *p,
+	     const struct hd_backend_ops *b, char *const *sets, int nsets, struct hd_err *e)
 {
 	int i;
 
@@ -86,9 +85,8 @@ hd_run_instantiate(struct hd_run *r, int i, struct hd_err *e)
 }
 
 int
-hd_run_lesson(struct hd_run *r, const struct hd_lesson *l, int number,
-	      const struct hd_profile *p, const struct hd_backend_ops *b,
-	      char *const *sets, int nsets, struct hd_err *e)
+hd_run_lesson(struct hd_run *r, const struct hd_lesson *l, int number, const struct hd_profile *p,
+	      const struct hd_backend_ops *b, char *const *sets, int nsets, struct hd_err *e)
 {
 	struct hd_run_opts o;
 	struct hd_run_tally t = { 0 };
@@ -173,8 +171,8 @@ hd_run_free(struct hd_run *r)
 }
 
 int
-hd_run_coll_bw(const struct hd_scenario *sc, int op, const struct hd_trace *t,
-		  double *alg_bw, double *bus_bw)
+hd_run_coll_bw(const struct hd_scenario *sc, int op, const struct hd_trace *t, double *alg_bw,
+	       double *bus_bw)
 {
 	double *sum = hd_xcalloc((size_t)sc->nranks + 1, sizeof *sum), worst = 0;
 	uint32_t *n = hd_xcalloc((size_t)sc->nranks + 1, sizeof *n);

@@ -16,26 +16,25 @@
 #include "profile/profile.h"
 #include "store/store.h"
 
-
 struct hd_claim_result {
-	int status;             /* 1 holds, 0 does not hold, -1 not checked */
-	double lhs, rhs;        /* base units (ps, bytes, bytes/s ...) */
-	char detail[512];       /* the figures, or why it was not checked */
+	int status;       /* 1 holds, 0 does not hold, -1 not checked */
+	double lhs, rhs;  /* base units (ps, bytes, bytes/s ...) */
+	char detail[512]; /* the figures, or why it was not checked */
 };
 
 struct hd_run {
-	const struct hd_lesson *lesson;     /* borrowed */
-	int lesson_number;                  /* 1-based place in the catalogue, 0 if none */
+	const struct hd_lesson *lesson; /* borrowed */
+	int lesson_number;              /* 1-based place in the catalogue, 0 if none */
 	struct hd_profile profile;
 	const struct hd_backend_ops *backend;
-	double *knobs;                      /* hd_lesson_nknobs() values, base units */
+	double *knobs; /* hd_lesson_nknobs() values, base units */
 	int nscen;
-	struct hd_scenario **sc;            /* [nscen] */
-	struct hd_trace **traces;           /* [nscen] */
+	struct hd_scenario **sc;  /* [nscen] */
+	struct hd_trace **traces; /* [nscen] */
 	int nclaims;
-	struct hd_claim_result *claims;     /* [nclaims] */
-	int claims_failed;                  /* how many do not hold */
-	int claims_unchecked;               /* how many could not be evaluated (not
+	struct hd_claim_result *claims; /* [nclaims] */
+	int claims_failed;              /* how many do not hold */
+	int claims_unchecked;           /* how many could not be evaluated (not
 					     * counting those stated for other profiles) */
 };
 
@@ -48,8 +47,8 @@ struct hd_run {
  * evaluated in r->claims_unchecked.  hd_run_free releases r.
  */
 int hd_run_lesson(struct hd_run *r, const struct hd_lesson *l, int number,
-		  const struct hd_profile *p, const struct hd_backend_ops *b,
-		  char *const *sets, int nsets, struct hd_err *e);
+		  const struct hd_profile *p, const struct hd_backend_ops *b, char *const *sets,
+		  int nsets, struct hd_err *e);
 void hd_run_free(struct hd_run *r);
 
 /*
@@ -60,16 +59,16 @@ void hd_run_free(struct hd_run *r);
  * assignment); hd_run_free releases r either way.
  */
 int hd_run_begin(struct hd_run *r, const struct hd_lesson *l, int number,
-		 const struct hd_profile *p, const struct hd_backend_ops *b,
-		 char *const *sets, int nsets, struct hd_err *e);
+		 const struct hd_profile *p, const struct hd_backend_ops *b, char *const *sets,
+		 int nsets, struct hd_err *e);
 /* Instantiate scenario i with r's knobs into r->sc[i]: 0, or -1 with e set. */
 int hd_run_instantiate(struct hd_run *r, int i, struct hd_err *e);
 
 /* How the claims came out over one set of traces. */
 struct hd_run_tally {
 	int holds, fails;
-	int unchecked;          /* could not be evaluated */
-	int elsewhere;          /* stated for other profiles, so not evaluated */
+	int unchecked; /* could not be evaluated */
+	int elsewhere; /* stated for other profiles, so not evaluated */
 };
 /*
  * Evaluate every claim of r's lesson with r's knobs over traces[] (one per
@@ -97,7 +96,7 @@ char *hd_run_params_json(const struct hd_run *r);
  * algBw * hd_coll_bus_factor.  Bytes per second.  0, or -1 when op is not a
  * collective or has no such spans in t.
  */
-int hd_run_coll_bw(const struct hd_scenario *sc, int op, const struct hd_trace *t,
-		      double *alg_bw, double *bus_bw);
+int hd_run_coll_bw(const struct hd_scenario *sc, int op, const struct hd_trace *t, double *alg_bw,
+		   double *bus_bw);
 
 #endif

@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 
 #include "base/paths.h"
+#include "run/backends.h"
 #include "run/run.h"
 #include "run/verify.h"
-#include "run/backends.h"
 
 /* ---- which profile predicts ------------------------------------------------ */
 
@@ -32,11 +32,8 @@ static const struct {
 	const char *token;
 	const char *profile;
 } gpu_tokens[] = {
-	{ "H200", "h200-sxm" },
-	{ "H100", "h100-sxm" },
-	{ "A100", "a100-pcie" },
-	{ "4090", "rtx4090" },
-	{ "V100", "gen3-v100" },
+	{ "H200", "h200-sxm" }, { "H100", "h100-sxm" },  { "A100", "a100-pcie" },
+	{ "4090", "rtx4090" },  { "V100", "gen3-v100" },
 };
 
 /* The built-in profile whose GPU gpu_name names, or NULL. */
@@ -139,13 +136,17 @@ hd_verify_pick_profile(const char *gpu_name, struct hd_profile *out, char *why, 
 
 		hd_profile_resolve(name, out, &e);
 		if (gpu_builtin(gpu_name) != NULL) {
-			snprintf(why, n, "built-in profile closest to %s (no calibrated "
-				 "profile; run 'hdsim calibrate')", gpu_name);
+			snprintf(why, n,
+				 "built-in profile closest to %s (no calibrated "
+				 "profile; run 'hdsim calibrate')",
+				 gpu_name);
 			return 0;
 		}
 	}
-	snprintf(why, n, "the default built-in profile (no profile matches %s; run "
-		 "'hdsim calibrate')", gpu_name ? gpu_name : "this GPU");
+	snprintf(why, n,
+		 "the default built-in profile (no profile matches %s; run "
+		 "'hdsim calibrate')",
+		 gpu_name ? gpu_name : "this GPU");
 	return 0;
 }
 
@@ -155,8 +156,8 @@ hd_verify_pick_profile(const char *gpu_name, struct hd_profile *out, char *why, 
  * knobs, scenarios, predicted traces), measured traces beside it. */
 struct lesson_run {
 	struct hd_run pred;
-	struct hd_trace **meas;         /* [pred.nscen] */
-	int *skipped;                   /* [pred.nscen] */
+	struct hd_trace **meas; /* [pred.nscen] */
+	int *skipped;           /* [pred.nscen] */
 };
 
 static void
@@ -172,8 +173,8 @@ lesson_run_free(struct lesson_run *lr)
 }
 
 static void
-progress(const struct hd_verify_opts *o, int done, int total, const char *lesson,
-	 const char *scen, const char *what)
+progress(const struct hd_verify_opts *o, int done, int total, const char *lesson, const char *scen,
+	 const char *what)
 {
 	int width = 30, fill = total > 0 ? done * width / total : width, i;
 
@@ -221,13 +222,12 @@ put_coll_bw(struct hd_buf *b, const struct hd_scenario *sc, int op, const struct
 {
 	double pa, pb, ma, mb;
 
-	if (hd_run_coll_bw(sc, op, p, &pa, &pb) != 0 ||
-	    hd_run_coll_bw(sc, op, m, &ma, &mb) != 0)
+	if (hd_run_coll_bw(sc, op, p, &pa, &pb) != 0 || hd_run_coll_bw(sc, op, m, &ma, &mb) != 0)
 		return;
-	hd_buf_printf(b, "      %-16s %-24s %10.1f %10.1f %+7.1f%%\n", "", "algBw (GB/s)",
-		      pa / 1e9, ma / 1e9, 100 * rel_err(pa, ma));
-	hd_buf_printf(b, "      %-16s %-24s %10.1f %10.1f %+7.1f%%\n", "", "busBw (GB/s)",
-		      pb / 1e9, mb / 1e9, 100 * rel_err(pb, mb));
+	hd_buf_printf(b, "      %-16s %-24s %10.1f %10.1f %+7.1f%%\n", "", "algBw (GB/s)", pa / 1e9,
+		      ma / 1e9, 100 * rel_err(pa, ma));
+	hd_buf_printf(b, "      %-16s %-24s %10.1f %10.1f %+7.1f%%\n", "", "busBw (GB/s)", pb / 1e9,
+		      mb / 1e9, 100 * rel_err(pb, mb));
 }
 
 static void
@@ -242,11 +242,13 @@ compare_scenario(struct hd_buf *b, const struct hd_scenario *sc, const struct hd
 	/* the measured makespan is that of repeats without per-op events, when
 	 * there are some: the events around every op cost the host time */
 	hd_buf_printf(b, "  %-24s predicted %10s   measured %10s   error %+6.1f %%\n", sc->name,
-		      hd_fmt_time(tp, sizeof tp, p->makespan),
-		      hd_fmt_time(tm, sizeof tm, meas), 100 * err);
+		      hd_fmt_time(tp, sizeof tp, p->makespan), hd_fmt_time(tm, sizeof tm, meas),
+		      100 * err);
 	if (m->bare > 0)
-		hd_buf_printf(b, "      (timed with an event around every op, as in the table "
-			      "below: %s)\n", hd_fmt_time(ti, sizeof ti, m->makespan));
+		hd_buf_printf(b,
+			      "      (timed with an event around every op, as in the table "
+			      "below: %s)\n",
+			      hd_fmt_time(ti, sizeof ti, m->makespan));
 	if (fabs(err) > res->worst_makespan_err)
 		res->worst_makespan_err = fabs(err);
 	{
@@ -295,8 +297,11 @@ store_lesson(struct hd_store *st, const struct lesson_run *lr, const struct hd_v
 			last = i;
 	for (i = 0; i < lr->pred.nscen; i++) {
 		struct hd_store_run r = {
-			.lesson = hd_lesson_id(l), .params_json = params,
-			.profile_name = o->profile->name, .profile_text = ptext, .status = "ok",
+			.lesson = hd_lesson_id(l),
+			.params_json = params,
+			.profile_name = o->profile->name,
+			.profile_text = ptext,
+			.status = "ok",
 		};
 		int64_t pid = 0;
 
@@ -319,8 +324,9 @@ store_lesson(struct hd_store *st, const struct lesson_run *lr, const struct hd_v
 		r.repeats = o->repeats;
 		note[0] = '\0';
 		if (lr->meas[i]->bare > 0)
-			snprintf(note, sizeof note, "makespan without per-op events: %" PRId64
-				 " ps", lr->meas[i]->bare);
+			snprintf(note, sizeof note,
+				 "makespan without per-op events: %" PRId64 " ps",
+				 lr->meas[i]->bare);
 		r.note = note[0] ? note : NULL;
 		if (hd_store_run_insert(st, &r, lr->meas[i], i == last ? mclaims : NULL,
 					i == last ? nclaims : 0, NULL, e) != 0)
@@ -338,12 +344,12 @@ out:
 
 /* Whether the measuring backend can run sc here; `why` says what it needs. */
 static int
-scenario_fits(const struct hd_backend_ops *b, const struct hd_scenario *sc, char *why,
-	      size_t n)
+scenario_fits(const struct hd_backend_ops *b, const struct hd_scenario *sc, char *why, size_t n)
 {
 	if (sc->expect_deadlock) {
 		/* on GPUs it would hang until the watchdog ends every rank */
-		snprintf(why, n, "deadlocks on purpose (the simulator shows where); not "
+		snprintf(why, n,
+			 "deadlocks on purpose (the simulator shows where); not "
 			 "run on GPUs");
 		return 0;
 	}
@@ -351,8 +357,10 @@ scenario_fits(const struct hd_backend_ops *b, const struct hd_scenario *sc, char
 		return b->fits(sc, why, n);
 	if (sc->nranks <= 1)
 		return 1;
-	snprintf(why, n, "needs %d GPUs, one process per rank, which the %s backend does not "
-		 "start", sc->nranks, b->name);
+	snprintf(why, n,
+		 "needs %d GPUs, one process per rank, which the %s backend does not "
+		 "start",
+		 sc->nranks, b->name);
 	return 0;
 }
 
@@ -363,8 +371,10 @@ verify_lesson(const struct hd_lesson *l, const struct hd_verify_opts *o, struct 
 {
 	static const char *const verdict[] = { "not checked", "refuted", "verified" };
 	struct lesson_run lr = { .meas = NULL };
-	struct hd_run_opts ro = { .profile = o->profile, .warmup = o->warmup,
-				  .repeats = o->repeats, .stop = (volatile int *)o->stop };
+	struct hd_run_opts ro = { .profile = o->profile,
+				  .warmup = o->warmup,
+				  .repeats = o->repeats,
+				  .stop = (volatile int *)o->stop };
 	struct hd_claim_result *pres = NULL, *mres = NULL;
 	struct hd_run_tally pt = { 0 }, mt = { 0 };
 	const char *hw = machine_builtin(o);
@@ -401,9 +411,10 @@ verify_lesson(const struct hd_lesson *l, const struct hd_verify_opts *o, struct 
 		progress(o, *done, total, hd_lesson_id(l), name, "measuring");
 		if ((lr.meas[i] = hd_backend_trace(o->measured, sc, &ro, e)) == NULL) {
 			if (o->stop != NULL && *o->stop)
-				hd_err_set(e, HD_EXIT_INTERRUPT, "", "interrupted during "
-					   "%s/%s; the lesson was not stored", hd_lesson_id(l),
-					   name);
+				hd_err_set(e, HD_EXIT_INTERRUPT, "",
+					   "interrupted during "
+					   "%s/%s; the lesson was not stored",
+					   hd_lesson_id(l), name);
 			goto out;
 		}
 		(*done)++;
@@ -440,9 +451,8 @@ out:
 }
 
 int
-hd_verify_lessons(const struct hd_lesson *const *lessons, int n,
-		  const struct hd_verify_opts *o, struct hd_buf *out,
-		  struct hd_verify_result *res, struct hd_err *e)
+hd_verify_lessons(const struct hd_lesson *const *lessons, int n, const struct hd_verify_opts *o,
+		  struct hd_buf *out, struct hd_verify_result *res, struct hd_err *e)
 {
 	struct hd_store *st;
 	int i, total = 0, done = 0, rc = 0;
@@ -476,12 +486,15 @@ hd_verify_lessons(const struct hd_lesson *const *lessons, int n,
 		for (i = 0; i < res->nerrs; i++)
 			a[i] = fabs(res->errs[i]);
 		qsort(a, (size_t)res->nerrs, sizeof *a, cmp_double);
-		res->median_makespan_err = res->nerrs % 2 ? a[res->nerrs / 2] :
-					   (a[res->nerrs / 2 - 1] + a[res->nerrs / 2]) / 2;
+		res->median_makespan_err = res->nerrs % 2 ?
+		    a[res->nerrs / 2] :
+		    (a[res->nerrs / 2 - 1] + a[res->nerrs / 2]) / 2;
 		free(a);
 		if (rc == 0)
-			hd_buf_printf(out, "\nMakespan error over %d scenario%s: median %.1f %%, "
-				      "worst %.1f %%\n", res->nerrs, res->nerrs == 1 ? "" : "s",
+			hd_buf_printf(out,
+				      "\nMakespan error over %d scenario%s: median %.1f %%, "
+				      "worst %.1f %%\n",
+				      res->nerrs, res->nerrs == 1 ? "" : "s",
 				      100 * res->median_makespan_err,
 				      100 * res->worst_makespan_err);
 	}

@@ -13,25 +13,25 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "base/util.h"
 #include "ir/backend.h"
 #include "lang/lesson.h"
 #include "profile/profile.h"
 #include "store/store.h"
-#include "base/util.h"
 
 struct hd_verify_opts {
-	const struct hd_backend_ops *measured;    /* hd_real_backend, or a stand-in */
-	const struct hd_profile *profile;         /* what predictions use */
-	const char *db_path;                      /* NULL: the default database */
-	const struct hd_store_machine *machine;   /* may be NULL */
-	char *const *sets;                        /* --set k=v */
+	const struct hd_backend_ops *measured;  /* hd_real_backend, or a stand-in */
+	const struct hd_profile *profile;       /* what predictions use */
+	const char *db_path;                    /* NULL: the default database */
+	const struct hd_store_machine *machine; /* may be NULL */
+	char *const *sets;                      /* --set k=v */
 	int nsets;
-	const char *scenario;                     /* --scenario, or NULL for all */
+	const char *scenario; /* --scenario, or NULL for all */
 	int warmup, repeats;
-	volatile sig_atomic_t *stop;              /* set by SIGINT; may be NULL */
-	FILE *progress;                           /* progress lines (stderr) or NULL */
-	int progress_tty;                         /* redraw one line instead of many */
-	int width;                                /* text width */
+	volatile sig_atomic_t *stop; /* set by SIGINT; may be NULL */
+	FILE *progress;              /* progress lines (stderr) or NULL */
+	int progress_tty;            /* redraw one line instead of many */
+	int width;                   /* text width */
 };
 
 /* What a verification found, for the exit status. */
@@ -39,11 +39,11 @@ struct hd_verify_result {
 	int scenarios_run, scenarios_skipped;
 	int claims_verified, claims_refuted, claims_unchecked;
 	int runs_stored;
-	double worst_makespan_err;                /* |pred - meas| / meas, worst scenario */
-	double median_makespan_err;               /* the median of those over the scenarios */
-	double *errs;                             /* each scenario's (pred - meas) / meas */
+	double worst_makespan_err;  /* |pred - meas| / meas, worst scenario */
+	double median_makespan_err; /* the median of those over the scenarios */
+	double *errs;               /* each scenario's (pred - meas) / meas */
 	int nerrs, errs_cap;
-	struct hd_buf skipped;                    /* "  lesson/scenario: why\n" per skip */
+	struct hd_buf skipped; /* "  lesson/scenario: why\n" per skip */
 };
 
 /*
@@ -56,9 +56,8 @@ struct hd_verify_result {
  * set: a failure or an interruption; runs already stored stay whole, the
  * interrupted one is not stored.
  */
-int hd_verify_lessons(const struct hd_lesson *const *lessons, int n,
-		      const struct hd_verify_opts *o, struct hd_buf *out,
-		      struct hd_verify_result *res, struct hd_err *e);
+int hd_verify_lessons(const struct hd_lesson *const *lessons, int n, const struct hd_verify_opts *o,
+		      struct hd_buf *out, struct hd_verify_result *res, struct hd_err *e);
 /* Release what a result holds (its list of errors). */
 void hd_verify_result_free(struct hd_verify_result *res);
 
@@ -69,8 +68,7 @@ void hd_verify_result_free(struct hd_verify_result *res);
  * Fills *out and writes where it came from into `why` (size n).  Returns 1
  * for a calibrated profile, 0 for a built-in one.
  */
-int hd_verify_pick_profile(const char *gpu_name, struct hd_profile *out, char *why,
-			   size_t n);
+int hd_verify_pick_profile(const char *gpu_name, struct hd_profile *out, char *why, size_t n);
 
 /* A calibrated profile found in the user's profile folder. */
 struct hd_verify_calibrated {

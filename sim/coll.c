@@ -12,11 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/coll.h"
 #include "base/util.h"
+#include "sim/coll.h"
 
 static const char *const link_names[HD_LINK__COUNT] = {
-	[HD_LINK_NVLINK] = "NVLink", [HD_LINK_PCIE] = "PCIe", [HD_LINK_NET] = "network",
+	[HD_LINK_NVLINK] = "NVLink",
+	[HD_LINK_PCIE] = "PCIe",
+	[HD_LINK_NET] = "network",
 };
 
 const char *
@@ -72,11 +74,11 @@ hd_coll_link(const struct hd_profile *p, int a, int b)
 struct sched {
 	const struct hd_profile *p;
 	int n, nodes;
-	int fold;               /* ranks stand for fold times as many (see ring_period) */
-	hd_time *a;             /* arrival + base: the rank's kernel is running */
-	hd_time *out, *in;      /* when each rank's link out / in is free */
+	int fold;          /* ranks stand for fold times as many (see ring_period) */
+	hd_time *a;        /* arrival + base: the rank's kernel is running */
+	hd_time *out, *in; /* when each rank's link out / in is free */
 	hd_time *nic_out, *nic_in;
-	hd_time *sent_end;      /* end of the last transfer each rank sent */
+	hd_time *sent_end; /* end of the last transfer each rank sent */
 	uint64_t *sent, *recv;
 	hd_coll_xfer_fn fn;
 	void *ctx;
@@ -233,7 +235,7 @@ ring(struct sched *s, uint64_t bytes, int nsteps, hd_time *ready)
 	for (st = 0; st < nsteps; st++) {
 		for (r = 0; r < n; r++)
 			end[r] = xfer(s, r, (r + 1) % n, ready[r],
-			    share(bytes, all, ((r - st) % n + n) % n), (uint32_t)st);
+				      share(bytes, all, ((r - st) % n + n) % n), (uint32_t)st);
 		for (r = 0; r < n; r++)
 			ready[(r + 1) % n] = tmax(ready[(r + 1) % n], end[r]);
 	}
@@ -248,8 +250,7 @@ ring(struct sched *s, uint64_t bytes, int nsteps, hd_time *ready)
  * after it, as NCCL's flow control makes it.
  */
 static uint32_t
-chain(struct sched *s, const int *order, uint64_t bytes, uint64_t chunk,
-      hd_time *ready)
+chain(struct sched *s, const int *order, uint64_t bytes, uint64_t chunk, hd_time *ready)
 {
 	uint64_t K = nchunks(bytes, chunk), P = hd_coll_played(bytes, s->n, s->p), k;
 	int h, n = s->n;
@@ -268,8 +269,9 @@ chain(struct sched *s, const int *order, uint64_t bytes, uint64_t chunk,
 			/* the next rank's slot of chunk k - COLL_SLOTS is free once
 			 * it has passed that chunk on */
 			if (h + 2 < n && k >= COLL_SLOTS)
-				t = tmax(t, fwd[(size_t)(h + 1) * COLL_SLOTS +
-				    (k - COLL_SLOTS) % COLL_SLOTS]);
+				t = tmax(t,
+					 fwd[(size_t)(h + 1) * COLL_SLOTS +
+					     (k - COLL_SLOTS) % COLL_SLOTS]);
 			have[h + 1] = xfer(s, order[h], order[h + 1], t, cb, (uint32_t)k);
 			fwd[(size_t)h * COLL_SLOTS + k % COLL_SLOTS] = have[h + 1];
 		}
@@ -338,8 +340,8 @@ tree(struct sched *s, uint64_t bytes, uint64_t chunk, hd_time *ready)
 	}
 	/* in bulk, the links carry the rest of the climb before any descent */
 	if (P < K)
-		bulk_shift(s, bulk_dt(top[P - 1], top[P - 1 - pace_window(P)], pace_window(P),
-		    K - P));
+		bulk_shift(s,
+			   bulk_dt(top[P - 1], top[P - 1 - pace_window(P)], pace_window(P), K - P));
 	for (k = 0; k < P; k++) {
 		uint64_t cb = chunk_bytes(bytes, chunk, k, K);
 
@@ -347,8 +349,7 @@ tree(struct sched *s, uint64_t bytes, uint64_t chunk, hd_time *ready)
 			earlier = t[n - 1];
 		t[0] = top[k];
 		for (v = 1; v < n; v++)
-			t[v] = xfer(s, tree_parent(v, g), v, t[tree_parent(v, g)],
-			    cb, (uint32_t)k);
+			t[v] = xfer(s, tree_parent(v, g), v, t[tree_parent(v, g)], cb, (uint32_t)k);
 		for (v = 0; v < n; v++)
 			ready[v] = tmax(ready[v], t[v]);
 	}
@@ -394,17 +395,18 @@ hd_coll_pick(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes, int n,
 	     const struct hd_profile *p)
 {
 	if (c != HD_COLL_ALLREDUCE || n < 3)
-		return HD_ALGO_RING;    /* two ranks: the tree is a chain */
+		return HD_ALGO_RING; /* two ranks: the tree is a chain */
 	if (algo != HD_ALGO_AUTO)
 		return algo;
 	return hd_coll_formula(c, HD_ALGO_TREE, bytes, n, p) <
-	    hd_coll_formula(c, HD_ALGO_RING, bytes, n, p) ? HD_ALGO_TREE : HD_ALGO_RING;
+		hd_coll_formula(c, HD_ALGO_RING, bytes, n, p) ?
+	    HD_ALGO_TREE :
+	    HD_ALGO_RING;
 }
 
 void
-hd_coll_schedule(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes,
-		 int root, int n, const struct hd_profile *p,
-		 const hd_time *arrive, hd_time *done,
+hd_coll_schedule(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes, int root, int n,
+		 const struct hd_profile *p, const hd_time *arrive, hd_time *done,
 		 hd_coll_xfer_fn fn, void *ctx, struct hd_coll_stats *st)
 {
 	struct sched s;
@@ -434,8 +436,9 @@ hd_coll_schedule(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes,
 	if (root < 0 || root >= n)
 		root = 0;
 
-	if (n > 1 && (c == HD_COLL_ALLGATHER || c == HD_COLL_REDUCESCATTER ||
-	    (c == HD_COLL_ALLREDUCE && used == HD_ALGO_RING))) {
+	if (n > 1 &&
+	    (c == HD_COLL_ALLGATHER || c == HD_COLL_REDUCESCATTER ||
+	     (c == HD_COLL_ALLREDUCE && used == HD_ALGO_RING))) {
 		s.n = ring_period(n, p, bytes, arrive, fn);
 		s.fold = n / s.n;
 		s.nodes = (s.n + gpn(p) - 1) / gpn(p);
@@ -457,14 +460,15 @@ hd_coll_schedule(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes,
 			order = hd_xmalloc((size_t)n * sizeof *order);
 			for (k = 0; k < n; k++)
 				order[k] = c == HD_COLL_BROADCAST ? (root + k) % n :
-				    (root + 1 + k) % n;
+								    (root + 1 + k) % n;
 			steps = chain(&s, order, bytes, p->coll_chunk, ready);
 			break;
 		case HD_COLL_GATHER:
 			for (k = 1; k < n; k++) {
 				r = (root + k) % n;
-				ready[root] = tmax(ready[root], xfer(&s, r, root,
-				    s.a[r], share(bytes, n, r), (uint32_t)(k - 1)));
+				ready[root] = tmax(ready[root],
+						   xfer(&s, r, root, s.a[r], share(bytes, n, r),
+							(uint32_t)(k - 1)));
 			}
 			steps = (uint32_t)(n - 1);
 			break;
@@ -474,8 +478,10 @@ hd_coll_schedule(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes,
 				for (r = 0; r < n; r++) {
 					int dst = (r + k) % n;
 
-					ready[dst] = tmax(ready[dst], xfer(&s, r, dst,
-					    s.a[r], share(bytes, n, r), (uint32_t)(k - 1)));
+					ready[dst] = tmax(ready[dst],
+							  xfer(&s, r, dst, s.a[r],
+							       share(bytes, n, r),
+							       (uint32_t)(k - 1)));
 				}
 			steps = (uint32_t)(n - 1);
 			break;
@@ -535,8 +541,8 @@ ring_time(const struct hd_profile *p, int n, int nsteps, uint64_t bytes)
 }
 
 hd_time
-hd_coll_formula(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes,
-		int n, const struct hd_profile *p)
+hd_coll_formula(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes, int n,
+		const struct hd_profile *p)
 {
 	uint64_t seg, K, cb;
 	hd_time base = p->coll_base, hop, occ = 0, lat = 0, o;
@@ -579,8 +585,10 @@ hd_coll_formula(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes,
 					depth = dv;
 			}
 			free(kids);
-			return hd_time_add(hd_time_add(base, hd_time_mul(hd_time_add(lat, occ),
-			    2 * (uint64_t)depth)), hd_time_mul(occ, (K - 1) * (uint64_t)cyc));
+			return hd_time_add(
+			    hd_time_add(base,
+					hd_time_mul(hd_time_add(lat, occ), 2 * (uint64_t)depth)),
+			    hd_time_mul(occ, (K - 1) * (uint64_t)cyc));
 		}
 		return hd_time_add(base, ring_time(p, n, 2 * (n - 1), seg));
 	case HD_COLL_ALLGATHER:
@@ -608,7 +616,8 @@ hd_coll_formula(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes,
 			if (m.bw < l.bw)
 				l = m;
 		}
-		return hd_time_add(hd_time_add(base, l.lat),
+		return hd_time_add(
+		    hd_time_add(base, l.lat),
 		    hd_time_mul(hd_time_for_bytes((double)seg, l.bw), (uint64_t)(n - 1)));
 	}
 	case HD_COLL_ALLTOALL:

@@ -24,22 +24,22 @@
 
 #include <stdint.h>
 
+#include "base/units.h"
 #include "ir/ir.h"
 #include "profile/profile.h"
-#include "base/units.h"
 
 enum hd_link_class {
 	HD_LINK_NVLINK,
-	HD_LINK_PCIE,       /* peer traffic through the PCIe root complex */
-	HD_LINK_NET,        /* between nodes */
+	HD_LINK_PCIE, /* peer traffic through the PCIe root complex */
+	HD_LINK_NET,  /* between nodes */
 	HD_LINK__COUNT
 };
-const char *hd_link_class_name(enum hd_link_class c);   /* "NVLink" "PCIe" "network" */
+const char *hd_link_class_name(enum hd_link_class c); /* "NVLink" "PCIe" "network" */
 
 struct hd_link {
 	enum hd_link_class cls;
 	hd_time lat;
-	double bw;          /* bytes/s, one direction */
+	double bw; /* bytes/s, one direction */
 };
 
 /* The path from rank a's GPU to rank b's (a != b) on profile p. */
@@ -50,19 +50,19 @@ int hd_coll_node(const struct hd_profile *p, int r);
 /* One transfer of a schedule, for spans and tests. */
 struct hd_coll_xfer {
 	int src, dst;
-	uint32_t step;      /* ring step, or chunk number of pipelined algorithms */
-	hd_time start;      /* first byte leaves */
-	hd_time end;        /* last byte arrives (latency included) */
+	uint32_t step; /* ring step, or chunk number of pipelined algorithms */
+	hd_time start; /* first byte leaves */
+	hd_time end;   /* last byte arrives (latency included) */
 	uint64_t bytes;
 	enum hd_link_class cls;
 };
 
 struct hd_coll_stats {
-	enum hd_coll_algo algo;     /* the algorithm that ran (auto resolved) */
-	uint32_t steps;             /* steps of the longest chain of dependent transfers */
+	enum hd_coll_algo algo; /* the algorithm that ran (auto resolved) */
+	uint32_t steps;         /* steps of the longest chain of dependent transfers */
 	uint64_t transfers;
-	uint64_t max_sent;          /* most bytes any one rank sent */
-	uint64_t max_recv;          /* most bytes any one rank received */
+	uint64_t max_sent; /* most bytes any one rank sent */
+	uint64_t max_recv; /* most bytes any one rank received */
 };
 
 typedef void (*hd_coll_xfer_fn)(void *ctx, const struct hd_coll_xfer *x);
@@ -80,7 +80,7 @@ typedef void (*hd_coll_xfer_fn)(void *ctx, const struct hd_coll_xfer *x);
  * drawn.
  */
 #define HD_COLL_MAX_TRANSFERS (1u << 22)
-#define HD_COLL_MIN_CHUNKS 64u
+#define HD_COLL_MIN_CHUNKS    64u
 /* The chunks a pipelined schedule of `bytes` over n ranks on profile p
  * plays one by one: all of them, or the bulk model's first ones. */
 uint64_t hd_coll_played(uint64_t bytes, int n, const struct hd_profile *p);
@@ -96,18 +96,17 @@ uint64_t hd_coll_played(uint64_t bytes, int n, const struct hd_profile *p);
  * only its first node's ranks when fn is NULL (O(gpus per node * steps)),
  * and O(n * chunks) for pipelined algorithms, chunks as hd_coll_played.
  */
-void hd_coll_schedule(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes,
-		      int root, int n, const struct hd_profile *p,
-		      const hd_time *arrive, hd_time *done,
+void hd_coll_schedule(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes, int root, int n,
+		      const struct hd_profile *p, const hd_time *arrive, hd_time *done,
 		      hd_coll_xfer_fn fn, void *ctx, struct hd_coll_stats *st);
 
 /* Closed-form time of the same collective when every rank arrives at once. */
-hd_time hd_coll_formula(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes,
-			int n, const struct hd_profile *p);
+hd_time hd_coll_formula(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes, int n,
+			const struct hd_profile *p);
 
 /* The algorithm `auto` resolves to: tree for an all-reduce when its closed
  * form is faster, else ring (NCCL's tuner makes the same comparison). */
-enum hd_coll_algo hd_coll_pick(enum hd_coll c, enum hd_coll_algo algo,
-			       uint64_t bytes, int n, const struct hd_profile *p);
+enum hd_coll_algo hd_coll_pick(enum hd_coll c, enum hd_coll_algo algo, uint64_t bytes, int n,
+			       const struct hd_profile *p);
 
 #endif

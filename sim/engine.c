@@ -8,8 +8,8 @@
  */
 #include <stdlib.h>
 
-#include "sim/engine.h"
 #include "base/util.h"
+#include "sim/engine.h"
 
 struct hd_engine {
 	struct hd_event_rec *heap;
@@ -53,15 +53,14 @@ ev_before(const struct hd_event_rec *x, const struct hd_event_rec *y)
 }
 
 void
-hd_engine_at(struct hd_engine *e, hd_time t, uint32_t type, uint32_t a,
-	     uint64_t b)
+hd_engine_at(struct hd_engine *e, hd_time t, uint32_t type, uint32_t a, uint64_t b)
 {
 	struct hd_event_rec ev;
 	size_t i, parent;
 
 	if (t < e->now)
-		hd_fatal("engine: event at %lld ps is before now (%lld ps)",
-			 (long long)t, (long long)e->now);
+		hd_fatal("engine: event at %lld ps is before now (%lld ps)", (long long)t,
+			 (long long)e->now);
 	if (e->n == e->cap)
 		e->heap = hd_xgrow(e->heap, &e->cap, e->n + 1, sizeof *e->heap);
 	ev.t = t;
@@ -122,8 +121,7 @@ hd_engine_pop(struct hd_engine *e, struct hd_event_rec *out)
 }
 
 uint64_t
-hd_engine_run(struct hd_engine *e, hd_engine_fn fn, void *ctx,
-	      volatile int *stop)
+hd_engine_run(struct hd_engine *e, hd_engine_fn fn, void *ctx, volatile int *stop)
 {
 	struct hd_event_rec ev;
 	uint64_t n = 0;

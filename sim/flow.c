@@ -12,27 +12,27 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "sim/flow.h"
 #include "base/util.h"
+#include "sim/flow.h"
 
 struct flow {
 	int active;
 	int frozen;
 	int nres;
 	int res[HD_FLOW_MAXRES];
-	double remaining;       /* bytes still to move as of `last` */
-	double rate;            /* bytes/s; INFINITY if nothing limits it */
-	double cap;             /* own cap, INFINITY if none */
-	hd_time last;           /* when `remaining` was last brought up to date */
+	double remaining; /* bytes still to move as of `last` */
+	double rate;      /* bytes/s; INFINITY if nothing limits it */
+	double cap;       /* own cap, INFINITY if none */
+	hd_time last;     /* when `remaining` was last brought up to date */
 	hd_time finish;
 	uint64_t tag;
 	int next_free;
 };
 
 struct resource {
-	double cap;             /* INFINITY if unlimited */
-	double left;            /* while filling */
-	int users;              /* unfrozen flows while filling */
+	double cap;  /* INFINITY if unlimited */
+	double left; /* while filling */
+	int users;   /* unfrozen flows while filling */
 };
 
 struct hd_flownet {
@@ -43,7 +43,7 @@ struct hd_flownet {
 	struct resource *r;
 	size_t nr, rcap;
 	hd_time now;
-	int dirty;              /* flows ended since rates were computed */
+	int dirty; /* flows ended since rates were computed */
 };
 
 struct hd_flownet *
@@ -179,7 +179,7 @@ recompute(struct hd_flownet *n)
 					if (f->res[k] == bres)
 						binds = 1;
 			} else
-				binds = 1;      /* nothing limits what is left */
+				binds = 1; /* nothing limits what is left */
 			if (!binds)
 				continue;
 			f->frozen = 1;
@@ -210,8 +210,8 @@ recompute(struct hd_flownet *n)
 }
 
 int
-hd_flow_start(struct hd_flownet *n, hd_time now, double bytes, double cap,
-	      const int *res, int nres, uint64_t tag)
+hd_flow_start(struct hd_flownet *n, hd_time now, double bytes, double cap, const int *res, int nres,
+	      uint64_t tag)
 {
 	struct flow *f;
 	int id, k;

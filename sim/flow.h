@@ -21,12 +21,12 @@
 
 #include "base/units.h"
 
-#define HD_FLOW_MAXRES 8    /* resources one flow may cross */
+#define HD_FLOW_MAXRES 8 /* resources one flow may cross */
 
 struct hd_flownet;
 
 struct hd_flownet *hd_flow_new(void);
-void hd_flow_free(struct hd_flownet *n);               /* accepts NULL */
+void hd_flow_free(struct hd_flownet *n); /* accepts NULL */
 
 /* Add a resource of `capacity` bytes/s (<= 0: unlimited); returns its id. */
 int hd_flow_resource(struct hd_flownet *n, double capacity);
@@ -37,8 +37,8 @@ int hd_flow_resource(struct hd_flownet *n, double capacity);
  * `tag` comes back from hd_flow_done.  Returns the flow's id.  `now` must
  * not go backwards between calls.
  */
-int hd_flow_start(struct hd_flownet *n, hd_time now, double bytes, double cap,
-		  const int *res, int nres, uint64_t tag);
+int hd_flow_start(struct hd_flownet *n, hd_time now, double bytes, double cap, const int *res,
+		  int nres, uint64_t tag);
 
 /*
  * Take one flow that has finished by `now` (the lowest id first) and return

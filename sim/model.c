@@ -62,11 +62,10 @@ model_emit(struct model *m, int lane, int op, uint32_t iter, enum hd_span_kind k
 	m->sink->span(m->sink->ctx, &s);
 	m->spans++;
 	/* a sink that keeps spans holds them in memory: past its limit, stop */
-	if (++m->w->spans > m->sink->max_spans && m->sink->max_spans > 0 &&
-	    m->w->problem == NULL)
+	if (++m->w->spans > m->sink->max_spans && m->sink->max_spans > 0 && m->w->problem == NULL)
 		m->w->problem = hd_xasprintf("it draws more than %llu spans; the limit is "
-		    "10^7 (fewer repeats, or larger copies and chunks)",
-		    (unsigned long long)m->sink->max_spans);
+					     "10^7 (fewer repeats, or larger copies and chunks)",
+					     (unsigned long long)m->sink->max_spans);
 	if (end > m->makespan)
 		m->makespan = end;
 }
@@ -78,19 +77,14 @@ intern(struct model *m, const char *s)
 }
 
 static const char *const kernel_labels[HD_KERNEL__COUNT] = {
-	[HD_KERNEL_SPIN] = "kernel spin",
-	[HD_KERNEL_COMPUTE] = "kernel compute",
-	[HD_KERNEL_MEMORY] = "kernel memory",
-	[HD_KERNEL_FILL] = "kernel fill",
+	[HD_KERNEL_SPIN] = "kernel spin",     [HD_KERNEL_COMPUTE] = "kernel compute",
+	[HD_KERNEL_MEMORY] = "kernel memory", [HD_KERNEL_FILL] = "kernel fill",
 	[HD_KERNEL_REDUCE] = "kernel reduce",
 };
 
 static const char *const copy_labels[HD_COPY__COUNT] = {
-	[HD_COPY_H2D] = "memcpy HtoD",
-	[HD_COPY_D2H] = "memcpy DtoH",
-	[HD_COPY_D2D] = "memcpy DtoD",
-	[HD_COPY_H2H] = "memcpy HtoH",
-	[HD_COPY_P2P] = "memcpy PtoP",
+	[HD_COPY_H2D] = "memcpy HtoD", [HD_COPY_D2H] = "memcpy DtoH", [HD_COPY_D2D] = "memcpy DtoD",
+	[HD_COPY_H2H] = "memcpy HtoH", [HD_COPY_P2P] = "memcpy PtoP",
 };
 
 /* What the work of an op is called on the GPU-side lanes. */
@@ -108,38 +102,34 @@ model_work_label(struct model *m, int opi)
 	else {
 		switch (op->kind) {
 		case HD_OP_KERNEL:
-			s = (unsigned)op->kernel < HD_KERNEL__COUNT ?
-			    kernel_labels[op->kernel] : "kernel";
+			s = (unsigned)op->kernel < HD_KERNEL__COUNT ? kernel_labels[op->kernel] :
+								      "kernel";
 			break;
 		case HD_OP_COPY:
-			s = (unsigned)op->copy < HD_COPY__COUNT ?
-			    copy_labels[op->copy] : "memcpy";
+			s = (unsigned)op->copy < HD_COPY__COUNT ? copy_labels[op->copy] : "memcpy";
 			break;
 		case HD_OP_READ:
-			snprintf(tmp, sizeof tmp, "read %s", op->src >= 0 ?
-			    m->sc->buffers[op->src].name : "device data");
+			snprintf(tmp, sizeof tmp, "read %s",
+				 op->src >= 0 ? m->sc->buffers[op->src].name : "device data");
 			break;
 		case HD_OP_RECORD:
-			snprintf(tmp, sizeof tmp, "record %s",
-			    m->sc->events[op->event].name);
+			snprintf(tmp, sizeof tmp, "record %s", m->sc->events[op->event].name);
 			break;
 		case HD_OP_WAIT:
-			snprintf(tmp, sizeof tmp, "wait %s",
-			    m->sc->events[op->event].name);
+			snprintf(tmp, sizeof tmp, "wait %s", m->sc->events[op->event].name);
 			break;
 		case HD_OP_PREFETCH:
 			s = op->to_device ? "prefetch to device" : "prefetch to host";
 			break;
 		case HD_OP_HOST:
-			s = op->text != NULL && op->text[0] != '\0' ?
-			    op->text : "host work";
+			s = op->text != NULL && op->text[0] != '\0' ? op->text : "host work";
 			break;
 		case HD_OP_SEND:
 		case HD_OP_RECV:
-			snprintf(tmp, sizeof tmp, "%s %s", op->kind == HD_OP_SEND ?
-			    "send" : "recv", op->kind == HD_OP_SEND ?
-			    (op->src >= 0 ? m->sc->buffers[op->src].name : "") :
-			    (op->dst >= 0 ? m->sc->buffers[op->dst].name : ""));
+			snprintf(tmp, sizeof tmp, "%s %s", op->kind == HD_OP_SEND ? "send" : "recv",
+				 op->kind == HD_OP_SEND ?
+				     (op->src >= 0 ? m->sc->buffers[op->src].name : "") :
+				     (op->dst >= 0 ? m->sc->buffers[op->dst].name : ""));
 			break;
 		case HD_OP_COLL:
 			s = hd_coll_name(op->coll);
@@ -155,7 +145,7 @@ model_work_label(struct model *m, int opi)
 		case HD_OP_ON_RANK:
 		case HD_OP_BARRIER:
 		case HD_OP__COUNT:
-			s = "op";   /* no work on the GPU */
+			s = "op"; /* no work on the GPU */
 			break;
 		}
 	}
@@ -184,8 +174,7 @@ model_stream_lane(struct model *m, int s)
 	else if (s == HD_STREAM_PER_THREAD)
 		snprintf(name, sizeof name, "Stream 1 (per-thread)");
 	else
-		snprintf(name, sizeof name, "Stream %d (%s)", s,
-		    hs->name != NULL ? hs->name : "?");
+		snprintf(name, sizeof name, "Stream %d (%s)", s, hs->name != NULL ? hs->name : "?");
 	m->st[s].lane = m->sink->lane(m->sink->ctx, HD_LANE_STREAM, m->rank, s, name);
 	return m->st[s].lane;
 }
@@ -201,13 +190,13 @@ lane_get(struct model *m, int *slot, enum hd_lane_kind kind, const char *name)
 int
 model_ce_lane(struct model *m, enum dir d)
 {
-	static const enum hd_lane_kind k[DIR__COUNT] = {
-		HD_LANE_CE_H2D, HD_LANE_CE_D2H, HD_LANE_CE_D2D, HD_LANE_CE_D2D };
-	static const char *const n[DIR__COUNT] = {
-		"Memcpy HtoD", "Memcpy DtoH", "Memcpy DtoD", "Memcpy DtoD" };
+	static const enum hd_lane_kind k[DIR__COUNT] = { HD_LANE_CE_H2D, HD_LANE_CE_D2H,
+							 HD_LANE_CE_D2D, HD_LANE_CE_D2D };
+	static const char *const n[DIR__COUNT] = { "Memcpy HtoD", "Memcpy DtoH", "Memcpy DtoD",
+						   "Memcpy DtoD" };
 
 	if (d == DIR_P2P)
-		d = DIR_D2D;    /* peer copies use the device-to-device engine */
+		d = DIR_D2D; /* peer copies use the device-to-device engine */
 	return lane_get(m, &m->lane_ce[d], k[d], n[d]);
 }
 
@@ -230,13 +219,13 @@ int
 model_link_lane(struct model *m, enum hd_link_class c)
 {
 	static const char *const n[HD_LINK__COUNT] = {
-		[HD_LINK_NVLINK] = "NVLink out", [HD_LINK_PCIE] = "PCIe peer out",
+		[HD_LINK_NVLINK] = "NVLink out",
+		[HD_LINK_PCIE] = "PCIe peer out",
 		[HD_LINK_NET] = "Network out",
 	};
 
 	if (m->lane_link[c] < 0)
-		m->lane_link[c] = m->sink->lane(m->sink->ctx, HD_LANE_LINK,
-		    m->rank, (int)c, n[c]);
+		m->lane_link[c] = m->sink->lane(m->sink->ctx, HD_LANE_LINK, m->rank, (int)c, n[c]);
 	return m->lane_link[c];
 }
 
@@ -316,7 +305,7 @@ make_lanes(struct model *m)
 		case HD_OP_ON_RANK:
 		case HD_OP_BARRIER:
 		case HD_OP__COUNT:
-			break;      /* on the host: the host and API lanes */
+			break; /* on the host: the host and API lanes */
 		}
 	}
 	m->lane_host = m->sink->lane(m->sink->ctx, HD_LANE_HOST, m->rank, 0, "Host thread");
@@ -350,12 +339,14 @@ model_time_ok(struct world *w, hd_time t, const struct hd_scenario *sc, int op)
 	hd_fmt_time(at, sizeof at, HD_TIME_RUN_MAX);
 	w->problem_input = true;
 	if (op >= 0 && op < sc->nops)
-		w->problem = hd_xasprintf("the %s on line %d would run past %s, the longest "
+		w->problem = hd_xasprintf(
+		    "the %s on line %d would run past %s, the longest "
 		    "run the model can time (make it shorter, or repeat it fewer times)",
 		    hd_op_kind_name(sc->ops[op].kind), sc->ops[op].line, at);
 	else
 		w->problem = hd_xasprintf("the run would go on past %s, the longest run the "
-		    "model can time", at);
+					  "model can time",
+					  at);
 	return false;
 }
 
@@ -542,34 +533,31 @@ gop_start(struct model *m, int gi)
 	case G_COPY:
 	case G_PREFETCH:
 		/* pages already where a prefetch sends them do not move */
-		if (g->kind == G_PREFETCH && g->buf >= 0 &&
-		    m->buf[g->buf].mem == HD_MEM_MANAGED &&
+		if (g->kind == G_PREFETCH && g->buf >= 0 && m->buf[g->buf].mem == HD_MEM_MANAGED &&
 		    m->buf[g->buf].resident == g->to_device)
 			g->bytes = 0;
 		g->state = GS_WAITRES;
 		g->start = now;
-		xi = model_xfer_new(m, g->kind == G_COPY ? X_COPY : X_PREFETCH, gi,
-		    g->dir, g->bytes,
-		    g->kind == G_PREFETCH ? m->p->um_prefetch_bw : 0,
-		    g->dir == DIR_P2P ? 0 : m->p->copy_latency, m->ce_of[g->dir]);
+		xi = model_xfer_new(m, g->kind == G_COPY ? X_COPY : X_PREFETCH, gi, g->dir,
+				    g->bytes, g->kind == G_PREFETCH ? m->p->um_prefetch_bw : 0,
+				    g->dir == DIR_P2P ? 0 : m->p->copy_latency, m->ce_of[g->dir]);
 		if (g->dir == DIR_P2P)
 			model_peer_path(m, &m->x[xi], g->peer);
 		model_engine_queue(m, xi);
 		break;
 	case G_RECORD:
 		model_emit(m, model_stream_lane(m, g->stream), g->op, g->iter, HD_SPAN_EVENT,
-		    HD_WHY_NONE, now, now, 0, model_work_label(m, g->op));
+			   HD_WHY_NONE, now, now, 0, model_work_label(m, g->op));
 		model_gop_complete(m, gi);
 		break;
 	case G_WAIT:
 		if (now > g->head_since)
-			model_emit(m, model_stream_lane(m, g->stream), g->op, g->iter,
-			    HD_SPAN_WAIT, HD_WHY_NONE, g->head_since, now, 0,
-			    model_work_label(m, g->op));
+			model_emit(m, model_stream_lane(m, g->stream), g->op, g->iter, HD_SPAN_WAIT,
+				   HD_WHY_NONE, g->head_since, now, 0, model_work_label(m, g->op));
 		model_gop_complete(m, gi);
 		break;
 	case G_STAGED:
-		g->state = GS_RUNNING;  /* the host thread drives it now */
+		g->state = GS_RUNNING; /* the host thread drives it now */
 		g->start = now;
 		break;
 	case G_SEND:
@@ -597,8 +585,8 @@ model_kick(struct model *m)
 		progress = 0;
 		m->dirty = 0;
 		for (s = 0; s < m->sc->nstreams; s++) {
-			while ((gi = m->st[s].head) >= 0 &&
-			    m->g[gi].state == GS_QUEUED && deps_met(m, &m->g[gi])) {
+			while ((gi = m->st[s].head) >= 0 && m->g[gi].state == GS_QUEUED &&
+			       deps_met(m, &m->g[gi])) {
 				gop_start(m, gi);
 				if (m->st[s].head == gi)
 					break;
@@ -749,8 +737,8 @@ world_free(struct world *w)
 }
 
 static void
-world_init(struct world *w, const struct hd_scenario *sc,
-	   const struct hd_profile *p, const struct hd_sink *sink)
+world_init(struct world *w, const struct hd_scenario *sc, const struct hd_profile *p,
+	   const struct hd_sink *sink)
 {
 	int i, nodes, n = sc->nranks;
 	double both;
@@ -782,10 +770,10 @@ world_init(struct world *w, const struct hd_scenario *sc,
 	w->host_dma = hd_xmalloc((size_t)nodes * sizeof *w->host_dma);
 	for (i = 0; i < nodes; i++) {
 		w->nic_out[i] = w->nic_in[i] = -1;
-		w->host_dma[i][0] = p->node_h2d_bw > 0 ?
-		    hd_flow_resource(w->net, p->node_h2d_bw) : -1;
-		w->host_dma[i][1] = p->node_d2h_bw > 0 ?
-		    hd_flow_resource(w->net, p->node_d2h_bw) : -1;
+		w->host_dma[i][0] = p->node_h2d_bw > 0 ? hd_flow_resource(w->net, p->node_h2d_bw) :
+							 -1;
+		w->host_dma[i][1] = p->node_d2h_bw > 0 ? hd_flow_resource(w->net, p->node_d2h_bw) :
+							 -1;
 		w->host_dma[i][2] = both > 0 ? hd_flow_resource(w->net, both) : -1;
 	}
 	w->rk = hd_xcalloc((size_t)n, sizeof *w->rk);
@@ -827,9 +815,8 @@ handle(struct world *w, const struct hd_event_rec *ev, volatile int *stop)
 }
 
 int
-hd_model_run(const struct hd_scenario *sc, const struct hd_profile *p,
-	     const struct hd_sink *sink, volatile int *stop,
-	     struct hd_model_stats *st, struct hd_err *e)
+hd_model_run(const struct hd_scenario *sc, const struct hd_profile *p, const struct hd_sink *sink,
+	     volatile int *stop, struct hd_model_stats *st, struct hd_err *e)
 {
 	struct world w;
 	struct hd_event_rec ev;
@@ -873,19 +860,21 @@ hd_model_run(const struct hd_scenario *sc, const struct hd_profile *p,
 		if (w.problem == NULL && !(stop != NULL && *stop) && m->h.op >= 0) {
 			if (m->h.blocked && now > m->h.w.since)
 				model_emit(m, m->lane_api, m->h.op, m->h.iter, HD_SPAN_BLOCKED,
-				    m->h.w.why, m->h.w.since, now, 0, model_api_label(m, m->h.op));
+					   m->h.w.why, m->h.w.since, now, 0,
+					   model_api_label(m, m->h.op));
 			model_emit(m, m->lane_api, m->h.op, m->h.iter, HD_SPAN_API, HD_WHY_NONE,
-			    m->h.t0, now, 0, model_api_label(m, m->h.op));
+				   m->h.t0, now, 0, model_api_label(m, m->h.op));
 		}
 	}
 	if (stop != NULL && *stop) {
-		hd_err_set(e, HD_EXIT_FAIL, "",
-		    "the run of scenario '%s' was stopped", sc->name);
+		hd_err_set(e, HD_EXIT_FAIL, "", "the run of scenario '%s' was stopped", sc->name);
 		rc = -1;
 	} else if (w.problem != NULL) {
-		hd_err_set(e, w.problem_input || (sink->max_spans > 0 && w.spans > sink->max_spans) ?
-		    HD_EXIT_INPUT : HD_EXIT_FAIL, "",
-		    "scenario '%s': %s", sc->name, w.problem);
+		hd_err_set(e,
+			   w.problem_input || (sink->max_spans > 0 && w.spans > sink->max_spans) ?
+			       HD_EXIT_INPUT :
+			       HD_EXIT_FAIL,
+			   "", "scenario '%s': %s", sc->name, w.problem);
 		rc = -1;
 	} else if (stuck > 0 || sc->expect_deadlock) {
 		char *text = stuck > 0 ? model_deadlock_text(&w) : NULL;
@@ -899,8 +888,10 @@ hd_model_run(const struct hd_scenario *sc, const struct hd_profile *p,
 				sink->note(sink->ctx, text);
 			rc = -1;
 		} else {
-			hd_err_set(e, HD_EXIT_INPUT, "", "scenario '%s' says 'expect "
-			    "deadlock' but every rank finished", sc->name);
+			hd_err_set(e, HD_EXIT_INPUT, "",
+				   "scenario '%s' says 'expect "
+				   "deadlock' but every rank finished",
+				   sc->name);
 			rc = -1;
 		}
 		free(text);

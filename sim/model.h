@@ -24,19 +24,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ir/ir.h"
-#include "profile/profile.h"
-#include "ir/trace.h"
 #include "base/util.h"
+#include "ir/ir.h"
+#include "ir/trace.h"
+#include "profile/profile.h"
 
 struct hd_model_stats {
-	uint64_t events;        /* engine events handled */
-	size_t peak_pending;    /* most engine events queued at once */
-	size_t peak_ops;        /* most GPU operations in flight at once */
-	uint64_t spans;         /* spans written to the sink */
-	uint64_t op_execs;      /* ops the host thread executed (loops multiplied out) */
-	hd_time makespan;       /* end of the last span */
-	int deadlocked;         /* the ranks ended waiting on each other */
+	uint64_t events;     /* engine events handled */
+	size_t peak_pending; /* most engine events queued at once */
+	size_t peak_ops;     /* most GPU operations in flight at once */
+	uint64_t spans;      /* spans written to the sink */
+	uint64_t op_execs;   /* ops the host thread executed (loops multiplied out) */
+	hd_time makespan;    /* end of the last span */
+	int deadlocked;      /* the ranks ended waiting on each other */
 };
 
 /* Most ranks one simulated scenario may have. */
@@ -60,7 +60,7 @@ bool hd_model_handles_ok(enum hd_op_kind k);
  * what each rank waits for, unless sc->expect_deadlock.
  */
 int hd_model_run(const struct hd_scenario *sc, const struct hd_profile *p,
-		 const struct hd_sink *sink, volatile int *stop,
-		 struct hd_model_stats *st, struct hd_err *e);
+		 const struct hd_sink *sink, volatile int *stop, struct hd_model_stats *st,
+		 struct hd_err *e);
 
 #endif

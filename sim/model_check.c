@@ -20,13 +20,13 @@ hd_model_check(const struct hd_scenario *sc, struct hd_err *e)
 
 	if (sc->nranks < 1 || sc->nranks > HD_MODEL_MAX_RANKS) {
 		hd_err_set(e, HD_EXIT_INPUT, sc->name != NULL ? sc->name : "",
-		    "scenario '%s' has %d ranks; the simulator runs 1 to %d",
-		    sc->name, sc->nranks, HD_MODEL_MAX_RANKS);
+			   "scenario '%s' has %d ranks; the simulator runs 1 to %d", sc->name,
+			   sc->nranks, HD_MODEL_MAX_RANKS);
 		return -1;
 	}
 	if (sc->nstreams < 2) {
 		hd_err_set(e, HD_EXIT_INPUT, sc->name != NULL ? sc->name : "",
-		    "scenario '%s' lacks the two built-in streams", sc->name);
+			   "scenario '%s' lacks the two built-in streams", sc->name);
 		return -1;
 	}
 	for (i = 0; i < sc->nops; i++) {
@@ -38,25 +38,29 @@ hd_model_check(const struct hd_scenario *sc, struct hd_err *e)
 		snprintf(where, sizeof where, "line %d", op->line);
 		/* what the kind must have; then the other side, and every enum */
 		bad = f == NULL || !hd_op_operands_ok(sc, op);
-		multi = f != NULL && ((f->operands & HD_OPND_PEER) ||
-		    (op->kind == HD_OP_COPY && op->copy == HD_COPY_P2P));
-		if (multi && (op->peer < 0 || op->peer >= sc->nranks ||
-		    (!op->peer_rel && sc->nranks < 2) || (op->peer_rel && op->peer == 0)))
+		multi = f != NULL &&
+		    ((f->operands & HD_OPND_PEER) ||
+		     (op->kind == HD_OP_COPY && op->copy == HD_COPY_P2P));
+		if (multi &&
+		    (op->peer < 0 || op->peer >= sc->nranks || (!op->peer_rel && sc->nranks < 2) ||
+		     (op->peer_rel && op->peer == 0)))
 			bad = 1;
 		if (op->kind == HD_OP_COLL && (unsigned)op->coll >= HD_COLL__COUNT)
 			bad = 1;
-		if (op->src >= sc->nbuffers || op->dst >= sc->nbuffers ||
-		    op->src < HD_NONE || op->dst < HD_NONE)
+		if (op->src >= sc->nbuffers || op->dst >= sc->nbuffers || op->src < HD_NONE ||
+		    op->dst < HD_NONE)
 			bad = 1;
 		if (op->kind == HD_OP_COPY && (unsigned)op->copy >= HD_COPY__COUNT)
 			bad = 1;
 		if (op->kind == HD_OP_KERNEL && (unsigned)op->kernel >= HD_KERNEL__COUNT)
 			bad = 1;
 		if (bad) {
-			hd_err_set(e, HD_EXIT_INPUT, where, "scenario '%s': op %d "
-			    "(%s) refers to something that does not exist",
-			    sc->name, i, (unsigned)op->kind < HD_OP__COUNT ?
-			    hd_op_kind_name(op->kind) : "?");
+			hd_err_set(e, HD_EXIT_INPUT, where,
+				   "scenario '%s': op %d "
+				   "(%s) refers to something that does not exist",
+				   sc->name, i,
+				   (unsigned)op->kind < HD_OP__COUNT ? hd_op_kind_name(op->kind) :
+								       "?");
 			return -1;
 		}
 	}
@@ -88,14 +92,16 @@ model_check_profile(const struct hd_profile *p, struct hd_err *e)
 		double v = *(const double *)(const void *)((const char *)p + rates[i].off);
 
 		if (!(v > 0)) {
-			hd_err_set(e, HD_EXIT_INPUT, "--profile", "profile '%s': %s "
-			    "must be a positive rate", p->name, rates[i].key);
+			hd_err_set(e, HD_EXIT_INPUT, "--profile",
+				   "profile '%s': %s "
+				   "must be a positive rate",
+				   p->name, rates[i].key);
 			return -1;
 		}
 	}
 	if (p->sms < 1) {
-		hd_err_set(e, HD_EXIT_INPUT, "--profile",
-		    "profile '%s': sms must be at least 1", p->name);
+		hd_err_set(e, HD_EXIT_INPUT, "--profile", "profile '%s': sms must be at least 1",
+			   p->name);
 		return -1;
 	}
 	return 0;
@@ -113,25 +119,27 @@ describe_gop(struct world *w, struct model *m, int gi, struct hd_buf *b)
 
 	if ((g->kind == G_SEND || g->kind == G_RECV || g->kind == G_COLL) &&
 	    g->state == GS_QUEUED && g->ndeps > 0) {
-		hd_buf_printf(b, "%s (line %d), queued behind this rank's earlier NCCL "
-		    "call: one communicator runs one call at a time", hd_op_api_name(op),
-		    op->line);
+		hd_buf_printf(b,
+			      "%s (line %d), queued behind this rank's earlier NCCL "
+			      "call: one communicator runs one call at a time",
+			      hd_op_api_name(op), op->line);
 		return;
 	}
 	switch (g->kind) {
 	case G_SEND:
-		hd_buf_printf(b, "ncclSend to rank %d (line %d), which waits for rank "
-		    "%d to post the matching ncclRecv from rank %d", g->peer,
-		    op->line, g->peer, m->rank);
+		hd_buf_printf(b,
+			      "ncclSend to rank %d (line %d), which waits for rank "
+			      "%d to post the matching ncclRecv from rank %d",
+			      g->peer, op->line, g->peer, m->rank);
 		return;
 	case G_RECV:
-		hd_buf_printf(b, "ncclRecv from rank %d (line %d), which waits for "
-		    "rank %d to post the matching ncclSend to rank %d", g->peer,
-		    op->line, g->peer, m->rank);
+		hd_buf_printf(b,
+			      "ncclRecv from rank %d (line %d), which waits for "
+			      "rank %d to post the matching ncclSend to rank %d",
+			      g->peer, op->line, g->peer, m->rank);
 		return;
 	case G_COLL:
-		hd_buf_printf(b, "%s (line %d), which waits for", hd_op_api_name(op),
-		    op->line);
+		hd_buf_printf(b, "%s (line %d), which waits for", hd_op_api_name(op), op->line);
 		for (i = 0; i < w->ncolls; i++) {
 			if (w->colls[i].seq != g->seq)
 				continue;
@@ -154,11 +162,12 @@ describe_gop(struct world *w, struct model *m, int gi, struct hd_buf *b)
 	case G_WAIT:
 	case G_STAGED:
 		if (g->state == GS_QUEUED && g->ndeps > 0)
-			hd_buf_printf(b, "%s (line %d), which waits for work on another "
-			    "stream", hd_op_kind_name(op->kind), op->line);
+			hd_buf_printf(b,
+				      "%s (line %d), which waits for work on another "
+				      "stream",
+				      hd_op_kind_name(op->kind), op->line);
 		else
-			hd_buf_printf(b, "%s (line %d)", hd_op_kind_name(op->kind),
-			    op->line);
+			hd_buf_printf(b, "%s (line %d)", hd_op_kind_name(op->kind), op->line);
 		return;
 	}
 }
@@ -189,8 +198,8 @@ describe_rank(struct world *w, struct model *m, struct hd_buf *b)
 			continue;
 		if (h->w.kind == W_TICKET && s != h->w.stream)
 			continue;
-		if (m->g[gi].kind != G_SEND && m->g[gi].kind != G_RECV &&
-		    m->g[gi].kind != G_COLL && said)
+		if (m->g[gi].kind != G_SEND && m->g[gi].kind != G_RECV && m->g[gi].kind != G_COLL &&
+		    said)
 			continue;
 		hd_buf_printf(b, "%s", said ? "; and " : "");
 		describe_gop(w, m, gi, b);
@@ -212,9 +221,10 @@ model_deadlock_text(struct world *w)
 	for (r = 0; r < w->n; r++)
 		if (!w->rk[r].h.done)
 			stuck++;
-	hd_buf_printf(&b, "deadlock at %s: %d of %d ranks wait and nothing left "
-	    "can wake them\n", hd_fmt_time(when, sizeof when, hd_engine_now(w->eng)),
-	    stuck, w->n);
+	hd_buf_printf(&b,
+		      "deadlock at %s: %d of %d ranks wait and nothing left "
+		      "can wake them\n",
+		      hd_fmt_time(when, sizeof when, hd_engine_now(w->eng)), stuck, w->n);
 	for (r = 0; r < w->n; r++) {
 		if (w->rk[r].h.done)
 			continue;

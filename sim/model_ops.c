@@ -14,7 +14,11 @@
 
 /* --- the host thread ------------------------------------------------------- */
 
-enum { H_YIELD, H_NEXT, H_DONE };
+enum {
+	H_YIELD,
+	H_NEXT,
+	H_DONE
+};
 
 static int
 wait_holds(struct model *m, const struct hwait *w)
@@ -80,8 +84,8 @@ model_host_poll(struct model *m)
 	end = now + h->w.wake;
 	h->blocked = 0;
 	if (!h->w.quiet && end > h->w.since)
-		model_emit(m, m->lane_api, h->op, h->iter, HD_SPAN_BLOCKED, h->w.why,
-		    h->w.since, end, 0, model_api_label(m, h->op));
+		model_emit(m, m->lane_api, h->op, h->iter, HD_SPAN_BLOCKED, h->w.why, h->w.since,
+			   end, 0, model_api_label(m, h->op));
 	model_at(m, end, EV_HOST, 0, 0);
 }
 
@@ -100,13 +104,12 @@ host_api_end(struct model *m)
 	struct host *h = &m->h;
 
 	model_emit(m, m->lane_api, h->op, h->iter, HD_SPAN_API, HD_WHY_NONE, h->t0,
-	    hd_engine_now(m->eng), 0, model_api_label(m, h->op));
+		   hd_engine_now(m->eng), 0, model_api_label(m, h->op));
 	return H_DONE;
 }
 
 static struct hwait
-wait_of(enum wait_kind kind, int stream, uint64_t ticket, enum hd_why why,
-	hd_time wake)
+wait_of(enum wait_kind kind, int stream, uint64_t ticket, enum hd_why why, hd_time wake)
 {
 	struct hwait w;
 
@@ -147,8 +150,8 @@ op_stream_sync(struct model *m, const struct hd_op *op, int opi)
 	/* the ticket is fixed when the call begins: later work does not count */
 	if (m->h.phase == 0)
 		m->h.w.ticket = m->st[op->stream].submitted;
-	return op_sync(m, wait_of(W_TICKET, op->stream, m->h.w.ticket,
-	    HD_WHY_STREAM_SYNC, m->p->sync_wake));
+	return op_sync(
+	    m, wait_of(W_TICKET, op->stream, m->h.w.ticket, HD_WHY_STREAM_SYNC, m->p->sync_wake));
 }
 
 static int
@@ -159,8 +162,8 @@ op_event_sync(struct model *m, const struct hd_op *op, int opi)
 	(void)opi;
 	if (!ev->recorded)
 		return op_sync(m, wait_of(W_NONE, 0, 0, HD_WHY_EVENT_SYNC, 0));
-	return op_sync(m, wait_of(W_TICKET, ev->stream, ev->ticket,
-	    HD_WHY_EVENT_SYNC, m->p->sync_wake));
+	return op_sync(
+	    m, wait_of(W_TICKET, ev->stream, ev->ticket, HD_WHY_EVENT_SYNC, m->p->sync_wake));
 }
 
 static int
@@ -168,8 +171,7 @@ op_device_sync(struct model *m, const struct hd_op *op, int opi)
 {
 	(void)opi;
 	(void)op;
-	return op_sync(m, wait_of(W_ALL, 0, 0, HD_WHY_DEVICE_SYNC,
-	    m->p->sync_wake));
+	return op_sync(m, wait_of(W_ALL, 0, 0, HD_WHY_DEVICE_SYNC, m->p->sync_wake));
 }
 
 /* A call that costs `cost` on the host and does nothing else. */
@@ -192,7 +194,7 @@ op_alloc(struct model *m, const struct hd_op *op, int opi)
 {
 	const struct hd_profile *p = m->p;
 	uint64_t bytes = model_buf_bytes(m, op->dst, op->bytes);
-	hd_time cost = p->malloc_cost;     /* cudaMalloc, cudaMallocManaged */
+	hd_time cost = p->malloc_cost; /* cudaMalloc, cudaMallocManaged */
 
 	(void)opi;
 	switch (m->sc->buffers[op->dst].mem) {
@@ -201,7 +203,7 @@ op_alloc(struct model *m, const struct hd_op *op, int opi)
 		cost = p->pin_base + hd_time_for_bytes((double)bytes, p->mallochost_bw);
 		break;
 	case HD_MEM_PAGEABLE:
-		cost = HD_US;   /* malloc: the pages are touched later */
+		cost = HD_US; /* malloc: the pages are touched later */
 		break;
 	case HD_MEM_MANAGED:
 	case HD_MEM_DEVICE:
@@ -232,8 +234,8 @@ op_free(struct model *m, const struct hd_op *op, int opi)
 	switch (h->phase) {
 	case 0:
 		/* cudaFree and cudaFreeHost synchronise the device first */
-		if (host_wait(m, wait_of(W_ALL, 0, 0, HD_WHY_DEVICE_SYNC,
-		    m->p->sync_wake), 1) == H_YIELD)
+		if (host_wait(m, wait_of(W_ALL, 0, 0, HD_WHY_DEVICE_SYNC, m->p->sync_wake), 1) ==
+		    H_YIELD)
 			return H_YIELD;
 		/* FALLTHROUGH */
 	case 1:
@@ -249,8 +251,8 @@ op_host(struct model *m, const struct hd_op *op, int opi)
 	hd_time now = hd_engine_now(m->eng);
 
 	if (m->h.phase == 0) {
-		model_emit(m, m->lane_host, opi, m->h.iter, HD_SPAN_HOST, HD_WHY_NONE,
-		    now, now + op->duration, 0, model_work_label(m, opi));
+		model_emit(m, m->lane_host, opi, m->h.iter, HD_SPAN_HOST, HD_WHY_NONE, now,
+			   now + op->duration, 0, model_work_label(m, opi));
 		return host_sleep(m, op->duration, 1);
 	}
 	return H_DONE;
@@ -275,8 +277,8 @@ submit_prologue(struct model *m, int stream, hd_time cost)
 
 	switch (h->phase) {
 	case 0:
-		if (host_wait(m, wait_of(W_QUEUE, stream, 0, HD_WHY_QUEUE_FULL,
-		    m->p->sync_wake), 1) == H_YIELD)
+		if (host_wait(m, wait_of(W_QUEUE, stream, 0, HD_WHY_QUEUE_FULL, m->p->sync_wake),
+			      1) == H_YIELD)
 			return H_YIELD;
 		/* FALLTHROUGH */
 	case 1:
@@ -296,8 +298,7 @@ op_kernel(struct model *m, const struct hd_op *op, int opi)
 			return r;
 	}
 	gi = model_gop_new(m, G_KERNEL, op->stream, opi, m->h.iter);
-	m->g[gi].sms = op->grid == 0 || op->grid > (uint32_t)m->p->sms ?
-	    m->p->sms : (int)op->grid;
+	m->g[gi].sms = op->grid == 0 || op->grid > (uint32_t)m->p->sms ? m->p->sms : (int)op->grid;
 	m->g[gi].dur = model_kernel_duration(m, op);
 	model_stream_submit(m, gi);
 	model_kick(m);
@@ -378,9 +379,10 @@ is_staged(const struct model *m, const struct hd_op *op)
 static int
 op_copy_dma(struct model *m, const struct hd_op *op, int opi)
 {
-	static const enum dir dirs[HD_COPY__COUNT] = {
-		[HD_COPY_H2D] = DIR_H2D, [HD_COPY_D2H] = DIR_D2H,
-		[HD_COPY_D2D] = DIR_D2D, [HD_COPY_P2P] = DIR_P2P };
+	static const enum dir dirs[HD_COPY__COUNT] = { [HD_COPY_H2D] = DIR_H2D,
+						       [HD_COPY_D2H] = DIR_D2H,
+						       [HD_COPY_D2D] = DIR_D2D,
+						       [HD_COPY_P2P] = DIR_P2P };
 	struct host *h = &m->h;
 	int gi, r;
 
@@ -403,8 +405,10 @@ op_copy_dma(struct model *m, const struct hd_op *op, int opi)
 		if (op->async || op->copy == HD_COPY_D2D)
 			return host_api_end(m);
 		h->w.ticket = m->g[gi].ticket;
-		if (host_wait(m, wait_of(W_TICKET, op->stream, h->w.ticket,
-		    HD_WHY_SYNC_COPY, m->p->sync_wake), 3) == H_YIELD)
+		if (host_wait(m,
+			      wait_of(W_TICKET, op->stream, h->w.ticket, HD_WHY_SYNC_COPY,
+				      m->p->sync_wake),
+			      3) == H_YIELD)
 			return H_YIELD;
 		/* FALLTHROUGH */
 	default:
@@ -423,8 +427,8 @@ op_copy_host(struct model *m, const struct hd_op *op)
 		return host_sleep(m, m->p->api_memcpy, 1);
 	case 1:
 		d = hd_time_for_bytes((double)op->bytes, m->p->host_memcpy_h2d_bw);
-		model_emit(m, m->lane_host, h->op, h->iter, HD_SPAN_HOST, HD_WHY_NONE,
-		    now, now + d, op->bytes, model_work_label(m, h->op));
+		model_emit(m, m->lane_host, h->op, h->iter, HD_SPAN_HOST, HD_WHY_NONE, now, now + d,
+			   op->bytes, model_work_label(m, h->op));
 		return host_sleep(m, d, 2);
 	default:
 		return host_api_end(m);
@@ -443,7 +447,7 @@ staged_dma(struct model *m, uint64_t k)
 	if (k == h->nchunks - 1)
 		bytes = g->bytes - k * h->chunk;
 	xi = model_xfer_new(m, X_CHUNK, h->g, h->dir, bytes, 0, m->p->copy_latency,
-	    m->ce_of[h->dir]);
+			    m->ce_of[h->dir]);
 	model_engine_queue(m, xi);
 }
 
@@ -458,8 +462,8 @@ staged_dma(struct model *m, uint64_t k)
  * follows the last DMA.
  */
 static int
-op_copy_staged(struct model *m, const struct hd_op *op, int opi,
-	       enum dir d, uint64_t bytes, enum hd_why why)
+op_copy_staged(struct model *m, const struct hd_op *op, int opi, enum dir d, uint64_t bytes,
+	       enum hd_why why)
 {
 	struct host *h = &m->h;
 	const struct hd_profile *p = m->p;
@@ -493,8 +497,8 @@ op_copy_staged(struct model *m, const struct hd_op *op, int opi,
 			model_stream_submit(m, gi);
 			model_kick(m);
 			w = wait_of(W_STARTED, 0, 0,
-			    why == HD_WHY_READ ? HD_WHY_READ : HD_WHY_PRIOR_WORK,
-			    p->sync_wake);
+				    why == HD_WHY_READ ? HD_WHY_READ : HD_WHY_PRIOR_WORK,
+				    p->sync_wake);
 			w.slot = h->g;
 			w.gen = h->ggen;
 			if (host_wait(m, w, 3) == H_YIELD)
@@ -524,10 +528,11 @@ op_copy_staged(struct model *m, const struct hd_op *op, int opi,
 		case 5:
 			now = hd_engine_now(m->eng);
 			cb = h->i == h->nchunks - 1 ? bytes - h->i * h->chunk : h->chunk;
-			dt = hd_time_for_bytes((double)cb, h->dir == DIR_H2D ?
-					       p->host_memcpy_h2d_bw : p->host_memcpy_d2h_bw);
-			model_emit(m, m->lane_host, opi, h->iter, HD_SPAN_STAGING,
-			    HD_WHY_NONE, now, now + dt, cb, m->lbl_staging);
+			dt = hd_time_for_bytes((double)cb,
+					       h->dir == DIR_H2D ? p->host_memcpy_h2d_bw :
+								   p->host_memcpy_d2h_bw);
+			model_emit(m, m->lane_host, opi, h->iter, HD_SPAN_STAGING, HD_WHY_NONE, now,
+				   now + dt, cb, m->lbl_staging);
 			return host_sleep(m, dt, 6);
 		case 6:
 			if (h->dir == DIR_H2D)
@@ -541,8 +546,8 @@ op_copy_staged(struct model *m, const struct hd_op *op, int opi,
 			}
 			now = hd_engine_now(m->eng);
 			if (now > h->stage_start)
-				model_emit(m, m->lane_api, opi, h->iter, HD_SPAN_BLOCKED,
-				    h->why, h->stage_start, now, 0, model_api_label(m, opi));
+				model_emit(m, m->lane_api, opi, h->iter, HD_SPAN_BLOCKED, h->why,
+					   h->stage_start, now, 0, model_api_label(m, opi));
 			return host_api_end(m);
 		}
 	}
@@ -554,9 +559,8 @@ op_copy(struct model *m, const struct hd_op *op, int opi)
 	if (op->copy == HD_COPY_H2H)
 		return op_copy_host(m, op);
 	if (is_staged(m, op))
-		return op_copy_staged(m, op, opi,
-		    op->copy == HD_COPY_H2D ? DIR_H2D : DIR_D2H, op->bytes,
-		    HD_WHY_PAGEABLE);
+		return op_copy_staged(m, op, opi, op->copy == HD_COPY_H2D ? DIR_H2D : DIR_D2H,
+				      op->bytes, HD_WHY_PAGEABLE);
 	return op_copy_dma(m, op, opi);
 }
 
@@ -564,7 +568,8 @@ static int
 op_read(struct model *m, const struct hd_op *op, int opi)
 {
 	return op_copy_staged(m, op, opi, DIR_D2H,
-	    op->bytes != 0 ? op->bytes : model_buf_bytes(m, op->src, 0), HD_WHY_READ);
+			      op->bytes != 0 ? op->bytes : model_buf_bytes(m, op->src, 0),
+			      HD_WHY_READ);
 }
 
 /* ncclSend, ncclRecv and the collectives: a launch, then work on the stream. */
@@ -572,7 +577,9 @@ static int
 op_comm(struct model *m, const struct hd_op *op, int opi)
 {
 	static const enum gop_kind kinds[HD_OP__COUNT] = {
-		[HD_OP_SEND] = G_SEND, [HD_OP_RECV] = G_RECV, [HD_OP_COLL] = G_COLL,
+		[HD_OP_SEND] = G_SEND,
+		[HD_OP_RECV] = G_RECV,
+		[HD_OP_COLL] = G_COLL,
 	};
 	int gi, r, buf = op->kind == HD_OP_RECV ? op->dst : op->src;
 
@@ -582,7 +589,7 @@ op_comm(struct model *m, const struct hd_op *op, int opi)
 	}
 	gi = model_gop_new(m, kinds[op->kind], op->stream, opi, m->h.iter);
 	m->g[gi].bytes = op->bytes != 0 ? op->bytes :
-	    model_buf_bytes(m, buf >= 0 ? buf : op->dst, 0);
+					  model_buf_bytes(m, buf >= 0 ? buf : op->dst, 0);
 	if (op->kind == HD_OP_COLL)
 		m->g[gi].seq = m->ncoll++;
 	else
@@ -616,8 +623,7 @@ op_barrier(struct model *m, const struct hd_op *op, int opi)
 				model_touch(&w->rk[r]);
 		}
 	}
-	return op_sync(m, wait_of(W_BARRIER, 0, m->nbarrier, HD_WHY_COLLECTIVE,
-	    m->p->sync_wake));
+	return op_sync(m, wait_of(W_BARRIER, 0, m->nbarrier, HD_WHY_COLLECTIVE, m->p->sync_wake));
 }
 
 /* A loop or rank block's header: host_next walks into its body or past it,
@@ -700,8 +706,7 @@ host_next(struct model *m)
 				h->pc += 1 + (op->body_len > 0 ? op->body_len : 0);
 				continue;
 			}
-			h->stack = hd_xgrow(h->stack, &h->stack_cap, h->sp + 1,
-			    sizeof *h->stack);
+			h->stack = hd_xgrow(h->stack, &h->stack_cap, h->sp + 1, sizeof *h->stack);
 			l = &h->stack[h->sp++];
 			l->start = h->pc + 1;
 			l->end = h->pc + 1 + op->body_len;

@@ -27,37 +27,56 @@
 #include "sim/model.h"
 
 enum ev_type {
-	EV_HOST,        /* the host thread resumes */
-	EV_READY,       /* a kernel's launch latency has passed */
-	EV_KDONE,       /* a kernel finishes */
-	EV_XLAT,        /* a transfer's set-up latency has passed: start its flow */
-	EV_FLOW,        /* the earliest flow finishes (a = generation) */
-	EV_COLL,        /* this rank's part of a collective ends */
+	EV_HOST,  /* the host thread resumes */
+	EV_READY, /* a kernel's launch latency has passed */
+	EV_KDONE, /* a kernel finishes */
+	EV_XLAT,  /* a transfer's set-up latency has passed: start its flow */
+	EV_FLOW,  /* the earliest flow finishes (a = generation) */
+	EV_COLL,  /* this rank's part of a collective ends */
 };
 /* Event types carry the rank above the low four bits. */
 #define EV_SHIFT 4
-#define EV_MASK 0xfu
+#define EV_MASK  0xfu
 /* DIR_P2P: a peer copy or send/recv; its path comes with the transfer. */
-enum dir { DIR_H2D, DIR_D2H, DIR_D2D, DIR_P2P, DIR__COUNT };
+enum dir {
+	DIR_H2D,
+	DIR_D2H,
+	DIR_D2D,
+	DIR_P2P,
+	DIR__COUNT
+};
 
 enum gop_kind {
-	G_KERNEL, G_COPY, G_PREFETCH, G_RECORD, G_WAIT, G_STAGED,
-	G_SEND, G_RECV, G_COLL,
+	G_KERNEL,
+	G_COPY,
+	G_PREFETCH,
+	G_RECORD,
+	G_WAIT,
+	G_STAGED,
+	G_SEND,
+	G_RECV,
+	G_COLL,
 };
 
 enum gop_state {
 	GS_FREE,
-	GS_QUEUED,      /* in its stream, waiting to be head with dependencies met */
-	GS_LAUNCH,      /* kernel: waiting for launch latency */
-	GS_WAITRES,     /* waiting for SMs or a copy engine */
+	GS_QUEUED,  /* in its stream, waiting to be head with dependencies met */
+	GS_LAUNCH,  /* kernel: waiting for launch latency */
+	GS_WAITRES, /* waiting for SMs or a copy engine */
 	GS_RUNNING,
 };
 
-enum xfer_kind { X_COPY, X_CHUNK, X_PREFETCH, X_FAULT, X_COMM };
+enum xfer_kind {
+	X_COPY,
+	X_CHUNK,
+	X_PREFETCH,
+	X_FAULT,
+	X_COMM
+};
 
 struct dep {
 	int stream;
-	uint64_t ticket;        /* done when the stream has completed this many */
+	uint64_t ticket; /* done when the stream has completed this many */
 };
 
 struct gop {
@@ -67,13 +86,13 @@ struct gop {
 	int op;
 	uint32_t iter;
 	int stream;
-	uint64_t ticket;        /* its number on its stream (1-based) */
+	uint64_t ticket; /* its number on its stream (1-based) */
 	hd_time submit, start, head_since, compute_start;
-	hd_time kdone;          /* kernels: when its EV_KDONE fires (0: not computing) */
-	int next;               /* next in its stream */
-	int qnext;              /* next in the kernel queue */
+	hd_time kdone; /* kernels: when its EV_KDONE fires (0: not computing) */
+	int next;      /* next in its stream */
+	int qnext;     /* next in the kernel queue */
 	int next_free;
-	struct dep *deps;       /* kept across reuse of the slot */
+	struct dep *deps; /* kept across reuse of the slot */
 	int ndeps, depcap;
 	/* kernels */
 	int sms;
@@ -81,14 +100,14 @@ struct gop {
 	/* copies */
 	enum dir dir;
 	uint64_t bytes;
-	uint64_t chunks_done;   /* staged copies: chunk DMAs finished */
+	uint64_t chunks_done; /* staged copies: chunk DMAs finished */
 	uint64_t nchunks;
-	int buf;                /* prefetch: the buffer */
+	int buf; /* prefetch: the buffer */
 	int to_device;
 	/* communication */
-	int peer;               /* send / recv / peer copy: the other rank */
-	int pnext;              /* next in the rank's list of posted sends or recvs */
-	uint64_t seq;           /* collectives: which of the rank's collectives */
+	int peer;     /* send / recv / peer copy: the other rank */
+	int pnext;    /* next in the rank's list of posted sends or recvs */
+	uint64_t seq; /* collectives: which of the rank's collectives */
 };
 
 struct xfer {
@@ -99,8 +118,8 @@ struct xfer {
 	uint64_t bytes;
 	double cap;
 	hd_time lat;
-	int engine;             /* -1: no copy engine (page faults, NCCL) */
-	hd_time t0, t1;         /* on the engine, on the wire */
+	int engine;     /* -1: no copy engine (page faults, NCCL) */
+	hd_time t0, t1; /* on the engine, on the wire */
 	int next, next_free;
 	/* DIR_P2P: the path, and for send/recv the receiving rank's gop */
 	int res[4], nres;
@@ -110,14 +129,14 @@ struct xfer {
 };
 
 struct engine {
-	int head, tail;         /* FIFO of transfers */
-	int busy;               /* transfer in progress, or -1 */
+	int head, tail; /* FIFO of transfers */
+	int busy;       /* transfer in progress, or -1 */
 };
 
 struct mstream {
 	int head, tail;
 	uint64_t submitted, completed;
-	int blocking;           /* synchronises with the legacy stream */
+	int blocking; /* synchronises with the legacy stream */
 	int lane;
 };
 
@@ -128,19 +147,19 @@ struct mevent {
 };
 
 struct mbuf {
-	enum hd_mem mem;        /* changes when cudaHostRegister pins it */
-	int resident;           /* managed: on the device */
+	enum hd_mem mem; /* changes when cudaHostRegister pins it */
+	int resident;    /* managed: on the device */
 	uint64_t bytes;
 };
 
 enum wait_kind {
 	W_NONE,
-	W_TICKET,       /* stream `stream` has completed `ticket` ops */
-	W_ALL,          /* every stream idle */
-	W_QUEUE,        /* stream has room in its queue */
-	W_STARTED,      /* staged gop (slot, gen) is running */
-	W_CHUNKS,       /* staged gop (slot, gen) has `ticket` chunks done */
-	W_BARRIER,      /* every rank has reached barrier number `ticket` */
+	W_TICKET,  /* stream `stream` has completed `ticket` ops */
+	W_ALL,     /* every stream idle */
+	W_QUEUE,   /* stream has room in its queue */
+	W_STARTED, /* staged gop (slot, gen) is running */
+	W_CHUNKS,  /* staged gop (slot, gen) has `ticket` chunks done */
+	W_BARRIER, /* every rank has reached barrier number `ticket` */
 };
 
 struct hwait {
@@ -150,7 +169,7 @@ struct hwait {
 	int slot;
 	uint32_t gen;
 	enum hd_why why;
-	int quiet;              /* part of a longer blocked span: draw none */
+	int quiet; /* part of a longer blocked span: draw none */
 	hd_time wake;
 	hd_time since;
 };
@@ -158,19 +177,19 @@ struct hwait {
 struct loop {
 	int start, end;
 	uint64_t left;
-	uint64_t mark;          /* ops returned when this iteration began */
+	uint64_t mark; /* ops returned when this iteration began */
 };
 
 struct host {
 	int pc;
-	uint64_t returned;      /* ops host_next has handed out */
+	uint64_t returned; /* ops host_next has handed out */
 	struct loop *stack;
 	size_t sp, stack_cap;
-	int op;                 /* op being executed, or -1 */
+	int op; /* op being executed, or -1 */
 	uint32_t iter;
 	int phase;
-	hd_time t0;             /* when the call began */
-	int blocked;            /* waiting in `w` */
+	hd_time t0;  /* when the call began */
+	int blocked; /* waiting in `w` */
 	struct hwait w;
 	int done;
 	/* the staged copy the host is driving */
@@ -188,7 +207,7 @@ struct world;
 struct model {
 	struct world *w;
 	int rank;
-	int touched;            /* on the world's list of ranks to look at */
+	int touched; /* on the world's list of ranks to look at */
 	const struct hd_scenario *sc;
 	const struct hd_profile *p;
 	const struct hd_sink *sink;
@@ -217,23 +236,23 @@ struct model {
 	int sms_used, nkernels;
 
 	struct host h;
-	int dirty;              /* a gop completed: heads may start */
+	int dirty; /* a gop completed: heads may start */
 
 	/* lanes and labels */
 	int lane_host, lane_api, lane_ce[DIR__COUNT], lane_compute, lane_pcie[2];
 	int lane_link[HD_LINK__COUNT];
-	int *work_label;        /* per op, -1 until interned (the world's) */
-	int *api_label;         /* per op, -1 until interned (the world's) */
+	int *work_label; /* per op, -1 until interned (the world's) */
+	int *api_label;  /* per op, -1 until interned (the world's) */
 	int lbl_staging, lbl_fault;
 
 	/* communication */
-	int res_out, res_in;    /* NVLink ports (flow resources) */
-	int sends, recvs;       /* posted sends / recvs not yet matched (lists of gops) */
-	uint64_t ncoll;         /* collectives started on this rank */
-	int nccl_running;       /* NCCL kernels on the GPU now (they hold coll_sms SMs) */
-	int comm_stream;        /* the stream and ticket of the last NCCL call, */
-	uint64_t comm_ticket;   /* which the next one waits for (-1: none) */
-	uint64_t nbarrier;      /* barriers reached */
+	int res_out, res_in;  /* NVLink ports (flow resources) */
+	int sends, recvs;     /* posted sends / recvs not yet matched (lists of gops) */
+	uint64_t ncoll;       /* collectives started on this rank */
+	int nccl_running;     /* NCCL kernels on the GPU now (they hold coll_sms SMs) */
+	int comm_stream;      /* the stream and ticket of the last NCCL call, */
+	uint64_t comm_ticket; /* which the next one waits for (-1: none) */
+	uint64_t nbarrier;    /* barriers reached */
 
 	uint64_t spans, op_execs;
 	hd_time makespan;
@@ -243,10 +262,10 @@ struct model {
 struct coll {
 	uint64_t seq;
 	int arrived;
-	int op;                 /* the first arrival's op, for checks and messages */
-	int rank0;              /* the first rank that arrived */
-	hd_time *at;            /* arrival per rank */
-	int *gop;               /* per rank: its gop (or -1) */
+	int op;      /* the first arrival's op, for checks and messages */
+	int rank0;   /* the first rank that arrived */
+	hd_time *at; /* arrival per rank */
+	int *gop;    /* per rank: its gop (or -1) */
 	uint32_t *gen;
 };
 
@@ -259,20 +278,20 @@ struct world {
 	struct hd_flownet *net;
 	int n;
 	struct model *rk;
-	int *touched;           /* ranks to look at after this event */
+	int *touched; /* ranks to look at after this event */
 	int ntouched;
 	uint32_t flow_gen;
-	hd_time flow_at;        /* time of the live EV_FLOW, or -1 */
+	hd_time flow_at; /* time of the live EV_FLOW, or -1 */
 	int *work_label, *api_label;
-	int *nic_out, *nic_in;  /* network resources per node, -1 until needed */
-	int (*host_dma)[3];     /* per node: the host's caps on all its GPUs' DMA,
+	int *nic_out, *nic_in; /* network resources per node, -1 until needed */
+	int (*host_dma)[3];    /* per node: the host's caps on all its GPUs' DMA,
 				 * H2D, D2H and both (-1: none) */
-	struct coll *colls;     /* collectives in progress, oldest first */
+	struct coll *colls;    /* collectives in progress, oldest first */
 	size_t ncolls, collcap;
 	uint64_t barrier_arrived, barrier_done;
-	char *problem;          /* a mismatch found: the run stops */
-	bool problem_input;     /* ... and it is the lesson's (exit status 2) */
-	uint64_t spans;         /* drawn by every rank so far, at most the sink's max_spans */
+	char *problem;      /* a mismatch found: the run stops */
+	bool problem_input; /* ... and it is the lesson's (exit status 2) */
+	uint64_t spans;     /* drawn by every rank so far, at most the sink's max_spans */
 	int lbl_link[HD_LINK__COUNT];
 };
 
@@ -317,8 +336,8 @@ void model_kick(struct model *m);
 /* --- model_xfer.c: transfers and kernels ------------------------------------------ */
 
 /* A new transfer for gop gi (engine -1: none); its index. */
-int model_xfer_new(struct model *m, enum xfer_kind kind, int gi, enum dir d,
-		   uint64_t bytes, double cap, hd_time lat, int engine);
+int model_xfer_new(struct model *m, enum xfer_kind kind, int gi, enum dir d, uint64_t bytes,
+		   double cap, hd_time lat, int engine);
 /* Transfer xi starts: its latency, then its flow. */
 void model_xfer_begin(struct model *m, int xi);
 /* Queue transfer xi on its copy engine (FIFO). */

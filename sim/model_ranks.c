@@ -61,8 +61,7 @@ static void
 comm_start(struct model *snd, int sgi, struct model *rcv, int rgi)
 {
 	struct gop *g = &snd->g[sgi];
-	int xi = model_xfer_new(snd, X_COMM, sgi, DIR_P2P, g->bytes, 0,
-	    snd->p->coll_base, -1);
+	int xi = model_xfer_new(snd, X_COMM, sgi, DIR_P2P, g->bytes, 0, snd->p->coll_base, -1);
 	struct xfer *x = &snd->x[xi];
 
 	model_peer_path(snd, x, rcv->rank);
@@ -142,15 +141,15 @@ coll_span(void *ctx, const struct hd_coll_xfer *x)
 	const struct gop *g = &m->g[cc->c->gop[x->src]];
 
 	model_emit(m, model_link_lane(m, x->cls), g->op, g->iter, HD_SPAN_COMM, HD_WHY_NONE,
-	    x->start, x->end, x->bytes, model_work_label(m, g->op));
+		   x->start, x->end, x->bytes, model_work_label(m, g->op));
 }
 
 /* Transfers a schedule makes, roughly: beyond a million, no link spans. */
 static uint64_t
 coll_transfers(enum hd_coll c, uint64_t bytes, int n, const struct hd_profile *p)
 {
-	uint64_t N = (uint64_t)n, K = p->coll_chunk > 0 ?
-	    bytes / p->coll_chunk + 1 : 1, played = hd_coll_played(bytes, n, p);
+	uint64_t N = (uint64_t)n, K = p->coll_chunk > 0 ? bytes / p->coll_chunk + 1 : 1,
+		 played = hd_coll_played(bytes, n, p);
 
 	/* only the chunks played one by one are drawn: about 2^22 / n at most */
 	if (K > played + 1)
@@ -182,13 +181,14 @@ coll_fail(struct world *w, struct model *m, const struct coll *c, int opi)
 	struct hd_buf t;
 
 	hd_buf_init(&t);
-	hd_buf_printf(&t, "collective mismatch: as collective number %llu, rank %d "
-	    "calls %s of %llu bytes (root %d, line %d) but rank %d calls %s of "
-	    "%llu bytes (root %d, line %d); NCCL would hang or corrupt data: "
-	    "every rank must make the same collective calls in the same order",
-	    (unsigned long long)c->seq + 1, c->rank0, hd_coll_name(a->coll),
-	    (unsigned long long)a->bytes, a->root, a->line, m->rank,
-	    hd_coll_name(b->coll), (unsigned long long)b->bytes, b->root, b->line);
+	hd_buf_printf(&t,
+		      "collective mismatch: as collective number %llu, rank %d "
+		      "calls %s of %llu bytes (root %d, line %d) but rank %d calls %s of "
+		      "%llu bytes (root %d, line %d); NCCL would hang or corrupt data: "
+		      "every rank must make the same collective calls in the same order",
+		      (unsigned long long)c->seq + 1, c->rank0, hd_coll_name(a->coll),
+		      (unsigned long long)a->bytes, a->root, a->line, m->rank,
+		      hd_coll_name(b->coll), (unsigned long long)b->bytes, b->root, b->line);
 	free(w->problem);
 	w->problem = hd_xstrdup(t.s);
 	hd_buf_free(&t);
@@ -244,8 +244,8 @@ model_coll_arrive(struct model *m, int gi)
 
 	done = hd_xmalloc((size_t)w->n * sizeof *done);
 	if (w->p->coll_model == HD_CMODEL_FORMULA) {
-		hd_time last = 0, t = hd_coll_formula(op->coll, w->p->coll_algo,
-		    op->bytes, w->n, w->p);
+		hd_time last = 0,
+			t = hd_coll_formula(op->coll, w->p->coll_algo, op->bytes, w->n, w->p);
 
 		for (r = 0; r < w->n; r++)
 			if (c->at[r] > last)
@@ -257,14 +257,15 @@ model_coll_arrive(struct model *m, int gi)
 
 		cc.w = w;
 		cc.c = c;
-		hd_coll_schedule(op->coll, w->p->coll_algo, op->bytes,
-		    op->root, w->n, w->p, c->at, done,
-		    coll_transfers(op->coll, op->bytes, w->n, w->p) <=
-		    COLL_SPAN_LIMIT ? coll_span : NULL, &cc, NULL);
+		hd_coll_schedule(
+		    op->coll, w->p->coll_algo, op->bytes, op->root, w->n, w->p, c->at, done,
+		    coll_transfers(op->coll, op->bytes, w->n, w->p) <= COLL_SPAN_LIMIT ? coll_span :
+											 NULL,
+		    &cc, NULL);
 	}
 	for (r = 0; r < w->n; r++)
-		model_at(&w->rk[r], done[r] > now ? done[r] : now, EV_COLL,
-		    (uint32_t)c->gop[r], c->gen[r]);
+		model_at(&w->rk[r], done[r] > now ? done[r] : now, EV_COLL, (uint32_t)c->gop[r],
+			 c->gen[r]);
 	free(done);
 	free(c->at);
 	free(c->gop);
@@ -280,9 +281,8 @@ model_coll_done(struct model *m, int gi)
 {
 	struct gop *g = &m->g[gi];
 
-	model_emit(m, model_stream_lane(m, g->stream), g->op, g->iter, HD_SPAN_COMM,
-	    HD_WHY_NONE, g->start, hd_engine_now(m->eng), g->bytes,
-	    model_work_label(m, g->op));
+	model_emit(m, model_stream_lane(m, g->stream), g->op, g->iter, HD_SPAN_COMM, HD_WHY_NONE,
+		   g->start, hd_engine_now(m->eng), g->bytes, model_work_label(m, g->op));
 	model_nccl_sms(m, -1);
 	model_gop_complete(m, gi);
 }

@@ -15,8 +15,8 @@
 /* --- transfers and copy engines ------------------------------------------- */
 
 int
-model_xfer_new(struct model *m, enum xfer_kind kind, int gi, enum dir d,
-	       uint64_t bytes, double cap, hd_time lat, int engine)
+model_xfer_new(struct model *m, enum xfer_kind kind, int gi, enum dir d, uint64_t bytes, double cap,
+	       hd_time lat, int engine)
 {
 	struct xfer *x;
 	int i;
@@ -136,8 +136,7 @@ model_nccl_sms(struct model *m, int delta)
 	size_t i;
 
 	m->nccl_running += delta;
-	if (f == 1.0 || (delta > 0 && m->nccl_running != 1) ||
-	    (delta < 0 && m->nccl_running != 0))
+	if (f == 1.0 || (delta > 0 && m->nccl_running != 1) || (delta < 0 && m->nccl_running != 0))
 		return;
 	for (i = 0; i < m->ng; i++) {
 		struct gop *g = &m->g[i];
@@ -163,18 +162,19 @@ xfer_done(struct model *m, int xi)
 	int label;
 
 	kind = x.kind == X_PREFETCH ? HD_SPAN_PREFETCH :
-	    x.kind == X_FAULT ? HD_SPAN_FAULT :
-	    x.kind == X_COMM ? HD_SPAN_COMM : HD_SPAN_COPY;
+	    x.kind == X_FAULT       ? HD_SPAN_FAULT :
+	    x.kind == X_COMM        ? HD_SPAN_COMM :
+				      HD_SPAN_COPY;
 	label = x.kind == X_FAULT ? m->lbl_fault : model_work_label(m, g->op);
 	if (x.dir == DIR_P2P)
-		model_emit(m, model_link_lane(m, x.cls), g->op, g->iter, kind, HD_WHY_NONE,
-		    x.t1, now, x.bytes, label);
+		model_emit(m, model_link_lane(m, x.cls), g->op, g->iter, kind, HD_WHY_NONE, x.t1,
+			   now, x.bytes, label);
 	else if (x.dir != DIR_D2D)
-		model_emit(m, model_pcie_lane(m, x.dir), g->op, g->iter, kind, HD_WHY_NONE,
-		    x.t1, now, x.bytes, label);
+		model_emit(m, model_pcie_lane(m, x.dir), g->op, g->iter, kind, HD_WHY_NONE, x.t1,
+			   now, x.bytes, label);
 	if (x.engine >= 0) {
-		model_emit(m, model_ce_lane(m, x.dir), g->op, g->iter, kind, HD_WHY_NONE,
-		    x.t0, now, x.bytes, label);
+		model_emit(m, model_ce_lane(m, x.dir), g->op, g->iter, kind, HD_WHY_NONE, x.t0, now,
+			   x.bytes, label);
 		m->ce[x.engine].busy = -1;
 		engine_kick(m, x.engine);
 	}
@@ -185,8 +185,8 @@ xfer_done(struct model *m, int xi)
 	switch (x.kind) {
 	case X_COPY:
 	case X_PREFETCH:
-		model_emit(m, model_stream_lane(m, g->stream), g->op, g->iter, kind,
-		    HD_WHY_NONE, g->start, now, g->bytes, label);
+		model_emit(m, model_stream_lane(m, g->stream), g->op, g->iter, kind, HD_WHY_NONE,
+			   g->start, now, g->bytes, label);
 		if (x.kind == X_PREFETCH && g->buf >= 0)
 			m->buf[g->buf].resident = g->to_device;
 		model_gop_complete(m, x.gop);
@@ -194,15 +194,15 @@ xfer_done(struct model *m, int xi)
 	case X_CHUNK:
 		g->chunks_done++;
 		if (g->chunks_done == g->nchunks) {
-			model_emit(m, model_stream_lane(m, g->stream), g->op, g->iter,
-			    HD_SPAN_COPY, HD_WHY_NONE, g->start, now, g->bytes,
-			    model_work_label(m, g->op));
+			model_emit(m, model_stream_lane(m, g->stream), g->op, g->iter, HD_SPAN_COPY,
+				   HD_WHY_NONE, g->start, now, g->bytes,
+				   model_work_label(m, g->op));
 			model_gop_complete(m, x.gop);
 		}
 		break;
 	case X_FAULT:
-		model_emit(m, model_compute_lane(m), g->op, g->iter, HD_SPAN_FAULT,
-		    HD_WHY_NONE, g->start, now, x.bytes, m->lbl_fault);
+		model_emit(m, model_compute_lane(m), g->op, g->iter, HD_SPAN_FAULT, HD_WHY_NONE,
+			   g->start, now, x.bytes, m->lbl_fault);
 		kernel_compute(m, x.gop);
 		break;
 	case X_COMM: {
@@ -212,9 +212,9 @@ xfer_done(struct model *m, int xi)
 		if (rg->gen != x.rgen)
 			hd_fatal("model: stale receive on rank %d", g->peer);
 		model_emit(m, model_stream_lane(m, g->stream), g->op, g->iter, HD_SPAN_COMM,
-		    HD_WHY_NONE, g->start, now, x.bytes, label);
+			   HD_WHY_NONE, g->start, now, x.bytes, label);
 		model_emit(q, model_stream_lane(q, rg->stream), rg->op, rg->iter, HD_SPAN_COMM,
-		    HD_WHY_NONE, rg->start, now, x.bytes, model_work_label(q, rg->op));
+			   HD_WHY_NONE, rg->start, now, x.bytes, model_work_label(q, rg->op));
 		model_nccl_sms(m, -1);
 		model_nccl_sms(q, -1);
 		model_gop_complete(m, x.gop);
@@ -236,11 +236,10 @@ model_flow_start(struct model *m, int xi)
 		return;
 	}
 	/* the tag: transfer (24 bits), rank (20 bits), generation (20 bits) */
-	hd_flow_start(m->net, now, (double)x->bytes, x->cap,
-	    x->dir == DIR_P2P ? x->res : m->res[x->dir],
+	hd_flow_start(
+	    m->net, now, (double)x->bytes, x->cap, x->dir == DIR_P2P ? x->res : m->res[x->dir],
 	    x->dir == DIR_P2P ? x->nres : m->nres[x->dir],
-	    ((uint64_t)(x->gen & 0xfffffu) << 44) | ((uint64_t)m->rank << 24) |
-	    (uint32_t)xi);
+	    ((uint64_t)(x->gen & 0xfffffu) << 44) | ((uint64_t)m->rank << 24) | (uint32_t)xi);
 	flow_resched(m->w);
 }
 
@@ -251,7 +250,7 @@ model_on_flow(struct world *w, uint32_t gen)
 	hd_time now = hd_engine_now(w->eng);
 
 	if (gen != w->flow_gen)
-		return;         /* rates changed since this was scheduled */
+		return; /* rates changed since this was scheduled */
 	w->flow_at = -1;
 	while (hd_flow_done(w->net, now, &tag)) {
 		int xi = (int)(tag & 0xffffffu);
@@ -306,8 +305,8 @@ kernel_dispatch(struct model *m)
 		if (fault > 0) {
 			uint64_t page = m->p->um_page > 0 ? m->p->um_page : 4096;
 			uint64_t groups = (fault + page - 1) / page;
-			int xi = model_xfer_new(m, X_FAULT, gi, DIR_H2D, fault,
-			    m->p->um_fault_bw, (hd_time)groups * m->p->um_fault, -1);
+			int xi = model_xfer_new(m, X_FAULT, gi, DIR_H2D, fault, m->p->um_fault_bw,
+						(hd_time)groups * m->p->um_fault, -1);
 
 			model_xfer_begin(m, xi);
 		} else
@@ -351,9 +350,9 @@ model_kernel_done(struct model *m, int gi)
 	int label = model_work_label(m, g->op);
 
 	model_emit(m, model_compute_lane(m), g->op, g->iter, HD_SPAN_KERNEL, HD_WHY_NONE,
-	    g->compute_start, now, 0, label);
-	model_emit(m, model_stream_lane(m, g->stream), g->op, g->iter, HD_SPAN_KERNEL,
-	    HD_WHY_NONE, g->start, now, 0, label);
+		   g->compute_start, now, 0, label);
+	model_emit(m, model_stream_lane(m, g->stream), g->op, g->iter, HD_SPAN_KERNEL, HD_WHY_NONE,
+		   g->start, now, 0, label);
 	m->sms_used -= g->sms;
 	m->nkernels--;
 	model_gop_complete(m, gi);
@@ -368,19 +367,20 @@ model_kernel_duration(const struct model *m, const struct hd_op *op)
 
 	switch (op->kernel) {
 	case HD_KERNEL_SPIN:
-		return op->duration;    /* timed by the global timer: no overhead */
+		return op->duration; /* timed by the global timer: no overhead */
 	case HD_KERNEL_COMPUTE:
 		return p->kernel_overhead + hd_time_for_bytes(op->flops, p->flops);
 	case HD_KERNEL_MEMORY:
-		return p->kernel_overhead + hd_time_for_bytes(
-		    (double)model_buf_bytes(m, op->src >= 0 ? op->src : op->dst,
-		    op->bytes), p->hbm_bw);
+		return p->kernel_overhead +
+		    hd_time_for_bytes(
+			   (double)model_buf_bytes(m, op->src >= 0 ? op->src : op->dst, op->bytes),
+			   p->hbm_bw);
 	case HD_KERNEL_FILL:
-		return p->kernel_overhead + hd_time_for_bytes(
-		    (double)model_buf_bytes(m, op->dst, op->bytes), p->hbm_bw);
+		return p->kernel_overhead +
+		    hd_time_for_bytes((double)model_buf_bytes(m, op->dst, op->bytes), p->hbm_bw);
 	case HD_KERNEL_REDUCE:
-		return p->kernel_overhead + hd_time_for_bytes(
-		    (double)model_buf_bytes(m, op->src, op->bytes), p->hbm_bw);
+		return p->kernel_overhead +
+		    hd_time_for_bytes((double)model_buf_bytes(m, op->src, op->bytes), p->hbm_bw);
 	case HD_KERNEL__COUNT:
 		break;
 	}

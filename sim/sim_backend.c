@@ -9,12 +9,12 @@ static int
 sim_available(struct hd_err *e)
 {
 	(void)e;
-	return 0;       /* the model runs anywhere */
+	return 0; /* the model runs anywhere */
 }
 
 static int
-sim_run(const struct hd_scenario *sc, const struct hd_run_opts *o,
-	const struct hd_sink *sink, struct hd_err *e)
+sim_run(const struct hd_scenario *sc, const struct hd_run_opts *o, const struct hd_sink *sink,
+	struct hd_err *e)
 {
 	struct hd_profile def;
 

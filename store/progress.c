@@ -32,8 +32,8 @@ check_learner_name(const char *name, struct hd_err *e)
 	for (c = (const unsigned char *)name; *c != '\0'; c++) {
 		if (*c < 0x20 || *c == 0x7f) {
 			hd_err_set(e, HD_EXIT_INPUT, NULL,
-				   "the learner name has a control character (byte %u at %zu)",
-				   *c, (size_t)(c - (const unsigned char *)name));
+				   "the learner name has a control character (byte %u at %zu)", *c,
+				   (size_t)(c - (const unsigned char *)name));
 			return -1;
 		}
 	}
@@ -77,7 +77,9 @@ check_progress(const struct hd_store_progress *p, struct hd_err *e)
 	const struct {
 		const char *v, *what;
 	} texts[] = {
-		{ p->lesson, "lesson" }, { p->question, "question" }, { p->answer, "answer" },
+		{ p->lesson, "lesson" },
+		{ p->question, "question" },
+		{ p->answer, "answer" },
 	};
 	size_t i;
 
@@ -85,29 +87,36 @@ check_progress(const struct hd_store_progress *p, struct hd_err *e)
 		return -1;
 	for (i = 0; i < HD_ARRAY_LEN(texts); i++) {
 		if (texts[i].v == NULL || texts[i].v[0] == '\0') {
-			hd_err_set(e, HD_EXIT_INPUT, NULL, "an answer to store needs its %s "
-				   "(it is empty)", texts[i].what);
+			hd_err_set(e, HD_EXIT_INPUT, NULL,
+				   "an answer to store needs its %s "
+				   "(it is empty)",
+				   texts[i].what);
 			return -1;
 		}
 	}
 	if (p->correct < -1 || p->correct > 1) {
-		hd_err_set(e, HD_EXIT_INPUT, NULL, "correct is %d; it must be 1 (right), "
-			   "0 (wrong) or -1 (not gradable)", p->correct);
+		hd_err_set(e, HD_EXIT_INPUT, NULL,
+			   "correct is %d; it must be 1 (right), "
+			   "0 (wrong) or -1 (not gradable)",
+			   p->correct);
 		return -1;
 	}
 	if (p->confidence < 0 || p->confidence > 5) {
-		hd_err_set(e, HD_EXIT_INPUT, NULL, "confidence is %d; it must be 1 to 5, "
-			   "or 0 when the learner gave none", p->confidence);
+		hd_err_set(e, HD_EXIT_INPUT, NULL,
+			   "confidence is %d; it must be 1 to 5, "
+			   "or 0 when the learner gave none",
+			   p->confidence);
 		return -1;
 	}
 	if (!isfinite(p->seconds) || p->seconds < 0) {
-		hd_err_set(e, HD_EXIT_INPUT, NULL, "the time taken to answer is %g s; "
-			   "it must be a number of seconds >= 0", p->seconds);
+		hd_err_set(e, HD_EXIT_INPUT, NULL,
+			   "the time taken to answer is %g s; "
+			   "it must be a number of seconds >= 0",
+			   p->seconds);
 		return -1;
 	}
 	if (p->hints < 0) {
-		hd_err_set(e, HD_EXIT_INPUT, NULL, "hints shown is %d; it must be >= 0",
-			   p->hints);
+		hd_err_set(e, HD_EXIT_INPUT, NULL, "hints shown is %d; it must be >= 0", p->hints);
 		return -1;
 	}
 	return 0;
@@ -127,10 +136,11 @@ hd_store_progress_add(struct hd_store *s, const struct hd_store_progress *p, int
 		return -1;
 	if ((learner = learner_id(s, p->learner, e)) < 0)
 		goto rollback;
-	if (sqlite3_prepare_v2(s->db,
-	    "INSERT INTO progress (learner_id, lesson, question, answer, correct, confidence,"
-	    " seconds, hints, profile, version) VALUES (?,?,?,?,?,?,?,?,?,?)",
-	    -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(
+		s->db,
+		"INSERT INTO progress (learner_id, lesson, question, answer, correct, confidence,"
+		" seconds, hints, profile, version) VALUES (?,?,?,?,?,?,?,?,?,?)",
+		-1, &st, NULL) != SQLITE_OK) {
 		store_fail(s, e, "sqlite3_prepare_v2(INSERT INTO progress)");
 		goto rollback;
 	}
@@ -166,8 +176,7 @@ rollback:
 /* One answer's row into row (its strings live as long as the statement's
  * row): every text hdsim writes there present, numbers in their ranges. */
 static int
-read_answer(struct hd_store *s, sqlite3_stmt *st, struct hd_store_progress *row,
-	    struct hd_err *e)
+read_answer(struct hd_store *s, sqlite3_stmt *st, struct hd_store_progress *row, struct hd_err *e)
 {
 	static const struct store_field fields[] = {
 		{ 5, "correct", 0, 1, 1, -1 },
@@ -217,19 +226,21 @@ read_answer(struct hd_store *s, sqlite3_stmt *st, struct hd_store_progress *row,
 
 int
 hd_store_progress_each(struct hd_store *s, const char *learner, const char *lesson,
-		       int (*fn)(void *ctx, const struct hd_store_progress *row),
-		       void *ctx, struct hd_err *e)
+		       int (*fn)(void *ctx, const struct hd_store_progress *row), void *ctx,
+		       struct hd_err *e)
 {
 	sqlite3_stmt *st = NULL;
 	int rc;
 
 	store_begin(s);
-	if (sqlite3_prepare_v2(s->db,
-	    "SELECT p.id, l.name, p.lesson, p.question, p.answer, p.correct, p.confidence,"
-	    " p.seconds, p.hints, p.profile, p.created"
-	    " FROM progress p JOIN learners l ON l.id = p.learner_id"
-	    " WHERE (?1 IS NULL OR l.name = ?1) AND (?2 IS NULL OR p.lesson = ?2)"
-	    " ORDER BY p.id DESC", -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(
+		s->db,
+		"SELECT p.id, l.name, p.lesson, p.question, p.answer, p.correct, p.confidence,"
+		" p.seconds, p.hints, p.profile, p.created"
+		" FROM progress p JOIN learners l ON l.id = p.learner_id"
+		" WHERE (?1 IS NULL OR l.name = ?1) AND (?2 IS NULL OR p.lesson = ?2)"
+		" ORDER BY p.id DESC",
+		-1, &st, NULL) != SQLITE_OK) {
 		store_fail(s, e, "SELECT FROM progress");
 		return -1;
 	}
@@ -266,9 +277,11 @@ hd_store_progress_reset(struct hd_store *s, const char *learner, const char *les
 		return -1;
 	if (store_exec(s, "BEGIN IMMEDIATE", "BEGIN IMMEDIATE", e) != 0)
 		return -1;
-	if (sqlite3_prepare_v2(s->db,
-	    "DELETE FROM progress WHERE learner_id = (SELECT id FROM learners WHERE name = ?1)"
-	    " AND (?2 IS NULL OR lesson = ?2)", -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(
+		s->db,
+		"DELETE FROM progress WHERE learner_id = (SELECT id FROM learners WHERE name = ?1)"
+		" AND (?2 IS NULL OR lesson = ?2)",
+		-1, &st, NULL) != SQLITE_OK) {
 		store_fail(s, e, "sqlite3_prepare_v2(DELETE FROM progress)");
 		goto rollback;
 	}

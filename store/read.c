@@ -20,23 +20,25 @@
 /* Refuse row what (e.g. "run 3, span 7"): its column name holds a value
  * hdsim never writes there. */
 int
-store_bad_value(struct hd_store *s, sqlite3_stmt *st, int col, const char *what,
-		const char *name, const char *want, struct hd_err *e)
+store_bad_value(struct hd_store *s, sqlite3_stmt *st, int col, const char *what, const char *name,
+		const char *want, struct hd_err *e)
 {
-	const char *v = sqlite3_column_type(st, col) == SQLITE_NULL ? NULL :
-			(const char *)sqlite3_column_text(st, col);
+	const char *v = sqlite3_column_type(st, col) == SQLITE_NULL ?
+	    NULL :
+	    (const char *)sqlite3_column_text(st, col);
 
-	hd_err_set(e, HD_EXIT_INPUT, s->path, "%s: %s is %s%.40s%s, %s: this is not a "
-		   "database hdsim wrote", what, name, v ? "'" : "", v ? v : "NULL",
-		   v ? "'" : "", want);
+	hd_err_set(e, HD_EXIT_INPUT, s->path,
+		   "%s: %s is %s%.40s%s, %s: this is not a "
+		   "database hdsim wrote",
+		   what, name, v ? "'" : "", v ? v : "NULL", v ? "'" : "", want);
 	return -1;
 }
 
 /* Read the row's fields into v[field.col]: 0, or -1 with e naming the row,
  * the column and its value when one is NULL, not an integer or out of range. */
 int
-store_read_fields(struct hd_store *s, sqlite3_stmt *st, const struct store_field *f,
-		  size_t n, int64_t *v, const char *what, struct hd_err *e)
+store_read_fields(struct hd_store *s, sqlite3_stmt *st, const struct store_field *f, size_t n,
+		  int64_t *v, const char *what, struct hd_err *e)
 {
 	char want[96];
 	size_t i;
@@ -44,7 +46,8 @@ store_read_fields(struct hd_store *s, sqlite3_stmt *st, const struct store_field
 	for (i = 0; i < n; i++) {
 		int type = sqlite3_column_type(st, f[i].col);
 		const char *text = type == SQLITE_TEXT ?
-				   (const char *)sqlite3_column_text(st, f[i].col) : NULL;
+		    (const char *)sqlite3_column_text(st, f[i].col) :
+		    NULL;
 		char *end = NULL;
 		int64_t x = 0;
 		int ok = type == SQLITE_INTEGER;
@@ -73,8 +76,8 @@ store_read_fields(struct hd_store *s, sqlite3_stmt *st, const struct store_field
 /* A text column: its text, "" for NULL when null_ok; NULL with e set when
  * it is NULL and must not be. */
 const char *
-store_read_text(struct hd_store *s, sqlite3_stmt *st, int col, int null_ok,
-		const char *what, const char *name, struct hd_err *e)
+store_read_text(struct hd_store *s, sqlite3_stmt *st, int col, int null_ok, const char *what,
+		const char *name, struct hd_err *e)
 {
 	const char *v = (const char *)sqlite3_column_text(st, col);
 
@@ -90,8 +93,8 @@ store_read_text(struct hd_store *s, sqlite3_stmt *st, int col, int null_ok,
  * column's own NULL kept where the struct says so (keep_null), refused
  * where hdsim always writes a text.  Returns -1 with e set when refused. */
 int
-store_col_dup(struct hd_store *s, sqlite3_stmt *st, int col, const char *what,
-	      const char *name, int keep_null, char **out, struct hd_err *e)
+store_col_dup(struct hd_store *s, sqlite3_stmt *st, int col, const char *what, const char *name,
+	      int keep_null, char **out, struct hd_err *e)
 {
 	const char *v;
 

@@ -29,9 +29,11 @@ insert_claims(struct hd_store *s, int64_t run, const struct hd_store_claim *c, i
 
 	if (n == 0)
 		return 0;
-	if (sqlite3_prepare_v2(s->db,
-	    "INSERT INTO claim_results (run_id, idx, text, expr, outcome, lhs, rhs, detail)"
-	    " VALUES (?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(
+		s->db,
+		"INSERT INTO claim_results (run_id, idx, text, expr, outcome, lhs, rhs, detail)"
+		" VALUES (?,?,?,?,?,?,?,?)",
+		-1, &st, NULL) != SQLITE_OK) {
 		store_fail(s, e, "sqlite3_prepare_v2(INSERT INTO claim_results)");
 		return -1;
 	}
@@ -54,9 +56,9 @@ out:
 }
 
 int
-hd_store_run_insert(struct hd_store *s, const struct hd_store_run *r,
-		    const struct hd_trace *t, const struct hd_store_claim *claims,
-		    int nclaims, int64_t *run_id, struct hd_err *e)
+hd_store_run_insert(struct hd_store *s, const struct hd_store_run *r, const struct hd_trace *t,
+		    const struct hd_store_claim *claims, int nclaims, int64_t *run_id,
+		    struct hd_err *e)
 {
 	sqlite3_stmt *st = NULL;
 	int64_t profile = 0, machine = 0, run;
@@ -69,8 +71,8 @@ hd_store_run_insert(struct hd_store *s, const struct hd_store_run *r,
 	if (r->profile_name != NULL) {
 		const char *v[] = { r->profile_name, r->profile_text ? r->profile_text : "" };
 
-		profile = store_upsert_id(s,
-		    "INSERT OR IGNORE INTO profiles (name, text) VALUES (?, ?)",
+		profile = store_upsert_id(
+		    s, "INSERT OR IGNORE INTO profiles (name, text) VALUES (?, ?)",
 		    "SELECT id FROM profiles WHERE name = ? AND text = ?", v, 2, 2, e);
 		if (profile < 0)
 			goto rollback;
@@ -78,23 +80,28 @@ hd_store_run_insert(struct hd_store *s, const struct hd_store_run *r,
 	if (r->machine != NULL) {
 		const struct hd_store_machine *m = r->machine;
 		char count[16];
-		const char *v[] = { m->hostname, m->gpu_uuid, m->driver, m->cuda_runtime,
-				    m->nccl, m->facts_json, m->gpu_name, m->pci_bus_id, count };
+		const char *v[] = { m->hostname,     m->gpu_uuid,   m->driver,
+				    m->cuda_runtime, m->nccl,       m->facts_json,
+				    m->gpu_name,     m->pci_bus_id, count };
 
 		snprintf(count, sizeof count, "%d", m->gpu_count);
 
-		machine = store_upsert_id(s,
+		machine = store_upsert_id(
+		    s,
 		    "INSERT OR IGNORE INTO machines (hostname, gpu_uuid, driver, cuda_runtime,"
 		    " nccl, facts, gpu_name, pci_bus_id, gpu_count) VALUES (?,?,?,?,?,?,?,?,?)",
 		    "SELECT id FROM machines WHERE hostname IS ? AND gpu_uuid IS ? AND driver IS ?"
-		    " AND cuda_runtime IS ? AND nccl IS ? AND facts IS ?", v, 9, 6, e);
+		    " AND cuda_runtime IS ? AND nccl IS ? AND facts IS ?",
+		    v, 9, 6, e);
 		if (machine < 0)
 			goto rollback;
 	}
-	if (sqlite3_prepare_v2(s->db,
-	    "INSERT INTO runs (lesson, scenario, params, backend, source, profile_id, machine_id,"
-	    " pair_run, version, status, makespan_ps, warmup, repeats, timer, note)"
-	    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(
+		s->db,
+		"INSERT INTO runs (lesson, scenario, params, backend, source, profile_id, machine_id,"
+		" pair_run, version, status, makespan_ps, warmup, repeats, timer, note)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		-1, &st, NULL) != SQLITE_OK) {
 		store_fail(s, e, "sqlite3_prepare_v2(INSERT INTO runs)");
 		goto rollback;
 	}
@@ -158,8 +165,7 @@ hd_store_profile_insert(struct hd_store *s, const char *name, const char *text, 
 
 int
 hd_store_runs(struct hd_store *s, const char *lesson,
-	      int (*fn)(void *ctx, const struct hd_store_run_row *row), void *ctx,
-	      struct hd_err *e)
+	      int (*fn)(void *ctx, const struct hd_store_run_row *row), void *ctx, struct hd_err *e)
 {
 	static const struct store_field fields[] = {
 		{ 8, "makespan_ps", 0, HD_STORE_TIME_LIMIT - 1, 0, 0 },
@@ -169,11 +175,12 @@ hd_store_runs(struct hd_store *s, const char *lesson,
 
 	store_begin(s);
 	if (sqlite3_prepare_v2(s->db,
-	    "SELECT r.id, r.lesson, r.scenario, r.backend, r.source, r.status,"
-	    " coalesce(p.name, ''), r.created, r.makespan_ps,"
-	    " (SELECT count(*) FROM spans WHERE run_id = r.id)"
-	    " FROM runs r LEFT JOIN profiles p ON p.id = r.profile_id"
-	    " WHERE ?1 IS NULL OR r.lesson = ?1 ORDER BY r.id DESC", -1, &st, NULL) != SQLITE_OK) {
+			       "SELECT r.id, r.lesson, r.scenario, r.backend, r.source, r.status,"
+			       " coalesce(p.name, ''), r.created, r.makespan_ps,"
+			       " (SELECT count(*) FROM spans WHERE run_id = r.id)"
+			       " FROM runs r LEFT JOIN profiles p ON p.id = r.profile_id"
+			       " WHERE ?1 IS NULL OR r.lesson = ?1 ORDER BY r.id DESC",
+			       -1, &st, NULL) != SQLITE_OK) {
 		store_fail(s, e, "SELECT FROM runs");
 		return -1;
 	}
@@ -188,8 +195,8 @@ hd_store_runs(struct hd_store *s, const char *lesson,
 		if (store_read_fields(s, st, fields, HD_ARRAY_LEN(fields), v, what, e) != 0)
 			goto fail;
 #define COPY_COL(field, col) \
-		snprintf(row.field, sizeof row.field, "%s", \
-			 sqlite3_column_text(st, col) ? (const char *)sqlite3_column_text(st, col) : "")
+	snprintf(row.field, sizeof row.field, "%s", \
+		 sqlite3_column_text(st, col) ? (const char *)sqlite3_column_text(st, col) : "")
 		COPY_COL(lesson, 1);
 		COPY_COL(scenario, 2);
 		COPY_COL(backend, 3);
@@ -266,8 +273,8 @@ read_run(struct hd_store *s, sqlite3_stmt *st, struct hd_store_run_info *out, st
 		return -1;
 	for (i = 0; i < HD_ARRAY_LEN(run_texts); i++)
 		if (store_col_dup(s, st, run_texts[i].col, what, run_texts[i].name,
-				  run_texts[i].keep_null,
-				  (char **)((char *)out + run_texts[i].off), e) != 0)
+				  run_texts[i].keep_null, (char **)((char *)out + run_texts[i].off),
+				  e) != 0)
 			return -1;
 	out->pair_run = v[1];
 	out->warmup = (int)v[13];
@@ -278,8 +285,7 @@ read_run(struct hd_store *s, sqlite3_stmt *st, struct hd_store_run_info *out, st
 		return 0;
 	for (i = 0; i < HD_ARRAY_LEN(machine_texts); i++)
 		if (store_col_dup(s, st, machine_texts[i].col, what, machine_texts[i].name, 1,
-				  (char **)((char *)&out->machine + machine_texts[i].off),
-				  e) != 0)
+				  (char **)((char *)&out->machine + machine_texts[i].off), e) != 0)
 			return -1;
 	out->machine.gpu_count = (int)v[25];
 	return 0;
@@ -287,8 +293,7 @@ read_run(struct hd_store *s, sqlite3_stmt *st, struct hd_store_run_info *out, st
 
 /* The run's claims, by index, into out->claims. */
 static int
-read_claims(struct hd_store *s, int64_t run_id, struct hd_store_run_info *out,
-	    struct hd_err *e)
+read_claims(struct hd_store *s, int64_t run_id, struct hd_store_run_info *out, struct hd_err *e)
 {
 	static const struct store_field fields[] = {
 		{ 0, "idx", 0, INT_MAX, 0, 0 },
@@ -298,9 +303,11 @@ read_claims(struct hd_store *s, int64_t run_id, struct hd_store_run_info *out,
 	size_t cap = 0;
 	int rc;
 
-	if (sqlite3_prepare_v2(s->db,
-	    "SELECT idx, text, expr, outcome, lhs, rhs, detail FROM claim_results"
-	    " WHERE run_id = ? ORDER BY idx", -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(
+		s->db,
+		"SELECT idx, text, expr, outcome, lhs, rhs, detail FROM claim_results"
+		" WHERE run_id = ? ORDER BY idx",
+		-1, &st, NULL) != SQLITE_OK) {
 		store_fail(s, e, "SELECT FROM claim_results");
 		return -1;
 	}
@@ -355,14 +362,15 @@ hd_store_run_info(struct hd_store *s, int64_t run_id, struct hd_store_run_info *
 
 	memset(out, 0, sizeof *out);
 	store_begin(s);
-	if (sqlite3_prepare_v2(s->db,
-	    "SELECT r.id, coalesce(r.pair_run, 0), r.lesson, r.scenario, r.params, r.backend,"
-	    " r.source, p.name, r.status, r.version, r.timer, r.note, r.created, r.warmup,"
-	    " r.repeats, r.makespan_ps, r.machine_id, m.hostname, m.gpu_name, m.gpu_uuid,"
-	    " m.pci_bus_id, m.driver, m.cuda_runtime, m.nccl, m.facts, coalesce(m.gpu_count, 0)"
-	    " FROM runs r LEFT JOIN profiles p ON p.id = r.profile_id"
-	    " LEFT JOIN machines m ON m.id = r.machine_id WHERE r.id = ?", -1, &st,
-	    NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(
+		s->db,
+		"SELECT r.id, coalesce(r.pair_run, 0), r.lesson, r.scenario, r.params, r.backend,"
+		" r.source, p.name, r.status, r.version, r.timer, r.note, r.created, r.warmup,"
+		" r.repeats, r.makespan_ps, r.machine_id, m.hostname, m.gpu_name, m.gpu_uuid,"
+		" m.pci_bus_id, m.driver, m.cuda_runtime, m.nccl, m.facts, coalesce(m.gpu_count, 0)"
+		" FROM runs r LEFT JOIN profiles p ON p.id = r.profile_id"
+		" LEFT JOIN machines m ON m.id = r.machine_id WHERE r.id = ?",
+		-1, &st, NULL) != SQLITE_OK) {
 		store_fail(s, e, "SELECT FROM runs");
 		return -1;
 	}
@@ -395,13 +403,13 @@ hd_store_run_info_free(struct hd_store_run_info *ri)
 static void
 run_info_free(struct hd_store_run_info *ri)
 {
-	char **str[] = { &ri->lesson, &ri->scenario, &ri->params_json, &ri->backend,
-			 &ri->source, &ri->profile_name, &ri->status, &ri->version,
-			 &ri->timer, &ri->note, &ri->created };
+	char **str[] = { &ri->lesson, &ri->scenario,     &ri->params_json, &ri->backend,
+			 &ri->source, &ri->profile_name, &ri->status,      &ri->version,
+			 &ri->timer,  &ri->note,         &ri->created };
 	const char **mstr[] = { &ri->machine.hostname, &ri->machine.gpu_name,
 				&ri->machine.gpu_uuid, &ri->machine.pci_bus_id,
-				&ri->machine.driver, &ri->machine.cuda_runtime,
-				&ri->machine.nccl, &ri->machine.facts_json };
+				&ri->machine.driver,   &ri->machine.cuda_runtime,
+				&ri->machine.nccl,     &ri->machine.facts_json };
 	size_t i;
 	int k;
 

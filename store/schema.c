@@ -102,8 +102,7 @@ static const char *const migrations[] = {
 	"    AND q.lesson = p.lesson AND q.question = p.question);",
 };
 
-_Static_assert(HD_ARRAY_LEN(migrations) == HD_STORE_SCHEMA,
-	       "one migration per schema version");
+_Static_assert(HD_ARRAY_LEN(migrations) == HD_STORE_SCHEMA, "one migration per schema version");
 
 /* PRAGMA quick_check (structure, not index contents: linear in the file's
  * size, milliseconds for a term's runs): 0, or -1 with e naming the damage. */
@@ -115,7 +114,8 @@ intact(struct hd_store *s, struct hd_err *e)
 	int rc;
 
 	if (sqlite3_prepare_v2(s->db, "PRAGMA quick_check(1)", -1, &st, NULL) != SQLITE_OK) {
-		hd_err_set(e, HD_EXIT_INPUT, s->path, "the database is damaged (%s); it was "
+		hd_err_set(e, HD_EXIT_INPUT, s->path,
+			   "the database is damaged (%s); it was "
 			   "left untouched: move it aside, or restore a copy",
 			   sqlite3_errmsg(s->db));
 		return -1;
@@ -130,8 +130,10 @@ intact(struct hd_store *s, struct hd_err *e)
 		for (p = what; *p != '\0'; p++)
 			if (*p == '\n')
 				*p = ' ';
-		hd_err_set(e, HD_EXIT_INPUT, s->path, "the database is damaged (%s); it was "
-			   "left untouched: move it aside, or restore a copy", what);
+		hd_err_set(e, HD_EXIT_INPUT, s->path,
+			   "the database is damaged (%s); it was "
+			   "left untouched: move it aside, or restore a copy",
+			   what);
 		sqlite3_finalize(st);
 		return -1;
 	}
@@ -173,10 +175,10 @@ missing_column(sqlite3 *ref, sqlite3 *db, const char *table)
 	sqlite3_stmt *want = NULL, *have = NULL;
 	char *gone = NULL;
 
-	if (sqlite3_prepare_v2(ref, "SELECT name FROM pragma_table_info(?1)", -1, &want,
-			       NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1,
-			       &have, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(ref, "SELECT name FROM pragma_table_info(?1)", -1, &want, NULL) !=
+		SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", -1, &have,
+			       NULL) != SQLITE_OK)
 		goto out;
 	sqlite3_bind_text(want, 1, table, -1, SQLITE_STATIC);
 	sqlite3_bind_text(have, 1, table, -1, SQLITE_STATIC);
@@ -198,8 +200,10 @@ out:
 static int
 not_ours(struct hd_store *s, struct hd_err *e, const char *what)
 {
-	hd_err_set(e, HD_EXIT_INPUT, s->path, "%s: this is not a database hdsim wrote; it was "
-		   "left untouched", what);
+	hd_err_set(e, HD_EXIT_INPUT, s->path,
+		   "%s: this is not a database hdsim wrote; it was "
+		   "left untouched",
+		   what);
 	return -1;
 }
 
@@ -261,18 +265,21 @@ schema_check(struct hd_store *s, int64_t version, struct hd_err *e)
 
 	if (ref == NULL)
 		return -1;
-	if (sqlite3_prepare_v2(ref, "SELECT type, name, sql FROM sqlite_master WHERE sql"
-			       " IS NOT NULL ORDER BY rowid", -1, &want, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(ref, "SELECT 1 FROM sqlite_master WHERE type = ?1 AND name = ?2",
-			       -1, &known, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(ref,
+			       "SELECT type, name, sql FROM sqlite_master WHERE sql"
+			       " IS NOT NULL ORDER BY rowid",
+			       -1, &want, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(ref, "SELECT 1 FROM sqlite_master WHERE type = ?1 AND name = ?2", -1,
+			       &known, NULL) != SQLITE_OK) {
 		hd_err_set(e, HD_EXIT_FAIL, NULL, "the in-memory schema: %s", sqlite3_errmsg(ref));
 		goto out;
 	}
-	if (sqlite3_prepare_v2(s->db, "SELECT type, sql FROM sqlite_master WHERE name = ?1",
-			       -1, &find, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(s->db, "SELECT type, name FROM sqlite_master"
-			       " WHERE type IN ('trigger', 'view') ORDER BY rowid", -1, &extra,
-			       NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(s->db, "SELECT type, sql FROM sqlite_master WHERE name = ?1", -1,
+			       &find, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(s->db,
+			       "SELECT type, name FROM sqlite_master"
+			       " WHERE type IN ('trigger', 'view') ORDER BY rowid",
+			       -1, &extra, NULL) != SQLITE_OK) {
 		store_fail(s, e, "SELECT FROM sqlite_master");
 		goto out;
 	}
@@ -291,8 +298,10 @@ schema_check(struct hd_store *s, int64_t version, struct hd_err *e)
 		sqlite3_bind_text(known, 1, type, -1, SQLITE_STATIC);
 		sqlite3_bind_text(known, 2, name ? name : "", -1, SQLITE_STATIC);
 		if (sqlite3_step(known) != SQLITE_ROW) {
-			snprintf(what, sizeof what, "the database has a %s %s, which hdsim "
-				 "never makes", type, name ? name : "");
+			snprintf(what, sizeof what,
+				 "the database has a %s %s, which hdsim "
+				 "never makes",
+				 type, name ? name : "");
 			not_ours(s, e, what);
 			goto out;
 		}
@@ -328,7 +337,8 @@ store_migrate(struct hd_store *s, struct hd_err *e)
 	    store_query_int(s, "PRAGMA user_version", &version, e) != 0 ||
 	    store_query_int(s, "SELECT count(*) FROM sqlite_master", &tables, e) != 0) {
 		if ((sqlite3_errcode(s->db) & 0xff) == SQLITE_CORRUPT)
-			hd_err_set(e, HD_EXIT_INPUT, s->path, "the database is damaged (%s); it "
+			hd_err_set(e, HD_EXIT_INPUT, s->path,
+				   "the database is damaged (%s); it "
 				   "was left untouched: move it aside, or restore a copy",
 				   sqlite3_errmsg(s->db));
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
@@ -339,7 +349,8 @@ store_migrate(struct hd_store *s, struct hd_err *e)
 	if (app != HD_STORE_APP_ID && !(app == 0 && version == 0 && tables == 0)) {
 		hd_err_set(e, HD_EXIT_INPUT, s->path,
 			   "this SQLite file is not an hdsim database (application_id %lld); "
-			   "it was left untouched", (long long)app);
+			   "it was left untouched",
+			   (long long)app);
 		return -1;
 	}
 	/* A damaged file is not written to: a write that happens to miss the
@@ -349,8 +360,8 @@ store_migrate(struct hd_store *s, struct hd_err *e)
 	if (version > HD_STORE_SCHEMA) {
 		hd_err_set(e, HD_EXIT_INPUT, s->path,
 			   "the database has schema version %lld, newer than this hdsim "
-			   "understands (%d); use a newer hdsim", (long long)version,
-			   HD_STORE_SCHEMA);
+			   "understands (%d); use a newer hdsim",
+			   (long long)version, HD_STORE_SCHEMA);
 		return -1;
 	}
 	if (tables > 0 && schema_check(s, version, e) != 0)
@@ -360,7 +371,8 @@ store_migrate(struct hd_store *s, struct hd_err *e)
 	if (s->mode == HD_STORE_RO) {
 		hd_err_set(e, HD_EXIT_INPUT, s->path,
 			   "the database has schema version %lld and needs upgrading to %d, "
-			   "which a read-only open cannot do", (long long)version, HD_STORE_SCHEMA);
+			   "which a read-only open cannot do",
+			   (long long)version, HD_STORE_SCHEMA);
 		return -1;
 	}
 	if (store_to_wal(s, e) != 0 || store_exec(s, "BEGIN IMMEDIATE", "BEGIN", e) != 0)

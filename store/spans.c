@@ -27,13 +27,16 @@ store_insert_spans(struct hd_store *s, int64_t run, const struct hd_store_run *r
 	size_t i;
 	int rc = -1;
 
-	if (sqlite3_prepare_v2(s->db,
-	    "INSERT INTO lanes (run_id, idx, kind, rank, stream, name) VALUES (?,?,?,?,?,?)",
-	    -1, &lane, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(s->db,
-	    "INSERT INTO spans (run_id, seq, lane, op, iter, kind, why, start_ps, end_ps,"
-	    " spread_ps, device, stream, bytes, copy_kind, label)"
-	    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &span, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(
+		s->db,
+		"INSERT INTO lanes (run_id, idx, kind, rank, stream, name) VALUES (?,?,?,?,?,?)",
+		-1, &lane, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(
+		s->db,
+		"INSERT INTO spans (run_id, seq, lane, op, iter, kind, why, start_ps, end_ps,"
+		" spread_ps, device, stream, bytes, copy_kind, label)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		-1, &span, NULL) != SQLITE_OK) {
 		store_fail(s, e, "sqlite3_prepare_v2(INSERT INTO lanes/spans)");
 		goto out;
 	}
@@ -55,8 +58,8 @@ store_insert_spans(struct hd_store *s, int64_t run, const struct hd_store_run *r
 
 		if (sp->lane < 0 || sp->lane >= t->nlanes) {
 			hd_err_set(e, HD_EXIT_FAIL, s->path,
-				   "span %zu is on lane %d, which the trace does not have",
-				   i, sp->lane);
+				   "span %zu is on lane %d, which the trace does not have", i,
+				   sp->lane);
 			goto out;
 		}
 		l = &t->lanes[sp->lane];
@@ -78,11 +81,14 @@ store_insert_spans(struct hd_store *s, int64_t run, const struct hd_store_run *r
 		if (l->kind == HD_LANE_STREAM)
 			sqlite3_bind_int(span, 12, l->index);
 		sqlite3_bind_int64(span, 13, (int64_t)sp->bytes);
-		store_bind_text(span, 14, l->kind == HD_LANE_CE_H2D ? "HtoD" :
-					  l->kind == HD_LANE_CE_D2H ? "DtoH" :
-					  l->kind == HD_LANE_CE_D2D ? "DtoD" : NULL);
-		store_bind_text(span, 15, sp->label >= 0 && sp->label < t->nstrings ?
-					  t->strings[sp->label] : NULL);
+		store_bind_text(span, 14,
+				l->kind == HD_LANE_CE_H2D     ? "HtoD" :
+				    l->kind == HD_LANE_CE_D2H ? "DtoH" :
+				    l->kind == HD_LANE_CE_D2D ? "DtoD" :
+								NULL);
+		store_bind_text(span, 15,
+				sp->label >= 0 && sp->label < t->nstrings ? t->strings[sp->label] :
+									    NULL);
 		if (store_step_done(s, span, "INSERT INTO spans", e) != 0)
 			goto out;
 	}
@@ -133,8 +139,10 @@ read_lanes(struct hd_store *s, int64_t run_id, struct hd_trace *t, struct hd_err
 	const char *name;
 	int rc;
 
-	if (sqlite3_prepare_v2(s->db, "SELECT idx, kind, rank, stream, name FROM lanes"
-			       " WHERE run_id = ? ORDER BY idx", -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT idx, kind, rank, stream, name FROM lanes"
+			       " WHERE run_id = ? ORDER BY idx",
+			       -1, &st, NULL) != SQLITE_OK) {
 		store_fail(s, e, "SELECT FROM lanes");
 		return -1;
 	}
@@ -146,9 +154,11 @@ read_lanes(struct hd_store *s, int64_t run_id, struct hd_trace *t, struct hd_err
 			goto fail;
 		if (v[0] != t->nlanes ||
 		    hd_trace_lane(t, (enum hd_lane_kind)v[1], (int)v[2], (int)v[3], name) !=
-		    (int)v[0]) {
-			hd_err_set(e, HD_EXIT_INPUT, s->path, "%s: its lanes are not numbered 0, "
-				   "1, 2 ... each once: this is not a database hdsim wrote", what);
+			(int)v[0]) {
+			hd_err_set(e, HD_EXIT_INPUT, s->path,
+				   "%s: its lanes are not numbered 0, "
+				   "1, 2 ... each once: this is not a database hdsim wrote",
+				   what);
 			goto fail;
 		}
 	}
@@ -192,14 +202,17 @@ read_span(struct hd_store *s, sqlite3_stmt *st, struct hd_trace *t, const char *
 	if (why[0] != '\0' && (w = name_index(why, why_name, HD_WHY__COUNT)) < 0)
 		return store_bad_value(s, st, 4, what, "why", "not a reason to wait", e);
 	if (v[0] >= t->nlanes) {
-		hd_err_set(e, HD_EXIT_INPUT, s->path, "%s is on lane %lld, which the run does "
-			   "not have", what, (long long)v[0]);
+		hd_err_set(e, HD_EXIT_INPUT, s->path,
+			   "%s is on lane %lld, which the run does "
+			   "not have",
+			   what, (long long)v[0]);
 		return -1;
 	}
 	if (v[5] > v[6]) {
-		hd_err_set(e, HD_EXIT_INPUT, s->path, "%s ends (%lld ps) before it starts "
-			   "(%lld ps): this is not a database hdsim wrote", what, (long long)v[6],
-			   (long long)v[5]);
+		hd_err_set(e, HD_EXIT_INPUT, s->path,
+			   "%s ends (%lld ps) before it starts "
+			   "(%lld ps): this is not a database hdsim wrote",
+			   what, (long long)v[6], (long long)v[5]);
 		return -1;
 	}
 	memset(sp, 0, sizeof *sp);
@@ -224,8 +237,8 @@ hd_store_run_trace(struct hd_store *s, int64_t run_id, struct hd_err *e)
 	int rc;
 
 	store_begin(s);
-	if (sqlite3_prepare_v2(s->db, "SELECT makespan_ps FROM runs WHERE id = ?", -1, &st,
-			       NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(s->db, "SELECT makespan_ps FROM runs WHERE id = ?", -1, &st, NULL) !=
+	    SQLITE_OK) {
 		store_fail(s, e, "SELECT FROM runs");
 		goto fail;
 	}
@@ -242,9 +255,11 @@ hd_store_run_trace(struct hd_store *s, int64_t run_id, struct hd_err *e)
 	st = NULL;
 	if (read_lanes(s, run_id, t, e) != 0)
 		goto fail;
-	if (sqlite3_prepare_v2(s->db,
-	    "SELECT lane, op, iter, kind, why, start_ps, end_ps, bytes, label, spread_ps, seq"
-	    " FROM spans WHERE run_id = ? ORDER BY seq", -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(
+		s->db,
+		"SELECT lane, op, iter, kind, why, start_ps, end_ps, bytes, label, spread_ps, seq"
+		" FROM spans WHERE run_id = ? ORDER BY seq",
+		-1, &st, NULL) != SQLITE_OK) {
 		store_fail(s, e, "SELECT FROM spans");
 		goto fail;
 	}

@@ -19,17 +19,22 @@ static const struct {
 	int code;
 	const char *hint;
 } hints[] = {
-	{ SQLITE_READONLY, "this user cannot write the database, its folder or a file beside "
+	{ SQLITE_READONLY,
+	  "this user cannot write the database, its folder or a file beside "
 	  "it (the -wal and -shm logs may belong to another user)" },
-	{ SQLITE_READONLY_CANTINIT, "its -shm file belongs to another user: read it again once "
+	{ SQLITE_READONLY_CANTINIT,
+	  "its -shm file belongs to another user: read it again once "
 	  "the writer has finished" },
-	{ SQLITE_READONLY_RECOVERY, "its log needs recovering, which only a writer can do: read "
+	{ SQLITE_READONLY_RECOVERY,
+	  "its log needs recovering, which only a writer can do: read "
 	  "it again once its owner has opened it" },
 	{ SQLITE_READONLY_CANTLOCK, "its -shm file cannot be locked by this user" },
-	{ SQLITE_READONLY_ROLLBACK, "it holds a transaction cut short, which only a writer can "
+	{ SQLITE_READONLY_ROLLBACK,
+	  "it holds a transaction cut short, which only a writer can "
 	  "roll back: read it again once its owner has opened it" },
 	{ SQLITE_READONLY_DIRECTORY, "its folder cannot be written by this user" },
-	{ SQLITE_CANTOPEN, "the file, its folder or a file beside it (-wal, -shm) cannot be "
+	{ SQLITE_CANTOPEN,
+	  "the file, its folder or a file beside it (-wal, -shm) cannot be "
 	  "opened by this user" },
 	{ SQLITE_TOOBIG, "it holds a value larger than hdsim ever stores" },
 };
@@ -44,8 +49,10 @@ hint(struct hd_store *s, char *buf, size_t n)
 
 	buf[0] = '\0';
 	if (s && s->stopped) {
-		snprintf(buf, n, " (the call ran past its limit of %g s and was stopped: the "
-			 "database may be built to stall its readers)", s->limit);
+		snprintf(buf, n,
+			 " (the call ran past its limit of %g s and was stopped: the "
+			 "database may be built to stall its readers)",
+			 s->limit);
 		return buf;
 	}
 	for (i = 0; i < HD_ARRAY_LEN(hints); i++)
@@ -129,8 +136,8 @@ store_step_done(struct hd_store *s, sqlite3_stmt *st, const char *what, struct h
  * The insert binds vals[0..nins), the select vals[0..nsel).
  */
 int64_t
-store_upsert_id(struct hd_store *s, const char *insert, const char *select,
-		const char *const *vals, int nins, int nsel, struct hd_err *e)
+store_upsert_id(struct hd_store *s, const char *insert, const char *select, const char *const *vals,
+		int nins, int nsel, struct hd_err *e)
 {
 	sqlite3_stmt *st = NULL;
 	int64_t id = -1;

@@ -49,8 +49,8 @@ make_parent(const char *path, struct hd_err *e)
 	if (slash != NULL && slash != dir) {
 		*slash = '\0';
 		if (hd_paths_mkdir_p(dir, 0700, &why) != 0) {
-			hd_err_set(e, HD_EXIT_INPUT, path, "cannot create folder %s: %s",
-				   why.where, strerror(errno));
+			hd_err_set(e, HD_EXIT_INPUT, path, "cannot create folder %s: %s", why.where,
+				   strerror(errno));
 			rc = -1;
 		}
 	}
@@ -200,14 +200,17 @@ check_access(struct hd_store *s, const char *path, struct hd_err *e)
 			goto out;
 		}
 	} else if (s->mode == HD_STORE_RO) {
-		hd_err_set(e, HD_EXIT_INPUT, s->path, errno == ENOENT ? "no such database: %s" :
-			   "cannot reach the database: %s", strerror(errno));
+		hd_err_set(e, HD_EXIT_INPUT, s->path,
+			   errno == ENOENT ? "no such database: %s" :
+					     "cannot reach the database: %s",
+			   strerror(errno));
 		goto out;
 	} else if (path == NULL && make_parent(s->path, e) != 0) {
 		goto out;
 	}
 	if (s->mode == HD_STORE_RW && access(dir, W_OK | X_OK) != 0) {
-		hd_err_set(e, HD_EXIT_INPUT, s->path, "cannot write in the database's folder %s "
+		hd_err_set(e, HD_EXIT_INPUT, s->path,
+			   "cannot write in the database's folder %s "
 			   "(%s), where SQLite keeps its log while writing; nothing was stored",
 			   dir, strerror(errno));
 		goto out;

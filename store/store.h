@@ -26,22 +26,22 @@
 
 #include <stdint.h>
 
-#include "ir/trace.h"
 #include "base/util.h"
+#include "ir/trace.h"
 
 #define HD_STORE_SCHEMA 2
-#define HD_STORE_APP_ID 0x68647369   /* "hdsi" */
+#define HD_STORE_APP_ID 0x68647369 /* "hdsi" */
 
 /* Every time, spread and size read back (spans, makespans) is within
  * (-HD_STORE_TIME_LIMIT, HD_STORE_TIME_LIMIT), a span's start <= its end:
  * two such values subtract, and scale by a few, without overflow. */
 #define HD_STORE_TIME_LIMIT ((int64_t)1 << 62)
 
-struct hd_store;    /* opaque */
+struct hd_store; /* opaque */
 
 enum hd_store_mode {
-	HD_STORE_RW,        /* create if missing, migrate */
-	HD_STORE_RO,        /* must exist; never written */
+	HD_STORE_RW, /* create if missing, migrate */
+	HD_STORE_RO, /* must exist; never written */
 };
 
 /* The default database path (newly allocated). */
@@ -59,9 +59,8 @@ char *hd_store_default_path(void);
  * wrote"), a read-only file or a folder this user cannot write opened RW, or
  * any SQLite failure (its message and the failing call included).
  */
-struct hd_store *hd_store_open(const char *path, enum hd_store_mode mode,
-			       struct hd_err *e);
-void hd_store_close(struct hd_store *s);            /* accepts NULL */
+struct hd_store *hd_store_open(const char *path, enum hd_store_mode mode, struct hd_err *e);
+void hd_store_close(struct hd_store *s); /* accepts NULL */
 /*
  * Bound each later call's queries: one still running seconds after its call
  * began is interrupted and the call fails (HD_EXIT_INPUT, saying so).  The
@@ -76,14 +75,14 @@ struct hd_store_machine {
 	const char *hostname, *gpu_name, *gpu_uuid, *pci_bus_id;
 	const char *driver, *cuda_runtime, *nccl;
 	int gpu_count;
-	const char *facts_json;     /* link matrix, NUMA, clocks ... as JSON */
+	const char *facts_json; /* link matrix, NUMA, clocks ... as JSON */
 };
 
 /* One claim's outcome on a run. */
 struct hd_store_claim {
 	int index;
 	const char *text, *expr;
-	int outcome;                /* 1 holds, 0 does not, -1 not checked */
+	int outcome; /* 1 holds, 0 does not, -1 not checked */
 	double lhs, rhs;
 	const char *detail;
 };
@@ -91,16 +90,16 @@ struct hd_store_claim {
 /* What describes a run; the trace holds its spans. */
 struct hd_store_run {
 	const char *lesson, *scenario;
-	const char *params_json;    /* knob values, e.g. {"size": 268435456} */
-	const char *backend;        /* "sim" or "cuda" */
-	const char *source;         /* "predicted" or "measured" */
-	const char *profile_name;   /* may be NULL */
-	const char *profile_text;   /* profile file text, stored once per distinct text */
-	const struct hd_store_machine *machine;   /* NULL for simulated runs */
-	int64_t pair_run;           /* the run this one is compared with, or 0 */
-	const char *status;         /* "ok", "failed", "interrupted" */
+	const char *params_json;  /* knob values, e.g. {"size": 268435456} */
+	const char *backend;      /* "sim" or "cuda" */
+	const char *source;       /* "predicted" or "measured" */
+	const char *profile_name; /* may be NULL */
+	const char *profile_text; /* profile file text, stored once per distinct text */
+	const struct hd_store_machine *machine; /* NULL for simulated runs */
+	int64_t pair_run;                       /* the run this one is compared with, or 0 */
+	const char *status;                     /* "ok", "failed", "interrupted" */
 	int warmup, repeats;
-	const char *timer;          /* "model", "cuda-events", "host-clock" ... */
+	const char *timer; /* "model", "cuda-events", "host-clock" ... */
 	const char *note;
 	/* Per-span spread (e.g. IQR over repeats) in ps, parallel to the trace's
 	 * spans; NULL when there is none. */
@@ -111,21 +110,20 @@ struct hd_store_run {
  * Store a run, its lanes and spans and its claim results in one transaction.
  * Returns 0 and the new run id, or -1 with e set and nothing stored.
  */
-int hd_store_run_insert(struct hd_store *s, const struct hd_store_run *r,
-			const struct hd_trace *t, const struct hd_store_claim *claims,
-			int nclaims, int64_t *run_id, struct hd_err *e);
+int hd_store_run_insert(struct hd_store *s, const struct hd_store_run *r, const struct hd_trace *t,
+			const struct hd_store_claim *claims, int nclaims, int64_t *run_id,
+			struct hd_err *e);
 
 /*
  * Store a profile (a calibrated one, say) by name and text; the same text is
  * stored once.  Returns 0 and its id, or -1 with e set.
  */
-int hd_store_profile_insert(struct hd_store *s, const char *name, const char *text,
-			    int64_t *id, struct hd_err *e);
+int hd_store_profile_insert(struct hd_store *s, const char *name, const char *text, int64_t *id,
+			    struct hd_err *e);
 
 /* Read a run's trace back (lanes, spans, labels) into a new trace; NULL with
  * e set (HD_EXIT_INPUT, naming the run and row) for a value out of range. */
-struct hd_trace *hd_store_run_trace(struct hd_store *s, int64_t run_id,
-				    struct hd_err *e);
+struct hd_trace *hd_store_run_trace(struct hd_store *s, int64_t run_id, struct hd_err *e);
 
 /* Summary row of a run, for listings. */
 struct hd_store_run_row {
@@ -137,8 +135,8 @@ struct hd_store_run_row {
 };
 /* Call fn for each run, newest first, optionally only those of one lesson. */
 int hd_store_runs(struct hd_store *s, const char *lesson,
-		  int (*fn)(void *ctx, const struct hd_store_run_row *row),
-		  void *ctx, struct hd_err *e);
+		  int (*fn)(void *ctx, const struct hd_store_run_row *row), void *ctx,
+		  struct hd_err *e);
 
 /*
  * Everything stored about one run except its spans, read back.  Every string
@@ -147,12 +145,12 @@ int hd_store_runs(struct hd_store *s, const char *lesson,
  * claim's detail); the claims are the run's claim_results, by index.
  */
 struct hd_store_run_info {
-	int64_t id, pair_run;       /* pair_run: 0 when the run has no pair */
+	int64_t id, pair_run; /* pair_run: 0 when the run has no pair */
 	char *lesson, *scenario, *params_json, *backend, *source, *profile_name;
 	char *status, *version, *timer, *note, *created;
 	int warmup, repeats;
 	hd_time makespan;
-	int has_machine;            /* machine is filled (measured runs) */
+	int has_machine; /* machine is filled (measured runs) */
 	struct hd_store_machine machine;
 	struct hd_store_claim *claims;
 	int nclaims;
@@ -165,7 +163,7 @@ struct hd_store_run_info {
  */
 int hd_store_run_info(struct hd_store *s, int64_t run_id, struct hd_store_run_info *out,
 		      struct hd_err *e);
-void hd_store_run_info_free(struct hd_store_run_info *ri);     /* accepts NULL */
+void hd_store_run_info_free(struct hd_store_run_info *ri); /* accepts NULL */
 
 /*
  * Find the learner called name, creating them if new.  A name is 1 to
@@ -179,18 +177,18 @@ int hd_store_learner_check(const char *name, struct hd_err *e);
 
 /* One answer to one of a lesson's questions. */
 struct hd_store_progress {
-	const char *learner;        /* the learner's name (created if new) */
-	const char *lesson;         /* lesson id */
-	const char *question;       /* question id within the lesson */
-	const char *answer;         /* what the learner answered, as text */
-	int correct;                /* 1 right, 0 wrong, -1 not gradable */
-	int confidence;             /* 1 (guess) .. 5 (sure), 0 when not given */
-	double seconds;             /* time taken to answer, >= 0 */
-	int hints;                  /* hints shown before answering, >= 0 */
-	const char *profile;        /* hardware profile of the run, may be NULL */
+	const char *learner;  /* the learner's name (created if new) */
+	const char *lesson;   /* lesson id */
+	const char *question; /* question id within the lesson */
+	const char *answer;   /* what the learner answered, as text */
+	int correct;          /* 1 right, 0 wrong, -1 not gradable */
+	int confidence;       /* 1 (guess) .. 5 (sure), 0 when not given */
+	double seconds;       /* time taken to answer, >= 0 */
+	int hints;            /* hints shown before answering, >= 0 */
+	const char *profile;  /* hardware profile of the run, may be NULL */
 	/* Set on rows read back, ignored by hd_store_progress_add: */
 	int64_t id;
-	const char *created;        /* UTC, "2026-11-22T05:50:01Z" */
+	const char *created; /* UTC, "2026-11-22T05:50:01Z" */
 };
 
 /*
@@ -200,8 +198,8 @@ struct hd_store_progress {
  * (id may be NULL), or -1 with e set and nothing stored (no new learner
  * either).
  */
-int hd_store_progress_add(struct hd_store *s, const struct hd_store_progress *p,
-			  int64_t *id, struct hd_err *e);
+int hd_store_progress_add(struct hd_store *s, const struct hd_store_progress *p, int64_t *id,
+			  struct hd_err *e);
 
 /*
  * Call fn for each stored answer, newest first, optionally only those of one
@@ -211,8 +209,8 @@ int hd_store_progress_add(struct hd_store *s, const struct hd_store_progress *p,
  * writes, naming it).
  */
 int hd_store_progress_each(struct hd_store *s, const char *learner, const char *lesson,
-			   int (*fn)(void *ctx, const struct hd_store_progress *row),
-			   void *ctx, struct hd_err *e);
+			   int (*fn)(void *ctx, const struct hd_store_progress *row), void *ctx,
+			   struct hd_err *e);
 
 /*
  * Delete a learner's answers, all of them or those of one lesson (lesson

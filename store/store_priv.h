@@ -23,9 +23,9 @@ struct hd_store {
 	sqlite3 *db;
 	char *path;
 	enum hd_store_mode mode;
-	int wal;                /* journal_mode = WAL is set (writers only) */
-	double since, limit;    /* when the current call began; its limit in s */
-	int stopped;            /* the current call ran past its limit */
+	int wal;             /* journal_mode = WAL is set (writers only) */
+	double since, limit; /* when the current call began; its limit in s */
+	int stopped;         /* the current call ran past its limit */
 };
 
 /* ---- the connection (store.c) ------------------------------------------- */
@@ -89,16 +89,16 @@ int store_bad_value(struct hd_store *s, sqlite3_stmt *st, int col, const char *w
 		    const char *name, const char *want, struct hd_err *e);
 /* Read the row's fields into v[field.col]: 0, or -1 with e naming the row,
  * the column and its value when one is NULL, not an integer or out of range. */
-int store_read_fields(struct hd_store *s, sqlite3_stmt *st, const struct store_field *f,
-		      size_t n, int64_t *v, const char *what, struct hd_err *e);
+int store_read_fields(struct hd_store *s, sqlite3_stmt *st, const struct store_field *f, size_t n,
+		      int64_t *v, const char *what, struct hd_err *e);
 /* A text column: its text, "" for NULL when null_ok; NULL with e set when
  * it is NULL and must not be. */
 const char *store_read_text(struct hd_store *s, sqlite3_stmt *st, int col, int null_ok,
 			    const char *what, const char *name, struct hd_err *e);
 /* A text column, copied into *out (newly allocated): NULL kept as NULL when
  * keep_null, refused otherwise.  0, or -1 with e set when refused. */
-int store_col_dup(struct hd_store *s, sqlite3_stmt *st, int col, const char *what,
-		  const char *name, int keep_null, char **out, struct hd_err *e);
+int store_col_dup(struct hd_store *s, sqlite3_stmt *st, int col, const char *what, const char *name,
+		  int keep_null, char **out, struct hd_err *e);
 
 /* ---- spans (spans.c) -------------------------------------------------------- */
 

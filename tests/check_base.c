@@ -10,11 +10,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "tests/jsoncheck.h"
-#include "tests/testutil.h"
 #include "base/json.h"
 #include "base/paths.h"
 #include "base/util.h"
+#include "tests/jsoncheck.h"
+#include "tests/testutil.h"
 
 /* s through hd_json_str, as a fresh string. */
 static char *
@@ -42,16 +42,19 @@ assert_json(const char *in, const char *want)
 START_TEST(json_bad_utf8)
 {
 	/* valid UTF-8 is copied as it is, one, two, three and four bytes long */
-	assert_json("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "\"caf\xc3\xa9 \xe2\x82\xac "
+	assert_json("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+		    "\"caf\xc3\xa9 \xe2\x82\xac "
 		    "\xf0\x9f\x98\x80\"");
 	/* each byte that starts no valid sequence becomes U+FFFD */
-	assert_json("a\xff" "b", "\"a" FFFD "b\"");
-	assert_json("\x80", "\"" FFFD "\"");                      /* stray continuation */
-	assert_json("\xe2\x82", "\"" FFFD FFFD "\"");             /* cut short at the end */
-	assert_json("\xe2\x82z", "\"" FFFD FFFD "z\"");           /* cut short in the middle */
-	assert_json("\xc0\xaf", "\"" FFFD FFFD "\"");             /* overlong '/' */
-	assert_json("\xed\xa0\x80", "\"" FFFD FFFD FFFD "\"");    /* a surrogate */
-	assert_json("\xf4\x90\x80\x80", "\"" FFFD FFFD FFFD FFFD "\"");   /* past U+10FFFF */
+	assert_json("a\xff"
+		    "b",
+		    "\"a" FFFD "b\"");
+	assert_json("\x80", "\"" FFFD "\"");                   /* stray continuation */
+	assert_json("\xe2\x82", "\"" FFFD FFFD "\"");          /* cut short at the end */
+	assert_json("\xe2\x82z", "\"" FFFD FFFD "z\"");        /* cut short in the middle */
+	assert_json("\xc0\xaf", "\"" FFFD FFFD "\"");          /* overlong '/' */
+	assert_json("\xed\xa0\x80", "\"" FFFD FFFD FFFD "\""); /* a surrogate */
+	assert_json("\xf4\x90\x80\x80", "\"" FFFD FFFD FFFD FFFD "\""); /* past U+10FFFF */
 	ck_assert_int_eq(hd_json_utf8_len((const unsigned char *)"\xf4\x8f\xbf\xbf"), 4);
 	ck_assert_int_eq(hd_json_utf8_len((const unsigned char *)"\xf8\x88\x80\x80"), 0);
 }
@@ -63,7 +66,7 @@ START_TEST(json_controls_quotes_backslashes)
 	assert_json("C:\\dir\\", "\"C:\\\\dir\\\\\"");
 	assert_json("a\nb\rc\td", "\"a\\nb\\rc\\td\"");
 	assert_json("\x01\x08\x0c\x1b\x1f", "\"\\u0001\\u0008\\u000c\\u001b\\u001f\"");
-	assert_json("del\x7f", "\"del\x7f\"");      /* JSON lets DEL stand */
+	assert_json("del\x7f", "\"del\x7f\""); /* JSON lets DEL stand */
 	assert_json("", "\"\"");
 	assert_json(NULL, "null");
 }
@@ -98,25 +101,36 @@ START_TEST(json_numbers)
 		double v;
 		const char *text;
 	} cases[] = {
-		{ 0, "0" }, { -0.0, "0" }, { 3, "3" }, { -42, "-42" }, { 1.5, "1.5" },
-		{ 0.1, "0.1" }, { 1.0 / 3, "0.3333333333333333" },
-		{ 0.1 + 0.2, "0.30000000000000004" }, { 1e15, "1000000000000000" },
+		{ 0, "0" },
+		{ -0.0, "0" },
+		{ 3, "3" },
+		{ -42, "-42" },
+		{ 1.5, "1.5" },
+		{ 0.1, "0.1" },
+		{ 1.0 / 3, "0.3333333333333333" },
+		{ 0.1 + 0.2, "0.30000000000000004" },
+		{ 1e15, "1000000000000000" },
 		/* huge: past 9e15 integers are written in %g form, still exactly */
-		{ 9007199254740992.0, "9007199254740992" }, { 1e300, "1e+300" },
-		{ -2.5e20, "-2.5e+20" }, { DBL_MAX, "1.7976931348623157e+308" },
+		{ 9007199254740992.0, "9007199254740992" },
+		{ 1e300, "1e+300" },
+		{ -2.5e20, "-2.5e+20" },
+		{ DBL_MAX, "1.7976931348623157e+308" },
 		/* tiny */
-		{ 1e-300, "1e-300" }, { 5e-324, "4.94065645841247e-324" },
+		{ 1e-300, "1e-300" },
+		{ 5e-324, "4.94065645841247e-324" },
 		{ -1.25e-7, "-1.25e-07" },
 		/* not numbers in JSON */
-		{ NAN, "null" }, { INFINITY, "null" }, { -INFINITY, "null" },
+		{ NAN, "null" },
+		{ INFINITY, "null" },
+		{ -INFINITY, "null" },
 	};
 	size_t i;
 
 	for (i = 0; i < HD_ARRAY_LEN(cases); i++) {
 		char *got = num_of(cases[i].v);
 
-		ck_assert_msg(strcmp(got, cases[i].text) == 0, "%.17g: got %s, want %s",
-			      cases[i].v, got, cases[i].text);
+		ck_assert_msg(strcmp(got, cases[i].text) == 0, "%.17g: got %s, want %s", cases[i].v,
+			      got, cases[i].text);
 		ck_assert(hd_test_json_valid(got));
 		/* every finite number reads back to the same double */
 		if (isfinite(cases[i].v))
@@ -142,7 +156,8 @@ START_TEST(json_integers_and_keys)
 	hd_buf_putc(&b, ',');
 	hd_json_kstr(&b, "s", "v");
 	hd_buf_putc(&b, '}');
-	ck_assert_str_eq(b.s, "{\"min\":-9223372036854775808,\"max\":9223372036854775807,"
+	ck_assert_str_eq(b.s,
+			 "{\"min\":-9223372036854775808,\"max\":9223372036854775807,"
 			 "\"odd \\\"key\\\"\":null,\"s\":\"v\"}");
 	ck_assert(hd_test_json_valid(b.s));
 	hd_buf_free(&b);

@@ -16,11 +16,11 @@
 #include <nccl.h>
 #endif
 
-#include "tests/fake_cuda.h"
+#include "real/calibrate/calibrate.h"
 #include "real/ranks.h"
 #include "real/real.h"
+#include "tests/fake_cuda.h"
 #include "tests/testutil.h"
-#include "real/calibrate/calibrate.h"
 
 #define REL(a, b) (fabs((a) - (b)) / fabs(b))
 
@@ -37,7 +37,7 @@ ncclGetVersion(int *v)
 struct prog {
 	double last;
 	int calls, backwards;
-	double stop_at;         /* set *stop once the fraction reaches this (0: never) */
+	double stop_at; /* set *stop once the fraction reaches this (0: never) */
 	volatile int *stop;
 };
 
@@ -246,7 +246,7 @@ START_TEST(two_gpus_fit_the_links)
 	if (at_speed())
 		ck_assert_msg(REL(hd_time_to_s(p.nvlink_latency), FAKE_PEER_LAT) < 0.25, "%g",
 			      hd_time_to_s(p.nvlink_latency));
-	ck_assert(p.p2p_pcie_bw == base->p2p_pcie_bw);  /* no pair without NVLink */
+	ck_assert(p.p2p_pcie_bw == base->p2p_pcie_bw); /* no pair without NVLink */
 	ck_assert_ptr_nonnull(strstr(log.s, "GPU0->GPU1"));
 	ck_assert_ptr_nonnull(strstr(log.s, "fitted alpha (us)"));
 	ck_assert_ptr_nonnull(strstr(log.s, "total of both directions"));
@@ -265,8 +265,7 @@ START_TEST(two_gpus_fit_the_links)
 		ck_assert_msg(REL(p.node_h2d_bw, 80e9) < 0.05, "%g", p.node_h2d_bw);
 #endif
 	}
-	ck_assert(p.node_h2d_bw != base->node_h2d_bw && p.node_d2h_bw > 0 &&
-		  p.node_bidir_bw > 0);
+	ck_assert(p.node_h2d_bw != base->node_h2d_bw && p.node_d2h_bw > 0 && p.node_bidir_bw > 0);
 #ifdef HAVE_NCCL
 	ck_assert_ptr_nonnull(strstr(log.s, "one process per GPU, as ranks run"));
 #endif
@@ -356,7 +355,7 @@ START_TEST(host_only_keeps_the_gpu_figures)
 	fake_cuda_calls = 0;
 	fake_cuda_fail_at = 0;
 	ck_assert_int_eq(hd_profile_resolve("h100-sxm", &p, &e), 0);
-	p.h2d_bw = 12.5e9;              /* GPU figures a calibration set */
+	p.h2d_bw = 12.5e9; /* GPU figures a calibration set */
 	p.flops = 1e12;
 	snprintf(p.name, sizeof p.name, "calibrated-x");
 	before = p;

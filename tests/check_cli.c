@@ -14,28 +14,28 @@
 #include "tests/jsoncheck.h"
 #include "tests/testutil.h"
 
-#include "ir/backend.h"
+#include "base/units.h"
 #include "cli/bench.h"
-#include "lang/catalog.h"
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "cli/rcfile.h"
+#include "ir/backend.h"
+#include "ir/trace.h"
+#include "lang/catalog.h"
 #include "lang/lesson.h"
 #include "profile/profile.h"
 #include "profile/profile_write.h"
 #include "render/report.h"
 #include "render/timeline.h"
-#include "ir/trace.h"
-#include "base/units.h"
 #include "run/backends.h"
 
 /* ---- a hand-made trace ----------------------------------------------------
  * 100 us long.  At width 114 the name column is 11 ("Memcpy HtoD") and the
  * bar 100 columns, so one column is exactly 1 us.
  */
-#define W 114
+#define W      114
 #define NAME_W 11
-#define BAR0 (NAME_W + 2)       /* column of the bar's first cell in a row */
+#define BAR0   (NAME_W + 2) /* column of the bar's first cell in a row */
 
 static struct hd_trace *
 sample_trace(void)
@@ -47,26 +47,41 @@ sample_trace(void)
 	struct hd_span s;
 
 	memset(&s, 0, sizeof s);
-	s.lane = api; s.op = 0; s.kind = HD_SPAN_API;
-	s.start = 0; s.end = 2 * HD_US;
+	s.lane = api;
+	s.op = 0;
+	s.kind = HD_SPAN_API;
+	s.start = 0;
+	s.end = 2 * HD_US;
 	s.label = hd_trace_string(t, "cudaMemcpyAsync");
 	hd_trace_add(t, &s);
-	s.op = 2; s.start = 2 * HD_US; s.end = 100 * HD_US;
+	s.op = 2;
+	s.start = 2 * HD_US;
+	s.end = 100 * HD_US;
 	s.label = hd_trace_string(t, "cudaStreamSynchronize");
 	hd_trace_add(t, &s);
-	s.kind = HD_SPAN_BLOCKED; s.why = HD_WHY_STREAM_SYNC;
+	s.kind = HD_SPAN_BLOCKED;
+	s.why = HD_WHY_STREAM_SYNC;
 	s.start = 3 * HD_US;
 	hd_trace_add(t, &s);
 	memset(&s, 0, sizeof s);
-	s.lane = ce; s.op = 0; s.kind = HD_SPAN_COPY;
-	s.start = 10 * HD_US; s.end = 60 * HD_US; s.bytes = 64u << 20;
+	s.lane = ce;
+	s.op = 0;
+	s.kind = HD_SPAN_COPY;
+	s.start = 10 * HD_US;
+	s.end = 60 * HD_US;
+	s.bytes = 64u << 20;
 	s.label = hd_trace_string(t, "memcpy");
 	hd_trace_add(t, &s);
-	s.lane = st; s.op = 1; s.kind = HD_SPAN_KERNEL; s.bytes = 0;
-	s.start = 60 * HD_US; s.end = 90 * HD_US;
+	s.lane = st;
+	s.op = 1;
+	s.kind = HD_SPAN_KERNEL;
+	s.bytes = 0;
+	s.start = 60 * HD_US;
+	s.end = 90 * HD_US;
 	s.label = hd_trace_string(t, "kernel spin");
 	hd_trace_add(t, &s);
-	s.kind = HD_SPAN_EVENT; s.start = s.end = 90 * HD_US;
+	s.kind = HD_SPAN_EVENT;
+	s.start = s.end = 90 * HD_US;
 	s.label = hd_trace_string(t, "e");
 	hd_trace_add(t, &s);
 	hd_trace_sort(t);
@@ -167,9 +182,15 @@ START_TEST(test_utf8_label)
 	char line[256];
 
 	memset(&s, 0, sizeof s);
-	s.lane = host; s.kind = HD_SPAN_HOST; s.op = -1;
-	s.start = 0; s.end = 10 * HD_US;
-	s.label = hd_trace_string(t, "pr\xc3\xa9" "parer les donn\xc3\xa9" "es");
+	s.lane = host;
+	s.kind = HD_SPAN_HOST;
+	s.op = -1;
+	s.start = 0;
+	s.end = 10 * HD_US;
+	s.label = hd_trace_string(t,
+				  "pr\xc3\xa9"
+				  "parer les donn\xc3\xa9"
+				  "es");
 	hd_trace_add(t, &s);
 	hd_buf_init(&b);
 	hd_timeline_rows(&b, t, NULL, &o);
@@ -278,16 +299,15 @@ START_TEST(test_units_and_fmt)
 	ck_assert_str_eq(hd_timeline_unit(5 * HD_US).name, "us");
 	ck_assert_str_eq(hd_timeline_unit(1345 * HD_US).name, "ms");
 	ck_assert_str_eq(hd_timeline_unit(3 * HD_S).name, "s");
-	ck_assert_str_eq(hd_timeline_fmt(buf, sizeof buf, 1345 * HD_US,
-					 hd_timeline_unit(HD_MS), 3), "1.345");
-	ck_assert_str_eq(hd_timeline_fmt(buf, sizeof buf, 999999999,
-					 hd_timeline_unit(HD_MS), 3), "1.000");
-	ck_assert_str_eq(hd_timeline_fmt(buf, sizeof buf, 2 * HD_US,
-					 hd_timeline_unit(HD_MS), 3), "0.002");
-	ck_assert_str_eq(hd_timeline_fmt(buf, sizeof buf, 0, hd_timeline_unit(HD_MS), 3),
-			 "0.000");
-	ck_assert_str_eq(hd_timeline_fmt(buf, sizeof buf, 20 * HD_US,
-					 hd_timeline_unit(HD_US), 0), "20");
+	ck_assert_str_eq(hd_timeline_fmt(buf, sizeof buf, 1345 * HD_US, hd_timeline_unit(HD_MS), 3),
+			 "1.345");
+	ck_assert_str_eq(hd_timeline_fmt(buf, sizeof buf, 999999999, hd_timeline_unit(HD_MS), 3),
+			 "1.000");
+	ck_assert_str_eq(hd_timeline_fmt(buf, sizeof buf, 2 * HD_US, hd_timeline_unit(HD_MS), 3),
+			 "0.002");
+	ck_assert_str_eq(hd_timeline_fmt(buf, sizeof buf, 0, hd_timeline_unit(HD_MS), 3), "0.000");
+	ck_assert_str_eq(hd_timeline_fmt(buf, sizeof buf, 20 * HD_US, hd_timeline_unit(HD_US), 0),
+			 "20");
 }
 END_TEST
 
@@ -392,7 +412,6 @@ START_TEST(test_plain_order)
 }
 END_TEST
 
-
 START_TEST(test_plain_unsorted)
 {
 	struct hd_trace *t = hd_trace_new();
@@ -402,11 +421,15 @@ START_TEST(test_plain_unsorted)
 	char line[256];
 
 	memset(&s, 0, sizeof s);
-	s.lane = api; s.kind = HD_SPAN_API; s.op = -1;
-	s.start = 5 * HD_US; s.end = 6 * HD_US;
+	s.lane = api;
+	s.kind = HD_SPAN_API;
+	s.op = -1;
+	s.start = 5 * HD_US;
+	s.end = 6 * HD_US;
 	s.label = hd_trace_string(t, "second");
 	hd_trace_add(t, &s);
-	s.start = 0; s.end = 1 * HD_US;
+	s.start = 0;
+	s.end = 1 * HD_US;
 	s.label = hd_trace_string(t, "first");
 	hd_trace_add(t, &s);
 	hd_buf_init(&b);
@@ -436,9 +459,13 @@ START_TEST(test_op_labels_and_table)
 	ck_assert_int_eq(sc->ops[1].kind, HD_OP_COPY);
 	sc->ops[1].label = hd_xstrdup("up");
 	memset(&s, 0, sizeof s);
-	s.op = 1; s.kind = HD_SPAN_COPY; s.bytes = 64u << 20;
+	s.op = 1;
+	s.kind = HD_SPAN_COPY;
+	s.bytes = 64u << 20;
 	s.label = hd_trace_string(t, "cudaMemcpyAsync");
-	s.lane = ce; s.start = 0; s.end = 100 * HD_US;
+	s.lane = ce;
+	s.start = 0;
+	s.end = 100 * HD_US;
 	hd_trace_add(t, &s);
 	s.lane = st;
 	hd_trace_add(t, &s);
@@ -512,8 +539,10 @@ START_TEST(test_wrap)
 	int i;
 
 	hd_buf_init(&b);
-	hd_timeline_wrap(&b, "  head  ", "one two three four five six seven eight nine ten "
-			 "eleven twelve", 24, 8);
+	hd_timeline_wrap(&b, "  head  ",
+			 "one two three four five six seven eight nine ten "
+			 "eleven twelve",
+			 24, 8);
 	for (i = 0; line_of(b.s, i, line, sizeof line) != NULL; i++) {
 		ck_assert_int_le((int)strlen(line), 24);
 		if (i > 0)
@@ -578,7 +607,7 @@ START_TEST(test_catalog_find)
 	ck_assert_int_ge(k, 0);
 	ck_assert_str_eq(hd_lesson_id(hd_catalog_get(c, k)), "two-streams");
 	ck_assert_str_eq(hd_catalog_origin(c, k), path);
-	ck_assert_int_eq(hd_catalog_count(c), n);   /* it replaced the built-in */
+	ck_assert_int_eq(hd_catalog_count(c), n); /* it replaced the built-in */
 
 	memset(&e, 0, sizeof e);
 	ck_assert_int_eq(hd_catalog_find(c, "nosuchlesson", &e), -1);
@@ -635,8 +664,7 @@ run_lesson(struct hd_run *r, struct hd_catalog *c, int i)
 	struct hd_profile p;
 
 	ck_assert_int_eq(hd_profile_resolve(NULL, &p, &e), 0);
-	if (hd_run_lesson(r, hd_catalog_get(c, i), i + 1, &p, &hd_sim_backend,
-			  NULL, 0, &e) != 0)
+	if (hd_run_lesson(r, hd_catalog_get(c, i), i + 1, &p, &hd_sim_backend, NULL, 0, &e) != 0)
 		ck_abort_msg("%s: %s", e.where, e.msg);
 }
 
@@ -674,7 +702,8 @@ START_TEST(test_lessons_json_plain_text)
 		hd_buf_free(&b);
 
 		for (j = 0; j < r.nscen; j++) {
-			struct hd_tl_info info = { .sc = r.sc[j], .profile_name = "x",
+			struct hd_tl_info info = { .sc = r.sc[j],
+						   .profile_name = "x",
 						   .scenario_name = "s" };
 			int k, rows = 0, lanes = r.traces[j]->nlanes;
 			hd_buf_init(&b);
@@ -691,7 +720,7 @@ START_TEST(test_lessons_json_plain_text)
 					continue;
 				ck_assert_int_eq((int)strlen(line), 100);
 				if (strstr(line, "+-") != NULL)
-					break;  /* the axis ends the drawing */
+					break; /* the axis ends the drawing */
 				rows++;
 			}
 			ck_assert_int_ge(rows, 1);
@@ -721,7 +750,8 @@ START_TEST(test_claims_every_profile)
 		for (k = 0; k < hd_lesson_nclaims(l); k++) {
 			const struct hd_claim *cl = hd_lesson_claim(l, k);
 			for (m = 0; m < cl->nprofiles; m++)
-				ck_assert_msg(hd_profile_builtin_find(cl->profiles[m]) != NULL,
+				ck_assert_msg(
+				    hd_profile_builtin_find(cl->profiles[m]) != NULL,
 				    "%s: claim '%s' names profile '%s', which is not built in",
 				    hd_lesson_id(l), cl->text, cl->profiles[m]);
 		}
@@ -731,8 +761,8 @@ START_TEST(test_claims_every_profile)
 			struct hd_run r;
 
 			if (hd_run_lesson(&r, l, i + 1, p, &hd_sim_backend, NULL, 0, &e) != 0)
-				ck_abort_msg("%s on %s: %s: %s", hd_lesson_id(l), p->name,
-				    e.where, e.msg);
+				ck_abort_msg("%s on %s: %s: %s", hd_lesson_id(l), p->name, e.where,
+					     e.msg);
 			ck_assert_int_eq(r.nclaims, hd_lesson_nclaims(l));
 			for (k = 0; k < r.nclaims; k++) {
 				const struct hd_claim *cl = hd_lesson_claim(l, k);
@@ -742,8 +772,8 @@ START_TEST(test_claims_every_profile)
 					if (strcmp(cl->profiles[m], p->name) == 0)
 						stated = 1;
 				ck_assert_msg(r.claims[k].status == (stated ? 1 : -1),
-				    "%s on %s: claim '%s' (%s): %s", hd_lesson_id(l),
-				    p->name, cl->text, cl->expr, r.claims[k].detail);
+					      "%s on %s: claim '%s' (%s): %s", hd_lesson_id(l),
+					      p->name, cl->text, cl->expr, r.claims[k].detail);
 			}
 			ck_assert_int_eq(r.claims_failed, 0);
 			ck_assert_int_eq(r.claims_unchecked, 0);
@@ -784,8 +814,8 @@ START_TEST(test_bad_knob)
 	char *sets[] = { "no-such-knob=3" };
 
 	ck_assert_int_eq(hd_profile_resolve(NULL, &p, &e), 0);
-	ck_assert_int_eq(hd_run_lesson(&r, hd_catalog_get(c, 0), 1, &p, &hd_sim_backend,
-				       sets, 1, &e), -1);
+	ck_assert_int_eq(
+	    hd_run_lesson(&r, hd_catalog_get(c, 0), 1, &p, &hd_sim_backend, sets, 1, &e), -1);
 	ck_assert_int_eq(e.status, HD_EXIT_INPUT);
 	hd_run_free(&r);
 	hd_catalog_free(c);
@@ -809,8 +839,9 @@ START_TEST(test_options)
 {
 	struct hd_cli_opts o;
 	char *msg = NULL;
-	char *a1[] = { "hdsim", "run", "--json", "1", "--set", "size=1MiB", "--set=n=2",
-		       "--profile=a100-pcie", "--width", "80", "--", "--x" };
+	char *a1[] = { "hdsim",   "run",       "--json",    "1",
+		       "--set",   "size=1MiB", "--set=n=2", "--profile=a100-pcie",
+		       "--width", "80",        "--",        "--x" };
 	char *a2[] = { "hdsim", "--frobnicate", "list" };
 	char *a3[] = { "hdsim", "run", "--width", "wide" };
 	char *a4[] = { "hdsim", "run", "--profile" };
@@ -881,9 +912,9 @@ help_text(const struct hd_cmd_entry *c)
 
 START_TEST(test_command_table)
 {
-	static const char *const names[] = { "list", "show", "run", "lint", "profiles",
-					      "bench", "calibrate", "doctor", "progress",
-					      "export", "help" };
+	static const char *const names[] = { "list",     "show",   "run",       "lint",
+					     "profiles", "bench",  "calibrate", "doctor",
+					     "progress", "export", "help" };
 	const struct hd_cmd_entry *cmds, *run;
 	char *all = help_text(NULL), *one, line[64];
 	size_t n, i;
@@ -944,7 +975,8 @@ START_TEST(test_config_learner)
 	snprintf(path, sizeof path, "%s/hdsim", dir);
 	ck_assert_int_eq(mkdir(path, 0755), 0);
 	snprintf(path, sizeof path, "%s/hdsim/config", dir);
-	write_text(path, "# learner = commented\n\nlearners = other-key\n"
+	write_text(path,
+		   "# learner = commented\n\nlearners = other-key\n"
 		   "colour = never\n\t learner\t=  ada lovelace \t\r\n");
 	ck_assert_str_eq(hd_rcfile_file_learner(), "ada lovelace");
 	ck_assert_str_eq(hd_rcfile_learner(NULL), "ada lovelace");
@@ -1000,7 +1032,8 @@ START_TEST(test_profile_write)
 	len = (size_t)(head - text) + 1;
 	ck_assert(strlen(line) == len && strncmp(line, text, len) == 0);
 	ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
-	ck_assert_str_eq(line, "# Measured on this machine's Test GPU 9000 by 'hdsim "
+	ck_assert_str_eq(line,
+			 "# Measured on this machine's Test GPU 9000 by 'hdsim "
 			 "calibrate'; the figures it could\n");
 	fclose(f);
 

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/coll.h"
 #include "lang/lesson.h"
+#include "sim/coll.h"
 #include "sim/model.h"
 #include "tests/testutil.h"
 
@@ -35,8 +35,8 @@ prof(const char *name)
 struct tally {
 	uint64_t n;
 	uint64_t bytes;
-	int bad_order;          /* a transfer ending before it starts */
-	int self;               /* a transfer from a rank to itself */
+	int bad_order; /* a transfer ending before it starts */
+	int self;      /* a transfer from a rank to itself */
 };
 
 static void
@@ -53,8 +53,8 @@ count(void *ctx, const struct hd_coll_xfer *x)
 }
 
 static hd_time
-run_coll(enum hd_coll c, enum hd_coll_algo a, uint64_t bytes, int n,
-	 const struct hd_profile *p, struct hd_coll_stats *st, struct tally *t)
+run_coll(enum hd_coll c, enum hd_coll_algo a, uint64_t bytes, int n, const struct hd_profile *p,
+	 struct hd_coll_stats *st, struct tally *t)
 {
 	hd_time *arrive = calloc((size_t)n, sizeof *arrive);
 	hd_time *done = calloc((size_t)n, sizeof *done), end = 0;
@@ -73,7 +73,7 @@ START_TEST(ring_allreduce_steps_and_bytes)
 {
 	static const int ns[] = { 2, 3, 4, 8 };
 	struct hd_profile p = prof("h100-sxm");
-	uint64_t S = 96 * MiB;  /* divisible by 2, 3, 4 and 8 */
+	uint64_t S = 96 * MiB; /* divisible by 2, 3, 4 and 8 */
 	size_t i;
 
 	for (i = 0; i < sizeof ns / sizeof ns[0]; i++) {
@@ -91,12 +91,13 @@ START_TEST(ring_allreduce_steps_and_bytes)
 		ck_assert_uint_eq(t.n, (uint64_t)n * 2 * (uint64_t)(n - 1));
 		ck_assert(!t.bad_order && !t.self);
 		/* one node of NVSwitch: every step is one hop of S/n */
-		want = p.coll_base + 2 * (hd_time)(n - 1) *
-		    (l.lat + hd_time_for_bytes((double)(S / (uint64_t)n), l.bw));
-		ck_assert_msg(llabs(end - want) <= 2 * (n - 1),
-		    "n=%d: %lld ps, want %lld", n, (long long)end, (long long)want);
-		ck_assert_int_eq(hd_coll_formula(HD_COLL_ALLREDUCE, HD_ALGO_RING, S,
-		    n, &p) / 1000, want / 1000);
+		want = p.coll_base +
+		    2 * (hd_time)(n - 1) *
+			(l.lat + hd_time_for_bytes((double)(S / (uint64_t)n), l.bw));
+		ck_assert_msg(llabs(end - want) <= 2 * (n - 1), "n=%d: %lld ps, want %lld", n,
+			      (long long)end, (long long)want);
+		ck_assert_int_eq(hd_coll_formula(HD_COLL_ALLREDUCE, HD_ALGO_RING, S, n, &p) / 1000,
+				 want / 1000);
 	}
 }
 END_TEST
@@ -146,11 +147,10 @@ START_TEST(broadcast_chain)
 	ck_assert_uint_eq(st.max_sent, S);
 	ck_assert_uint_eq(st.steps, K + (uint64_t)n - 2);
 	f = hd_coll_formula(HD_COLL_BROADCAST, HD_ALGO_AUTO, S, n, &p);
-	ck_assert_msg(llabs(end - f) * 100 <= f, "schedule %lld, formula %lld",
-	    (long long)end, (long long)f);
+	ck_assert_msg(llabs(end - f) * 100 <= f, "schedule %lld, formula %lld", (long long)end,
+		      (long long)f);
 	/* pipelining: much less than sending the whole buffer n-1 times */
-	ck_assert(end < (hd_time)(n - 1) * hd_time_for_bytes((double)S,
-	    hd_coll_link(&p, 0, 1).bw));
+	ck_assert(end < (hd_time)(n - 1) * hd_time_for_bytes((double)S, hd_coll_link(&p, 0, 1).bw));
 }
 END_TEST
 
@@ -187,7 +187,7 @@ START_TEST(ring_folded_matches_every_rank)
 		struct tally t = { 0 };
 
 		hd_coll_schedule(colls[i], HD_ALGO_RING, 64 * MiB, 0, n, &p, arrive, a, count, &t,
-		    &sa);
+				 &sa);
 		run_coll_quiet(colls[i], HD_ALGO_RING, 64 * MiB, n, &p, &sb, b);
 		for (r = 0; r < n; r++)
 			ck_assert_int_eq(a[r], b[r]);
@@ -218,8 +218,10 @@ START_TEST(ring_16384_ranks)
 	ck_assert_int_eq(done[0], done[n - 1]);
 	ck_assert_int_eq(done[3], done[8 * 1000 + 3]);
 	/* the ring's closed form over the same links, within 2 % */
-	ck_assert_msg(llabs(end - hd_coll_formula(HD_COLL_ALLREDUCE, HD_ALGO_RING, 1024 * MiB,
-	    n, &p)) * 50 <= end, "schedule %lld", (long long)end);
+	ck_assert_msg(
+	    llabs(end - hd_coll_formula(HD_COLL_ALLREDUCE, HD_ALGO_RING, 1024 * MiB, n, &p)) * 50 <=
+		end,
+	    "schedule %lld", (long long)end);
 	free(done);
 }
 END_TEST
@@ -256,7 +258,7 @@ END_TEST
 START_TEST(tree_beats_ring_when_latency_dominates)
 {
 	struct hd_profile p = prof("h100-sxm");
-	int n = 256;    /* 32 nodes */
+	int n = 256; /* 32 nodes */
 	struct hd_coll_stats st;
 	struct tally t = { 0 };
 	hd_time ring, tree;
@@ -264,13 +266,12 @@ START_TEST(tree_beats_ring_when_latency_dominates)
 	ring = run_coll(HD_COLL_ALLREDUCE, HD_ALGO_RING, 64 * 1024, n, &p, &st, &t);
 	tree = run_coll(HD_COLL_ALLREDUCE, HD_ALGO_TREE, 64 * 1024, n, &p, &st, &t);
 	ck_assert_int_eq(st.algo, HD_ALGO_TREE);
-	ck_assert_msg(tree * 2 < ring, "tree %lld ring %lld", (long long)tree,
-	    (long long)ring);
-	ck_assert_int_eq(hd_coll_pick(HD_COLL_ALLREDUCE, HD_ALGO_AUTO, 64 * 1024,
-	    n, &p), HD_ALGO_TREE);
+	ck_assert_msg(tree * 2 < ring, "tree %lld ring %lld", (long long)tree, (long long)ring);
+	ck_assert_int_eq(hd_coll_pick(HD_COLL_ALLREDUCE, HD_ALGO_AUTO, 64 * 1024, n, &p),
+			 HD_ALGO_TREE);
 	/* a big buffer on one node: the ring's bandwidth wins */
-	ck_assert_int_eq(hd_coll_pick(HD_COLL_ALLREDUCE, HD_ALGO_AUTO, 1024 * MiB,
-	    8, &p), HD_ALGO_RING);
+	ck_assert_int_eq(hd_coll_pick(HD_COLL_ALLREDUCE, HD_ALGO_AUTO, 1024 * MiB, 8, &p),
+			 HD_ALGO_RING);
 }
 END_TEST
 
@@ -281,10 +282,10 @@ START_TEST(late_rank_holds_everyone)
 	hd_time zero[4] = { 0, 0, 0, 0 };
 	int r;
 
-	hd_coll_schedule(HD_COLL_ALLREDUCE, HD_ALGO_RING, 64 * MiB, 0, 4, &p,
-	    arrive, done, NULL, NULL, NULL);
-	hd_coll_schedule(HD_COLL_ALLREDUCE, HD_ALGO_RING, 64 * MiB, 0, 4, &p,
-	    zero, alone, NULL, NULL, NULL);
+	hd_coll_schedule(HD_COLL_ALLREDUCE, HD_ALGO_RING, 64 * MiB, 0, 4, &p, arrive, done, NULL,
+			 NULL, NULL);
+	hd_coll_schedule(HD_COLL_ALLREDUCE, HD_ALGO_RING, 64 * MiB, 0, 4, &p, zero, alone, NULL,
+			 NULL, NULL);
 	for (r = 0; r < 4; r++) {
 		ck_assert(done[r] > 5 * HD_MS);
 		ck_assert(done[r] >= alone[r]);
@@ -298,8 +299,8 @@ START_TEST(links_by_topology)
 
 	ck_assert_int_eq(hd_coll_link(&h, 0, 7).cls, HD_LINK_NVLINK);
 	ck_assert_int_eq(hd_coll_link(&h, 7, 8).cls, HD_LINK_NET);
-	ck_assert_int_eq(hd_coll_link(&a, 0, 1).cls, HD_LINK_NVLINK);   /* a pair */
-	ck_assert_int_eq(hd_coll_link(&a, 1, 2).cls, HD_LINK_PCIE);     /* pairs apart */
+	ck_assert_int_eq(hd_coll_link(&a, 0, 1).cls, HD_LINK_NVLINK); /* a pair */
+	ck_assert_int_eq(hd_coll_link(&a, 1, 2).cls, HD_LINK_PCIE);   /* pairs apart */
 	ck_assert_int_eq(hd_coll_link(&v, 0, 1).cls, HD_LINK_PCIE);
 	ck_assert(hd_coll_link(&h, 0, 1).bw > hd_coll_link(&v, 0, 1).bw);
 	ck_assert_int_eq(hd_coll_node(&h, 15), 1);
@@ -336,8 +337,10 @@ run_with(const char *body, struct hd_profile p)
 	struct run r;
 
 	memset(&r, 0, sizeof r);
-	snprintf(text, sizeof text, "hdsim 1\nlesson t\ntitle \"t\"\n"
-	    "scenario s\n%send\n", body);
+	snprintf(text, sizeof text,
+		 "hdsim 1\nlesson t\ntitle \"t\"\n"
+		 "scenario s\n%send\n",
+		 body);
 	l = hd_lesson_parse(text, strlen(text), "t.hds", &r.e);
 	ck_assert_msg(l != NULL, "%s", r.e.msg);
 	sc = hd_lesson_instantiate(l, 0, NULL, &r.e);
@@ -367,8 +370,8 @@ label_end(const struct hd_trace *t, int rank, const char *label)
 	for (i = 0; i < t->nspans; i++) {
 		const struct hd_span *s = &t->spans[i];
 
-		if (t->lanes[s->lane].rank == rank &&
-		    strcmp(t->strings[s->label], label) == 0 && s->end > end)
+		if (t->lanes[s->lane].rank == rank && strcmp(t->strings[s->label], label) == 0 &&
+		    s->end > end)
 			end = s->end;
 	}
 	return end;
@@ -376,11 +379,11 @@ label_end(const struct hd_trace *t, int rank, const char *label)
 
 START_TEST(send_recv_in_order)
 {
-	struct run r = run_text(
-	    "  ranks 2\n  buffer a device 64MiB\n  buffer b device 64MiB\n"
-	    "  rank 0\n    x: send a to 1\n    y: recv b from 1\n  end\n"
-	    "  rank 1\n    y1: recv b from 0\n    x1: send a to 0\n  end\n"
-	    "  sync device\n", "h100-sxm");
+	struct run r = run_text("  ranks 2\n  buffer a device 64MiB\n  buffer b device 64MiB\n"
+				"  rank 0\n    x: send a to 1\n    y: recv b from 1\n  end\n"
+				"  rank 1\n    y1: recv b from 0\n    x1: send a to 0\n  end\n"
+				"  sync device\n",
+				"h100-sxm");
 	struct hd_profile p = prof("h100-sxm");
 	struct hd_link l = hd_coll_link(&p, 0, 1);
 	hd_time one = p.coll_base + l.lat + hd_time_for_bytes(64.0 * MiB, l.bw);
@@ -398,9 +401,8 @@ END_TEST
 
 START_TEST(send_send_deadlocks)
 {
-	const char *body =
-	    "  ranks 2\n  buffer a device 64MiB\n  buffer b device 64MiB\n"
-	    "  send a to rank + 1\n  recv b from rank - 1\n  sync device\n";
+	const char *body = "  ranks 2\n  buffer a device 64MiB\n  buffer b device 64MiB\n"
+			   "  send a to rank + 1\n  recv b from rank - 1\n  sync device\n";
 	struct run r = run_text(body, "h100-sxm");
 	char with[512];
 
@@ -408,9 +410,11 @@ START_TEST(send_send_deadlocks)
 	ck_assert_int_eq(r.e.status, HD_EXIT_FAIL);
 	ck_assert(r.st.deadlocked);
 	ck_assert_ptr_nonnull(strstr(r.e.msg, "deadlock"));
-	ck_assert_ptr_nonnull(strstr(r.e.msg, "rank 0: cudaDeviceSynchronize (line 10) "
-	    "waits for ncclSend to rank 1 (line 8), which waits for rank 1 to post "
-	    "the matching ncclRecv from rank 0"));
+	ck_assert_ptr_nonnull(
+	    strstr(r.e.msg,
+		   "rank 0: cudaDeviceSynchronize (line 10) "
+		   "waits for ncclSend to rank 1 (line 8), which waits for rank 1 to post "
+		   "the matching ncclRecv from rank 0"));
 	ck_assert_ptr_nonnull(strstr(r.e.msg, "rank 1: "));
 	hd_trace_free(r.t);
 
@@ -425,17 +429,20 @@ START_TEST(send_send_deadlocks)
 
 	/* separate streams do not help: one communicator runs one call at a time */
 	r = run_text("  ranks 2\n  buffer a device 64MiB\n  buffer b device 64MiB\n"
-	    "  stream s1\n  stream s2\n  send a to rank + 1 on s1\n"
-	    "  recv b from rank - 1 on s2\n  sync device\n", "h100-sxm");
+		     "  stream s1\n  stream s2\n  send a to rank + 1 on s1\n"
+		     "  recv b from rank - 1 on s2\n  sync device\n",
+		     "h100-sxm");
 	ck_assert_int_eq(r.rc, -1);
 	ck_assert(r.st.deadlocked);
-	ck_assert_ptr_nonnull(strstr(r.e.msg, "ncclRecv (line 11), queued behind this "
-	    "rank's earlier NCCL call"));
+	ck_assert_ptr_nonnull(strstr(r.e.msg,
+				     "ncclRecv (line 11), queued behind this "
+				     "rank's earlier NCCL call"));
 	hd_trace_free(r.t);
 
 	/* expecting a deadlock that does not come is an error */
 	r = run_text("  expect deadlock\n  ranks 2\n  buffer a device 1MiB\n"
-	    "  allreduce a\n", "h100-sxm");
+		     "  allreduce a\n",
+		     "h100-sxm");
 	ck_assert_int_eq(r.rc, -1);
 	ck_assert_ptr_nonnull(strstr(r.e.msg, "every rank finished"));
 	hd_trace_free(r.t);
@@ -444,24 +451,25 @@ END_TEST
 
 START_TEST(collective_waits_for_missing_rank)
 {
-	struct run r = run_text(
-	    "  ranks 4\n  buffer d device 16MiB\n"
-	    "  rank 0\n    allreduce d\n  end\n  sync device\n", "h100-sxm");
+	struct run r = run_text("  ranks 4\n  buffer d device 16MiB\n"
+				"  rank 0\n    allreduce d\n  end\n  sync device\n",
+				"h100-sxm");
 
 	ck_assert_int_eq(r.rc, -1);
 	ck_assert_ptr_nonnull(strstr(r.e.msg, "1 of 4 ranks wait"));
-	ck_assert_ptr_nonnull(strstr(r.e.msg, "ncclAllReduce (line 8), which waits "
-	    "for rank 1, rank 2, rank 3 to call it"));
+	ck_assert_ptr_nonnull(strstr(r.e.msg,
+				     "ncclAllReduce (line 8), which waits "
+				     "for rank 1, rank 2, rank 3 to call it"));
 	hd_trace_free(r.t);
 }
 END_TEST
 
 START_TEST(collective_mismatch)
 {
-	struct run r = run_text(
-	    "  ranks 2\n  buffer d device 16MiB\n"
-	    "  rank 0\n    allreduce d\n  end\n"
-	    "  rank 1\n    broadcast d\n  end\n  sync device\n", "h100-sxm");
+	struct run r = run_text("  ranks 2\n  buffer d device 16MiB\n"
+				"  rank 0\n    allreduce d\n  end\n"
+				"  rank 1\n    broadcast d\n  end\n  sync device\n",
+				"h100-sxm");
 
 	ck_assert_int_eq(r.rc, -1);
 	ck_assert_ptr_nonnull(strstr(r.e.msg, "collective mismatch"));
@@ -473,9 +481,9 @@ END_TEST
 
 START_TEST(allreduce_in_scenario_matches_schedule)
 {
-	struct run r = run_text(
-	    "  ranks 4\n  buffer d device 256MiB\n  stream s\n"
-	    "  ar: allreduce d on s\n  sync s\n", "h100-sxm");
+	struct run r = run_text("  ranks 4\n  buffer d device 256MiB\n  stream s\n"
+				"  ar: allreduce d on s\n  sync s\n",
+				"h100-sxm");
 	struct hd_profile p = prof("h100-sxm");
 	hd_time f = hd_coll_formula(HD_COLL_ALLREDUCE, HD_ALGO_RING, 256 * MiB, 4, &p);
 	size_t i;
@@ -496,7 +504,7 @@ START_TEST(allreduce_in_scenario_matches_schedule)
 		}
 	}
 	ck_assert_int_eq(ranks_seen, 0xf);
-	ck_assert_int_eq(link_spans, 4 * 2 * 3);        /* n ranks x 2(n-1) steps */
+	ck_assert_int_eq(link_spans, 4 * 2 * 3); /* n ranks x 2(n-1) steps */
 	hd_trace_free(r.t);
 }
 END_TEST
@@ -504,7 +512,7 @@ END_TEST
 START_TEST(peer_copy_nvlink_vs_pcie)
 {
 	const char *body = "  ranks 2\n  buffer a device 256MiB\n  buffer b device 256MiB\n"
-	    "  rank 0\n    c: copy a -> b@1\n  end\n";
+			   "  rank 0\n    c: copy a -> b@1\n  end\n";
 	struct run nv = run_text(body, "h100-sxm"), pc = run_text(body, "gen3-v100");
 	struct hd_profile p = prof("h100-sxm");
 	struct hd_link l = hd_coll_link(&p, 0, 1);
@@ -527,8 +535,8 @@ static void
 ck_paced(hd_time t, double bytes, double rate)
 {
 	ck_assert_msg(t >= hd_time_for_bytes(bytes, rate) &&
-		      t < hd_time_for_bytes(bytes, rate) * 1.05, "%g s for %g B at %g B/s",
-		      hd_time_to_s(t), bytes, rate);
+			  t < hd_time_for_bytes(bytes, rate) * 1.05,
+		      "%g s for %g B at %g B/s", hd_time_to_s(t), bytes, rate);
 }
 
 /*
@@ -541,12 +549,13 @@ ck_paced(hd_time t, double bytes, double rate)
 START_TEST(node_host_dma_is_shared)
 {
 	const char *eight = "  ranks 8\n  buffer h pinned 64MiB\n  buffer d device 64MiB\n"
-	    "  c: copy h -> d\n";
+			    "  c: copy h -> d\n";
 	const char *two = "  ranks 2\n  buffer h pinned 64MiB\n  buffer d device 64MiB\n"
-	    "  c: copy h -> d\n";
+			  "  c: copy h -> d\n";
 	const char *back = "  ranks 4\n  buffer h pinned 64MiB\n  buffer d device 64MiB\n"
-	    "  c: copy d -> h\n";
-	const char *both = "  ranks 4\n  buffer h pinned 64MiB\n  buffer g pinned 64MiB\n"
+			   "  c: copy d -> h\n";
+	const char *both =
+	    "  ranks 4\n  buffer h pinned 64MiB\n  buffer g pinned 64MiB\n"
 	    "  buffer d device 64MiB\n  buffer e device 64MiB\n  stream s\n  stream t\n"
 	    "  a: copy h -> d async on s\n  b: copy e -> g async on t\n  sync s\n  sync t\n";
 	struct hd_profile p = prof("h200-sxm"), none;
@@ -556,7 +565,7 @@ START_TEST(node_host_dma_is_shared)
 	int k;
 
 	ck_assert(p.node_h2d_bw > 0 && p.node_h2d_bw < 8 * p.h2d_bw &&
-	    p.node_h2d_bw > 2 * p.h2d_bw);
+		  p.node_h2d_bw > 2 * p.h2d_bw);
 	r = run_with(eight, p);
 	ck_assert_msg(r.rc == 0, "%s", r.e.msg);
 	for (k = 0; k < 8; k++) {
@@ -590,7 +599,7 @@ START_TEST(node_host_dma_is_shared)
 	r = run_with(both, p);
 	ck_assert_msg(r.rc == 0, "%s", r.e.msg);
 	t = label_end(r.t, 0, "a") > label_end(r.t, 0, "b") ? label_end(r.t, 0, "a") :
-	    label_end(r.t, 0, "b");
+							      label_end(r.t, 0, "b");
 	ck_paced(t, 8 * bytes, p.node_bidir_bw);
 	hd_trace_free(r.t);
 
@@ -607,8 +616,8 @@ END_TEST
 
 START_TEST(barrier_waits_for_slowest)
 {
-	struct run r = run_text(
-	    "  ranks 3\n  rank 2\n    host 2ms\n  end\n  b: barrier\n", "h100-sxm");
+	struct run r = run_text("  ranks 3\n  rank 2\n    host 2ms\n  end\n  b: barrier\n",
+				"h100-sxm");
 	size_t i;
 
 	ck_assert_msg(r.rc == 0, "%s", r.e.msg);
@@ -624,7 +633,8 @@ END_TEST
 
 START_TEST(ranks_deterministic_and_formula_model)
 {
-	const char *body = "  ranks 16\n  buffer d device 64MiB\n  stream s\n"
+	const char *body =
+	    "  ranks 16\n  buffer d device 64MiB\n  stream s\n"
 	    "  repeat 3\n    kernel compute 1GFLOP on s\n    allreduce d on s\n  end\n"
 	    "  sync s\n";
 	struct run a = run_text(body, "h100-sxm"), b = run_text(body, "h100-sxm");
@@ -641,8 +651,8 @@ START_TEST(nccl_takes_sms_from_kernels)
 {
 	/* a compute kernel beside a running all-reduce gets sms - coll.sms SMs */
 	const char *body = "  ranks 2\n  buffer d device 1GiB\n  stream c\n  stream n\n"
-	    "  event e\n  record e on c\n  wait e on n\n  ar: allreduce d on n\n"
-	    "  k: kernel compute 20GFLOP on c\n  sync device\n";
+			   "  event e\n  record e on c\n  wait e on n\n  ar: allreduce d on n\n"
+			   "  k: kernel compute 20GFLOP on c\n  sync device\n";
 	struct run r = run_text(body, "h100-sxm");
 	struct hd_profile p = prof("h100-sxm");
 	hd_time alone = p.kernel_overhead + hd_time_for_bytes(20e9, p.flops), got;
@@ -656,8 +666,8 @@ START_TEST(nccl_takes_sms_from_kernels)
 		if (r.t->lanes[s->lane].kind == HD_LANE_COMPUTE && r.t->lanes[s->lane].rank == 0)
 			got = s->end - s->start;
 	}
-	ck_assert_msg(llabs(got - (hd_time)((double)alone * p.sms / (p.sms - p.coll_sms))) <
-	    HD_US, "kernel %lld ps, alone %lld ps", (long long)got, (long long)alone);
+	ck_assert_msg(llabs(got - (hd_time)((double)alone * p.sms / (p.sms - p.coll_sms))) < HD_US,
+		      "kernel %lld ps, alone %lld ps", (long long)got, (long long)alone);
 	hd_trace_free(r.t);
 }
 END_TEST
@@ -666,8 +676,8 @@ START_TEST(nccl_slows_a_running_kernel)
 {
 	/* the kernel runs alone for a while, then the all-reduce starts beside it */
 	const char *body = "  ranks 2\n  buffer d device 4GiB\n  stream c\n  stream n\n"
-	    "  k: kernel compute 200GFLOP on c\n  host 1ms\n  ar: allreduce d on n\n"
-	    "  sync device\n";
+			   "  k: kernel compute 200GFLOP on c\n  host 1ms\n  ar: allreduce d on n\n"
+			   "  sync device\n";
 	struct run r = run_text(body, "h100-sxm");
 	struct hd_profile p = prof("h100-sxm");
 	hd_time alone = p.kernel_overhead + hd_time_for_bytes(200e9, p.flops);
@@ -692,7 +702,7 @@ START_TEST(nccl_slows_a_running_kernel)
 	ck_assert(k0 >= 0 && a0 > k0 && a0 < k0 + alone);
 	want = a0 + (hd_time)((double)(alone - (a0 - k0)) * f + 0.5);
 	ck_assert_msg(llabs(k1 - want) <= 2, "kernel ends %lld, want %lld", (long long)k1,
-	    (long long)want);
+		      (long long)want);
 	hd_trace_free(r.t);
 }
 END_TEST

@@ -17,11 +17,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lang/catalog.h"
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "export/export.h"
 #include "ir/spanlook.h"
+#include "lang/catalog.h"
 #include "profile/profile.h"
 #include "store/store.h"
 #include "tests/jsoncheck.h"
@@ -29,11 +29,11 @@
 
 /* Names that break naive CSV, JSON, XML and Markdown writers. */
 #define NASTY_LESSON "comma, \"quoted\"\nand <b>&amp;"
-#define NASTY_LABEL "k,1 \"x\"\r\nend|<"
+#define NASTY_LABEL  "k,1 \"x\"\r\nend|<"
 #define NASTY_ANSWER "yes, \"really\"\nsure"
 
 static char dir[64];
-static int in_suite = 1;        /* 0 for --make-db: no Check macros there */
+static int in_suite = 1; /* 0 for --make-db: no Check macros there */
 
 /* Stop with a message when a fixture step fails, in or out of a suite. */
 static void
@@ -69,8 +69,13 @@ static void
 span(struct hd_trace *t, int lane, int op, int iter, enum hd_span_kind k, hd_time s, hd_time e,
      const char *label)
 {
-	struct hd_span sp = { .lane = lane, .op = op, .iter = (uint32_t)iter, .kind = k,
-			      .start = s, .end = e, .label = hd_trace_string(t, label) };
+	struct hd_span sp = { .lane = lane,
+			      .op = op,
+			      .iter = (uint32_t)iter,
+			      .kind = k,
+			      .start = s,
+			      .end = e,
+			      .label = hd_trace_string(t, label) };
 
 	if (k == HD_SPAN_BLOCKED)
 		sp.why = HD_WHY_STREAM_SYNC;
@@ -110,9 +115,13 @@ add_answer(struct hd_store *s, const char *learner, const char *lesson, const ch
 	   const char *answer, int correct, int confidence, double seconds, int hints)
 {
 	struct hd_err e = { 0 };
-	struct hd_store_progress p = { .learner = learner, .lesson = lesson, .question = q,
-				       .answer = answer, .correct = correct,
-				       .confidence = confidence, .seconds = seconds,
+	struct hd_store_progress p = { .learner = learner,
+				       .lesson = lesson,
+				       .question = q,
+				       .answer = answer,
+				       .correct = correct,
+				       .confidence = confidence,
+				       .seconds = seconds,
 				       .hints = hints };
 
 	need(hd_store_progress_add(s, &p, NULL, &e) == 0, "progress_add", &e);
@@ -126,17 +135,24 @@ make_db(const char *path)
 	struct hd_err e = { 0 };
 	struct hd_store *s = hd_store_open(path, HD_STORE_RW, &e);
 	struct hd_trace *p = fixture_trace(1000), *m = fixture_trace(1100);
-	struct hd_store_machine mach = { .hostname = "node, 1", .gpu_name = "NVIDIA H100 80GB HBM3",
-					 .driver = "550.54", .cuda_runtime = "12.4",
+	struct hd_store_machine mach = { .hostname = "node, 1",
+					 .gpu_name = "NVIDIA H100 80GB HBM3",
+					 .driver = "550.54",
+					 .cuda_runtime = "12.4",
 					 .gpu_count = 1 };
 	struct hd_store_claim claims[2] = {
 		{ 0, "copies, \"pinned\", are faster", "time(up) < 1s", 1, 1e-3, 1.0, "holds" },
 		{ 1, "the sync blocks", "blocked(api) > 1s", 0, 1e-4, 1.0, "fails: a, b" },
 	};
-	struct hd_store_run r = { .lesson = NASTY_LESSON, .scenario = "pinned", .backend = "sim",
-				  .source = "predicted", .profile_name = "h100-sxm",
-				  .profile_text = "hdsim-profile 1\n", .status = "ok",
-				  .params_json = "{\"size\": 1048576}", .timer = "model",
+	struct hd_store_run r = { .lesson = NASTY_LESSON,
+				  .scenario = "pinned",
+				  .backend = "sim",
+				  .source = "predicted",
+				  .profile_name = "h100-sxm",
+				  .profile_text = "hdsim-profile 1\n",
+				  .status = "ok",
+				  .params_json = "{\"size\": 1048576}",
+				  .timer = "model",
 				  .repeats = 1 };
 	int64_t pid;
 
@@ -167,7 +183,7 @@ make_db(const char *path)
 /* ---- an RFC 4180 reader ---------------------------------------------------- */
 
 struct csv {
-	char ***rows;           /* rows[i][j], NULL-terminated per row */
+	char ***rows; /* rows[i][j], NULL-terminated per row */
 	int *ncols;
 	int nrows;
 };
@@ -202,7 +218,7 @@ csv_parse(const char *s, struct csv *c)
 		} else {
 			for (; *s != ',' && *s != '\r' && *s != '\n' && *s != '\0'; s++) {
 				if (*s == '"')
-					return -1;      /* a quote in an unquoted field */
+					return -1; /* a quote in an unquoted field */
 				hd_buf_putc(&f, *s);
 			}
 		}
@@ -355,12 +371,20 @@ START_TEST(csv_field_quoting)
 	static const struct {
 		const char *in, *out;
 	} cases[] = {
-		{ "plain", "plain" }, { "", "" }, { "a,b", "\"a,b\"" },
-		{ "say \"hi\"", "\"say \"\"hi\"\"\"" }, { "two\nlines", "\"two\nlines\"" },
-		{ "cr\r", "\"cr\r\"" }, { " lead", "\" lead\"" }, { "bad\xff", "bad\xef\xbf\xbd" },
+		{ "plain", "plain" },
+		{ "", "" },
+		{ "a,b", "\"a,b\"" },
+		{ "say \"hi\"", "\"say \"\"hi\"\"\"" },
+		{ "two\nlines", "\"two\nlines\"" },
+		{ "cr\r", "\"cr\r\"" },
+		{ " lead", "\" lead\"" },
+		{ "bad\xff", "bad\xef\xbf\xbd" },
 		/* formulas a spreadsheet would run are made text */
-		{ "=HYPERLINK(\"x\")", "\"'=HYPERLINK(\"\"x\"\")\"" }, { "+1", "'+1" },
-		{ "-2", "'-2" }, { "@SUM(A1)", "'@SUM(A1)" }, { "\tx", "'\tx" },
+		{ "=HYPERLINK(\"x\")", "\"'=HYPERLINK(\"\"x\"\")\"" },
+		{ "+1", "'+1" },
+		{ "-2", "'-2" },
+		{ "@SUM(A1)", "'@SUM(A1)" },
+		{ "\tx", "'\tx" },
 		{ "a=b", "a=b" },
 	};
 	size_t i;
@@ -383,7 +407,8 @@ START_TEST(times_in_microseconds)
 		hd_time ps;
 		const char *us;
 	} cases[] = {
-		{ 0, "0.000" }, { 999, "0.000" }, { 1000, "0.001" }, { 1234567891, "1234.567" },
+		{ 0, "0.000" },       { 999, "0.000" },
+		{ 1000, "0.001" },    { 1234567891, "1234.567" },
 		{ 5000000, "5.000" }, { -1, "-0.001" },
 	};
 	size_t i;
@@ -493,10 +518,12 @@ START_TEST(perfetto_ranks_are_processes)
 	hd_export_add_run(&set, NULL, &info, t);
 	text = write_mem(&set, HD_EXPORT_PERFETTO, 0);
 	ck_assert(hd_test_json_valid(text));
-	ck_assert_ptr_nonnull(strstr(text, "\"collectives / ring: predicted (run 7, simulated now) "
-					  "rank 0\""));
-	ck_assert_ptr_nonnull(strstr(text, "\"collectives / ring: predicted (run 7, simulated now) "
-					  "rank 1\""));
+	ck_assert_ptr_nonnull(strstr(text,
+				     "\"collectives / ring: predicted (run 7, simulated now) "
+				     "rank 0\""));
+	ck_assert_ptr_nonnull(strstr(text,
+				     "\"collectives / ring: predicted (run 7, simulated now) "
+				     "rank 1\""));
 	/* rank 1's API call is a slice of process 2 */
 	ck_assert_ptr_nonnull(strstr(text, "{\"ph\":\"X\",\"pid\":2,"));
 	free(text);
@@ -602,7 +629,7 @@ START_TEST(bad_input_writes_nothing)
 	sqlite3 *q;
 	char buf[4096];
 	const struct {
-		const char *args[12];   /* up to the first NULL */
+		const char *args[12]; /* up to the first NULL */
 		const char *says;
 	} cases[] = {
 		{ { "export", "--format", "pdf", "--db", db, "-o", out },
@@ -618,10 +645,10 @@ START_TEST(bad_input_writes_nothing)
 		{ { "export", "--format", "json", "--db", newer, "-o", out },
 		  "newer than this hdsim" },
 		{ { "export", "--format", "json", "--db", junk, "-o", out }, "failed" },
-		{ { "export", "--format", "json", "--db", db, "--db", junk, "-o", out },
-		  "failed" },
+		{ { "export", "--format", "json", "--db", db, "--db", junk, "-o", out }, "failed" },
 		{ { "export", "--format", "json", "--lesson", "no-such-lesson", "--db", db, "-o",
-		    out }, "no lesson 'no-such-lesson'" },
+		    out },
+		  "no lesson 'no-such-lesson'" },
 		{ { "export", "--format", "json", "--all", "--run", "1", "--db", db },
 		  "give one of them" },
 		{ { "export", "--format", "html", "--table", "runs", "--db", db },
@@ -636,8 +663,11 @@ START_TEST(bad_input_writes_nothing)
 	ck_assert_int_eq(sqlite3_exec(q, "CREATE TABLE t(x)", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(q);
 	ck_assert_int_eq(sqlite3_open(newer, &q), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(q, "CREATE TABLE t(x); PRAGMA application_id = 1751413609;"
-				      " PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(q,
+				      "CREATE TABLE t(x); PRAGMA application_id = 1751413609;"
+				      " PRAGMA user_version = 99",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
 	sqlite3_close(q);
 	memset(buf, 0x5a, sizeof buf);
 	memcpy(buf, "SQLite format 3", 16);
@@ -808,12 +838,12 @@ START_TEST(class_merges_two_databases)
 			{ "learner", "lesson", "question", "answer", "result", "correct",
 			  "confidence", "seconds", "hints", "attempts", "answered_at", "database",
 			  "comments" },
-			{ "alice", "pinned-vs-pageable", "q1", "b", "right", "1", "4", "5", "0", "2",
-			  "2026-11-21T09:00:00Z", d2, "" },
-			{ "alice", "pinned-vs-pageable", "q2", "faster, \"much\"", "right", "1", "3",
-			  "20.5", "2", "1", "2026-11-20T10:00:00Z", d1, "" },
-			{ "bob", "pinned-vs-pageable", "q1", "b", "right", "1", "", "7.25", "1", "1",
-			  "2026-11-21T09:00:00Z", d2, "" },
+			{ "alice", "pinned-vs-pageable", "q1", "b", "right", "1", "4", "5", "0",
+			  "2", "2026-11-21T09:00:00Z", d2, "" },
+			{ "alice", "pinned-vs-pageable", "q2", "faster, \"much\"", "right", "1",
+			  "3", "20.5", "2", "1", "2026-11-20T10:00:00Z", d1, "" },
+			{ "bob", "pinned-vs-pageable", "q1", "b", "right", "1", "", "7.25", "1",
+			  "1", "2026-11-21T09:00:00Z", d2, "" },
 			{ "bob", "two-streams", "q1", "c", "wrong", "0", "2", "30", "0", "1",
 			  "2026-11-21T09:00:00Z", d2, "" },
 		};
@@ -853,11 +883,11 @@ START_TEST(class_merges_two_databases)
 		 * (else the most questions a learner answered: 2 and 1) */
 		hd_catalog_add_builtin(cat);
 		idx = hd_catalog_find(cat, "pinned-vs-pageable", &e);
-		snprintf(pts[0], sizeof pts[0], "%d", idx >= 0 ?
-			 hd_lesson_nquestions(hd_catalog_get(cat, idx)) : 2);
+		snprintf(pts[0], sizeof pts[0], "%d",
+			 idx >= 0 ? hd_lesson_nquestions(hd_catalog_get(cat, idx)) : 2);
 		idx = hd_catalog_find(cat, "two-streams", &e);
-		snprintf(pts[1], sizeof pts[1], "%d", idx >= 0 ?
-			 hd_lesson_nquestions(hd_catalog_get(cat, idx)) : 1);
+		snprintf(pts[1], sizeof pts[1], "%d",
+			 idx >= 0 ? hd_lesson_nquestions(hd_catalog_get(cat, idx)) : 1);
 		want[1][5] = pts[0];
 		want[1][6] = pts[1];
 		for (i = 0; i < 4; i++) {
@@ -939,10 +969,12 @@ START_TEST(class_orders_and_points)
 		ck_assert_ptr_nonnull(at[i]);
 	ck_assert(at[0] < at[1] && at[1] < at[2] && at[2] < at[3]);
 	/* q1: answered wrong at confidence 5, so sure but wrong */
-	ck_assert_ptr_nonnull(strstr(at[0], "<td class=\"num\">1</td><td class=\"num\">0</td>"
-					   "<td class=\"num\">1</td><td class=\"num\">1</td>"));
-	ck_assert_ptr_nonnull(strstr(text, "<td>amy</td><td class=\"num\">-</td>"
-					   "<td class=\"num\">1 / 2</td>"));
+	ck_assert_ptr_nonnull(strstr(at[0],
+				     "<td class=\"num\">1</td><td class=\"num\">0</td>"
+				     "<td class=\"num\">1</td><td class=\"num\">1</td>"));
+	ck_assert_ptr_nonnull(strstr(text,
+				     "<td>amy</td><td class=\"num\">-</td>"
+				     "<td class=\"num\">1 / 2</td>"));
 	free(text);
 	free(p);
 	free(d);
@@ -1017,8 +1049,8 @@ START_TEST(svg_and_perfetto_colours_from_looks)
 	ck_assert_str_ne(h2d->svg, d2h->svg);
 	/* the legend names each kind in its colour */
 	{
-		char *entry = hd_xasprintf("fill=\"%s\"/>\n<text x=\"%d.0\" y=", kern->svg, 10 + 20 +
-					   (HD_SPAN_KERNEL % 4) * 290);
+		char *entry = hd_xasprintf("fill=\"%s\"/>\n<text x=\"%d.0\" y=", kern->svg,
+					   10 + 20 + (HD_SPAN_KERNEL % 4) * 290);
 		ck_assert_ptr_nonnull(strstr(svg, entry));
 		free(entry);
 	}

@@ -15,46 +15,45 @@
 
 #include "ir/backend.h"
 #include "real/fault.h"
+#include "run/backends.h"
+#include "run/verify.h"
 #include "tests/testdb.h"
 #include "tests/testutil.h"
-#include "run/verify.h"
-#include "run/backends.h"
 
 /* One scenario with every kind of call the backend makes on one GPU. */
-static const char lesson_text[] =
-	"hdsim 1\n"
-	"lesson faults\n"
-	"title \"Every kind of CUDA call\"\n"
-	"scenario all\n"
-	"  buffer h pinned 64KiB\n"
-	"  buffer p pageable 64KiB\n"
-	"  buffer m managed 64KiB\n"
-	"  buffer d device 64KiB\n"
-	"  buffer d2 device 64KiB\n"
-	"  stream s\n"
-	"  stream q nonblocking priority -1\n"
-	"  event e\n"
-	"  event n notiming\n"
-	"  pin p\n"
-	"  copy h -> d async on s\n"
-	"  copy p -> d2\n"
-	"  kernel spin 1us on s\n"
-	"  kernel compute 1MFLOP on q\n"
-	"  kernel memory d on s\n"
-	"  kernel fill d2 on q\n"
-	"  kernel reduce d on s\n"
-	"  prefetch m to device on q\n"
-	"  record e on s\n"
-	"  wait e on q\n"
-	"  record n on q\n"
-	"  query e\n"
-	"  sync e\n"
-	"  copy d -> d2 async on q\n"
-	"  sync q\n"
-	"  read d 4KiB\n"
-	"  free d2\n"
-	"  sync device\n"
-	"end\n";
+static const char lesson_text[] = "hdsim 1\n"
+				  "lesson faults\n"
+				  "title \"Every kind of CUDA call\"\n"
+				  "scenario all\n"
+				  "  buffer h pinned 64KiB\n"
+				  "  buffer p pageable 64KiB\n"
+				  "  buffer m managed 64KiB\n"
+				  "  buffer d device 64KiB\n"
+				  "  buffer d2 device 64KiB\n"
+				  "  stream s\n"
+				  "  stream q nonblocking priority -1\n"
+				  "  event e\n"
+				  "  event n notiming\n"
+				  "  pin p\n"
+				  "  copy h -> d async on s\n"
+				  "  copy p -> d2\n"
+				  "  kernel spin 1us on s\n"
+				  "  kernel compute 1MFLOP on q\n"
+				  "  kernel memory d on s\n"
+				  "  kernel fill d2 on q\n"
+				  "  kernel reduce d on s\n"
+				  "  prefetch m to device on q\n"
+				  "  record e on s\n"
+				  "  wait e on q\n"
+				  "  record n on q\n"
+				  "  query e\n"
+				  "  sync e\n"
+				  "  copy d -> d2 async on q\n"
+				  "  sync q\n"
+				  "  read d 4KiB\n"
+				  "  free d2\n"
+				  "  sync device\n"
+				  "end\n";
 
 static char dir[64];
 static struct hd_lesson *lesson;
@@ -116,23 +115,44 @@ holds_pairs(const char *db, int n)
 	ck_assert_msg(hd_store_check(s, &e) == 0, "%s", e.msg);
 	hd_store_close(s);
 	ck_assert_int_eq(hd_test_count(db, "SELECT count(*) FROM runs"), 2 * n);
-	ck_assert_int_eq(hd_test_count(db, "SELECT count(*) FROM runs WHERE source = 'measured' AND"
-			       " pair_run IN (SELECT id FROM runs WHERE source = 'predicted')"),
-			 n);
-	ck_assert_int_eq(hd_test_count(db, "SELECT count(*) FROM runs r WHERE NOT EXISTS"
-			       " (SELECT 1 FROM spans WHERE run_id = r.id)"), 0);
+	ck_assert_int_eq(
+	    hd_test_count(db,
+			  "SELECT count(*) FROM runs WHERE source = 'measured' AND"
+			  " pair_run IN (SELECT id FROM runs WHERE source = 'predicted')"),
+	    n);
+	ck_assert_int_eq(hd_test_count(db,
+				       "SELECT count(*) FROM runs r WHERE NOT EXISTS"
+				       " (SELECT 1 FROM spans WHERE run_id = r.id)"),
+			 0);
 }
 
 START_TEST(a_clean_run_makes_every_kind_of_call)
 {
 	static const char *const kinds[] = {
-		"cudaGetDeviceCount", "cudaSetDevice", "cudaMalloc", "cudaMallocHost",
-		"cudaMallocManaged", "cudaMemset", "cudaHostRegister", "cudaHostUnregister",
-		"cudaStreamCreateWithPriority", "cudaEventCreate", "cudaEventCreateWithFlags",
-		"cudaMemcpyAsync", "cudaMemcpy", "kernel launch", "cudaMemPrefetchAsync",
-		"cudaEventRecord", "cudaStreamWaitEvent", "cudaEventQuery",
-		"cudaEventSynchronize", "cudaStreamSynchronize", "cudaDeviceSynchronize",
-		"cudaEventElapsedTime", "cudaFree", "cudaFreeHost",
+		"cudaGetDeviceCount",
+		"cudaSetDevice",
+		"cudaMalloc",
+		"cudaMallocHost",
+		"cudaMallocManaged",
+		"cudaMemset",
+		"cudaHostRegister",
+		"cudaHostUnregister",
+		"cudaStreamCreateWithPriority",
+		"cudaEventCreate",
+		"cudaEventCreateWithFlags",
+		"cudaMemcpyAsync",
+		"cudaMemcpy",
+		"kernel launch",
+		"cudaMemPrefetchAsync",
+		"cudaEventRecord",
+		"cudaStreamWaitEvent",
+		"cudaEventQuery",
+		"cudaEventSynchronize",
+		"cudaStreamSynchronize",
+		"cudaDeviceSynchronize",
+		"cudaEventElapsedTime",
+		"cudaFree",
+		"cudaFreeHost",
 	};
 	struct hd_err e = { 0 };
 	char *db = hd_xasprintf("%s/clean.db", dir);
@@ -184,8 +204,8 @@ START_TEST(each_call_failing_stores_nothing)
 		ck_assert_ptr_nonnull(hd_fault_injected());
 		snprintf(name, sizeof name, "%s", hd_fault_call_name(i));
 		if (rc == 0) {
-			ck_assert_msg(i > last_timing, "call %d (%s) failed and the run went on",
-				      i, name);
+			ck_assert_msg(i > last_timing, "call %d (%s) failed and the run went on", i,
+				      name);
 			pairs++;
 		} else {
 			ck_assert_msg(strstr(e.msg, name) != NULL,

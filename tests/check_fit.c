@@ -37,7 +37,7 @@ START_TEST(stats_odd)
 	ck_assert(st.median == 3);
 	ck_assert(st.q1 == 2 && st.q3 == 4 && st.iqr == 2);
 	ck_assert(st.min == 1 && st.max == 5);
-	ck_assert(v[0] == 5);   /* the input is not reordered */
+	ck_assert(v[0] == 5); /* the input is not reordered */
 }
 END_TEST
 
@@ -119,8 +119,8 @@ START_TEST(alpha_beta_exact)
 	ck_assert(REL(f.beta, 55e9) < 1e-9);
 	ck_assert(REL(f.alpha, 2e-6) < 1e-6);
 	ck_assert(f.max_rel < 1e-6);
-	ck_assert_int_eq(f.n_large, 7);         /* 16 MiB .. 1 GiB */
-	ck_assert_int_eq(f.n_small, 15);        /* 4 B .. 64 KiB */
+	ck_assert_int_eq(f.n_large, 7);  /* 16 MiB .. 1 GiB */
+	ck_assert_int_eq(f.n_small, 15); /* 4 B .. 64 KiB */
 	ck_assert(!f.alpha_from_large && !f.alpha_clamped);
 }
 END_TEST
@@ -234,7 +234,7 @@ START_TEST(staging_by_hand)
 	/* HtoD, memcpy-bound: the host never waits for a buffer. */
 	hd_staging_times(&p, 0, 4, &call, &total);
 	ck_assert(fabs(call - 4) < 1e-12);
-	ck_assert(fabs(total - 4.6) < 1e-12);      /* last DMA 4.5, then the wake */
+	ck_assert(fabs(total - 4.6) < 1e-12); /* last DMA 4.5, then the wake */
 	/* HtoD, DMA-bound: chunk 2 waits for buffer 0, chunk 3 for buffer 1. */
 	p = unit_staging(2, 1);
 	hd_staging_times(&p, 0, 4, &call, &total);
@@ -273,7 +273,7 @@ real_staging(void)
 	p.wake = 4e-6;
 	p.chunk = 2 << 20;
 	p.buffers = 2;
-	p.memcpy_bw[0] = p.memcpy_bw[1] = 1;    /* refitted */
+	p.memcpy_bw[0] = p.memcpy_bw[1] = 1; /* refitted */
 	return p;
 }
 
@@ -308,7 +308,7 @@ START_TEST(staging_fit_keeps_base_shape)
 	ck_assert_int_eq(hd_fit_staging(n, t, d, k, &base, &f, &e), 0);
 	ck_assert(REL(f.memcpy_bw[0], 12e9) < 0.01);
 	ck_assert(REL(f.memcpy_bw[1], 7e9) < 0.01);
-	ck_assert(f.points[0] == 8 && f.points[1] == 8);      /* 64 KiB .. 1 GiB, x4 */
+	ck_assert(f.points[0] == 8 && f.points[1] == 8); /* 64 KiB .. 1 GiB, x4 */
 	ck_assert(!f.shape_fitted);
 	ck_assert(f.chunk == base.chunk && f.buffers == base.buffers);
 	ck_assert(f.base_max_rel < 0.01);
@@ -352,7 +352,7 @@ START_TEST(staging_fit_one_direction)
 	truth.memcpy_bw[0] = truth.memcpy_bw[1] = 9e9;
 	base.memcpy_bw[1] = 3e9;
 	k = staging_data(&truth, n, t, d);
-	for (i = 0; i < k; i++)         /* keep the HtoD points only */
+	for (i = 0; i < k; i++) /* keep the HtoD points only */
 		if (d[i] == 0) {
 			n[h] = n[i];
 			t[h] = t[i];
@@ -424,11 +424,11 @@ staging_of(const struct hd_profile *p)
  * cudaStreamSynchronize: when the copy call returns and when the sync does.
  */
 static void
-model_staging_times(const struct hd_profile *p, int d2h, uint64_t n, double *call,
-		    double *total)
+model_staging_times(const struct hd_profile *p, int d2h, uint64_t n, double *call, double *total)
 {
 	struct hd_buffer bufs[2] = {
-		{ (char *)"h", HD_MEM_PAGEABLE, n, 1, 1 }, { (char *)"d", HD_MEM_DEVICE, n, 2, 1 },
+		{ (char *)"h", HD_MEM_PAGEABLE, n, 1, 1 },
+		{ (char *)"d", HD_MEM_DEVICE, n, 2, 1 },
 	};
 	struct hd_stream streams[2] = { { (char *)"default", 0, 0, 0, 0 },
 					{ (char *)"per-thread", 0, 0, 0, 0 } };
@@ -477,8 +477,7 @@ model_staging_times(const struct hd_profile *p, int d2h, uint64_t n, double *cal
 
 /* Pageable copies of 256 KiB .. 1 GiB each way: the model's call and sync times. */
 static size_t
-model_staging_data(const struct hd_profile *p, double *n, double *call, double *t,
-		   int *d2h)
+model_staging_data(const struct hd_profile *p, double *n, double *call, double *t, int *d2h)
 {
 	size_t k = 0;
 	double b;
@@ -515,18 +514,19 @@ START_TEST(staging_model_matches_fit)
 		k = model_staging_data(p, n, mc, t, d);
 		for (j = 0; j < k; j++) {
 			hd_staging_times(&st, d[j], n[j], &fc, &ft);
-			ck_assert_msg(REL(mc[j], fc) < 1e-6 && REL(t[j], ft) < 1e-6,
+			ck_assert_msg(
+			    REL(mc[j], fc) < 1e-6 && REL(t[j], ft) < 1e-6,
 			    "%s, %s %.0f B: the model takes %.9g s (call %.9g s), fit.c %.9g s "
-			    "(call %.9g s)", p->name, d[j] ? "DtoH" : "HtoD", n[j], t[j], mc[j],
-			    ft, fc);
+			    "(call %.9g s)",
+			    p->name, d[j] ? "DtoH" : "HtoD", n[j], t[j], mc[j], ft, fc);
 		}
 		base.memcpy_bw[0] = base.memcpy_bw[1] = 1e9;
 		ck_assert_int_eq(hd_fit_staging(n, t, d, k, &base, &f, &e), 0);
 		ck_assert_msg(REL(f.memcpy_bw[0], p->host_memcpy_h2d_bw) < 1e-3 &&
-		    REL(f.memcpy_bw[1], p->host_memcpy_d2h_bw) < 1e-3,
-		    "%s: fitted %.4g and %.4g B/s, the profile says %.4g and %.4g", p->name,
-		    f.memcpy_bw[0], f.memcpy_bw[1], p->host_memcpy_h2d_bw,
-		    p->host_memcpy_d2h_bw);
+				  REL(f.memcpy_bw[1], p->host_memcpy_d2h_bw) < 1e-3,
+			      "%s: fitted %.4g and %.4g B/s, the profile says %.4g and %.4g",
+			      p->name, f.memcpy_bw[0], f.memcpy_bw[1], p->host_memcpy_h2d_bw,
+			      p->host_memcpy_d2h_bw);
 		ck_assert(!f.shape_fitted);
 		ck_assert(f.max_rel < 1e-4);
 	}
@@ -686,8 +686,7 @@ START_TEST(ring_fit_exact)
 
 		for (i = 0; i < k; i++)
 			t[i] = hd_fit_coll_time(HD_COLL_ALLREDUCE, &f, b[i]);
-		ck_assert_int_eq(hd_fit_ring(ns[r], b, t, k, 65536, 64 << 20, 0.9e-6, &fr, &e),
-				 0);
+		ck_assert_int_eq(hd_fit_ring(ns[r], b, t, k, 65536, 64 << 20, 0.9e-6, &fr, &e), 0);
 		ck_assert_msg(REL(fr.beta, 370e9) < 1e-6, "n %d beta %g", ns[r], fr.beta);
 		ck_assert(REL(fr.base, 8e-6) < 1e-4);
 		ck_assert(REL(fr.intercept, 8e-6 + 2 * (ns[r] - 1) * 0.9e-6) < 1e-4);
@@ -838,7 +837,7 @@ START_TEST(ranks_nvswitch)
 	ck_assert(REL(r.nvlink_latency, 0.8e-6) < 1e-9);
 	ck_assert(r.alpha == r.nvlink_latency);
 	ck_assert_msg(REL(r.coll_base, 9e-6) < 0.15, "base %g", r.coll_base);
-	ck_assert(r.p2p_pcie == 0);     /* no pair without NVLink: nothing to measure it */
+	ck_assert(r.p2p_pcie == 0); /* no pair without NVLink: nothing to measure it */
 	ck_assert(REL(r.copy_nvlink_bw, 390e9) < 1e-9);
 	/* links not reported: the base profile's count */
 	nd.links = 0;
@@ -872,8 +871,7 @@ START_TEST(ranks_pcie_only)
 	ck_assert(REL(r.p2p_pcie, 20e9) < 1e-6);
 	ck_assert(REL(r.coll_base, 15e-6) < 1e-4);
 	/* no NCCL sweep: the peer copies give the rate, coll.base is not set */
-	ck_assert_int_eq(hd_fit_ranks(&nd, 18, 2e-6, NULL, NULL, 0, 65536, 64 << 20, &r, &e),
-			 0);
+	ck_assert_int_eq(hd_fit_ranks(&nd, 18, 2e-6, NULL, NULL, 0, 65536, 64 << 20, &r, &e), 0);
 	ck_assert(!r.have_ring && !r.rate_from_ring);
 	ck_assert(REL(r.p2p_pcie, 22e9) < 1e-9 && r.coll_base < 0);
 }
@@ -919,8 +917,7 @@ START_TEST(live_latency_leaves_out_host_paced_sizes)
 	const double rate = 50e9, n[] = { 4096, 16384, 65536 };
 	/* an engine of 2.5 us + n / rate; the host's calls 2.6 us each, so the
 	 * two small sizes are paced by the host (done = issue) */
-	const double eng[] = { 2.5e-6 + 4096 / 50e9, 2.5e-6 + 16384 / 50e9,
-			       2.5e-6 + 65536 / 50e9 };
+	const double eng[] = { 2.5e-6 + 4096 / 50e9, 2.5e-6 + 16384 / 50e9, 2.5e-6 + 65536 / 50e9 };
 	const double done[] = { 2.6e-6, 2.6e-6 + 1e-8, eng[2] };
 	const double issue[] = { 2.6e-6, 2.6e-6, 2.6e-6 };
 	const double slow[] = { 9e-6, 9e-6, 9e-6 };
@@ -929,8 +926,8 @@ START_TEST(live_latency_leaves_out_host_paced_sizes)
 	ck_assert_int_eq(hd_fit_live_latency(n, done, issue, 3, rate, &alpha), 1);
 	ck_assert_msg(fabs(alpha - 2.5e-6) < 1e-12, "%g", alpha);
 	/* every size engine-paced: the mean over all three */
-	ck_assert_int_eq(hd_fit_live_latency(n, eng, (const double[]){ 1e-6, 1e-6, 1e-6 }, 3,
-					     rate, &alpha), 3);
+	ck_assert_int_eq(
+	    hd_fit_live_latency(n, eng, (const double[]){ 1e-6, 1e-6, 1e-6 }, 3, rate, &alpha), 3);
 	ck_assert_msg(fabs(alpha - 2.5e-6) < 1e-12, "%g", alpha);
 	/* the host slower than every copy: nothing used, alpha left alone */
 	alpha = 7;

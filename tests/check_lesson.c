@@ -11,116 +11,116 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/units.h"
+#include "base/util.h"
 #include "ir/ir.h"
+#include "ir/trace.h"
 #include "lang/claims.h"
 #include "lang/lesson.h"
 #include "tests/testutil.h"
-#include "ir/trace.h"
-#include "base/units.h"
-#include "base/util.h"
 
 /* A lesson that uses every statement of the format. */
 static const char full_lesson[] =
-	"# every statement of the format, once at least\n"
-	"hdsim 1\n"
-	"lesson full-test\n"
-	"title \"Everything at once\"\n"
-	"part \"Basics\"\n"
-	"order 7.5\n"
-	"summary \"one line about it\"\n"
-	"rule \"cudaMemcpy from pageable memory is synchronous\" "
-	"\"https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html\"\n"
-	"\n"
-	"knob size 256MiB 4KiB .. 1GiB \"bytes to copy\"\n"
-	"knob iters 4 1 .. 100 \"loop count\"\n"
-	"knob work 2ms 1us .. 1s \"kernel time\"\n"
-	"knob share 50% 0% .. 100% \"a fraction\"\n"
-	"\n"
-	"page \"Intro\"\n"
-	"| First line.\n"
-	"|\n"
-	"  | Third line, # not a comment.\n"
-	"end\n"
-	"\n"
-	"question q1 choice \"Which is faster?\"\n"
-	"  option a \"pinned\"\n"
-	"  option b \"pageable\"\n"
-	"  answer a\n"
-	"  explain \"pinned skips staging\"\n"
-	"  hint \"think of DMA\"\n"
-	"  hint \"second \\\"hint\\\"\"\n"
-	"  scenario pageable\n"
-	"end\n"
-	"question q2 order \"Order them\"\n"
-	"  item x \"copy\"\n"
-	"  item y \"kernel\"\n"
-	"  item z \"sync\"\n"
-	"  answer y z x\n"
-	"  explain \"the kernel is short\"\n"
-	"end\n"
-	"question q3 estimate \"How long does the pinned copy take?\"\n"
-	"  answer time(pinned.h2d) unit ms within 25%\n"
-	"  explain \"about 10 ms\"\n"
-	"end\n"
-	"\n"
-	"scenario pinned \"Pinned copy\"\n"
-	"  buffer h pinned size\n"
-	"  buffer d device size\n"
-	"  stream s1 nonblocking priority -1\n"
-	"  event done notiming\n"
-	"  h2d: copy h -> d async on s1\n"
-	"  kernel spin work on s1 grid 80\n"
-	"  record done on s1\n"
-	"  loop: repeat iters\n"
-	"    kernel fill d\n"
-	"    kernel reduce d\n"
-	"    kernel memory d\n"
-	"    kernel memory 1GiB\n"
-	"    kernel compute 10GFLOP\n"
-	"  end\n"
-	"  wait done\n"
-	"  sync done\n"
-	"  sync s1\n"
-	"  sync device\n"
-	"  query done\n"
-	"  host 1ms \"prepare\"\n"
-	"  read d 4KiB\n"
-	"  copy d -> h size * share\n"
-	"end\n"
-	"\n"
-	"scenario pageable \"Pageable copy\"\n"
-	"  default-stream per-thread\n"
-	"  buffer h pageable size\n"
-	"  buffer d device size\n"
-	"  buffer m managed 64MiB\n"
-	"  alloc h\n"
-	"  pin h\n"
-	"  h2d: copy h -> d\n"
-	"  prefetch m to device\n"
-	"  kernel fill d\n"
-	"  free h\n"
-	"end\n"
-	"\n"
-	"scenario ring \"A ring of four\"\n"
-	"  ranks 4\n"
-	"  buffer d device 1MiB\n"
-	"  buffer e device 1MiB\n"
-	"  send d to rank + 1\n"
-	"  recv e from rank - 1\n"
-	"  mirror: send d to nranks - 1 - rank 64KiB\n"
-	"  rank 0\n"
-	"    copy d -> e@2 async\n"
-	"  end\n"
-	"  allreduce d\n"
-	"  broadcast d root 2\n"
-	"  barrier\n"
-	"end\n"
-	"\n"
-	"claim \"pinned is at least 2x faster\" makespan(pageable) >= 2 * makespan(pinned) "
-	"on h100-sxm, a100-pcie\n"
-	"claim \"copy time\" time(pinned.h2d) == size / 25GB/s within 50%\n"
-	"claim \"bytes\" bytes(pinned.h2d) <= size\n"
-	"claim \"loop\" time(pinned.loop) > 0s\n";
+    "# every statement of the format, once at least\n"
+    "hdsim 1\n"
+    "lesson full-test\n"
+    "title \"Everything at once\"\n"
+    "part \"Basics\"\n"
+    "order 7.5\n"
+    "summary \"one line about it\"\n"
+    "rule \"cudaMemcpy from pageable memory is synchronous\" "
+    "\"https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html\"\n"
+    "\n"
+    "knob size 256MiB 4KiB .. 1GiB \"bytes to copy\"\n"
+    "knob iters 4 1 .. 100 \"loop count\"\n"
+    "knob work 2ms 1us .. 1s \"kernel time\"\n"
+    "knob share 50% 0% .. 100% \"a fraction\"\n"
+    "\n"
+    "page \"Intro\"\n"
+    "| First line.\n"
+    "|\n"
+    "  | Third line, # not a comment.\n"
+    "end\n"
+    "\n"
+    "question q1 choice \"Which is faster?\"\n"
+    "  option a \"pinned\"\n"
+    "  option b \"pageable\"\n"
+    "  answer a\n"
+    "  explain \"pinned skips staging\"\n"
+    "  hint \"think of DMA\"\n"
+    "  hint \"second \\\"hint\\\"\"\n"
+    "  scenario pageable\n"
+    "end\n"
+    "question q2 order \"Order them\"\n"
+    "  item x \"copy\"\n"
+    "  item y \"kernel\"\n"
+    "  item z \"sync\"\n"
+    "  answer y z x\n"
+    "  explain \"the kernel is short\"\n"
+    "end\n"
+    "question q3 estimate \"How long does the pinned copy take?\"\n"
+    "  answer time(pinned.h2d) unit ms within 25%\n"
+    "  explain \"about 10 ms\"\n"
+    "end\n"
+    "\n"
+    "scenario pinned \"Pinned copy\"\n"
+    "  buffer h pinned size\n"
+    "  buffer d device size\n"
+    "  stream s1 nonblocking priority -1\n"
+    "  event done notiming\n"
+    "  h2d: copy h -> d async on s1\n"
+    "  kernel spin work on s1 grid 80\n"
+    "  record done on s1\n"
+    "  loop: repeat iters\n"
+    "    kernel fill d\n"
+    "    kernel reduce d\n"
+    "    kernel memory d\n"
+    "    kernel memory 1GiB\n"
+    "    kernel compute 10GFLOP\n"
+    "  end\n"
+    "  wait done\n"
+    "  sync done\n"
+    "  sync s1\n"
+    "  sync device\n"
+    "  query done\n"
+    "  host 1ms \"prepare\"\n"
+    "  read d 4KiB\n"
+    "  copy d -> h size * share\n"
+    "end\n"
+    "\n"
+    "scenario pageable \"Pageable copy\"\n"
+    "  default-stream per-thread\n"
+    "  buffer h pageable size\n"
+    "  buffer d device size\n"
+    "  buffer m managed 64MiB\n"
+    "  alloc h\n"
+    "  pin h\n"
+    "  h2d: copy h -> d\n"
+    "  prefetch m to device\n"
+    "  kernel fill d\n"
+    "  free h\n"
+    "end\n"
+    "\n"
+    "scenario ring \"A ring of four\"\n"
+    "  ranks 4\n"
+    "  buffer d device 1MiB\n"
+    "  buffer e device 1MiB\n"
+    "  send d to rank + 1\n"
+    "  recv e from rank - 1\n"
+    "  mirror: send d to nranks - 1 - rank 64KiB\n"
+    "  rank 0\n"
+    "    copy d -> e@2 async\n"
+    "  end\n"
+    "  allreduce d\n"
+    "  broadcast d root 2\n"
+    "  barrier\n"
+    "end\n"
+    "\n"
+    "claim \"pinned is at least 2x faster\" makespan(pageable) >= 2 * makespan(pinned) "
+    "on h100-sxm, a100-pcie\n"
+    "claim \"copy time\" time(pinned.h2d) == size / 25GB/s within 50%\n"
+    "claim \"bytes\" bytes(pinned.h2d) <= size\n"
+    "claim \"loop\" time(pinned.loop) > 0s\n";
 
 static struct hd_lesson *
 parse_ok(const char *text)
@@ -162,7 +162,7 @@ START_TEST(full_metadata)
 	ck_assert_str_eq(hd_lesson_summary(l), "one line about it");
 	ck_assert_str_eq(hd_lesson_rule(l), "cudaMemcpy from pageable memory is synchronous");
 	ck_assert_str_eq(hd_lesson_rule_url(l),
-	    "https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html");
+			 "https://docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html");
 	ck_assert_str_eq(hd_lesson_path(l), "t.hds");
 
 	ck_assert_int_eq(hd_lesson_npages(l), 1);
@@ -363,8 +363,8 @@ START_TEST(ring_ir)
 		ck_assert_int_eq(h[1].peer, 3 - r);
 		ck_assert_uint_eq(h[1].bytes, 64 * 1024);
 		ck_assert_str_eq(h[1].label, "mirror");
-		ck_assert_uint_eq(hd_scenario_op_instances(sc, r), 2 + 4 + 1 + 2 + 3 -
-		    (r == 0 ? 0 : 1));
+		ck_assert_uint_eq(hd_scenario_op_instances(sc, r),
+				  2 + 4 + 1 + 2 + 3 - (r == 0 ? 0 : 1));
 	}
 	i = 10;
 	ck_assert_int_eq(o[i].kind, HD_OP_ON_RANK);
@@ -446,8 +446,8 @@ END_TEST
 
 /* A trace with one span per (op, start, end, bytes) on stream lane 0. */
 static struct hd_trace *
-make_trace(const int *ops, const hd_time *t0, const hd_time *t1, const uint64_t *bytes,
-	   int n, hd_time blocked)
+make_trace(const int *ops, const hd_time *t0, const hd_time *t1, const uint64_t *bytes, int n,
+	   hd_time blocked)
 {
 	struct hd_trace *t = hd_trace_new();
 	int lane = hd_trace_lane(t, HD_LANE_STREAM, 0, 0, "Stream 0");
@@ -491,7 +491,7 @@ START_TEST(trace_op_index)
 
 	ix = hd_trace_op_spans(t, 3, &n);
 	ck_assert_uint_eq(n, 2);
-	ck_assert_uint_eq(ix[0], 0);        /* in trace order */
+	ck_assert_uint_eq(ix[0], 0); /* in trace order */
 	ck_assert_uint_eq(ix[1], 2);
 	ix = hd_trace_op_spans(t, -1, &n);
 	ck_assert_uint_eq(n, 1);
@@ -594,8 +594,8 @@ START_TEST(claims_eval)
 	}
 
 	/* an estimate, and an expression text given at run time */
-	ck_assert_int_eq(hd_lesson_eval_expr(l, hd_lesson_question(l, 2)->estimate_expr,
-	    NULL, tr, &v, &e), 0);
+	ck_assert_int_eq(
+	    hd_lesson_eval_expr(l, hd_lesson_question(l, 2)->estimate_expr, NULL, tr, &v, &e), 0);
 	ck_assert(v == (double)(10 * HD_MS));
 	ck_assert_int_eq(hd_lesson_eval_expr(l, "blocked(pageable) + 1ms", NULL, tr, &v, &e), 0);
 	ck_assert(v == (double)(8 * HD_MS));
@@ -865,10 +865,8 @@ static const struct bad_case parse_bad[] = {
 	  "scenario a has no op labelled 'nope' (labels: none" },
 	{ HDR "scenario a\nend\nclaim \"x\" makespan(a) < 1MiB\n", 6, 23,
 	  "the two sides of the claim do not agree" },
-	{ HDR "scenario a\nend\nclaim \"x\" makespan(a) == 1s\n", 6, 23,
-	  "'==' needs a tolerance" },
-	{ HDR "scenario a\nend\nclaim \"x\" makespan(a) 1s\n", 6, 23,
-	  "expected a comparison" },
+	{ HDR "scenario a\nend\nclaim \"x\" makespan(a) == 1s\n", 6, 23, "'==' needs a tolerance" },
+	{ HDR "scenario a\nend\nclaim \"x\" makespan(a) 1s\n", 6, 23, "expected a comparison" },
 	{ HDR "scenario a\nend\nclaim \"x\" makespan(a.b) < 1s\n", 6, 21,
 	  "makespan() takes a scenario name only" },
 	{ HDR "scenario a\n  buffer h pinned makespan(a)\nend\n", 5, 19,
@@ -884,16 +882,18 @@ static const struct bad_case parse_bad[] = {
 	{ "hdsim 1\nlesson t\ntitle \"T\xff\"\n", 3, 9, "invalid UTF-8 (byte 0xff)" },
 	{ "hdsim 1\nlesson t\ntitle \"\xc3\xa9t\xc3\xa9\" \xc0\x80\n", 3, 13, "invalid UTF-8" },
 	{ "hdsim 1\nlesson t\x01\n", 2, 9, "control character 0x01" },
-	{ HDR "scenario a\n  send d to 1\nend\n", 5, 3, "'send' needs a scenario with several "
-	    "ranks" },
+	{ HDR "scenario a\n  send d to 1\nend\n", 5, 3,
+	  "'send' needs a scenario with several "
+	  "ranks" },
 	{ HDR "scenario a\n  buffer d device 1MiB\n  kernel memory 1MiB * rank\nend\n", 6, 24,
 	  "'rank' can only be used in a scenario that declares 'ranks N'" },
-	{ HDR "scenario a\n  ranks 2\n  buffer d device 1MiB\n  repeat rank + 1\n  end\nend\n",
-	  7, 10, "'repeat' must be the same on every rank" },
+	{ HDR "scenario a\n  ranks 2\n  buffer d device 1MiB\n  repeat rank + 1\n  end\nend\n", 7,
+	  10, "'repeat' must be the same on every rank" },
 	{ HDR "scenario a\n  ranks 2\n  buffer d device 1MiB\n  kernel memory 1MiB * rank\nend\n",
 	  7, 24, "only a peer (send to, recv from, @) may use 'rank'" },
 	{ HDR "scenario a\n  buffer h pinned 1MiB\n  buffer d device 1MiB\n  stream s\n"
-	  "  copy h -> d on s\nend\n", 8, 3, "cudaMemcpy always uses the default stream" },
+	      "  copy h -> d on s\nend\n",
+	  8, 3, "cudaMemcpy always uses the default stream" },
 	{ HDR "scenario a\n  buffer d device 1MiB\n  kernel fill d grid 2 grid 3\nend\n", 6, 24,
 	  "'grid' is given twice" },
 	{ HDR "scenario a\n  buffer d device 1MiB\n  kernel fill d async\nend\n", 6, 17,
@@ -909,28 +909,34 @@ static const struct bad_case parse_bad[] = {
 	  "expected a statement inside a scenario, found a page line ('|')" },
 	{ HDR "| text\n", 4, 1, "a page line ('|') outside a page" },
 	{ HDR "question q choice \"Q?\"\n  option a \"A\"\n  option b \"B\"\nend\nscenario "
-	    "a\nend\n",
+	      "a\nend\n",
 	  4, 1, "question q has no 'answer'" },
 	{ HDR "question q choice \"Q?\"\n  option a \"A\"\n  option b \"B\"\n  answer c\nend\n"
-	  "scenario a\nend\n", 7, 10, "expected the id of an option declared above" },
+	      "scenario a\nend\n",
+	  7, 10, "expected the id of an option declared above" },
 	{ HDR "question q order \"Q?\"\n  item a \"A\"\n  item b \"B\"\n  answer a a\nend\n"
-	  "scenario a\nend\n", 7, 12, "item 'a' is listed twice" },
+	      "scenario a\nend\n",
+	  7, 12, "item 'a' is listed twice" },
 	{ HDR "question q choice \"Q?\"\n  option a \"A\"\n  option b \"B\"\n  answer a\n"
-	  "  scenario zz\nend\nscenario a\nend\n", 8, 12, "names scenario 'zz', which does not "
+	      "  scenario zz\nend\nscenario a\nend\n",
+	  8, 12,
+	  "names scenario 'zz', which does not "
 	  "exist" },
 	{ HDR "question q estimate \"Q?\"\n  answer makespan(a) unit MiB within 10%\nend\n"
-	  "scenario a\nend\n", 5, 27, "the answer is a time but the unit 'MiB' is a size" },
+	      "scenario a\nend\n",
+	  5, 27, "the answer is a time but the unit 'MiB' is a size" },
 	{ HDR "question q estimate \"Q?\"\n  answer makespan(a) unit ms within 10\nend\n"
-	  "scenario a\nend\n", 5, 37, "expected a percentage such as 25%" },
+	      "scenario a\nend\n",
+	  5, 37, "expected a percentage such as 25%" },
 	{ HDR "question q pick \"Q?\"\nend\n", 4, 12, "expected the question's kind" },
 	{ HDR "question q choice \"Q?\"\n  option a \"A\"\n  option b \"B\"\n  answer a\n"
-	  "scenario a \"A\"\n  host 1ms\nend\n", 4, 1,
-	  "'question q' opened here is never closed: found 'scenario' at line 8" },
+	      "scenario a \"A\"\n  host 1ms\nend\n",
+	  4, 1, "'question q' opened here is never closed: found 'scenario' at line 8" },
 	{ HDR "scenario a\n  host 1ms\nend\ntitle \"again\"\n", 7, 1, "'title' must come before" },
 	{ HDR "title \"again\"\n", 4, 1, "'title' is given twice" },
 	{ HDR "scenario a\n  buffer h pinned 64MiB extra\nend\n", 5, 25,
 	  "unexpected 'extra' after 'buffer h pinned 64MiB': expected the end of the line" },
-	{ HDR "scenario a\n  host 2ms / 0\nend\n", 0, 0, NULL },   /* instantiation, below */
+	{ HDR "scenario a\n  host 2ms / 0\nend\n", 0, 0, NULL }, /* instantiation, below */
 };
 
 static void
@@ -943,7 +949,7 @@ check_error(const struct hd_err *e, const char *path, int line, int col, const c
 	ck_assert_msg(e->set, "no error for:\n%s", text);
 	ck_assert_int_eq(e->status, HD_EXIT_INPUT);
 	ck_assert_msg(strcmp(e->where, where) == 0, "where '%s', expected '%s' (msg: %s) for:\n%s",
-	    e->where, where, e->msg, text);
+		      e->where, where, e->msg, text);
 	ck_assert_msg(strstr(e->msg, frag) != NULL, "message '%s' lacks '%s'", e->msg, frag);
 	ck_assert_msg(strchr(e->context, '^') != NULL || line > 0, "no caret");
 }
@@ -1076,9 +1082,11 @@ END_TEST
 /* Errors found by instantiating with values. */
 static const struct bad_case inst_bad[] = {
 	{ HDR "scenario a\n  buffer h pinned 512MiB\n  buffer d device 256MiB\n"
-	  "  copy h -> d\nend\n", 7, 3, "copy of 512 MiB does not fit buffer d (256 MiB)" },
+	      "  copy h -> d\nend\n",
+	  7, 3, "copy of 512 MiB does not fit buffer d (256 MiB)" },
 	{ HDR "scenario a\n  buffer h pinned 1MiB\n  buffer d device 1MiB\n"
-	  "  copy h -> d 2MiB async\nend\n", 7, 3, "copy of 2 MiB does not fit buffer h (1 MiB)" },
+	      "  copy h -> d 2MiB async\nend\n",
+	  7, 3, "copy of 2 MiB does not fit buffer h (1 MiB)" },
 	{ HDR "scenario a\n  buffer d device 1MiB\n  read d 4MiB\nend\n", 6, 3,
 	  "read of 4 MiB does not fit buffer d (1 MiB)" },
 	{ HDR "scenario a\n  repeat 2000000000\n    host 1us\n  end\nend\n", 5, 10,
@@ -1090,15 +1098,17 @@ static const struct bad_case inst_bad[] = {
 	{ HDR "scenario a\n  buffer h pinned 1MiB - 2MiB\nend\n", 5, 19, "cannot be negative" },
 	{ HDR "scenario a\n  buffer h pinned 0B\nend\n", 5, 19, "would be empty" },
 	{ HDR "scenario a\n  repeat 100000\n    repeat 10000\n      host 1us\n    end\n  "
-	    "end\nend\n",
+	      "end\nend\n",
 	  4, 1, "op executions per rank; the limit is 10^8" },
 	{ HDR "scenario a\n  host 2ms / 0\nend\n", 5, 12, "division by zero" },
-	{ HDR "scenario a\n  ranks 16385\nend\n", 5, 9, "the number of ranks must be from 1 to "
-	    "16384" },
+	{ HDR "scenario a\n  ranks 16385\nend\n", 5, 9,
+	  "the number of ranks must be from 1 to "
+	  "16384" },
 	{ HDR "scenario a\n  ranks 2\n  buffer d device 1MiB\n  send d to rank\nend\n", 7, 13,
 	  "is rank 0 itself" },
-	{ HDR "scenario a\n  ranks 2\n  rank 2\n  end\nend\n", 6, 8, "the rank must be from 0 to "
-	    "1" },
+	{ HDR "scenario a\n  ranks 2\n  rank 2\n  end\nend\n", 6, 8,
+	  "the rank must be from 0 to "
+	  "1" },
 	{ HDR "scenario a\n  ranks 2\n  buffer d device 1MiB\n  broadcast d root 5\nend\n", 7, 20,
 	  "the root rank must be from 0 to 1" },
 	{ HDR "scenario a\n  buffer d device 1MiB\n  kernel fill d grid 0\nend\n", 6, 22,
@@ -1120,7 +1130,7 @@ START_TEST(instantiate_errors)
 
 		hd_lesson_knob_defaults(l, k);
 		if (hd_lesson_nknobs(l) == 1)
-			k[0] = 0;   /* a value --set could not give, as a library caller might */
+			k[0] = 0; /* a value --set could not give, as a library caller might */
 		sc = hd_lesson_instantiate(l, 0, k, &e);
 		ck_assert_msg(sc == NULL, "case %zu instantiated:\n%s", i, c->text);
 		check_error(&e, "t.hds", c->line, c->col, c->frag, c->text);
@@ -1142,7 +1152,7 @@ START_TEST(claim_not_run)
 	for (i = 0; i < hd_lesson_nclaims(l); i++) {
 		memset(&e, 0, sizeof e);
 		ck_assert_int_eq(hd_lesson_claim_eval(l, i, NULL, none, &a, &b, d, sizeof d, &e),
-		    -1);
+				 -1);
 		ck_assert(e.set);
 		ck_assert_ptr_nonnull(strstr(e.msg, "not"));
 	}
@@ -1250,7 +1260,7 @@ START_TEST(shipped_lessons)
 		for (s = 0; s < hd_lesson_nscenarios(l); s++) {
 			struct hd_scenario *sc = hd_lesson_instantiate(l, s, NULL, &e);
 			ck_assert_msg(sc != NULL, "%s scenario %s: %s: %s", c.name[i],
-			    hd_lesson_scenario_name(l, s), e.where, e.msg);
+				      hd_lesson_scenario_name(l, s), e.where, e.msg);
 			ck_assert_int_ge(sc->nops, 1);
 			hd_scenario_free(sc);
 		}
@@ -1271,11 +1281,42 @@ rng_next(uint64_t *s)
 }
 
 static const char *const tokens[] = {
-	"end", "->", "999999999999TiB", "\"", "#", "|", "repeat 1000000000", "rank",
-	"ranks 1024", "\xff", "\xc3", "(", ")", "@", "..", "1e308", "-", "0", "/ 0",
-	"scenario", "claim \"c\" makespan(a) < 1s", ":", "\t", "send d to rank + 1",
-	"repeat 99999", "copy", "buffer z device 1GiB", "on", "async", "knob", "\\",
-	"makespan(", "1e-300s", "\xe2\x80\xae", "\r", "%",
+	"end",
+	"->",
+	"999999999999TiB",
+	"\"",
+	"#",
+	"|",
+	"repeat 1000000000",
+	"rank",
+	"ranks 1024",
+	"\xff",
+	"\xc3",
+	"(",
+	")",
+	"@",
+	"..",
+	"1e308",
+	"-",
+	"0",
+	"/ 0",
+	"scenario",
+	"claim \"c\" makespan(a) < 1s",
+	":",
+	"\t",
+	"send d to rank + 1",
+	"repeat 99999",
+	"copy",
+	"buffer z device 1GiB",
+	"on",
+	"async",
+	"knob",
+	"\\",
+	"makespan(",
+	"1e-300s",
+	"\xe2\x80\xae",
+	"\r",
+	"%",
 };
 
 /* One random edit of the text in b. */
@@ -1288,7 +1329,7 @@ mutate(struct hd_buf *b, uint64_t *rng)
 
 	hd_buf_init(&out);
 	switch (kind) {
-	case 0: {   /* delete a line */
+	case 0: { /* delete a line */
 		size_t s = at, e = at;
 		while (s > 0 && b->s[s - 1] != '\n')
 			s--;
@@ -1299,7 +1340,7 @@ mutate(struct hd_buf *b, uint64_t *rng)
 			hd_buf_putn(&out, b->s + e + 1, n - e - 1);
 		break;
 	}
-	case 1: {   /* duplicate a line */
+	case 1: { /* duplicate a line */
 		size_t s = at, e = at;
 		while (s > 0 && b->s[s - 1] != '\n')
 			s--;
@@ -1310,7 +1351,7 @@ mutate(struct hd_buf *b, uint64_t *rng)
 		hd_buf_putn(&out, b->s + s, n - s);
 		break;
 	}
-	case 2: {   /* swap two lines: move the line at `at` to another place */
+	case 2: { /* swap two lines: move the line at `at` to another place */
 		size_t s = at, e = at, to = n ? rng_next(rng) % n : 0;
 		struct hd_buf line, rest;
 		while (s > 0 && b->s[s - 1] != '\n')
@@ -1335,28 +1376,28 @@ mutate(struct hd_buf *b, uint64_t *rng)
 		hd_buf_free(&rest);
 		break;
 	}
-	case 3:     /* flip a bit */
+	case 3: /* flip a bit */
 		hd_buf_putn(&out, b->s, n);
 		if (n)
 			out.s[at] ^= (char)(1u << (rng_next(rng) % 8));
 		break;
-	case 4:     /* insert a random byte */
+	case 4: /* insert a random byte */
 		hd_buf_putn(&out, b->s, at);
 		hd_buf_putc(&out, (char)(rng_next(rng) % 256));
 		hd_buf_putn(&out, b->s + at, n - at);
 		break;
-	case 5:     /* delete a few bytes */
+	case 5: /* delete a few bytes */
 		i = 1 + rng_next(rng) % 4;
 		hd_buf_putn(&out, b->s, at);
 		if (at + i < n)
 			hd_buf_putn(&out, b->s + at + i, n - at - i);
 		break;
-	case 6:     /* a NUL byte */
+	case 6: /* a NUL byte */
 		hd_buf_putn(&out, b->s, at);
 		hd_buf_putn(&out, "\0", 1);
 		hd_buf_putn(&out, b->s + at, n - at);
 		break;
-	default: {  /* insert a token, sometimes on its own line */
+	default: { /* insert a token, sometimes on its own line */
 		const char *t = tokens[rng_next(rng) % HD_ARRAY_LEN(tokens)];
 		int own = kind == 8;
 		hd_buf_putn(&out, b->s, at);
@@ -1406,7 +1447,7 @@ exercise(const char *text, size_t len)
 		char d[256];
 		memset(&e, 0, sizeof e);
 		ck_assert_int_eq(hd_lesson_claim_eval(l, i, NULL, none, &a, &b, d, sizeof d, &e),
-		    -1);
+				 -1);
 		memset(&e, 0, sizeof e);
 		hd_lesson_claim_eval(l, i, NULL, NULL, &a, &b, d, sizeof d, &e);
 	}
@@ -1474,7 +1515,7 @@ START_TEST(doc_examples)
 	doc = hd_read_file(path, &len, &e);
 	ck_assert_msg(doc != NULL, "%s", e.msg);
 	/* fenced blocks: the one with a whole lesson, the one with a ring */
-	for (p = strstr(doc, "```\n"); p != NULL; ) {
+	for (p = strstr(doc, "```\n"); p != NULL;) {
 		char *body = p + 4, *end = strstr(body, "```");
 		if (end == NULL)
 			break;
@@ -1482,7 +1523,7 @@ START_TEST(doc_examples)
 		if (lesson == NULL && strstr(body, "\nhdsim 1\nlesson ") != NULL)
 			lesson = body;
 		else if (ring == NULL && strstr(body, "ranks 4") != NULL &&
-		    strncmp(body, "scenario", 8) == 0)
+			 strncmp(body, "scenario", 8) == 0)
 			ring = body;
 		p = strstr(end + 3, "```\n");
 	}

@@ -14,17 +14,17 @@
 
 #include "tests/testutil.h"
 
-#include "ir/backend.h"
-#include "sim/engine.h"
-#include "sim/flow.h"
-#include "ir/ir.h"
-#include "ir/opfacts.h"
-#include "sim/model.h"
-#include "profile/profile.h"
-#include "ir/trace.h"
 #include "base/units.h"
 #include "base/util.h"
+#include "ir/backend.h"
+#include "ir/ir.h"
+#include "ir/opfacts.h"
+#include "ir/trace.h"
+#include "profile/profile.h"
 #include "run/backends.h"
+#include "sim/engine.h"
+#include "sim/flow.h"
+#include "sim/model.h"
 
 #define MiB (1024ULL * 1024ULL)
 
@@ -204,29 +204,26 @@ run(const struct hd_scenario *sc)
 
 /* The first span of (op, iter) on a lane of kind lk with span kind k. */
 static const struct hd_span *
-span_of(const struct hd_trace *t, int op, uint32_t iter, enum hd_lane_kind lk,
-	enum hd_span_kind k)
+span_of(const struct hd_trace *t, int op, uint32_t iter, enum hd_lane_kind lk, enum hd_span_kind k)
 {
 	size_t i;
 
 	for (i = 0; i < t->nspans; i++) {
 		const struct hd_span *s = &t->spans[i];
 
-		if (s->op == op && s->iter == iter && s->kind == k &&
-		    t->lanes[s->lane].kind == lk)
+		if (s->op == op && s->iter == iter && s->kind == k && t->lanes[s->lane].kind == lk)
 			return s;
 	}
 	return NULL;
 }
 
 static const struct hd_span *
-need(const struct hd_trace *t, int op, uint32_t iter, enum hd_lane_kind lk,
-     enum hd_span_kind k)
+need(const struct hd_trace *t, int op, uint32_t iter, enum hd_lane_kind lk, enum hd_span_kind k)
 {
 	const struct hd_span *s = span_of(t, op, iter, lk, k);
 
-	ck_assert_msg(s != NULL, "no span kind %d on lane kind %d for op %d iter %u",
-	    k, lk, op, iter);
+	ck_assert_msg(s != NULL, "no span kind %d on lane kind %d for op %d iter %u", k, lk, op,
+		      iter);
 	return s;
 }
 
@@ -258,7 +255,7 @@ START_TEST(engine_order)
 	while (hd_engine_pop(e, &ev)) {
 		ck_assert(ev.t >= last);
 		if (ev.t == last)
-			ck_assert(ev.seq > lastseq);  /* ties in scheduling order */
+			ck_assert(ev.seq > lastseq); /* ties in scheduling order */
 		last = ev.t;
 		lastseq = ev.seq;
 		ck_assert_int_eq(hd_engine_now(e), ev.t);
@@ -318,8 +315,8 @@ START_TEST(exact_pinned_copy)
 	struct hd_trace *t;
 	const struct hd_span *s;
 
-	sc_copy(sc, 0, h, d, true);                 /* op 0 */
-	sc_op(sc, HD_OP_STREAM_SYNC, 0);            /* op 1 */
+	sc_copy(sc, 0, h, d, true);      /* op 0 */
+	sc_op(sc, HD_OP_STREAM_SYNC, 0); /* op 1 */
 	t = run(sc);
 	/*
 	 * op 0, cudaMemcpyAsync: API span [0, api_memcpy = 4 us].  The copy is
@@ -380,8 +377,7 @@ copy_makespan(enum hd_mem host_mem, bool async)
 		/* staging shows on the host, the call is blocked as pageable */
 		ck_assert_int_eq(count_kind(t, HD_SPAN_STAGING), 64);
 		ck_assert(span_of(t, 0, 0, HD_LANE_API, HD_SPAN_BLOCKED) != NULL);
-		ck_assert_int_eq(need(t, 0, 0, HD_LANE_API,
-		    HD_SPAN_BLOCKED)->why, HD_WHY_PAGEABLE);
+		ck_assert_int_eq(need(t, 0, 0, HD_LANE_API, HD_SPAN_BLOCKED)->why, HD_WHY_PAGEABLE);
 	}
 	hd_trace_free(t);
 	sc_free(sc);
@@ -396,8 +392,8 @@ START_TEST(pinned_beats_pageable)
 
 	/* 256 MiB: pinned ~5.4 ms at 50 GB/s; pageable is bound by the 10 GB/s
 	 * CPU memcpy into staging, ~27 ms */
-	ck_assert_msg(pinned * 3 < pageable, "pinned %lld pageable %lld",
-	    (long long)pinned, (long long)pageable);
+	ck_assert_msg(pinned * 3 < pageable, "pinned %lld pageable %lld", (long long)pinned,
+		      (long long)pageable);
 	ck_assert_int_eq(pageable_async, pageable);
 }
 END_TEST
@@ -435,8 +431,7 @@ START_TEST(two_streams_overlap)
 
 	/* one stream: copy, kernel, copy, kernel ~ 4.7 ms; two: the second
 	 * copy hides under the first kernel, ~3.7 ms */
-	ck_assert_msg(two + 900 * HD_US < one, "one %lld two %lld",
-	    (long long)one, (long long)two);
+	ck_assert_msg(two + 900 * HD_US < one, "one %lld two %lld", (long long)one, (long long)two);
 }
 END_TEST
 
@@ -450,9 +445,9 @@ legacy_case(unsigned flags, int expect_serial)
 	const struct hd_span *k1, *k2, *k3;
 	struct hd_trace *t;
 
-	sc_spin(sc, s, 100 * HD_US, 1);     /* op 0: k1 on s */
-	sc_spin(sc, 0, 100 * HD_US, 1);     /* op 1: k2 on the legacy stream */
-	sc_spin(sc, s, 100 * HD_US, 1);     /* op 2: k3 on s */
+	sc_spin(sc, s, 100 * HD_US, 1); /* op 0: k1 on s */
+	sc_spin(sc, 0, 100 * HD_US, 1); /* op 1: k2 on the legacy stream */
+	sc_spin(sc, s, 100 * HD_US, 1); /* op 2: k3 on s */
 	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
 	t = run(sc);
 	k1 = need(t, 0, 0, HD_LANE_COMPUTE, HD_SPAN_KERNEL);
@@ -489,12 +484,12 @@ event_case(int with_wait, hd_time *a_end, hd_time *b_start)
 	struct hd_trace *t;
 	struct hd_op *op;
 
-	sc_spin(sc, s1, 500 * HD_US, 1);            /* op 0: A */
-	op = sc_op(sc, HD_OP_RECORD, s1);           /* op 1 */
+	sc_spin(sc, s1, 500 * HD_US, 1);  /* op 0: A */
+	op = sc_op(sc, HD_OP_RECORD, s1); /* op 1 */
 	op->event = e;
-	op = sc_op(sc, with_wait ? HD_OP_WAIT : HD_OP_EVENT_QUERY, s2);  /* op 2 */
+	op = sc_op(sc, with_wait ? HD_OP_WAIT : HD_OP_EVENT_QUERY, s2); /* op 2 */
 	op->event = e;
-	sc_spin(sc, s2, 10 * HD_US, 1);             /* op 3: B */
+	sc_spin(sc, s2, 10 * HD_US, 1); /* op 3: B */
 	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
 	t = run(sc);
 	*a_end = need(t, 0, 0, HD_LANE_STREAM, HD_SPAN_KERNEL)->end;
@@ -537,22 +532,18 @@ block_case(enum hd_op_kind kind, enum hd_why why)
 	struct hd_op *op;
 	int bop;
 
-	sc_spin(sc, s, HD_MS, 0);                   /* op 0 */
-	op = sc_op(sc, HD_OP_RECORD, s);            /* op 1 */
+	sc_spin(sc, s, HD_MS, 0);        /* op 0 */
+	op = sc_op(sc, HD_OP_RECORD, s); /* op 1 */
 	op->event = e;
-	switch (kind) {
-	case HD_OP_COPY:
-		op = sc_copy(sc, 0, d, h, false);   /* legacy stream waits for s */
-		break;
-	case HD_OP_READ:
+	if (kind == HD_OP_COPY) {
+		op = sc_copy(sc, 0, d, h, false); /* legacy stream waits for s */
+	} else if (kind == HD_OP_READ) {
 		op = sc_op(sc, HD_OP_READ, 0);
 		op->src = d;
 		op->bytes = 4;
-		break;
-	default:
+	} else {
 		op = sc_op(sc, kind, s);
 		op->event = e;
-		break;
 	}
 	bop = sc->nops - 1;
 	op = sc_op(sc, HD_OP_HOST, 0);
@@ -619,10 +610,9 @@ START_TEST(pinned_alloc_vs_register)
 	t = run(sc);
 	oa = hd_trace_op_time(t, 0);
 	ob = hd_trace_op_time(t, 1);
-	ck_assert_int_eq(oa.end - oa.start, p.pin_base +
-	    hd_time_for_bytes(64.0 * MiB, p.mallochost_bw));
-	ck_assert_int_eq(ob.end - ob.start, p.pin_base +
-	    hd_time_for_bytes(64.0 * MiB, p.pin_bw));
+	ck_assert_int_eq(oa.end - oa.start,
+			 p.pin_base + hd_time_for_bytes(64.0 * MiB, p.mallochost_bw));
+	ck_assert_int_eq(ob.end - ob.start, p.pin_base + hd_time_for_bytes(64.0 * MiB, p.pin_bw));
 	hd_trace_free(t);
 	sc_free(sc);
 }
@@ -722,8 +712,8 @@ START_TEST(bidirectional_shares)
 	struct hd_trace *t;
 	double total;
 
-	sc_copy(sc, s1, h, d, true);                /* op 0: HtoD */
-	sc_copy(sc, s2, d, h, true);                /* op 1: DtoH */
+	sc_copy(sc, s1, h, d, true); /* op 0: HtoD */
+	sc_copy(sc, s2, d, h, true); /* op 1: DtoH */
 	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
 	t = run(sc);
 	up = need(t, 0, 0, HD_LANE_PCIE_H2D, HD_SPAN_COPY);
@@ -787,7 +777,7 @@ START_TEST(queue_full_blocks)
 	op = sc_op(sc, HD_OP_REPEAT, 0);
 	op->count = 5;
 	op->body_len = 1;
-	sc_spin(sc, s, HD_MS, 0);                   /* op 1 */
+	sc_spin(sc, s, HD_MS, 0); /* op 1 */
 	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
 	t = run_p(sc, &p);
 	/* the first two launches go through; the third waits for the first
@@ -825,9 +815,9 @@ kernels_overlap(uint32_t grid)
 
 START_TEST(kernel_concurrency)
 {
-	ck_assert_int_eq(kernels_overlap(0), 0);    /* each fills the GPU */
+	ck_assert_int_eq(kernels_overlap(0), 0); /* each fills the GPU */
 	ck_assert_int_eq(kernels_overlap(1), 1);
-	ck_assert_int_eq(kernels_overlap(60), 0);   /* 120 SMs > 100 */
+	ck_assert_int_eq(kernels_overlap(60), 0); /* 120 SMs > 100 */
 	ck_assert_int_eq(kernels_overlap(50), 1);
 }
 END_TEST
@@ -850,7 +840,7 @@ managed_case(int prefetch, hd_time *kernel, hd_time *makespan, int *faults)
 		op->to_device = true;
 	} else
 		sc_op(sc, HD_OP_EVENT_QUERY, 0)->event = sc_event(sc, "e");
-	op = sc_op(sc, HD_OP_KERNEL, s);            /* op 1 */
+	op = sc_op(sc, HD_OP_KERNEL, s); /* op 1 */
 	op->kernel = HD_KERNEL_REDUCE;
 	op->src = m;
 	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
@@ -874,10 +864,10 @@ START_TEST(managed_faults)
 	 * Faulting: 32 groups of 2 MiB at 20 us = 640 us, then 64 MiB at
 	 * 10 GB/s = 6710.88640 us, then the reduce: 2 us + 64 MiB / 2 TB/s.
 	 */
-	ck_assert_int_eq(k_fault, 640 * HD_US + 6710886400LL + 2 * HD_US +
-	    hd_time_for_bytes(64.0 * MiB, 2e12));
+	ck_assert_int_eq(
+	    k_fault, 640 * HD_US + 6710886400LL + 2 * HD_US + hd_time_for_bytes(64.0 * MiB, 2e12));
 	ck_assert_int_eq(k_pre, 2 * HD_US + hd_time_for_bytes(64.0 * MiB, 2e12));
-	ck_assert_int_eq(f_fault, 2);   /* compute lane and PCIe lane */
+	ck_assert_int_eq(f_fault, 2); /* compute lane and PCIe lane */
 	ck_assert_int_eq(f_pre, 0);
 	ck_assert_int_lt(ms_pre, ms_fault);
 }
@@ -893,7 +883,9 @@ struct counter {
 static int
 count_lane(void *ctx, enum hd_lane_kind kind, int rank, int index, const char *name)
 {
-	(void)ctx; (void)rank; (void)name;
+	(void)ctx;
+	(void)rank;
+	(void)name;
 	return (int)kind * 1000 + index;
 }
 
@@ -949,10 +941,11 @@ START_TEST(million_iterations)
 	ck_assert_int_eq(hd_model_run(sc, &p, &sink, NULL, &st, &err), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	fprintf(stderr, "million_iterations: %.3f s, %llu events, %llu spans, "
-	    "peak %zu events, %zu ops in flight\n", secs,
-	    (unsigned long long)st.events, (unsigned long long)st.spans,
-	    st.peak_pending, st.peak_ops);
+	fprintf(stderr,
+		"million_iterations: %.3f s, %llu events, %llu spans, "
+		"peak %zu events, %zu ops in flight\n",
+		secs, (unsigned long long)st.events, (unsigned long long)st.spans, st.peak_pending,
+		st.peak_ops);
 	sc_free(sc);
 	/* generous for a loaded machine; valgrind is ~50x slower, skip it there */
 	if (!under_valgrind())
@@ -1044,8 +1037,7 @@ START_TEST(prefetch_resident_is_free)
 	b = need(t, 1, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH);
 	/* 64 MiB at the 40 GB/s prefetch rate after 2 us; the second finds
 	 * the pages on the device and moves nothing */
-	ck_assert_int_eq(a->end - a->start, 2 * HD_US +
-	    hd_time_for_bytes(64.0 * MiB, 40e9));
+	ck_assert_int_eq(a->end - a->start, 2 * HD_US + hd_time_for_bytes(64.0 * MiB, 40e9));
 	ck_assert_uint_eq(a->bytes, 64 * MiB);
 	ck_assert_uint_eq(b->bytes, 0);
 	ck_assert_int_eq(b->end - b->start, 2 * HD_US);
@@ -1125,11 +1117,11 @@ START_TEST(on_rank_zero_only)
 	op = sc_op(sc, HD_OP_ON_RANK, 0);
 	op->rank = 1;
 	op->body_len = 1;
-	sc_op(sc, HD_OP_HOST, 0)->duration = HD_MS;         /* op 1: skipped */
+	sc_op(sc, HD_OP_HOST, 0)->duration = HD_MS; /* op 1: skipped */
 	op = sc_op(sc, HD_OP_ON_RANK, 0);
 	op->rank = 0;
 	op->body_len = 1;
-	sc_op(sc, HD_OP_HOST, 0)->duration = 2 * HD_MS;     /* op 3: runs */
+	sc_op(sc, HD_OP_HOST, 0)->duration = 2 * HD_MS; /* op 3: runs */
 	/* a huge loop whose body is all for another rank ends at once */
 	op = sc_op(sc, HD_OP_REPEAT, 0);
 	op->count = UINT64_MAX;
@@ -1137,7 +1129,7 @@ START_TEST(on_rank_zero_only)
 	op = sc_op(sc, HD_OP_ON_RANK, 0);
 	op->rank = 1;
 	op->body_len = 1;
-	sc_op(sc, HD_OP_HOST, 0)->duration = HD_MS;         /* op 6: skipped */
+	sc_op(sc, HD_OP_HOST, 0)->duration = HD_MS; /* op 6: skipped */
 	t = run(sc);
 	ck_assert(span_of(t, 6, 0, HD_LANE_HOST, HD_SPAN_HOST) == NULL);
 	ck_assert(span_of(t, 1, 0, HD_LANE_HOST, HD_SPAN_HOST) == NULL);
@@ -1163,10 +1155,10 @@ START_TEST(every_kind_handled)
 
 	for (k = 0; k < HD_OP__COUNT; k++) {
 		ck_assert_msg(hd_op_fact_ok((enum hd_op_kind)k),
-		    "op kind %d has an incomplete row in ir/opfacts.c", k);
+			      "op kind %d has an incomplete row in ir/opfacts.c", k);
 		ck_assert_msg(hd_model_handles_ok((enum hd_op_kind)k),
-		    "op kind %d (%s) has no handler in sim/model_ops.c", k,
-		    hd_op_kind_name((enum hd_op_kind)k));
+			      "op kind %d (%s) has no handler in sim/model_ops.c", k,
+			      hd_op_kind_name((enum hd_op_kind)k));
 	}
 	ck_assert(!hd_model_handles_ok(HD_OP__COUNT));
 	ck_assert(!hd_op_fact_ok(HD_OP__COUNT));
@@ -1182,8 +1174,9 @@ START_TEST(every_kind_handled)
 	ck_assert(!hd_op_operands_ok(sc, op));
 	memset(&e, 0, sizeof e);
 	ck_assert_int_eq(hd_model_check(sc, &e), -1);
-	ck_assert_ptr_nonnull(strstr(e.msg, "op 0 (copy) refers to something that does not "
-	    "exist"));
+	ck_assert_ptr_nonnull(strstr(e.msg,
+				     "op 0 (copy) refers to something that does not "
+				     "exist"));
 	op->dst = h;
 	ck_assert(hd_op_operands_ok(sc, op));
 	memset(&e, 0, sizeof e);

@@ -15,12 +15,26 @@ START_TEST(speed_strings)
 		const char *speed;
 		int gen;
 	} cases[] = {
-		{ "2.5 GT/s PCIe", 1 }, { "2.5 GT/s", 1 }, { "5.0 GT/s PCIe", 2 },
-		{ "5 GT/s", 2 }, { "8.0 GT/s PCIe", 3 }, { "8 GT/s", 3 },
-		{ "16.0 GT/s PCIe", 4 }, { "16 GT/s", 4 }, { "32.0 GT/s PCIe", 5 },
-		{ "32.0 GT/s", 5 }, { " 32.0 GT/s\n", 5 }, { "64.0 GT/s PCIe", 6 },
-		{ "Unknown", 0 }, { "Unknown speed", 0 }, { "", 0 }, { "GT/s", 0 },
-		{ "12 GT/s", 0 }, { "128.0 GT/s", 0 }, { "0", 0 }, { "-8 GT/s", 0 },
+		{ "2.5 GT/s PCIe", 1 },
+		{ "2.5 GT/s", 1 },
+		{ "5.0 GT/s PCIe", 2 },
+		{ "5 GT/s", 2 },
+		{ "8.0 GT/s PCIe", 3 },
+		{ "8 GT/s", 3 },
+		{ "16.0 GT/s PCIe", 4 },
+		{ "16 GT/s", 4 },
+		{ "32.0 GT/s PCIe", 5 },
+		{ "32.0 GT/s", 5 },
+		{ " 32.0 GT/s\n", 5 },
+		{ "64.0 GT/s PCIe", 6 },
+		{ "Unknown", 0 },
+		{ "Unknown speed", 0 },
+		{ "", 0 },
+		{ "GT/s", 0 },
+		{ "12 GT/s", 0 },
+		{ "128.0 GT/s", 0 },
+		{ "0", 0 },
+		{ "-8 GT/s", 0 },
 	};
 	size_t i;
 

@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "base/embedded.h"
+#include "base/util.h"
 #include "profile/profile.h"
 #include "tests/testutil.h"
-#include "base/util.h"
 
 /* Per-direction x16-style theoretical rate of a PCIe link, bytes/s. */
 static double
@@ -101,22 +101,55 @@ START_TEST(builtins_set_every_field)
 		memset(&e, 0, sizeof e);
 		ck_assert_int_eq(hd_profile_parse(hd_profile_builtin_text(i), "t", &a, &e), 0);
 		ck_assert_int_eq(hd_profile_parse(hd_profile_builtin_text(i), "t", &b, &e), 0);
-#define SAME(f) ck_assert_msg(memcmp(&a.f, &b.f, sizeof a.f) == 0, \
-	"%s: field " #f " not set", a.name)
-		SAME(name); SAME(description);
-		SAME(pcie_gen); SAME(pcie_lanes); SAME(h2d_bw); SAME(d2h_bw);
-		SAME(bidir_bw); SAME(copy_latency); SAME(copy_engines);
-		SAME(host_memcpy_h2d_bw); SAME(host_memcpy_d2h_bw); SAME(staging_chunk); SAME(staging_buffers);
-		SAME(pin_bw); SAME(pin_base); SAME(malloc_cost); SAME(free_cost);
-		SAME(node_h2d_bw); SAME(node_d2h_bw); SAME(node_bidir_bw);
-		SAME(api_launch); SAME(api_memcpy); SAME(api_event); SAME(api_wait);
-		SAME(api_sync); SAME(sync_wake); SAME(stream_queue);
-		SAME(gpu_name); SAME(sms); SAME(hbm_bw); SAME(flops);
-		SAME(launch_latency); SAME(kernel_overhead); SAME(max_kernels);
+#define SAME(f) \
+	ck_assert_msg(memcmp(&a.f, &b.f, sizeof a.f) == 0, "%s: field " #f " not set", a.name)
+		SAME(name);
+		SAME(description);
+		SAME(pcie_gen);
+		SAME(pcie_lanes);
+		SAME(h2d_bw);
+		SAME(d2h_bw);
+		SAME(bidir_bw);
+		SAME(copy_latency);
+		SAME(copy_engines);
+		SAME(host_memcpy_h2d_bw);
+		SAME(host_memcpy_d2h_bw);
+		SAME(staging_chunk);
+		SAME(staging_buffers);
+		SAME(pin_bw);
+		SAME(pin_base);
+		SAME(malloc_cost);
+		SAME(free_cost);
+		SAME(node_h2d_bw);
+		SAME(node_d2h_bw);
+		SAME(node_bidir_bw);
+		SAME(api_launch);
+		SAME(api_memcpy);
+		SAME(api_event);
+		SAME(api_wait);
+		SAME(api_sync);
+		SAME(sync_wake);
+		SAME(stream_queue);
+		SAME(gpu_name);
+		SAME(sms);
+		SAME(hbm_bw);
+		SAME(flops);
+		SAME(launch_latency);
+		SAME(kernel_overhead);
+		SAME(max_kernels);
 		SAME(d2d_bw);
-		SAME(um_page); SAME(um_fault); SAME(um_fault_bw); SAME(um_prefetch_bw);
-		SAME(topo); SAME(gpus_per_node); SAME(nvlinks); SAME(nvlink_bw);
-		SAME(nvlink_latency); SAME(p2p_pcie_bw); SAME(nic_bw); SAME(net_latency);
+		SAME(um_page);
+		SAME(um_fault);
+		SAME(um_fault_bw);
+		SAME(um_prefetch_bw);
+		SAME(topo);
+		SAME(gpus_per_node);
+		SAME(nvlinks);
+		SAME(nvlink_bw);
+		SAME(nvlink_latency);
+		SAME(p2p_pcie_bw);
+		SAME(nic_bw);
+		SAME(net_latency);
 #undef SAME
 		ck_assert(hd_profile_equal(&a, hd_profile_builtin(i)));
 	}
@@ -139,16 +172,16 @@ START_TEST(builtins_plausible)
 		ck_assert_int_eq(p->pcie_lanes, 16);
 		/* Pinned DMA reaches 75-100% of the link after 128b/130b coding. */
 		ck_assert_msg(p->h2d_bw >= 0.75 * th && p->h2d_bw <= th,
-		    "%s: h2d %g outside 75-100%% of %g", p->name, p->h2d_bw, th);
+			      "%s: h2d %g outside 75-100%% of %g", p->name, p->h2d_bw, th);
 		ck_assert_msg(p->d2h_bw >= 0.75 * th && p->d2h_bw <= th,
-		    "%s: d2h %g outside 75-100%% of %g", p->name, p->d2h_bw, th);
+			      "%s: d2h %g outside 75-100%% of %g", p->name, p->d2h_bw, th);
 		/* Both directions at once: more than one, less than two. */
 		ck_assert(p->bidir_bw > fmax(p->h2d_bw, p->d2h_bw));
 		ck_assert(p->bidir_bw <= p->h2d_bw + p->d2h_bw);
 		/* The description names the link. */
 		snprintf(link, sizeof link, "Gen%d x%d", p->pcie_gen, p->pcie_lanes);
-		ck_assert_msg(strstr(p->description, link) != NULL, "%s: '%s' lacks %s",
-		    p->name, p->description, link);
+		ck_assert_msg(strstr(p->description, link) != NULL, "%s: '%s' lacks %s", p->name,
+			      p->description, link);
 		/* Pageable staging is slower than pinned DMA, and so is pinning. */
 		ck_assert(p->host_memcpy_h2d_bw < p->h2d_bw);
 		ck_assert(p->host_memcpy_d2h_bw < p->d2h_bw);
@@ -238,9 +271,9 @@ START_TEST(builtins_cite_sources)
 			} else if (!header) {
 				header = 1;
 			} else if (strncmp(s, "name ", 5) != 0 &&
-			    strncmp(s, "description ", 12) != 0) {
+				   strncmp(s, "description ", 12) != 0) {
 				ck_assert_msg(cited, "%s:%d: no '# source:' comment",
-				    hd_builtin_profiles[i].name, line);
+					      hd_builtin_profiles[i].name, line);
 				cited = 0;
 			}
 			s += n;
@@ -264,10 +297,9 @@ roundtrip(const struct hd_profile *p)
 	memset(&q, 0, sizeof q);
 	memset(&e, 0, sizeof e);
 	memcpy(q.origin, p->origin, sizeof q.origin);
-	ck_assert_msg(hd_profile_parse(text, "rt", &q, &e) == 0, "%s: %s: %s\n%s",
-	    p->name, e.where, e.msg, text);
-	ck_assert_msg(hd_profile_equal(&q, p), "%s: round trip differs:\n%s",
-	    p->name, text);
+	ck_assert_msg(hd_profile_parse(text, "rt", &q, &e) == 0, "%s: %s: %s\n%s", p->name, e.where,
+		      e.msg, text);
+	ck_assert_msg(hd_profile_equal(&q, p), "%s: round trip differs:\n%s", p->name, text);
 	again = hd_profile_format(&q);
 	ck_assert_str_eq(again, text);
 	free(again);
@@ -314,7 +346,7 @@ START_TEST(older_profile_without_optional_keys)
 	for (i = 0; i < HD_ARRAY_LEN(drop); i++) {
 		line = strstr(text, drop[i]);
 		ck_assert_ptr_nonnull(line);
-		*line = '#';            /* the line becomes a comment */
+		*line = '#'; /* the line becomes a comment */
 	}
 	memset(&q, 0, sizeof q);
 	memset(&e, 0, sizeof e);
@@ -387,16 +419,17 @@ START_TEST(base_inheritance)
 
 	memset(&p, 0, sizeof p);
 	memset(&e, 0, sizeof e);
-	ck_assert_int_eq(hd_profile_parse(
-	    "hdsim-profile 1\n"
-	    "# my machine\n"
-	    "base = h100-sxm   # start from the default\n"
-	    "name = \"mine\"\n"
-	    "pcie.h2d = 40 GB/s\n"
-	    "api.launch = 2.5us\n"
-	    "staging.chunk = 1 MiB\n"
-	    "topo.kind = single\n"
-	    "topo.gpus_per_node = 1\n", "mine.hdp", &p, &e), 0);
+	ck_assert_int_eq(hd_profile_parse("hdsim-profile 1\n"
+					  "# my machine\n"
+					  "base = h100-sxm   # start from the default\n"
+					  "name = \"mine\"\n"
+					  "pcie.h2d = 40 GB/s\n"
+					  "api.launch = 2.5us\n"
+					  "staging.chunk = 1 MiB\n"
+					  "topo.kind = single\n"
+					  "topo.gpus_per_node = 1\n",
+					  "mine.hdp", &p, &e),
+			 0);
 	want = *h100;
 	snprintf(want.name, sizeof want.name, "mine");
 	want.h2d_bw = 40e9;
@@ -411,8 +444,7 @@ START_TEST(base_inheritance)
 
 	/* A base other than the default. */
 	memset(&p, 0, sizeof p);
-	ck_assert_int_eq(hd_profile_parse("hdsim-profile 1\nbase = gen3-v100\n", "x",
-	    &p, &e), 0);
+	ck_assert_int_eq(hd_profile_parse("hdsim-profile 1\nbase = gen3-v100\n", "x", &p, &e), 0);
 	ck_assert(hd_profile_equal(&p, builtin_named("gen3-v100")));
 }
 END_TEST
@@ -423,7 +455,7 @@ struct bad {
 	const char *frag;
 };
 
-#define HDR "hdsim-profile 1\n"
+#define HDR  "hdsim-profile 1\n"
 #define BASE HDR "base = h100-sxm\n"
 
 static const struct bad bads[] = {
@@ -438,7 +470,7 @@ static const struct bad bads[] = {
 	{ BASE "topology = pcie\n", 3, 1, "did you mean 'topo.kind'?" },
 	{ BASE "zzzzzzzzzzzz = 1\n", 3, 1, "unknown key 'zzzzzzzzzzzz' (doc/" },
 	{ BASE "pcie.h2d = 50 GB\n", 3, 12,
-	    "pcie.h2d expects a rate such as 50 GB/s, found a size '50 GB'" },
+	  "pcie.h2d expects a rate such as 50 GB/s, found a size '50 GB'" },
 	{ BASE "pcie.h2d = 50\n", 3, 12, "found a plain number '50'" },
 	{ BASE "api.launch = 5 GB/s\n", 3, 14, "api.launch expects a time such as 5 us" },
 	{ BASE "staging.chunk = 2 ms\n", 3, 17, "expects a size such as 2 MiB, found a time" },
@@ -455,27 +487,26 @@ static const struct bad bads[] = {
 	{ BASE "pcie.gen = 7\n", 3, 12, "pcie.gen must be between 1 and 6, found 7" },
 	{ BASE "pcie.copy_engines = 0\n", 3, 21, "between 1 and 64" },
 	{ BASE "pcie.h2d = 5 GB/s\n# x\npcie.h2d = 6 GB/s\n", 5, 1,
-	    "duplicate key 'pcie.h2d' (first set on line 3)" },
+	  "duplicate key 'pcie.h2d' (first set on line 3)" },
 	{ BASE "name = \"abc\n", 3, 8, "unterminated string" },
 	{ BASE "name = abc\n", 3, 8, "name expects a string in double quotes" },
 	{ BASE "name = \"a\" b\n", 3, 12, "unexpected text after the string" },
 	{ BASE "name = \"a\\qb\"\n", 3, 10, "unknown escape" },
-	{ BASE "name = \"0123456789012345678901234567890123456789012345678901234567890123\"\n",
-	    3, 8, "name is too long (at most 63 bytes)" },
+	{ BASE "name = \"0123456789012345678901234567890123456789012345678901234567890123\"\n", 3,
+	  8, "name is too long (at most 63 bytes)" },
 	{ BASE "pcie.h2d = \"5 GB/s\"\n", 3, 12, "not a string" },
 	{ BASE "topo.kind = mesh\n", 3, 13,
-	    "topo.kind expects one of single, nvswitch, nvlink-pairs, pcie; found 'mesh'" },
+	  "topo.kind expects one of single, nvswitch, nvlink-pairs, pcie; found 'mesh'" },
 	{ HDR "name = \"x\"\nbase = h100-sxm\n", 3, 8, "base must come first" },
 	{ HDR "base = h10\n", 2, 8, "unknown base profile 'h10'; the built-ins are h100-sxm" },
 	{ BASE "pcie.h2d 5 GB/s\n", 3, 10, "expected '=' after 'pcie.h2d'" },
 	{ BASE "pcie.h2d =   # nothing\n", 3, 14, "missing value after 'pcie.h2d ='" },
 	{ BASE "= 5\n", 3, 1, "expected 'key = value'" },
 	{ HDR "name = \"x\"\ndescription = \"y\"\n", 1, 1,
-	    "missing keys: pcie.gen, pcie.lanes, pcie.h2d" },
+	  "missing keys: pcie.gen, pcie.lanes, pcie.h2d" },
 	{ "# lead\n" HDR "name = \"x\"\n", 2, 1,
-	    " more (a profile without 'base = NAME' must set every key)" },
-	{ HDR "base = rtx4090\nnvlink.links = 2\n", 3, 1,
-	    "nvlink.rate must be greater than zero" },
+	  " more (a profile without 'base = NAME' must set every key)" },
+	{ HDR "base = rtx4090\nnvlink.links = 2\n", 3, 1, "nvlink.rate must be greater than zero" },
 	{ BASE "nvlink.links = 0\n", 3, 1, "need nvlink.links of 1 or more" },
 	{ BASE "topo.kind = single\n", 3, 1, "topo.kind single needs topo.gpus_per_node = 1" },
 	{ HDR "base = h100-sxm\r\npcie.h2d = 5 GB\r\n", 3, 12, "found a size '5 GB'" },
@@ -497,8 +528,7 @@ START_TEST(errors)
 	ck_assert_int_eq(e.status, HD_EXIT_INPUT);
 	snprintf(where, sizeof where, "t.hdp:%d:%d", b->line, b->col);
 	ck_assert_str_eq(e.where, where);
-	ck_assert_msg(strstr(e.msg, b->frag) != NULL, "message '%s' lacks '%s'",
-	    e.msg, b->frag);
+	ck_assert_msg(strstr(e.msg, b->frag) != NULL, "message '%s' lacks '%s'", e.msg, b->frag);
 	/* Context: the line, then a caret under the column. */
 	caret = strchr(e.context, '\n');
 	ck_assert_ptr_nonnull(caret);
@@ -513,7 +543,7 @@ END_TEST
 START_TEST(mutations_never_crash)
 {
 	static const char alphabet[] = "= #\"\\\n\t.-0123456789eE GB/sMiBus"
-	    "abcxyz\xc2\xb5\xff";
+				       "abcxyz\xc2\xb5\xff";
 	unsigned long long x = 0x9e3779b97f4a7c15ULL;
 	int i, round, bad = 0;
 
@@ -536,13 +566,13 @@ START_TEST(mutations_never_crash)
 				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 				at = (size_t)(x >> 8) % len;
 				switch (x % 3) {
-				case 0:   /* replace */
+				case 0: /* replace */
 					t[at] = alphabet[(x >> 32) % (sizeof alphabet - 1)];
 					break;
-				case 1:   /* delete */
+				case 1: /* delete */
 					memmove(t + at, t + at + 1, len - at);
 					break;
-				default:  /* insert */
+				default: /* insert */
 					memmove(t + at + 1, t + at, len - at + 1);
 					t[at] = alphabet[(x >> 32) % (sizeof alphabet - 1)];
 					break;
@@ -642,8 +672,9 @@ START_TEST(resolve_bad)
 	ck_assert(e.set);
 	ck_assert_int_eq(e.status, HD_EXIT_INPUT);
 	ck_assert_str_eq(e.where, "h10");
-	ck_assert_ptr_nonnull(strstr(e.msg, "unknown profile 'h10': not a built-in (h100-sxm, "
-	    "h200-sxm, "));
+	ck_assert_ptr_nonnull(strstr(e.msg,
+				     "unknown profile 'h10': not a built-in (h100-sxm, "
+				     "h200-sxm, "));
 	ck_assert_ptr_nonnull(strstr(e.msg, "gen3-v100) and no such file"));
 	ck_assert_ptr_nonnull(strstr(e.msg, "did you mean 'h100-sxm'?"));
 

@@ -21,44 +21,43 @@
 #include <unistd.h>
 
 #include "lang/lesson.h"
-#include "real/ranks.h"
 #include "real/fault.h"
-#include "render/report.h"
-#include "tests/testutil.h"
-#include "run/verify.h"
+#include "real/ranks.h"
 #include "real/wire.h"
+#include "render/report.h"
 #include "run/backends.h"
+#include "run/verify.h"
+#include "tests/testutil.h"
 
 static const char lesson_text[] =
-	"hdsim 1\nlesson ranks\ntitle \"Ranks\"\n"
-	"knob n 2 2 .. 8 \"ranks\"\n"
-	"scenario ring \"a ring\"\n"
-	"  ranks n\n"
-	"  buffer d device 1MiB\n"
-	"  buffer e device 1MiB\n"
-	"  stream s\n"
-	"  sum: allreduce d on s\n"
-	"  repeat 2\n"
-	"    pass: send d to rank + 1 on s\n"
-	"    take: recv e from rank - 1 on s\n"
-	"  end\n"
-	"  rank 1\n"
-	"    only1: kernel fill e on s\n"
-	"  end\n"
-	"  peer: copy d -> e@rank + 1 async on s\n"
-	"  gath: allgather d on s\n"
-	"  all: alltoall e on s\n"
-	"  barrier\n"
-	"  sync device\n"
-	"end\n"
-	"scenario one \"one GPU\"\n  buffer d device 1MiB\n  kernel fill d\n  sync device\nend\n";
+    "hdsim 1\nlesson ranks\ntitle \"Ranks\"\n"
+    "knob n 2 2 .. 8 \"ranks\"\n"
+    "scenario ring \"a ring\"\n"
+    "  ranks n\n"
+    "  buffer d device 1MiB\n"
+    "  buffer e device 1MiB\n"
+    "  stream s\n"
+    "  sum: allreduce d on s\n"
+    "  repeat 2\n"
+    "    pass: send d to rank + 1 on s\n"
+    "    take: recv e from rank - 1 on s\n"
+    "  end\n"
+    "  rank 1\n"
+    "    only1: kernel fill e on s\n"
+    "  end\n"
+    "  peer: copy d -> e@rank + 1 async on s\n"
+    "  gath: allgather d on s\n"
+    "  all: alltoall e on s\n"
+    "  barrier\n"
+    "  sync device\n"
+    "end\n"
+    "scenario one \"one GPU\"\n  buffer d device 1MiB\n  kernel fill d\n  sync device\nend\n";
 
 static struct hd_lesson *
 parse(void)
 {
 	struct hd_err e = { 0 };
-	struct hd_lesson *l = hd_lesson_parse(lesson_text, sizeof lesson_text - 1, "ranks.hds",
-					      &e);
+	struct hd_lesson *l = hd_lesson_parse(lesson_text, sizeof lesson_text - 1, "ranks.hds", &e);
 
 	ck_assert_msg(l != NULL, "%s: %s", e.where, e.msg);
 	return l;
@@ -267,8 +266,8 @@ START_TEST(failing_call_is_named)
 	knobs("4");
 	setenv("FAKE_NCCL_FAIL", "2:ncclAllReduce", 1);
 	ck_assert_ptr_null(run_ring(4, &e, NULL));
-	ck_assert_msg(strstr(e.msg, "rank 2: ncclAllReduce failed: fake failure") != NULL,
-		      "%s", e.msg);
+	ck_assert_msg(strstr(e.msg, "rank 2: ncclAllReduce failed: fake failure") != NULL, "%s",
+		      e.msg);
 	ck_assert_msg(strstr(e.msg, "scenario 'ring'") != NULL, "%s", e.msg);
 }
 END_TEST
@@ -282,7 +281,7 @@ START_TEST(every_nccl_call_fails_cleanly)
 {
 	static const char *const calls[] = {
 		"ncclGetUniqueId", "ncclCommInitRank", "ncclAllReduce", "ncclSend",
-		"ncclRecv", "ncclGroupStart", "ncclAllGather", "ncclGroupEnd",
+		"ncclRecv",        "ncclGroupStart",   "ncclAllGather", "ncclGroupEnd",
 	};
 	size_t i;
 
@@ -311,8 +310,10 @@ START_TEST(async_error_ends_the_run)
 	setenv("FAKE_NCCL_ASYNC", "0", 1);
 	setenv("HDSIM_RANK_TIMEOUT", "30", 1);
 	ck_assert_ptr_null(run_ring(2, &e, &took));
-	ck_assert_msg(strstr(e.msg, "rank 0: NCCL reported an asynchronous error "
-			     "(ncclCommGetAsyncError): remote process") != NULL, "%s", e.msg);
+	ck_assert_msg(strstr(e.msg,
+			     "rank 0: NCCL reported an asynchronous error "
+			     "(ncclCommGetAsyncError): remote process") != NULL,
+		      "%s", e.msg);
 	ck_assert_msg(took < 10, "took %.1f s", took);
 }
 END_TEST
@@ -341,11 +342,11 @@ START_TEST(interrupt_ends_the_ranks)
 	struct hd_err e = { 0 };
 
 	knobs("2");
-	setenv("FAKE_NCCL_HANG", "0", 1);       /* without the interrupt: no end */
+	setenv("FAKE_NCCL_HANG", "0", 1); /* without the interrupt: no end */
 	ck_assert_ptr_null(hd_backend_trace(&hd_real_backend, sc, &ro, &e));
 	ck_assert_int_eq(e.status, 130);
-	ck_assert_msg(strstr(e.msg, "interrupted while running scenario 'ring' on 2 ranks"),
-		      "%s", e.msg);
+	ck_assert_msg(strstr(e.msg, "interrupted while running scenario 'ring' on 2 ranks"), "%s",
+		      e.msg);
 	hd_scenario_free(sc);
 	hd_lesson_free(l);
 }
@@ -438,8 +439,10 @@ START_TEST(too_many_ranks_are_skipped)
 	ck_assert_int_eq(res.runs_stored, 2);
 	/* the one-GPU scenario was also timed without per-op events, and that
 	 * makespan is the one compared, the instrumented one beside it */
-	ck_assert_msg(strstr(out.s, "(timed with an event around every op, as in the table "
-			     "below: "), "%s", out.s);
+	ck_assert_msg(strstr(out.s,
+			     "(timed with an event around every op, as in the table "
+			     "below: "),
+		      "%s", out.s);
 	hd_buf_free(&out);
 	hd_verify_result_free(&res);
 	hd_test_rmtree(dir);

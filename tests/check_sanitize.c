@@ -15,8 +15,8 @@ term_is(const char *s, bool multiline, const char *want)
 {
 	char *got = hd_san_term_dup(s, multiline);
 
-	ck_assert_msg(strcmp(got, want) == 0, "hd_san_term(\"%s\") gave \"%s\", wanted \"%s\"",
-		      s, got, want);
+	ck_assert_msg(strcmp(got, want) == 0, "hd_san_term(\"%s\") gave \"%s\", wanted \"%s\"", s,
+		      got, want);
 	ck_assert(hd_san_term_ok(s, multiline) == (strcmp(s, want) == 0));
 	free(got);
 }
@@ -36,13 +36,19 @@ START_TEST(term_escapes_controls)
 	/* a colour escape, a title-setting OSC, a bell, DEL, CR */
 	term_is("\x1b[31mred\x1b[0m", false, "\\x1b[31mred\\x1b[0m");
 	term_is("\x1b]0;owned\x07", false, "\\x1b]0;owned\\x07");
-	term_is("a\x7f" "b\rc", false, "a\\x7fb\\x0dc");
+	term_is("a\x7f"
+		"b\rc",
+		false, "a\\x7fb\\x0dc");
 	term_is("one\nline", false, "one\\x0aline");
 	/* C1: CSI as one code point (U+009B), and NEL (U+0085) */
-	term_is("\xc2\x9b" "31m", false, "\\u009b31m");
+	term_is("\xc2\x9b"
+		"31m",
+		false, "\\u009b31m");
 	term_is("\xc2\x85", false, "\\u0085");
 	/* bidi overrides and isolates (the "Trojan Source" characters) */
-	term_is("abc\xe2\x80\xae" "fed", false, "abc\\u202efed");
+	term_is("abc\xe2\x80\xae"
+		"fed",
+		false, "abc\\u202efed");
 	term_is("\xe2\x81\xa6x\xe2\x81\xa9", false, "\\u2066x\\u2069");
 	term_is("\xe2\x80\xa8", true, "\\u2028");
 }
@@ -51,9 +57,9 @@ END_TEST
 START_TEST(term_escapes_bad_utf8)
 {
 	term_is("\xff", false, "\\xff");
-	term_is("\xc0\xaf", false, "\\xc0\\xaf");               /* overlong '/' */
-	term_is("\xed\xa0\x80", false, "\\xed\\xa0\\x80");      /* a surrogate */
-	term_is("\xe2\x82", false, "\\xe2\\x82");               /* cut short */
+	term_is("\xc0\xaf", false, "\\xc0\\xaf");                   /* overlong '/' */
+	term_is("\xed\xa0\x80", false, "\\xed\\xa0\\x80");          /* a surrogate */
+	term_is("\xe2\x82", false, "\\xe2\\x82");                   /* cut short */
 	term_is("\xf4\x90\x80\x80", false, "\\xf4\\x90\\x80\\x80"); /* past U+10FFFF */
 	term_is("ok\xe2", false, "ok\\xe2");
 }
@@ -61,8 +67,8 @@ END_TEST
 
 START_TEST(csv_leading_formula)
 {
-	static const char *const bad[] = { "=HYPERLINK(\"x\")", "+1", "-2+3", "@SUM(A1)",
-					   "\tx", "\rx" };
+	static const char *const bad[] = { "=HYPERLINK(\"x\")", "+1",  "-2+3",
+					   "@SUM(A1)",          "\tx", "\rx" };
 	static const char *const good[] = { "ada", "1e3", "", " =x", "a=b" };
 	size_t i;
 

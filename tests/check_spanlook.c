@@ -102,7 +102,7 @@ START_TEST(legend_order_is_every_kind_once)
 		ck_assert_int_lt(k, HD_SPAN__COUNT);
 		ck_assert_msg(!seen[k], "kind %d twice", k);
 		seen[k] = true;
-		if (i > 0)      /* by priority */
+		if (i > 0) /* by priority */
 			ck_assert_int_ge(hd_spanlook_get(k, 0)->prio,
 					 hd_spanlook_get(hd_spanlook_nth(i - 1), 0)->prio);
 	}
@@ -182,10 +182,11 @@ START_TEST(legend_lines)
 	n = hd_spanlook_legend(&b, t, NULL, true);
 	/* legend order: copies (each direction once) before the kernel */
 	ck_assert_int_eq(n, 4);
-	ck_assert_str_eq(b.s, "  =  copy host to device\n"
-			      "  ~  copy device to host\n"
-			      "  =  copy on the device or to a peer\n"
-			      "  #  kernel running\n");
+	ck_assert_str_eq(b.s,
+			 "  =  copy host to device\n"
+			 "  ~  copy device to host\n"
+			 "  =  copy on the device or to a peer\n"
+			 "  #  kernel running\n");
 	hd_buf_free(&b);
 	/* no trace: every look, one line each, from the table */
 	hd_buf_init(&b);
@@ -197,7 +198,7 @@ START_TEST(legend_lines)
 		snprintf(line, sizeof line, "\n  %s  %s\n", l->glyph, l->legend);
 		ck_assert_ptr_nonnull(strstr(b.s, line));
 	}
-	ck_assert(strncmp(b.s, "  -  ", 5) == 0);   /* the API call first */
+	ck_assert(strncmp(b.s, "  -  ", 5) == 0); /* the API call first */
 	hd_buf_free(&b);
 	hd_trace_free(t);
 }

@@ -43,14 +43,30 @@ sample_trace(void)
 	struct hd_trace *t = hd_trace_new();
 	int api = hd_trace_lane(t, HD_LANE_API, 0, 0, "CUDA API");
 	int ce = hd_trace_lane(t, HD_LANE_CE_H2D, 0, 0, "Memcpy HtoD");
-	struct hd_span a = { .lane = api, .op = 0, .iter = 0, .kind = HD_SPAN_API,
-			     .start = 0, .end = 2000000, .label = hd_trace_string(t, "cudaMemcpyAsync") };
-	struct hd_span b = { .lane = api, .op = 1, .iter = 0, .kind = HD_SPAN_BLOCKED,
-			     .why = HD_WHY_STREAM_SYNC, .start = 2000000, .end = 1344177280,
+	struct hd_span a = { .lane = api,
+			     .op = 0,
+			     .iter = 0,
+			     .kind = HD_SPAN_API,
+			     .start = 0,
+			     .end = 2000000,
+			     .label = hd_trace_string(t, "cudaMemcpyAsync") };
+	struct hd_span b = { .lane = api,
+			     .op = 1,
+			     .iter = 0,
+			     .kind = HD_SPAN_BLOCKED,
+			     .why = HD_WHY_STREAM_SYNC,
+			     .start = 2000000,
+			     .end = 1344177280,
 			     .label = hd_trace_string(t, "cudaStreamSynchronize") };
-	struct hd_span c = { .lane = ce, .op = 0, .iter = 0, .kind = HD_SPAN_COPY,
-			     .start = 4000000, .end = 1344177280, .bytes = 64u << 20,
-			     .label = hd_trace_string(t, "up"), .spread = 12345 };
+	struct hd_span c = { .lane = ce,
+			     .op = 0,
+			     .iter = 0,
+			     .kind = HD_SPAN_COPY,
+			     .start = 4000000,
+			     .end = 1344177280,
+			     .bytes = 64u << 20,
+			     .label = hd_trace_string(t, "up"),
+			     .spread = 12345 };
 
 	hd_trace_add(t, &a);
 	hd_trace_add(t, &b);
@@ -74,14 +90,20 @@ START_TEST(create_insert_read_back)
 	struct hd_store *s = hd_store_open(p, HD_STORE_RW, &e);
 	struct hd_trace *t = sample_trace(), *back;
 	struct hd_store_claim claims[] = {
-		{ 0, "pinned is faster", "makespan(a) < makespan(b)", 1, 1.0, 2.0, "1 ms < 2 ms: holds" },
+		{ 0, "pinned is faster", "makespan(a) < makespan(b)", 1, 1.0, 2.0,
+		  "1 ms < 2 ms: holds" },
 		{ 1, "not run", "makespan(c) > 0", -1, 0, 0, NULL },
 	};
-	struct hd_store_run r = { .lesson = "pinned-vs-pageable", .scenario = "pinned",
-				  .params_json = "{\"size\": 67108864}", .backend = "sim",
-				  .source = "predicted", .profile_name = "h100-sxm",
-				  .profile_text = "hdsim-profile 1\n", .status = "ok",
-				  .repeats = 1, .timer = "model" };
+	struct hd_store_run r = { .lesson = "pinned-vs-pageable",
+				  .scenario = "pinned",
+				  .params_json = "{\"size\": 67108864}",
+				  .backend = "sim",
+				  .source = "predicted",
+				  .profile_name = "h100-sxm",
+				  .profile_text = "hdsim-profile 1\n",
+				  .status = "ok",
+				  .repeats = 1,
+				  .timer = "model" };
 	int64_t id = 0, id2 = 0;
 	size_t i;
 
@@ -113,9 +135,12 @@ START_TEST(create_insert_read_back)
 		int64_t p1 = 0, p2 = 0, p3 = 0;
 
 		/* The profile the runs used is already there: the same row comes back. */
-		ck_assert_int_eq(hd_store_profile_insert(s, "h100-sxm", "hdsim-profile 1\n", &p1, &e), 0);
-		ck_assert_int_eq(hd_store_profile_insert(s, "cal", "hdsim-profile 1\nx\n", &p2, &e), 0);
-		ck_assert_int_eq(hd_store_profile_insert(s, "cal", "hdsim-profile 1\nx\n", &p3, &e), 0);
+		ck_assert_int_eq(
+		    hd_store_profile_insert(s, "h100-sxm", "hdsim-profile 1\n", &p1, &e), 0);
+		ck_assert_int_eq(hd_store_profile_insert(s, "cal", "hdsim-profile 1\nx\n", &p2, &e),
+				 0);
+		ck_assert_int_eq(hd_store_profile_insert(s, "cal", "hdsim-profile 1\nx\n", &p3, &e),
+				 0);
 		ck_assert_int_gt(p1, 0);
 		ck_assert_int_ne(p1, p2);
 		ck_assert_int_eq(p2, p3);
@@ -148,9 +173,13 @@ START_TEST(listing_and_failed_insert_rolls_back)
 	char *p = path_in("l.db");
 	struct hd_store *s = hd_store_open(p, HD_STORE_RW, &e);
 	struct hd_trace *t = sample_trace();
-	struct hd_store_run r = { .lesson = "l", .scenario = "s", .backend = "sim",
-				  .source = "predicted", .profile_name = "h100-sxm",
-				  .profile_text = "x", .status = "ok" };
+	struct hd_store_run r = { .lesson = "l",
+				  .scenario = "s",
+				  .backend = "sim",
+				  .source = "predicted",
+				  .profile_name = "h100-sxm",
+				  .profile_text = "x",
+				  .status = "ok" };
 	int n = 0;
 
 	ck_assert_ptr_nonnull(s);
@@ -234,8 +263,11 @@ START_TEST(newer_schema_and_read_only)
 	char *p = path_in("new.db"), *missing = path_in("missing.db");
 	struct hd_store *s = hd_store_open(p, HD_STORE_RW, &e);
 	struct hd_trace *t = sample_trace();
-	struct hd_store_run r = { .lesson = "l", .scenario = "s", .backend = "sim",
-				  .source = "predicted", .status = "ok" };
+	struct hd_store_run r = { .lesson = "l",
+				  .scenario = "s",
+				  .backend = "sim",
+				  .source = "predicted",
+				  .status = "ok" };
 	sqlite3 *db;
 
 	ck_assert_ptr_nonnull(s);
@@ -286,57 +318,57 @@ END_TEST
 /* Schema version 1 exactly as released, to build a database the way an
  * older hdsim left it. */
 static const char v1_schema[] =
-	"CREATE TABLE machines ("
-	"  id INTEGER PRIMARY KEY,"
-	"  hostname TEXT, gpu_name TEXT, gpu_uuid TEXT, pci_bus_id TEXT,"
-	"  driver TEXT, cuda_runtime TEXT, nccl TEXT, gpu_count INTEGER,"
-	"  facts TEXT,"
-	"  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),"
-	"  UNIQUE (hostname, gpu_uuid, driver, cuda_runtime, nccl, facts));"
-	"CREATE TABLE profiles ("
-	"  id INTEGER PRIMARY KEY,"
-	"  name TEXT NOT NULL,"
-	"  text TEXT NOT NULL,"
-	"  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),"
-	"  UNIQUE (name, text));"
-	"CREATE TABLE runs ("
-	"  id INTEGER PRIMARY KEY,"
-	"  lesson TEXT NOT NULL, scenario TEXT NOT NULL,"
-	"  params TEXT NOT NULL DEFAULT '{}',"
-	"  backend TEXT NOT NULL CHECK (backend IN ('sim', 'cuda')),"
-	"  source TEXT NOT NULL CHECK (source IN ('predicted', 'measured')),"
-	"  profile_id INTEGER REFERENCES profiles(id),"
-	"  machine_id INTEGER REFERENCES machines(id),"
-	"  pair_run INTEGER REFERENCES runs(id) ON DELETE SET NULL,"
-	"  version TEXT NOT NULL,"
-	"  status TEXT NOT NULL CHECK (status IN ('ok', 'failed', 'interrupted')),"
-	"  makespan_ps INTEGER NOT NULL,"
-	"  warmup INTEGER NOT NULL DEFAULT 0, repeats INTEGER NOT NULL DEFAULT 1,"
-	"  timer TEXT, note TEXT,"
-	"  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));"
-	"CREATE INDEX runs_lesson ON runs (lesson, scenario);"
-	"CREATE TABLE lanes ("
-	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-	"  idx INTEGER NOT NULL, kind TEXT NOT NULL, rank INTEGER NOT NULL,"
-	"  stream INTEGER NOT NULL, name TEXT NOT NULL,"
-	"  PRIMARY KEY (run_id, idx));"
-	"CREATE TABLE spans ("
-	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-	"  seq INTEGER NOT NULL,"
-	"  lane INTEGER NOT NULL, op INTEGER NOT NULL, iter INTEGER NOT NULL,"
-	"  kind TEXT NOT NULL, why TEXT,"
-	"  start_ps INTEGER NOT NULL, end_ps INTEGER NOT NULL, spread_ps INTEGER,"
-	"  device INTEGER NOT NULL, stream INTEGER, bytes INTEGER NOT NULL,"
-	"  copy_kind TEXT, label TEXT,"
-	"  PRIMARY KEY (run_id, seq),"
-	"  FOREIGN KEY (run_id, lane) REFERENCES lanes(run_id, idx));"
-	"CREATE INDEX spans_op ON spans (run_id, op, iter);"
-	"CREATE TABLE claim_results ("
-	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-	"  idx INTEGER NOT NULL, text TEXT NOT NULL, expr TEXT NOT NULL,"
-	"  outcome TEXT NOT NULL CHECK (outcome IN ('holds', 'fails', 'unchecked')),"
-	"  lhs REAL, rhs REAL, detail TEXT,"
-	"  PRIMARY KEY (run_id, idx));";
+    "CREATE TABLE machines ("
+    "  id INTEGER PRIMARY KEY,"
+    "  hostname TEXT, gpu_name TEXT, gpu_uuid TEXT, pci_bus_id TEXT,"
+    "  driver TEXT, cuda_runtime TEXT, nccl TEXT, gpu_count INTEGER,"
+    "  facts TEXT,"
+    "  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),"
+    "  UNIQUE (hostname, gpu_uuid, driver, cuda_runtime, nccl, facts));"
+    "CREATE TABLE profiles ("
+    "  id INTEGER PRIMARY KEY,"
+    "  name TEXT NOT NULL,"
+    "  text TEXT NOT NULL,"
+    "  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),"
+    "  UNIQUE (name, text));"
+    "CREATE TABLE runs ("
+    "  id INTEGER PRIMARY KEY,"
+    "  lesson TEXT NOT NULL, scenario TEXT NOT NULL,"
+    "  params TEXT NOT NULL DEFAULT '{}',"
+    "  backend TEXT NOT NULL CHECK (backend IN ('sim', 'cuda')),"
+    "  source TEXT NOT NULL CHECK (source IN ('predicted', 'measured')),"
+    "  profile_id INTEGER REFERENCES profiles(id),"
+    "  machine_id INTEGER REFERENCES machines(id),"
+    "  pair_run INTEGER REFERENCES runs(id) ON DELETE SET NULL,"
+    "  version TEXT NOT NULL,"
+    "  status TEXT NOT NULL CHECK (status IN ('ok', 'failed', 'interrupted')),"
+    "  makespan_ps INTEGER NOT NULL,"
+    "  warmup INTEGER NOT NULL DEFAULT 0, repeats INTEGER NOT NULL DEFAULT 1,"
+    "  timer TEXT, note TEXT,"
+    "  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));"
+    "CREATE INDEX runs_lesson ON runs (lesson, scenario);"
+    "CREATE TABLE lanes ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL, kind TEXT NOT NULL, rank INTEGER NOT NULL,"
+    "  stream INTEGER NOT NULL, name TEXT NOT NULL,"
+    "  PRIMARY KEY (run_id, idx));"
+    "CREATE TABLE spans ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  seq INTEGER NOT NULL,"
+    "  lane INTEGER NOT NULL, op INTEGER NOT NULL, iter INTEGER NOT NULL,"
+    "  kind TEXT NOT NULL, why TEXT,"
+    "  start_ps INTEGER NOT NULL, end_ps INTEGER NOT NULL, spread_ps INTEGER,"
+    "  device INTEGER NOT NULL, stream INTEGER, bytes INTEGER NOT NULL,"
+    "  copy_kind TEXT, label TEXT,"
+    "  PRIMARY KEY (run_id, seq),"
+    "  FOREIGN KEY (run_id, lane) REFERENCES lanes(run_id, idx));"
+    "CREATE INDEX spans_op ON spans (run_id, op, iter);"
+    "CREATE TABLE claim_results ("
+    "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL, text TEXT NOT NULL, expr TEXT NOT NULL,"
+    "  outcome TEXT NOT NULL CHECK (outcome IN ('holds', 'fails', 'unchecked')),"
+    "  lhs REAL, rhs REAL, detail TEXT,"
+    "  PRIMARY KEY (run_id, idx));";
 
 /* Run SQL on the database file directly, as another program would. */
 static void
@@ -367,15 +399,19 @@ START_TEST(v1_database_migrates_in_place)
 	struct hd_err e = { 0 };
 	char *p = path_in("v1.db"), sql[128];
 	struct hd_store *s;
-	struct hd_store_progress a = { .learner = "ada", .lesson = "old-lesson",
-				       .question = "q", .answer = "yes", .correct = 1 };
+	struct hd_store_progress a = { .learner = "ada",
+				       .lesson = "old-lesson",
+				       .question = "q",
+				       .answer = "yes",
+				       .correct = 1 };
 	int n = 0;
 
 	raw_exec(p, v1_schema);
 	snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = 1",
 		 HD_STORE_APP_ID);
 	raw_exec(p, sql);
-	raw_exec(p, "INSERT INTO runs (lesson, scenario, backend, source, version, status,"
+	raw_exec(p,
+		 "INSERT INTO runs (lesson, scenario, backend, source, version, status,"
 		 " makespan_ps) VALUES ('old-lesson', 'pinned', 'sim', 'predicted', '0.1.0',"
 		 " 'ok', 4809000)");
 	/* Upgrading needs a write: a read-only open says so and changes nothing. */
@@ -481,13 +517,19 @@ see(void *ctx, const struct hd_store_progress *r)
 }
 
 static void
-add_ok(struct hd_store *s, const char *who, const char *lesson, const char *q,
-       const char *ans, int correct, int conf, double secs, int hints, int64_t *id)
+add_ok(struct hd_store *s, const char *who, const char *lesson, const char *q, const char *ans,
+       int correct, int conf, double secs, int hints, int64_t *id)
 {
 	struct hd_err e = { 0 };
-	struct hd_store_progress p = { .learner = who, .lesson = lesson, .question = q,
-				       .answer = ans, .correct = correct, .confidence = conf,
-				       .seconds = secs, .hints = hints, .profile = "h100-sxm" };
+	struct hd_store_progress p = { .learner = who,
+				       .lesson = lesson,
+				       .question = q,
+				       .answer = ans,
+				       .correct = correct,
+				       .confidence = conf,
+				       .seconds = secs,
+				       .hints = hints,
+				       .profile = "h100-sxm" };
 
 	ck_assert_msg(hd_store_progress_add(s, &p, id, &e) == 0, "%s", e.msg);
 }
@@ -497,8 +539,9 @@ START_TEST(progress_add_list_reset)
 	struct hd_err e = { 0 };
 	char *p = path_in("progress.db");
 	struct hd_store *s = hd_store_open(p, HD_STORE_RW, &e);
-	struct hd_store_progress none = { .learner = "ada", .lesson = "a", .question = "q",
-					  .answer = "x", .correct = -1 };
+	struct hd_store_progress none = {
+		.learner = "ada", .lesson = "a", .question = "q", .answer = "x", .correct = -1
+	};
 	struct seen v;
 	int64_t ids[6], gone = -1;
 	int i;
@@ -508,7 +551,7 @@ START_TEST(progress_add_list_reset)
 	add_ok(s, "ada", "a", "q2", "3 ms", 0, 2, 30.25, 1, &ids[1]);
 	add_ok(s, "grace", "a", "q1", "no", 0, 5, 4, 0, &ids[2]);
 	add_ok(s, "ada", "b", "q1", "first", 1, 0, 0, 3, &ids[3]);
-	add_ok(s, "ada", "a", "q2", "5 ms", 1, 3, 8, 2, &ids[4]);   /* a second try */
+	add_ok(s, "ada", "a", "q2", "5 ms", 1, 3, 8, 2, &ids[4]); /* a second try */
 	ck_assert_int_eq(hd_store_progress_add(s, &none, &ids[5], &e), 0);
 	for (i = 1; i < 6; i++)
 		ck_assert_int_gt(ids[i], ids[i - 1]);
@@ -520,8 +563,8 @@ START_TEST(progress_add_list_reset)
 	ck_assert_int_eq(v.id[0], ids[5]);
 	ck_assert_int_eq(v.id[1], ids[4]);
 	ck_assert_int_eq(v.id[4], ids[0]);
-	ck_assert_int_eq(v.correct[0], -1);     /* not gradable reads back as -1 */
-	ck_assert_int_eq(v.confidence[0], 0);   /* none given reads back as 0 */
+	ck_assert_int_eq(v.correct[0], -1);   /* not gradable reads back as -1 */
+	ck_assert_int_eq(v.confidence[0], 0); /* none given reads back as 0 */
 	ck_assert_int_eq(v.has_profile[0], 0);
 	ck_assert_str_eq(v.answer[1], "5 ms");
 	ck_assert_int_eq(v.correct[1], 1);
@@ -553,8 +596,10 @@ START_TEST(progress_add_list_reset)
 	/* The latest answer per learner, lesson and question: ada's second try at
 	 * a/q2 replaces her first; the not-gradable a/q is its own question. */
 	ck_assert_int_eq(count_rows(p, "progress_latest"), 5);
-	ck_assert_int_eq(count_rows(p, "progress_latest WHERE learner = 'ada' AND"
-				    " question = 'q2' AND answer = '5 ms'"), 1);
+	ck_assert_int_eq(count_rows(p,
+				    "progress_latest WHERE learner = 'ada' AND"
+				    " question = 'q2' AND answer = '5 ms'"),
+			 1);
 
 	s = hd_store_open(p, HD_STORE_RW, &e);
 	ck_assert_ptr_nonnull(s);
@@ -585,9 +630,14 @@ START_TEST(progress_bad_inputs_refused)
 	struct hd_err e = { 0 };
 	char *p = path_in("bad.db");
 	struct hd_store *s = hd_store_open(p, HD_STORE_RW, &e);
-	const struct hd_store_progress good = { .learner = "ada", .lesson = "a",
-						.question = "q", .answer = "yes", .correct = 1,
-						.confidence = 3, .seconds = 1.5, .hints = 0 };
+	const struct hd_store_progress good = { .learner = "ada",
+						.lesson = "a",
+						.question = "q",
+						.answer = "yes",
+						.correct = 1,
+						.confidence = 3,
+						.seconds = 1.5,
+						.hints = 0 };
 	/* learner, lesson, question, answer, correct, confidence, seconds, hints,
 	 * profile, id, created */
 	static const struct {
@@ -617,8 +667,8 @@ START_TEST(progress_bad_inputs_refused)
 		memset(&e, 0, sizeof e);
 		ck_assert_msg(hd_store_progress_add(s, &cases[i].p, NULL, &e) == -1,
 			      "case %zu accepted", i);
-		ck_assert_msg(strstr(e.msg, cases[i].why) != NULL, "case %zu: '%s' lacks '%s'",
-			      i, e.msg, cases[i].why);
+		ck_assert_msg(strstr(e.msg, cases[i].why) != NULL, "case %zu: '%s' lacks '%s'", i,
+			      e.msg, cases[i].why);
 		ck_assert_int_eq(e.status, HD_EXIT_INPUT);
 	}
 	/* The limits themselves are accepted. */
@@ -654,8 +704,9 @@ START_TEST(progress_failed_write_leaves_nothing)
 	struct hd_err e = { 0 };
 	char *p = path_in("fail.db");
 	struct hd_store *s = hd_store_open(p, HD_STORE_RW, &e);
-	struct hd_store_progress a = { .learner = "ada", .lesson = "a", .question = "q1",
-				       .answer = "yes", .correct = 1 };
+	struct hd_store_progress a = {
+		.learner = "ada", .lesson = "a", .question = "q1", .answer = "yes", .correct = 1
+	};
 	int64_t gone = -1;
 
 	ck_assert_ptr_nonnull(s);
@@ -668,7 +719,8 @@ START_TEST(progress_failed_write_leaves_nothing)
 	 * triggers come while the store is open: an open refuses them.) */
 	s = hd_store_open(p, HD_STORE_RW, &e);
 	ck_assert_ptr_nonnull(s);
-	raw_exec(p, "CREATE TRIGGER no_locked BEFORE INSERT ON progress"
+	raw_exec(p,
+		 "CREATE TRIGGER no_locked BEFORE INSERT ON progress"
 		 " WHEN new.lesson = 'locked' BEGIN SELECT RAISE(ABORT, 'lesson is locked'); END;"
 		 "CREATE TRIGGER keep_q2 BEFORE DELETE ON progress"
 		 " WHEN old.question = 'q2' BEGIN SELECT RAISE(ABORT, 'q2 is kept'); END;");
@@ -723,8 +775,9 @@ START_TEST(read_only_open_leaves_nothing)
 {
 	struct hd_err e = { 0 };
 	char *p = path_in("ro.db"), *before, *after;
-	struct hd_store_progress a = { .learner = "ada", .lesson = "l", .question = "q",
-				       .answer = "yes", .correct = 1 };
+	struct hd_store_progress a = {
+		.learner = "ada", .lesson = "l", .question = "q", .answer = "yes", .correct = 1
+	};
 	struct hd_store *w, *r;
 	size_t nb, na;
 	int n = 0;
@@ -786,12 +839,14 @@ START_TEST(query_past_limit_is_stopped)
 	struct hd_err e = { 0 };
 	char *p = path_in("spin.db");
 	struct hd_store *s = hd_store_open(p, HD_STORE_RW, &e);
-	struct hd_store_progress a = { .learner = "ada", .lesson = "l", .question = "q",
-				       .answer = "yes", .correct = 1 };
+	struct hd_store_progress a = {
+		.learner = "ada", .lesson = "l", .question = "q", .answer = "yes", .correct = 1
+	};
 	time_t t0;
 
 	ck_assert_msg(s != NULL, "%s", e.msg);
-	raw_exec(p, "CREATE TRIGGER spin AFTER INSERT ON progress BEGIN SELECT count(*) FROM"
+	raw_exec(p,
+		 "CREATE TRIGGER spin AFTER INSERT ON progress BEGIN SELECT count(*) FROM"
 		 " (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c)"
 		 " SELECT x FROM c); END");
 	hd_store_limit(s, 0.5);
@@ -804,8 +859,8 @@ START_TEST(query_past_limit_is_stopped)
 	ck_assert_int_eq(count_rows(p, "progress"), 0);
 	/* and the next open refuses the trigger outright */
 	ck_assert_ptr_null(hd_store_open(p, HD_STORE_RO, &e));
-	ck_assert_msg(strstr(e.msg, "has a trigger spin, which hdsim never makes") != NULL,
-		      "%s", e.msg);
+	ck_assert_msg(strstr(e.msg, "has a trigger spin, which hdsim never makes") != NULL, "%s",
+		      e.msg);
 	free(p);
 }
 END_TEST
@@ -832,8 +887,11 @@ START_TEST(out_of_range_rows_refused)
 	char *p = path_in("range.db"), *q = path_in("copy.db");
 	struct hd_store *s = hd_store_open(p, HD_STORE_RW, &e);
 	struct hd_trace *t = sample_trace(), *back;
-	struct hd_store_run r = { .lesson = "l", .scenario = "s", .backend = "sim",
-				  .source = "predicted", .status = "ok" };
+	struct hd_store_run r = { .lesson = "l",
+				  .scenario = "s",
+				  .backend = "sim",
+				  .source = "predicted",
+				  .status = "ok" };
 	struct hd_store_run_info info;
 	size_t i, n;
 	char *bytes;
@@ -855,8 +913,8 @@ START_TEST(out_of_range_rows_refused)
 		back = hd_store_run_trace(s, 1, &e);
 		if (back != NULL && hd_store_run_info(s, 1, &info, &e) == 0)
 			hd_store_run_info_free(&info);
-		ck_assert_msg(e.set && strstr(e.msg, cases[i].says) != NULL,
-			      "case %zu: '%s'", i, e.msg);
+		ck_assert_msg(e.set && strstr(e.msg, cases[i].says) != NULL, "case %zu: '%s'", i,
+			      e.msg);
 		ck_assert_int_eq(e.status, HD_EXIT_INPUT);
 		ck_assert_str_eq(e.where, q);
 		hd_trace_free(back);

@@ -232,9 +232,9 @@ START_TEST(zoom_and_pan_stay_inside)
 	ck_assert_int_eq(z.t1 - z.t0, 500);
 	ck_assert_int_le(z.t1, 1000);
 	ck_assert(z.t0 <= 900 && 900 <= z.t1);
-	z = hd_timeline_zoom(z, 1e-9, 900, 1000, 10);      /* never under minw */
+	z = hd_timeline_zoom(z, 1e-9, 900, 1000, 10); /* never under minw */
 	ck_assert_int_eq(z.t1 - z.t0, 10);
-	z = hd_timeline_zoom(z, 1e9, 900, 1000, 10);       /* never past the run */
+	z = hd_timeline_zoom(z, 1e9, 900, 1000, 10); /* never past the run */
 	ck_assert_int_eq(z.t0, 0);
 	ck_assert_int_eq(z.t1, 1000);
 	z = hd_timeline_pan((struct hd_tl_window){ 0, 100 }, -1.0, 1000);

@@ -9,14 +9,14 @@
 
 #include "tests/testutil.h"
 
-#include "tui/screen.h"
-#include "ir/trace.h"
 #include "base/units.h"
-#include "tui/view.h"
-#include "tui/app_priv.h"
-#include "tui/term.h"
-#include "render/timeline.h"
 #include "ir/spanlook.h"
+#include "ir/trace.h"
+#include "render/timeline.h"
+#include "tui/app_priv.h"
+#include "tui/screen.h"
+#include "tui/term.h"
+#include "tui/view.h"
 
 static const struct hd_style plain = { HD_ROLE_TEXT, HD_ROLE_DEFAULT, 0 };
 
@@ -48,16 +48,18 @@ START_TEST(utf8_width)
 	unsigned cp;
 
 	ck_assert_int_eq(hd_utf8_width("abc"), 3);
-	ck_assert_int_eq(hd_utf8_width("\xc2\xb5s"), 2);                 /* µs */
-	ck_assert_int_eq(hd_utf8_width("\xe6\x97\xa5\xe6\x9c\xac"), 4);  /* 日本 */
-	ck_assert_int_eq(hd_utf8_width("e\xcc\x81"), 1);                 /* e + combining acute */
-	ck_assert_int_eq(hd_utf8_width("\xe2\x94\x80"), 1);              /* ─ */
-	ck_assert_int_eq(hd_utf8_width("a\xff" "b"), 3);                 /* invalid byte: one column */
+	ck_assert_int_eq(hd_utf8_width("\xc2\xb5s"), 2);                /* µs */
+	ck_assert_int_eq(hd_utf8_width("\xe6\x97\xa5\xe6\x9c\xac"), 4); /* 日本 */
+	ck_assert_int_eq(hd_utf8_width("e\xcc\x81"), 1);                /* e + combining acute */
+	ck_assert_int_eq(hd_utf8_width("\xe2\x94\x80"), 1);             /* ─ */
+	ck_assert_int_eq(hd_utf8_width("a\xff"
+				       "b"),
+			 3); /* invalid byte: one column */
 	ck_assert_int_eq(hd_utf8_decode("\xe2\x94\x80", &cp), 3);
 	ck_assert_uint_eq(cp, 0x2500);
-	ck_assert_int_eq(hd_utf8_decode("\xc0\x80", &cp), 1);            /* overlong NUL */
+	ck_assert_int_eq(hd_utf8_decode("\xc0\x80", &cp), 1); /* overlong NUL */
 	ck_assert_uint_eq(cp, 0xfffd);
-	ck_assert_int_eq(hd_utf8_decode("\xf0\x9f\x98\x80", &cp), 4);    /* emoji */
+	ck_assert_int_eq(hd_utf8_decode("\xf0\x9f\x98\x80", &cp), 4); /* emoji */
 	ck_assert_int_eq(hd_cp_width(cp), 2);
 }
 END_TEST
@@ -71,8 +73,8 @@ START_TEST(clip_to_rect)
 
 	hd_screen_fill(s, hd_screen_rect(s), "@", plain);
 	end = hd_screen_puts(s, &clip, 0, 1, "0123456789", plain);
-	ck_assert_int_eq(end, 10);              /* the column after, as if unclipped */
-	hd_screen_puts(s, &clip, 3, 5, "zzz", plain);   /* below the clip: nothing */
+	ck_assert_int_eq(end, 10);                    /* the column after, as if unclipped */
+	hd_screen_puts(s, &clip, 3, 5, "zzz", plain); /* below the clip: nothing */
 	hd_screen_puts(s, &clip, -4, 2, "abcdefgh", plain);
 	for (y = 0; y < 4; y++)
 		for (x = 0; x < 10; x++) {
@@ -85,7 +87,7 @@ START_TEST(clip_to_rect)
 	ck_assert_str_eq(r, "@@23456@@@");
 	free(r);
 	r = row_text(s, 2);
-	ck_assert_str_eq(r, "@@gh@@@@@@");      /* "abcdefgh" from x = -4: g at 2, h at 3 */
+	ck_assert_str_eq(r, "@@gh@@@@@@"); /* "abcdefgh" from x = -4: g at 2, h at 3 */
 	free(r);
 	ck_assert_ptr_null(hd_screen_cell(s, 10, 0));
 	ck_assert_ptr_null(hd_screen_cell(s, -1, 0));
@@ -104,7 +106,7 @@ START_TEST(wide_chars)
 	ck_assert_int_eq(hd_screen_cell(s, 0, 0)->width, 2);
 	ck_assert_int_eq(hd_screen_cell(s, 1, 0)->width, 0);
 	ck_assert_str_eq(hd_screen_cell(s, 4, 0)->g, " ");
-	ck_assert_str_eq(hd_screen_cell(s, 5, 0)->g, " ");   /* outside the clip: untouched */
+	ck_assert_str_eq(hd_screen_cell(s, 5, 0)->g, " "); /* outside the clip: untouched */
 	r = row_text(s, 0);
 	ck_assert_str_eq(r, "\xe6\x97\xa5\xe6\x9c\xac");
 	free(r);
@@ -132,10 +134,10 @@ START_TEST(boxes)
 	hd_screen_box(s, b, "GPU", plain);
 	d = dump(s);
 	ck_assert_str_eq(d,
-	    " +- GPU --+\n"
-	    " |        |\n"
-	    " +--------+\n"
-	    "\n");
+			 " +- GPU --+\n"
+			 " |        |\n"
+			 " +--------+\n"
+			 "\n");
 	free(d);
 	ck_assert_int_eq(hd_screen_cell(s, 4, 0)->st.fg, HD_ROLE_TITLE);
 	hd_screen_clear(s);
@@ -161,11 +163,17 @@ END_TEST
  * 100 us.  A pinned copy on the copy engine and the PCIe link 10..60 us, a
  * kernel on the stream 60..90 us, the host blocked in a stream sync 3..100 us.
  */
-enum { L_API, L_STREAM, L_CE, L_PCIE, L_COMPUTE };
+enum {
+	L_API,
+	L_STREAM,
+	L_CE,
+	L_PCIE,
+	L_COMPUTE
+};
 
 static void
-add(struct hd_trace *t, int lane, int op, enum hd_span_kind k, hd_time a, hd_time b,
-    uint64_t bytes, const char *label)
+add(struct hd_trace *t, int lane, int op, enum hd_span_kind k, hd_time a, hd_time b, uint64_t bytes,
+    const char *label)
 {
 	struct hd_span s;
 
@@ -229,9 +237,10 @@ check_fits(int w, int h)
 				const struct hd_cell *c = hd_screen_cell(s, x, y);
 				int in = x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h;
 				if (!in)
-					ck_assert_msg(strcmp(c->g, "@") == 0,
-					    "%dx%d t=%zu: wrote '%s' at %d,%d outside the view",
-					    w, h, i, c->g, x, y);
+					ck_assert_msg(
+					    strcmp(c->g, "@") == 0,
+					    "%dx%d t=%zu: wrote '%s' at %d,%d outside the view", w,
+					    h, i, c->g, x, y);
 				else if (strcmp(c->g, "@") != 0)
 					drawn++;
 			}
@@ -244,11 +253,20 @@ check_fits(int w, int h)
 	hd_trace_free(ghost);
 }
 
-START_TEST(fits_80x24) { check_fits(80, 24); }
+START_TEST(fits_80x24)
+{
+	check_fits(80, 24);
+}
 END_TEST
-START_TEST(fits_200x60) { check_fits(200, 60); }
+START_TEST(fits_200x60)
+{
+	check_fits(200, 60);
+}
 END_TEST
-START_TEST(fits_40x10) { check_fits(40, 10); }
+START_TEST(fits_40x10)
+{
+	check_fits(40, 10);
+}
 END_TEST
 START_TEST(fits_tiny)
 {
@@ -259,7 +277,7 @@ START_TEST(fits_tiny)
 END_TEST
 
 /* A timeline pane 112 wide: name column 11, bar 100 columns, 1 us each. */
-#define TW 112
+#define TW    112
 #define BAR_X 12
 
 /* The row of a lane of the sample trace: display order is API, stream,
@@ -267,8 +285,9 @@ END_TEST
 static int
 lane_row(int lane)
 {
-	static const int rows[] = { [L_API] = 0, [L_STREAM] = 1, [L_CE] = 2,
-				    [L_COMPUTE] = 3, [L_PCIE] = 4 };
+	static const int rows[] = {
+		[L_API] = 0, [L_STREAM] = 1, [L_CE] = 2, [L_COMPUTE] = 3, [L_PCIE] = 4
+	};
 	return rows[lane];
 }
 
@@ -314,7 +333,7 @@ START_TEST(playhead_reveals)
 	s = timeline_at(t, 0, NULL);
 	for (y = 0; y < 5; y++) {
 		static const enum hd_role roles[] = { HD_ROLE_API, HD_ROLE_BLOCKED,
-			HD_ROLE_COPY_H2D, HD_ROLE_KERNEL };
+						      HD_ROLE_COPY_H2D, HD_ROLE_KERNEL };
 		size_t k;
 		for (k = 0; k < HD_ARRAY_LEN(roles); k++)
 			ck_assert_int_eq(span_cells(s, y, roles[k]), 0);
@@ -349,10 +368,8 @@ START_TEST(playhead_reveals)
 	s = timeline_at(t, 35 * HD_US + 500 * HD_NS, NULL);
 	ck_assert_int_eq(span_cells(s, lane_row(L_CE), HD_ROLE_COPY_H2D), 26);
 	ck_assert_int_eq(span_cells(s, lane_row(L_STREAM), HD_ROLE_KERNEL), 0);
-	ck_assert_int_eq(hd_screen_cell(s, BAR_X + 35, lane_row(L_CE))->st.bg,
-			 HD_ROLE_PLAYHEAD);
-	ck_assert_int_eq(hd_screen_cell(s, BAR_X + 35, lane_row(L_CE))->st.fg,
-			 HD_ROLE_COPY_H2D);
+	ck_assert_int_eq(hd_screen_cell(s, BAR_X + 35, lane_row(L_CE))->st.bg, HD_ROLE_PLAYHEAD);
+	ck_assert_int_eq(hd_screen_cell(s, BAR_X + 35, lane_row(L_CE))->st.fg, HD_ROLE_COPY_H2D);
 	ck_assert_str_eq(hd_screen_cell(s, BAR_X + 35, lane_row(L_STREAM))->g, "|");
 	ck_assert_int_eq(hd_screen_cell(s, BAR_X + 35, lane_row(L_STREAM))->st.fg,
 			 HD_ROLE_PLAYHEAD);
@@ -370,8 +387,8 @@ START_TEST(span_columns)
 	/* the kernel runs 60..90 us: bar columns 60..89 */
 	for (x = BAR_X; x < TW; x++) {
 		int c = x - BAR_X, in = c >= 60 && c < 90;
-		ck_assert_msg((hd_screen_cell(s, x, y)->st.fg == HD_ROLE_KERNEL) == in,
-			      "column %d", c);
+		ck_assert_msg((hd_screen_cell(s, x, y)->st.fg == HD_ROLE_KERNEL) == in, "column %d",
+			      c);
 	}
 	ck_assert_str_eq(hd_screen_cell(s, BAR_X + 60, y)->g, "#");
 	ck_assert_str_eq(hd_screen_cell(s, BAR_X + 89, y)->g, "#");
@@ -415,7 +432,7 @@ START_TEST(ghost_beneath)
 			ghosts++;
 			ck_assert(c->st.attr & HD_ATTR_DIM);
 			ck_assert_int_ge(col, 40);
-			ck_assert_int_lt(col, 60);      /* where the current kernel is not */
+			ck_assert_int_lt(col, 60); /* where the current kernel is not */
 		}
 	}
 	ck_assert_int_eq(ghosts, 20);
@@ -465,7 +482,7 @@ START_TEST(link_use_numbers)
 {
 	struct hd_trace *t = link_trace();
 	struct hd_link_use u;
-	double full = (double)(64u << 20) / 10e-6;      /* bytes/s of copy a */
+	double full = (double)(64u << 20) / 10e-6; /* bytes/s of copy a */
 
 	hd_view_link_use(t, HD_LANE_PCIE_H2D, 5 * HD_US, 0, &u);
 	ck_assert_int_eq(u.nflows, 1);
@@ -522,7 +539,7 @@ find_link(const struct hd_screen *s, int *x, int *y)
 	for (yy = 0; yy < hd_screen_height(s); yy++) {
 		char *r = row_text(s, yy), *p = strstr(r, "HtoD");
 		if (p != NULL) {
-			*x = (int)(p - r);  /* ASCII rows: bytes are columns */
+			*x = (int)(p - r); /* ASCII rows: bytes are columns */
 			*y = yy;
 			free(r);
 			return;
@@ -565,7 +582,7 @@ START_TEST(link_use_bars)
 
 	/* two copies share it: still full, each transfer has half */
 	hd_screen_clear(s);
-	o.t = 29 * HD_US + 900 * HD_NS;          /* heads at the far end */
+	o.t = 29 * HD_US + 900 * HD_NS; /* heads at the far end */
 	hd_view_diagram(s, hd_screen_rect(s), t, NULL, &o);
 	find_link(s, &x, &y);
 	ck_assert_int_eq(meter_at(s, x + 5, y, "#", &w2), w2);
@@ -654,9 +671,9 @@ START_TEST(diagram_blocked_host)
 	ck_assert_ptr_nonnull(strstr(d, "blocked"));
 	ck_assert_ptr_nonnull(strstr(d, "stream-sync"));
 	ck_assert_ptr_nonnull(strstr(d, "cudaStreamSynch"));
-	ck_assert_ptr_nonnull(strstr(d, "# k1"));          /* compute runs k1 */
+	ck_assert_ptr_nonnull(strstr(d, "# k1")); /* compute runs k1 */
 	ck_assert_ptr_nonnull(strstr(d, "Memcpy HtoD"));
-	ck_assert_ptr_nonnull(strstr(d, "idle"));          /* the copy engine, after the copy */
+	ck_assert_ptr_nonnull(strstr(d, "idle")); /* the copy engine, after the copy */
 	free(d);
 	hd_screen_free(s);
 	hd_trace_free(t);
@@ -677,14 +694,17 @@ ranks_trace(void)
 		int api = hd_trace_lane(t, HD_LANE_API, r, 0, "CUDA API");
 		int st = hd_trace_lane(t, HD_LANE_STREAM, r, 2, "Stream 2 (s)");
 		int ln = hd_trace_lane(t, HD_LANE_LINK, r, 0, "NVLink out");
-		struct hd_span a = { api, 1, 0, HD_SPAN_API, HD_WHY_NONE, 0, 100 * HD_US,
-			0, sync, 0 };
-		struct hd_span b = { api, 1, 0, HD_SPAN_BLOCKED, HD_WHY_STREAM_SYNC, 5 * HD_US,
-			100 * HD_US, 0, sync, 0 };
-		struct hd_span c = { st, 0, 0, HD_SPAN_COMM, HD_WHY_NONE, 0, 100 * HD_US,
-			64 << 20, ar, 0 };
-		struct hd_span d = { ln, 0, 0, HD_SPAN_COMM, HD_WHY_NONE, 25 * HD_US,
-			75 * HD_US, 16 << 20, ar, 0 };
+		struct hd_span a = {
+			api, 1, 0, HD_SPAN_API, HD_WHY_NONE, 0, 100 * HD_US, 0, sync, 0
+		};
+		struct hd_span b = {
+			api, 1,    0, HD_SPAN_BLOCKED, HD_WHY_STREAM_SYNC, 5 * HD_US, 100 * HD_US,
+			0,   sync, 0
+		};
+		struct hd_span c = { st, 0,           0,        HD_SPAN_COMM, HD_WHY_NONE,
+				     0,  100 * HD_US, 64 << 20, ar,           0 };
+		struct hd_span d = { ln,         0,          0,        HD_SPAN_COMM, HD_WHY_NONE,
+				     25 * HD_US, 75 * HD_US, 16 << 20, ar,           0 };
 
 		hd_trace_add(t, &a);
 		hd_trace_add(t, &b);
@@ -711,9 +731,9 @@ START_TEST(diagram_ranks)
 	ck_assert_ptr_nonnull(strstr(d, "4 ranks, one GPU each"));
 	ck_assert_ptr_nonnull(strstr(d, "Rank 0"));
 	ck_assert_ptr_nonnull(strstr(d, "Rank 3"));
-	ck_assert_ptr_nonnull(strstr(d, "stream-sync"));   /* every host blocked */
-	ck_assert_ptr_nonnull(strstr(d, "ar"));            /* every GPU in the all-reduce */
-	ck_assert_ptr_nonnull(strstr(d, "NVLink out"));    /* the link moving data */
+	ck_assert_ptr_nonnull(strstr(d, "stream-sync")); /* every host blocked */
+	ck_assert_ptr_nonnull(strstr(d, "ar"));          /* every GPU in the all-reduce */
+	ck_assert_ptr_nonnull(strstr(d, "NVLink out"));  /* the link moving data */
 	ck_assert_ptr_null(strstr(d, "link idle"));
 	/* too narrow for four boxes: the first and the last rank stand for all */
 	hd_view_diagram(narrow, hd_screen_rect(narrow), t, NULL, &o);
@@ -741,8 +761,8 @@ START_TEST(event_stepping)
 {
 	struct hd_trace *t = sample_trace();
 	struct hd_events *ev = hd_events_new(t);
-	static const hd_time want[] = { 0, 2 * HD_US, 3 * HD_US, 10 * HD_US, 60 * HD_US,
-		90 * HD_US, 100 * HD_US };
+	static const hd_time want[] = { 0,          2 * HD_US,  3 * HD_US,  10 * HD_US,
+					60 * HD_US, 90 * HD_US, 100 * HD_US };
 	hd_time at;
 	size_t i;
 
@@ -755,12 +775,12 @@ START_TEST(event_stepping)
 		at = hd_events_next(ev, at);
 		ck_assert_int_eq(at, want[i]);
 	}
-	ck_assert_int_eq(hd_events_next(ev, at), at);          /* stays at the end */
+	ck_assert_int_eq(hd_events_next(ev, at), at); /* stays at the end */
 	for (i = HD_ARRAY_LEN(want) - 1; i > 0; i--) {
 		at = hd_events_prev(ev, at);
 		ck_assert_int_eq(at, want[i - 1]);
 	}
-	ck_assert_int_eq(hd_events_prev(ev, at), at);          /* stays at the start */
+	ck_assert_int_eq(hd_events_prev(ev, at), at); /* stays at the start */
 	/* from between events */
 	ck_assert_int_eq(hd_events_next(ev, 50 * HD_US), 60 * HD_US);
 	ck_assert_int_eq(hd_events_prev(ev, 50 * HD_US), 10 * HD_US);
@@ -792,11 +812,11 @@ START_TEST(golden_small)
 	hd_view_timeline(s, hd_screen_rect(s), t, NULL, &o);
 	d = dump(s);
 	ck_assert_str_eq(d,
-	    "API      --                 |\n"
-	    "Stream 1             ###k1###\n"
-	    "HtoD       ===h2d====       |\n"
-	    "         +---------+--------^\n"
-	    "      us 0         5\n");
+			 "API      --                 |\n"
+			 "Stream 1             ###k1###\n"
+			 "HtoD       ===h2d====       |\n"
+			 "         +---------+--------^\n"
+			 "      us 0         5\n");
 	free(d);
 	hd_screen_free(s);
 	hd_trace_free(t);
@@ -911,8 +931,8 @@ help_names_in(enum hd_tui_scr_id id, int w, int h, char *out, size_t n)
 		if (bar != NULL && bar[1] == ' ' && bar[2] != ' ' &&
 		    (end = strstr(bar + 2, "  ")) != NULL) {
 			*end = '\0';
-			snprintf(out + strlen(out), n - strlen(out), "%s%s",
-				 out[0] ? "," : "", bar + 2);
+			snprintf(out + strlen(out), n - strlen(out), "%s%s", out[0] ? "," : "",
+				 bar + 2);
 		}
 		free(row);
 	}
@@ -937,8 +957,9 @@ START_TEST(help_per_screen)
 		{ HD_TUI_PAGE, "Right l PgDn Space,Left h PgUp,Home End,?,Ctrl-L,q Esc" },
 		{ HD_TUI_QUESTION, "h,p,Enter,?,Ctrl-L,q Esc" },
 		{ HD_TUI_CONFIDENCE, "Enter,?,Ctrl-L,q Esc" },
-		{ HD_TUI_RUN, "Space,Right l,Left h,+ -,Home End,r,Tab,R,Enter n,k,m,P,p,A,c,L,"
-			      "] [ 0,< >,z,?,Ctrl-L,q Esc" },
+		{ HD_TUI_RUN,
+		  "Space,Right l,Left h,+ -,Home End,r,Tab,R,Enter n,k,m,P,p,A,c,L,"
+		  "] [ 0,< >,z,?,Ctrl-L,q Esc" },
 		{ HD_TUI_KNOBS, "k,Up Down,Right Left l h,5ms Enter,m,P,p,A,?,Ctrl-L,q Esc" },
 		{ HD_TUI_SUMMARY, "Enter,e,A,p,?,Ctrl-L,q Esc" },
 	};
@@ -959,8 +980,8 @@ END_TEST
 START_TEST(keys_unique)
 {
 	static const enum hd_tui_scr_id ids[] = {
-		HD_TUI_LIST, HD_TUI_PAGE, HD_TUI_QUESTION, HD_TUI_CONFIDENCE, HD_TUI_RUN,
-		HD_TUI_KNOBS, HD_TUI_SUMMARY,
+		HD_TUI_LIST, HD_TUI_PAGE,  HD_TUI_QUESTION, HD_TUI_CONFIDENCE,
+		HD_TUI_RUN,  HD_TUI_KNOBS, HD_TUI_SUMMARY,
 	};
 	struct hd_tui_app a;
 	size_t s, i, j;
@@ -979,9 +1000,9 @@ START_TEST(keys_unique)
 		for (i = 0; i < t[0].n + t[1].n; i++)
 			for (j = i + 1; j < t[0].n + t[1].n; j++) {
 				const struct hd_tui_key *ki = i < t[0].n ? &t[0].k[i] :
-							      &t[1].k[i - t[0].n];
+									   &t[1].k[i - t[0].n];
 				const struct hd_tui_key *kj = j < t[0].n ? &t[0].k[j] :
-							      &t[1].k[j - t[0].n];
+									   &t[1].k[j - t[0].n];
 				ck_assert_msg(ki->key != kj->key, "screen %d: key %d twice",
 					      (int)ids[s], ki->key);
 			}
@@ -1035,22 +1056,23 @@ START_TEST(lesson_flow)
 	press(&a, "  ");
 	ck_assert_int_eq(a.screen, HD_TUI_QUESTION);
 	ck_assert_int_eq(a.q, 0);
-	press(&a, "xb\r");                      /* x is no option; one letter is not enough */
+	press(&a, "xb\r"); /* x is no option; one letter is not enough */
 	ck_assert_str_eq(a.input, "b");
 	ck_assert_str_eq(a.msg, "type each of the 3 letters once");
 	ck_assert_int_eq(a.screen, HD_TUI_QUESTION);
 	press(&a, "ca\r");
 	ck_assert_int_eq(a.screen, HD_TUI_CONFIDENCE);
 	ck_assert_int_eq(a.correct, 1);
-	ck_assert_str_eq(a.verdict, "Right: b) The launch call, cudaLaunchKernel, on the host, "
+	ck_assert_str_eq(a.verdict,
+			 "Right: b) The launch call, cudaLaunchKernel, on the host, "
 			 "then c) The host's own 2 ms of work, then a) The kernel, on the GPU.");
 	press(&a, "3");
-	ck_assert_int_eq(a.screen, HD_TUI_QUESTION);   /* every question before any run */
+	ck_assert_int_eq(a.screen, HD_TUI_QUESTION); /* every question before any run */
 	ck_assert_int_eq(a.q, 1);
 	press(&a, "b5");
 	ck_assert_int_eq(a.screen, HD_TUI_RUN);
 	ck_assert_int_eq(a.q, 0);
-	press(&a, "n");                         /* before the explanation: refused */
+	press(&a, "n"); /* before the explanation: refused */
 	ck_assert_int_eq(a.screen, HD_TUI_RUN);
 	ck_assert_str_eq(a.msg, "play the run to its end (End) for the explanation");
 	press(&a, "G");
@@ -1068,16 +1090,17 @@ START_TEST(lesson_flow)
 	ck_assert(a.prev.knobs[0] == t);
 	press(&a, "?");
 	ck_assert(a.help);
-	press(&a, "q");                         /* closes the help, nothing else */
+	press(&a, "q"); /* closes the help, nothing else */
 	ck_assert(!a.help);
 	ck_assert_int_eq(a.screen, HD_TUI_KNOBS);
 	press(&a, "k");
 	ck_assert_int_eq(a.screen, HD_TUI_RUN);
 
-	press(&a, "n");                         /* the second question's run */
+	press(&a, "n"); /* the second question's run */
 	ck_assert_int_eq(a.screen, HD_TUI_RUN);
 	ck_assert_int_eq(a.q, 1);
-	ck_assert_str_eq(a.verdict, "Right. You chose b) About t (5 ms): the host's work hides "
+	ck_assert_str_eq(a.verdict,
+			 "Right. You chose b) About t (5 ms): the host's work hides "
 			 "under the kernel");
 	press(&a, "G");
 	free(draw_app(&a));
@@ -1127,13 +1150,13 @@ START_TEST(lesson_flow_explore)
 
 	press(&a, "\r  bca\r\ra\r");
 	ck_assert_int_eq(a.screen, HD_TUI_RUN);
-	press(&a, "p");                         /* back to the pages, and on to the run */
+	press(&a, "p"); /* back to the pages, and on to the run */
 	ck_assert_int_eq(a.screen, HD_TUI_PAGE);
 	press(&a, "  ");
 	ck_assert_int_eq(a.screen, HD_TUI_RUN);
 	ck_assert_int_eq(a.q, 0);
 
-	press(&a, "k");                         /* the knob panel; cpu, typed with its unit */
+	press(&a, "k"); /* the knob panel; cpu, typed with its unit */
 	press(&a, "cpu = 7ms\r");
 	ck_assert_str_eq(a.msg, "cpu=7ms is out of range: knob cpu goes from 100 us to 5.00 ms");
 	ck_assert_int_eq(a.knob, 0);
@@ -1141,9 +1164,9 @@ START_TEST(lesson_flow_explore)
 	ck_assert_int_eq(a.knob, 1);
 	ck_assert(a.run.knobs[1] == 5e9);
 	ck_assert_int_eq(a.run.claims_failed, 0);
-	press(&a, "500us\r");                   /* on the selected knob */
+	press(&a, "500us\r"); /* on the selected knob */
 	ck_assert(a.run.knobs[1] == 5e8);
-	press(&a, "l");                         /* 1-2-5: 500 us -> 1 ms */
+	press(&a, "l"); /* 1-2-5: 500 us -> 1 ms */
 	ck_assert(a.run.knobs[1] == 1e9);
 	press(&a, "k");
 
@@ -1153,7 +1176,7 @@ START_TEST(lesson_flow_explore)
 	free(draw_app(&a));
 	press(&a, "n");
 	ck_assert_int_eq(a.screen, HD_TUI_SUMMARY);
-	press(&a, "\r");                        /* the next lesson */
+	press(&a, "\r"); /* the next lesson */
 	ck_assert_int_eq(a.li, 1);
 	ck_assert_int_eq(a.screen, HD_TUI_PAGE);
 	press(&a, "q");
@@ -1163,19 +1186,19 @@ START_TEST(lesson_flow_explore)
 	ck_assert_int_eq(a.sel, a.nrows - 1);
 	press(&a, "g");
 	ck_assert_int_eq(a.sel, 0);
-	press(&a, "\r");                        /* answered: straight into explore */
+	press(&a, "\r"); /* answered: straight into explore */
 	ck_assert_int_eq(a.screen, HD_TUI_RUN);
 	ck_assert(a.explore);
 	ck_assert_ptr_null(hd_tui_flow_cur(&a));
 	press(&a, "\t");
 	ck_assert_int_eq(a.sc, 1);
-	press(&a, "A");                         /* the questions again */
+	press(&a, "A"); /* the questions again */
 	ck_assert_int_eq(a.screen, HD_TUI_QUESTION);
 	ck_assert_int_eq(a.q, 0);
 	ck_assert(!a.explore);
 	press(&a, "q");
 
-	press(&a, "/host\r/");                  /* a new search starts empty */
+	press(&a, "/host\r/"); /* a new search starts empty */
 	ck_assert_str_eq(a.search, "");
 	hd_screen_free(a.scr);
 	hd_tui_app_free(&a);

@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tests/testutil.h"
 #include "base/units.h"
 #include "base/util.h"
+#include "tests/testutil.h"
 
 START_TEST(parse_sizes)
 {

@@ -12,17 +12,17 @@
 
 #include "lang/catalog.h"
 #include "render/report.h"
-#include "tests/testdb.h"
-#include "tests/testutil.h"
+#include "run/backends.h"
 #include "run/run.h"
 #include "run/verify.h"
-#include "run/backends.h"
+#include "tests/testdb.h"
+#include "tests/testutil.h"
 
 static char dir[64];
-static struct hd_profile stand_in;      /* what the stand-in "measures" with */
+static struct hd_profile stand_in; /* what the stand-in "measures" with */
 static int stand_in_runs;
 static volatile sig_atomic_t stop_flag;
-static int interrupt_at = -1;           /* interrupt the n-th measured run */
+static int interrupt_at = -1; /* interrupt the n-th measured run */
 
 static int
 stand_in_available(struct hd_err *e)
@@ -32,8 +32,8 @@ stand_in_available(struct hd_err *e)
 }
 
 static int
-stand_in_run(const struct hd_scenario *sc, const struct hd_run_opts *o,
-	     const struct hd_sink *sink, struct hd_err *e)
+stand_in_run(const struct hd_scenario *sc, const struct hd_run_opts *o, const struct hd_sink *sink,
+	     struct hd_err *e)
 {
 	struct hd_run_opts mine = *o;
 
@@ -47,17 +47,24 @@ stand_in_run(const struct hd_scenario *sc, const struct hd_run_opts *o,
 }
 
 static const struct hd_backend_ops stand_in_backend = {
-	.name = "cuda", .available = stand_in_available, .run = stand_in_run,
+	.name = "cuda",
+	.available = stand_in_available,
+	.run = stand_in_run,
 };
 
 static const struct hd_store_machine machine = {
-	.hostname = "testhost", .gpu_name = "NVIDIA A100-PCIE-40GB", .gpu_uuid = "GPU-1234",
-	.pci_bus_id = "0000:01:00.0", .driver = "580.00", .cuda_runtime = "13.0", .gpu_count = 1,
+	.hostname = "testhost",
+	.gpu_name = "NVIDIA A100-PCIE-40GB",
+	.gpu_uuid = "GPU-1234",
+	.pci_bus_id = "0000:01:00.0",
+	.driver = "580.00",
+	.cuda_runtime = "13.0",
+	.gpu_count = 1,
 	.facts_json = "{}",
 };
 
-static struct hd_catalog *cat;         /* the built-in lessons */
-static struct hd_profile h100;         /* what predictions use */
+static struct hd_catalog *cat; /* the built-in lessons */
+static struct hd_profile h100; /* what predictions use */
 
 static void
 setup(void)
@@ -133,24 +140,33 @@ START_TEST(pairs_stored_and_claims_checked)
 	ck_assert_int_eq(res.nerrs, 9);
 	ck_assert(res.median_makespan_err > 0 && res.median_makespan_err <= res.worst_makespan_err);
 	ck_assert_ptr_nonnull(strstr(out.s, "Makespan error over 9 scenarios: median"));
-	ck_assert_int_eq(hd_test_count(db, "SELECT count(*) FROM runs WHERE source = 'measured'"
-			       " AND pair_run IS NOT NULL AND machine_id IS NOT NULL"), 9);
-	ck_assert_int_eq(hd_test_count(db, "SELECT count(*) FROM runs r JOIN runs p ON r.pair_run = p.id"
-			       " WHERE r.scenario = p.scenario AND p.source = 'predicted'"), 9);
-	ck_assert_int_eq(hd_test_count(db, "SELECT count(*) FROM claim_results"),
-			 2 * (hd_lesson_nclaims(ls[0]) + hd_lesson_nclaims(ls[1]) +
-			      hd_lesson_nclaims(ls[2])));
-	ck_assert_int_eq(hd_test_count(db, "SELECT count(DISTINCT outcome) FROM claim_results"
-			       " WHERE outcome NOT IN ('holds', 'fails', 'unchecked')"), 0);
+	ck_assert_int_eq(hd_test_count(db,
+				       "SELECT count(*) FROM runs WHERE source = 'measured'"
+				       " AND pair_run IS NOT NULL AND machine_id IS NOT NULL"),
+			 9);
+	ck_assert_int_eq(
+	    hd_test_count(db,
+			  "SELECT count(*) FROM runs r JOIN runs p ON r.pair_run = p.id"
+			  " WHERE r.scenario = p.scenario AND p.source = 'predicted'"),
+	    9);
+	ck_assert_int_eq(
+	    hd_test_count(db, "SELECT count(*) FROM claim_results"),
+	    2 * (hd_lesson_nclaims(ls[0]) + hd_lesson_nclaims(ls[1]) + hd_lesson_nclaims(ls[2])));
+	ck_assert_int_eq(hd_test_count(db,
+				       "SELECT count(DISTINCT outcome) FROM claim_results"
+				       " WHERE outcome NOT IN ('holds', 'fails', 'unchecked')"),
+			 0);
 	ck_assert_int_eq(res.claims_verified + res.claims_refuted + res.claims_unchecked,
 			 hd_lesson_nclaims(ls[0]) + hd_lesson_nclaims(ls[1]) +
-			 hd_lesson_nclaims(ls[2]));
+			     hd_lesson_nclaims(ls[2]));
 	ck_assert_ptr_nonnull(strstr(out.s, "Claims, checked on the measurement"));
 	ck_assert_ptr_nonnull(strstr(out.s, "predicted"));
 	ck_assert_ptr_nonnull(strstr(out.s, "error"));
 	/* Stored measured spans read back as the trace that was measured. */
-	ck_assert_int_gt(hd_test_count(db, "SELECT count(*) FROM spans s JOIN runs r ON s.run_id = r.id"
-			       " WHERE r.source = 'measured'"), 9);
+	ck_assert_int_gt(hd_test_count(db,
+				       "SELECT count(*) FROM spans s JOIN runs r ON s.run_id = r.id"
+				       " WHERE r.source = 'measured'"),
+			 9);
 	hd_buf_free(&out);
 	hd_verify_result_free(&res);
 	free(db);
@@ -166,10 +182,10 @@ START_TEST(interruption_stores_nothing_of_the_lesson)
 	struct hd_buf out;
 	char *db = hd_xasprintf("%s/int.db", dir);
 
-	ls[0] = lesson("pinned-vs-pageable");  /* 3 scenarios */
+	ls[0] = lesson("pinned-vs-pageable"); /* 3 scenarios */
 	ls[1] = lesson("two-streams");
 	opts(&o, &h100, db);
-	interrupt_at = 4;                       /* the second lesson's second scenario */
+	interrupt_at = 4; /* the second lesson's second scenario */
 	hd_buf_init(&out);
 	ck_assert_int_eq(hd_verify_lessons(ls, 2, &o, &out, &res, &e), -1);
 	ck_assert_int_eq(e.status, HD_EXIT_INTERRUPT);
@@ -221,8 +237,8 @@ START_TEST(predictions_are_the_lesson_run)
 		free(line);
 		sql = hd_xasprintf("SELECT count(*) FROM claim_results c JOIN runs p ON "
 				   "c.run_id = p.id WHERE p.source = 'predicted' AND c.idx = %d "
-				   "AND c.outcome = '%s' AND c.lhs = %.17g AND c.rhs = %.17g", i,
-				   verdict[r.claims[i].status + 1], r.claims[i].lhs,
+				   "AND c.outcome = '%s' AND c.lhs = %.17g AND c.rhs = %.17g",
+				   i, verdict[r.claims[i].status + 1], r.claims[i].lhs,
 				   r.claims[i].rhs);
 		ck_assert_int_eq(hd_test_count(db, sql), 1);
 		free(sql);
@@ -245,7 +261,8 @@ START_TEST(predictions_are_the_lesson_run)
 	hd_buf_init(&out);
 	ck_assert_msg(hd_verify_lessons(&l, 1, &o, &out, &res, &e) == 0, "%s", e.msg);
 	ck_assert_ptr_nonnull(strstr(out.s, "    [not checked] On a PCIe Gen5 machine"));
-	ck_assert_ptr_nonnull(strstr(out.s, "measured:  not checked: it is stated for profile "
+	ck_assert_ptr_nonnull(strstr(out.s,
+				     "measured:  not checked: it is stated for profile "
 				     "h100-sxm, h200-sxm\n"));
 	ck_assert_int_ge(res.claims_unchecked, 1);
 	hd_verify_result_free(&res);
@@ -263,7 +280,7 @@ START_TEST(bad_database_fails_before_measuring)
 	struct hd_buf out;
 
 	ls[0] = lesson("pinned-vs-pageable");
-	opts(&o, &h100, dir);                   /* a folder, not a database */
+	opts(&o, &h100, dir); /* a folder, not a database */
 	hd_buf_init(&out);
 	ck_assert_int_eq(hd_verify_lessons(ls, 1, &o, &out, &res, &e), -1);
 	ck_assert_ptr_nonnull(strstr(e.msg, "folder"));
@@ -276,10 +293,10 @@ END_TEST
 START_TEST(rank_scenarios_are_skipped)
 {
 	static const char text[] =
-		"hdsim 1\nlesson mixed\ntitle \"Mixed\"\n"
-		"scenario one \"one GPU\"\n  buffer d device 1MiB\n  kernel fill d\n  sync device\nend\n"
-		"scenario two \"two ranks\"\n  ranks 2\n  buffer d device 1MiB\n"
-		"  allreduce d\n  sync device\nend\n";
+	    "hdsim 1\nlesson mixed\ntitle \"Mixed\"\n"
+	    "scenario one \"one GPU\"\n  buffer d device 1MiB\n  kernel fill d\n  sync device\nend\n"
+	    "scenario two \"two ranks\"\n  ranks 2\n  buffer d device 1MiB\n"
+	    "  allreduce d\n  sync device\nend\n";
 	struct hd_lesson *l;
 	const struct hd_lesson *ls[1];
 	struct hd_verify_opts o;
@@ -379,9 +396,9 @@ END_TEST
 START_TEST(collective_bandwidths)
 {
 	static const char text[] =
-		"hdsim 1\nlesson bw\ntitle \"Bw\"\n"
-		"scenario four \"four ranks\"\n  ranks 4\n  buffer d device 1MB\n"
-		"  sum: allreduce d\n  gat: allgather d\n  sync device\nend\n";
+	    "hdsim 1\nlesson bw\ntitle \"Bw\"\n"
+	    "scenario four \"four ranks\"\n  ranks 4\n  buffer d device 1MB\n"
+	    "  sum: allreduce d\n  gat: allgather d\n  sync device\nend\n";
 	struct hd_err e = { 0 };
 	struct hd_lesson *l = hd_lesson_parse(text, sizeof text - 1, "bw.hds", &e);
 	struct hd_scenario *sc;
@@ -405,8 +422,11 @@ START_TEST(collective_bandwidths)
 		int lane = hd_trace_lane(t, HD_LANE_STREAM, r, 0, "Stream 0 (default)");
 
 		for (k = 0; k < 2; k++) {
-			struct hd_span s = { .lane = lane, .op = sum, .iter = (uint32_t)k,
-					     .kind = HD_SPAN_COMM, .label = -1 };
+			struct hd_span s = { .lane = lane,
+					     .op = sum,
+					     .iter = (uint32_t)k,
+					     .kind = HD_SPAN_COMM,
+					     .label = -1 };
 
 			s.start = k * 100 * HD_US;
 			s.end = s.start + (r + 1) * 10 * HD_US;
@@ -414,9 +434,9 @@ START_TEST(collective_bandwidths)
 		}
 	}
 	ck_assert_int_eq(hd_run_coll_bw(sc, sum, t, &alg, &bus), 0);
-	ck_assert_double_eq_tol(alg, 1e6 / 40e-6, 1);          /* 25 GB/s */
+	ck_assert_double_eq_tol(alg, 1e6 / 40e-6, 1); /* 25 GB/s */
 	ck_assert_double_eq_tol(bus, 2.0 * 3 / 4 * 1e6 / 40e-6, 1);
-	ck_assert_int_eq(hd_run_coll_bw(sc, gat, t, &alg, &bus), -1);  /* no spans */
+	ck_assert_int_eq(hd_run_coll_bw(sc, gat, t, &alg, &bus), -1); /* no spans */
 	ck_assert_int_eq(hd_run_coll_bw(sc, 99, t, &alg, &bus), -1);
 	hd_trace_free(t);
 	hd_scenario_free(sc);

@@ -17,13 +17,13 @@
 
 #include <cuda_runtime_api.h>
 
-#include "tests/fake_cuda.h"
 #include "kernels/kernels.h"
+#include "tests/fake_cuda.h"
 
 int fake_cuda_calls, fake_cuda_fail_at, fake_cuda_latch_times_out;
 
 struct CUstream_st {
-	double busy;            /* when the last queued operation ends */
+	double busy; /* when the last queued operation ends */
 };
 struct CUevent_st {
 	double t;
@@ -93,7 +93,8 @@ st(cudaStream_t s)
 {
 	/* the legacy and per-thread handles are one stream here */
 	return s != NULL && s != cudaStreamLegacy && s != cudaStreamPerThread ?
-	       (struct CUstream_st *)s : &legacy;
+	    (struct CUstream_st *)s :
+	    &legacy;
 }
 
 static void
@@ -165,7 +166,7 @@ cudaGetLastError(void)
 cudaError_t
 cudaGetDeviceCount(int *n)
 {
-	const char *v = getenv("FAKE_CUDA_DEVICES");   /* seen by rank workers too */
+	const char *v = getenv("FAKE_CUDA_DEVICES"); /* seen by rank workers too */
 
 	*n = v != NULL && *v ? atoi(v) : 1;
 	return cudaSuccess;
@@ -330,7 +331,7 @@ cudaError_t
 cudaMalloc(void **p, size_t n)
 {
 	spin(20e-6);
-	*p = malloc(n);         /* never touched: costs no memory */
+	*p = malloc(n); /* never touched: costs no memory */
 	return checked();
 }
 
@@ -451,7 +452,7 @@ cudaMemcpyAsync(void *d, const void *s, size_t n, enum cudaMemcpyKind k, cudaStr
 	const void *h = k == cudaMemcpyHostToDevice ? s : d;
 
 	spin(2e-6);
-	if (k == cudaMemcpyDeviceToDevice || k == cudaMemcpyDefault)   /* default: peer */
+	if (k == cudaMemcpyDeviceToDevice || k == cudaMemcpyDefault) /* default: peer */
 		queue(stream, 1.5e-6 + (double)n / FAKE_D2D);
 	else if (find(h) < 0) {
 		/* pageable: the host stages every byte before returning */
@@ -467,14 +468,14 @@ cudaError_t
 cudaDeviceGetPCIBusId(char *id, int len, int dev)
 {
 	(void)dev;
-	snprintf(id, (size_t)len, "0000:99:00.0");      /* no such sysfs device */
-	return cudaSuccess;     /* not counted: hdsim goes on without it */
+	snprintf(id, (size_t)len, "0000:99:00.0"); /* no such sysfs device */
+	return cudaSuccess;                        /* not counted: hdsim goes on without it */
 }
 
 cudaError_t
 cudaMemcpy(void *d, const void *s, size_t n, enum cudaMemcpyKind k)
 {
-	cudaError_t rc = cudaMemcpyAsync(d, s, n, k, NULL);   /* the legacy stream */
+	cudaError_t rc = cudaMemcpyAsync(d, s, n, k, NULL); /* the legacy stream */
 
 	if (rc != cudaSuccess)
 		return rc;
@@ -482,8 +483,7 @@ cudaMemcpy(void *d, const void *s, size_t n, enum cudaMemcpyKind k)
 }
 
 cudaError_t
-cudaMemPrefetchAsync(const void *p, size_t n, struct cudaMemLocation l, unsigned f,
-		     cudaStream_t s)
+cudaMemPrefetchAsync(const void *p, size_t n, struct cudaMemLocation l, unsigned f, cudaStream_t s)
 {
 	int i = find(p);
 
@@ -575,8 +575,7 @@ hd_kernel_latch(hd_cuda_stream s, volatile int *flag, uint64_t timeout_ns, int *
 }
 
 int
-hd_kernel_compute(hd_cuda_stream s, float *scratch, double flops, unsigned grid,
-		  double *done)
+hd_kernel_compute(hd_cuda_stream s, float *scratch, double flops, unsigned grid, double *done)
 {
 	const double round = 2.0 * 8 * 528 * 256;
 	double d = (double)(uint64_t)(flops / round + 0.5);
@@ -609,14 +608,13 @@ hd_kernel_fill(hd_cuda_stream s, void *buf, uint64_t bytes, uint32_t pattern, un
 	(void)grid;
 	spin(2e-6);
 	if (bytes == 4 && find(buf) >= 0)
-		memcpy(buf, &pattern, 4);       /* a mapped host word: seen at once */
+		memcpy(buf, &pattern, 4); /* a mapped host word: seen at once */
 	queue((cudaStream_t)s, 2e-6);
 	return (int)checked();
 }
 
 int
-hd_kernel_reduce(hd_cuda_stream s, const void *buf, uint64_t bytes, float *out,
-		 unsigned grid)
+hd_kernel_reduce(hd_cuda_stream s, const void *buf, uint64_t bytes, float *out, unsigned grid)
 {
 	int i = find(buf);
 	double d = 2.5e-6 + (double)bytes / 3e12;
@@ -624,7 +622,7 @@ hd_kernel_reduce(hd_cuda_stream s, const void *buf, uint64_t bytes, float *out,
 	(void)out;
 	(void)grid;
 	if (i >= 0 && known[i].managed && !known[i].resident) {
-		d += 30e-6 + (double)bytes / 9e9;       /* demand faults */
+		d += 30e-6 + (double)bytes / 9e9; /* demand faults */
 		known[i].resident = 1;
 	}
 	spin(2e-6);

@@ -12,19 +12,19 @@
 #include <cuda_runtime_api.h>
 
 /* The figures the fake GPU runs at. */
-#define FAKE_H2D 55e9
-#define FAKE_D2H 53e9
-#define FAKE_D2D 1.3e12
-#define FAKE_HBM 2.9e12
-#define FAKE_FLOPS 60e12
-#define FAKE_PIN 6e9
+#define FAKE_H2D      55e9
+#define FAKE_D2H      53e9
+#define FAKE_D2D      1.3e12
+#define FAKE_HBM      2.9e12
+#define FAKE_FLOPS    60e12
+#define FAKE_PIN      6e9
 #define FAKE_PREFETCH 40e9
-#define FAKE_PEER 300e9          /* peer copies between any two GPUs */
+#define FAKE_PEER     300e9 /* peer copies between any two GPUs */
 #define FAKE_PEER_LAT 2e-6
 
-extern int fake_cuda_calls;             /* checked calls made so far */
-extern int fake_cuda_fail_at;           /* the call number that fails (0: none) */
-extern int fake_cuda_latch_times_out;   /* the latch kernel reports a timeout */
+extern int fake_cuda_calls;           /* checked calls made so far */
+extern int fake_cuda_fail_at;         /* the call number that fails (0: none) */
+extern int fake_cuda_latch_times_out; /* the latch kernel reports a timeout */
 
 /* FAKE_CUDA_NODE_DMA in the environment (bytes/s): the total every GPU's
  * pinned copies, both ways, share (default: no such cap). */

@@ -28,11 +28,11 @@
 
 #include "tests/fake_cuda.h"
 
-#define FAKE_LINK 100e9         /* bytes per second on every link */
+#define FAKE_LINK 100e9 /* bytes per second on every link */
 
 struct ncclComm {
 	int rank, nranks;
-	volatile int async;     /* an asynchronous error is pending */
+	volatile int async; /* an asynchronous error is pending */
 };
 
 static int
@@ -76,8 +76,9 @@ static size_t
 type_size(ncclDataType_t t)
 {
 	return t == ncclFloat || t == ncclInt32 || t == ncclUint32 ? 4 :
-	       t == ncclDouble || t == ncclInt64 || t == ncclUint64 ? 8 :
-	       t == ncclHalf || t == ncclBfloat16 ? 2 : 1;
+	    t == ncclDouble || t == ncclInt64 || t == ncclUint64   ? 8 :
+	    t == ncclHalf || t == ncclBfloat16                     ? 2 :
+								     1;
 }
 
 static void
@@ -149,8 +150,10 @@ ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *st)
 const char *
 ncclGetErrorString(ncclResult_t rc)
 {
-	return rc == ncclSuccess ? "no error" : rc == ncclRemoteError ? "remote process exited "
-	       "or there was a network error" : "fake failure";
+	return rc == ncclSuccess  ? "no error" :
+	    rc == ncclRemoteError ? "remote process exited "
+				    "or there was a network error" :
+				    "fake failure";
 }
 
 const char *
@@ -177,8 +180,7 @@ ncclGroupEnd(void)
 }
 
 ncclResult_t
-ncclSend(const void *buf, size_t count, ncclDataType_t t, int peer, ncclComm_t c,
-	 cudaStream_t s)
+ncclSend(const void *buf, size_t count, ncclDataType_t t, int peer, ncclComm_t c, cudaStream_t s)
 {
 	(void)buf;
 	if (c != NULL && (peer < 0 || peer >= c->nranks))
@@ -196,8 +198,8 @@ ncclRecv(void *buf, size_t count, ncclDataType_t t, int peer, ncclComm_t c, cuda
 }
 
 ncclResult_t
-ncclAllReduce(const void *a, void *b, size_t count, ncclDataType_t t, ncclRedOp_t op,
-	      ncclComm_t c, cudaStream_t s)
+ncclAllReduce(const void *a, void *b, size_t count, ncclDataType_t t, ncclRedOp_t op, ncclComm_t c,
+	      cudaStream_t s)
 {
 	(void)a;
 	(void)b;
@@ -230,8 +232,7 @@ ncclReduce(const void *a, void *b, size_t count, ncclDataType_t t, ncclRedOp_t o
 }
 
 ncclResult_t
-ncclAllGather(const void *a, void *b, size_t count, ncclDataType_t t, ncclComm_t c,
-	      cudaStream_t s)
+ncclAllGather(const void *a, void *b, size_t count, ncclDataType_t t, ncclComm_t c, cudaStream_t s)
 {
 	(void)a;
 	(void)b;

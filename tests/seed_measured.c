@@ -11,18 +11,29 @@
 
 #include "ir/backend.h"
 #include "lang/lesson.h"
-#include "store/store.h"
 #include "run/backends.h"
+#include "store/store.h"
 
 int
 main(int argc, char **argv)
 {
 	struct hd_err e = { 0 };
-	struct hd_store_machine mach = { .hostname = "test-host", .gpu_name = "Test GPU",
-		.gpu_uuid = "GPU-test", .pci_bus_id = "0000:00:00.0", .driver = "0",
-		.cuda_runtime = "0", .nccl = "", .gpu_count = 1, .facts_json = "{}" };
-	struct hd_store_run r = { .backend = "cuda", .source = "measured", .status = "ok",
-		.warmup = 1, .repeats = 5, .timer = "cuda-events", .machine = &mach };
+	struct hd_store_machine mach = { .hostname = "test-host",
+					 .gpu_name = "Test GPU",
+					 .gpu_uuid = "GPU-test",
+					 .pci_bus_id = "0000:00:00.0",
+					 .driver = "0",
+					 .cuda_runtime = "0",
+					 .nccl = "",
+					 .gpu_count = 1,
+					 .facts_json = "{}" };
+	struct hd_store_run r = { .backend = "cuda",
+				  .source = "measured",
+				  .status = "ok",
+				  .warmup = 1,
+				  .repeats = 5,
+				  .timer = "cuda-events",
+				  .machine = &mach };
 	struct hd_lesson *l = NULL;
 	struct hd_scenario *sc = NULL;
 	struct hd_trace *t = NULL;

@@ -26,9 +26,13 @@ write_runs(const char *db, int runs, int spans, const char *lesson)
 		{ 0, "first", "makespan(a) > 0", 1, 1, 0, "holds" },
 		{ 1, "second", "makespan(a) < 1s", 1, 1, 2, "holds" },
 	};
-	struct hd_store_run r = { .lesson = "kill", .scenario = "writer", .backend = "sim",
-				  .source = "predicted", .profile_name = "p",
-				  .profile_text = "hdsim-profile 1\n", .status = "ok" };
+	struct hd_store_run r = { .lesson = "kill",
+				  .scenario = "writer",
+				  .backend = "sim",
+				  .source = "predicted",
+				  .profile_name = "p",
+				  .profile_text = "hdsim-profile 1\n",
+				  .status = "ok" };
 	int lane, i;
 
 	r.lesson = lesson;
@@ -39,8 +43,11 @@ write_runs(const char *db, int runs, int spans, const char *lesson)
 	}
 	lane = hd_trace_lane(t, HD_LANE_STREAM, 0, 2, "Stream 2 (s)");
 	for (i = 0; i < spans; i++) {
-		struct hd_span sp = { .lane = lane, .op = i, .kind = HD_SPAN_KERNEL,
-				      .start = (hd_time)i * 1000, .end = (hd_time)i * 1000 + 900,
+		struct hd_span sp = { .lane = lane,
+				      .op = i,
+				      .kind = HD_SPAN_KERNEL,
+				      .start = (hd_time)i * 1000,
+				      .end = (hd_time)i * 1000 + 900,
 				      .label = hd_trace_string(t, "k") };
 
 		hd_trace_add(t, &sp);
@@ -75,15 +82,15 @@ check(const char *db, int spans, const char *lesson)
 	hd_store_close(s);
 	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
 		return 1;
-	if (sqlite3_prepare_v2(h,
-	    "SELECT r.id, (SELECT count(*) FROM spans WHERE run_id = r.id),"
-	    " (SELECT count(*) FROM claim_results WHERE run_id = r.id),"
-	    " (SELECT count(*) FROM lanes WHERE run_id = r.id), r.lesson FROM runs r", -1, &st,
-	    NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		h,
+		"SELECT r.id, (SELECT count(*) FROM spans WHERE run_id = r.id),"
+		" (SELECT count(*) FROM claim_results WHERE run_id = r.id),"
+		" (SELECT count(*) FROM lanes WHERE run_id = r.id), r.lesson FROM runs r",
+		-1, &st, NULL) != SQLITE_OK)
 		return 1;
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (lesson == NULL ||
-		    strcmp((const char *)sqlite3_column_text(st, 4), lesson) == 0)
+		if (lesson == NULL || strcmp((const char *)sqlite3_column_text(st, 4), lesson) == 0)
 			runs++;
 		if (sqlite3_column_int(st, 1) != spans || sqlite3_column_int(st, 2) != 2 ||
 		    sqlite3_column_int(st, 3) != 1) {
@@ -107,7 +114,8 @@ main(int argc, char **argv)
 				  argc == 6 ? argv[5] : "kill");
 	if ((argc == 4 || argc == 5) && strcmp(argv[1], "check") == 0)
 		return check(argv[2], atoi(argv[3]), argc == 5 ? argv[4] : NULL);
-	fprintf(stderr, "usage: store_writer write DB RUNS SPANS [LESSON] | "
+	fprintf(stderr,
+		"usage: store_writer write DB RUNS SPANS [LESSON] | "
 		"check DB SPANS [LESSON]\n");
 	return 2;
 }

@@ -10,7 +10,8 @@
 
 /* The first column of the first row of sql on database db, read-only; -1 when
  * there is no row. */
-static inline int64_t hd_test_count(const char *db, const char *sql)
+static inline int64_t
+hd_test_count(const char *db, const char *sql)
 {
 	sqlite3 *h;
 	sqlite3_stmt *st;

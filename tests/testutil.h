@@ -15,7 +15,8 @@
 #endif
 
 /* Run suite s and return an exit status for automake's test driver. */
-static inline int hd_test_run(Suite *s)
+static inline int
+hd_test_run(Suite *s)
 {
 	SRunner *sr = srunner_create(s);
 	int failed;
@@ -27,14 +28,16 @@ static inline int hd_test_run(Suite *s)
 }
 
 /* Make a fresh directory "/tmp/hdsim-NAME-XXXXXX" into dir (n bytes). */
-static inline void hd_test_mkdtemp(char *dir, size_t n, const char *name)
+static inline void
+hd_test_mkdtemp(char *dir, size_t n, const char *name)
 {
 	snprintf(dir, n, "/tmp/hdsim-%s-XXXXXX", name);
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 }
 
 /* Remove a directory made by hd_test_mkdtemp, with all it holds. */
-static inline void hd_test_rmtree(const char *dir)
+static inline void
+hd_test_rmtree(const char *dir)
 {
 	char cmd[160];
 

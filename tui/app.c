@@ -26,12 +26,9 @@
 
 /* The screens by id. */
 static const struct hd_tui_scr_ops *const screens[] = {
-	[HD_TUI_LIST] = &hd_tui_scr_list,
-	[HD_TUI_PAGE] = &hd_tui_scr_page,
-	[HD_TUI_QUESTION] = &hd_tui_scr_question,
-	[HD_TUI_CONFIDENCE] = &hd_tui_scr_confidence,
-	[HD_TUI_RUN] = &hd_tui_scr_run,
-	[HD_TUI_KNOBS] = &hd_tui_scr_knobs,
+	[HD_TUI_LIST] = &hd_tui_scr_list,         [HD_TUI_PAGE] = &hd_tui_scr_page,
+	[HD_TUI_QUESTION] = &hd_tui_scr_question, [HD_TUI_CONFIDENCE] = &hd_tui_scr_confidence,
+	[HD_TUI_RUN] = &hd_tui_scr_run,           [HD_TUI_KNOBS] = &hd_tui_scr_knobs,
 	[HD_TUI_SUMMARY] = &hd_tui_scr_summary,
 };
 
@@ -122,7 +119,7 @@ hd_tui_key(struct hd_tui_app *a, int k)
 	const struct hd_tui_key *key;
 
 	if (a->help) {
-		hd_tui_scr_help.text(a, k);     /* any key closes it; the message stays */
+		hd_tui_scr_help.text(a, k); /* any key closes it; the message stays */
 		return;
 	}
 	a->msg[0] = '\0';
@@ -185,7 +182,7 @@ draw(struct hd_tui_app *a)
 
 void
 hd_tui_app_init(struct hd_tui_app *a, struct hd_catalog *cat, const struct hd_profile *p,
-		 const struct hd_tui_opts *o)
+		const struct hd_tui_opts *o)
 {
 	int n = hd_catalog_count(cat), i;
 

@@ -18,10 +18,10 @@
 #include "profile/profile.h"
 
 struct hd_tui_opts {
-	const char *db;             /* database path, NULL: the default */
-	const char *learner;        /* whose progress */
-	bool no_color;              /* monochrome (NO_COLOR is honoured as well) */
-	bool reduced_motion;        /* no animation: playback jumps between events */
+	const char *db;      /* database path, NULL: the default */
+	const char *learner; /* whose progress */
+	bool no_color;       /* monochrome (NO_COLOR is honoured as well) */
+	bool reduced_motion; /* no animation: playback jumps between events */
 };
 
 /*
@@ -32,7 +32,6 @@ struct hd_tui_opts {
  * returns.  Returns -1, having written nothing, when curses cannot drive
  * this terminal (an unknown TERM): the caller falls back to text output.
  */
-int hd_tui_main(struct hd_catalog *cat, const struct hd_profile *p,
-		const struct hd_tui_opts *o);
+int hd_tui_main(struct hd_catalog *cat, const struct hd_profile *p, const struct hd_tui_opts *o);
 
 #endif

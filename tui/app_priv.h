@@ -27,21 +27,21 @@
 
 /* The screens; the help overlay is drawn over any of them (app->help). */
 enum hd_tui_scr_id {
-	HD_TUI_LIST,            /* the lesson list */
-	HD_TUI_PAGE,            /* a lesson's pages */
-	HD_TUI_QUESTION,        /* the prediction */
-	HD_TUI_CONFIDENCE,      /* how sure, after the prediction */
-	HD_TUI_RUN,             /* the run */
-	HD_TUI_KNOBS,           /* the run with the knob panel over it */
-	HD_TUI_SUMMARY,         /* the end of a lesson: predictions against runs */
+	HD_TUI_LIST,       /* the lesson list */
+	HD_TUI_PAGE,       /* a lesson's pages */
+	HD_TUI_QUESTION,   /* the prediction */
+	HD_TUI_CONFIDENCE, /* how sure, after the prediction */
+	HD_TUI_RUN,        /* the run */
+	HD_TUI_KNOBS,      /* the run with the knob panel over it */
+	HD_TUI_SUMMARY,    /* the end of a lesson: predictions against runs */
 };
 
 /* What the learner said to one question of the open lesson, and how it went. */
 struct hd_tui_said {
-	bool done;                      /* answered since the lesson was opened */
-	int correct;                    /* 1, 0, -1 not graded */
-	char shown[512];                /* the answer in the options' words */
-	char verdict[1024];             /* against the model's answer */
+	bool done;          /* answered since the lesson was opened */
+	int correct;        /* 1, 0, -1 not graded */
+	char shown[512];    /* the answer in the options' words */
+	char verdict[1024]; /* against the model's answer */
 };
 
 /* What the store says about one lesson. */
@@ -51,57 +51,57 @@ struct hd_tui_mark {
 
 struct hd_tui_app {
 	struct hd_catalog *cat;
-	struct hd_profile prof;         /* the profile runs use (P switches it) */
+	struct hd_profile prof; /* the profile runs use (P switches it) */
 	const struct hd_tui_opts *o;
 	struct hd_term *term;
 	struct hd_screen *scr;
 	struct hd_store *store;
 	bool quit, help, reduced;
 	enum hd_tui_scr_id screen;
-	char msg[1024];                 /* one line for the footer */
+	char msg[1024]; /* one line for the footer */
 
 	/* the lesson list */
-	int *rows;                      /* lessons shown (catalogue indices) */
+	int *rows; /* lessons shown (catalogue indices) */
 	int nrows, sel;
 	char search[64];
 	bool searching;
-	struct hd_tui_mark *marks;      /* per catalogue lesson */
-	int resume;                     /* lesson answered last, or -1 */
+	struct hd_tui_mark *marks; /* per catalogue lesson */
+	int resume;                /* lesson answered last, or -1 */
 
 	/* the open lesson */
 	int li;
 	const struct hd_lesson *l;
 	struct hd_run run;
 	bool have_run;
-	struct hd_run prev;             /* the run before the last knob change */
+	struct hd_run prev; /* the run before the last knob change */
 	bool have_prev;
-	struct hd_trace *measured;      /* `m`: the measured run shown beneath, or NULL */
-	int measured_sc;                /* the scenario it belongs to */
-	int knob;                       /* knob selected in the panel */
-	struct hd_tui_said *said;       /* [questions]: the answers given */
-	bool explore;                   /* no question pending: runs and knobs unlocked */
-	char kinput[80];                /* a knob value being typed */
-	bool kinput_on;                 /* typing one: keys go to kinput */
+	struct hd_trace *measured; /* `m`: the measured run shown beneath, or NULL */
+	int measured_sc;           /* the scenario it belongs to */
+	int knob;                  /* knob selected in the panel */
+	struct hd_tui_said *said;  /* [questions]: the answers given */
+	bool explore;              /* no question pending: runs and knobs unlocked */
+	char kinput[80];           /* a knob value being typed */
+	bool kinput_on;            /* typing one: keys go to kinput */
 	int page, q;
 
 	/* the prediction */
 	char input[64];
 	int hints;
 	double t0;
-	char answer[128];               /* as stored: option ids */
-	char shown[512];                /* as the learner reads it: the options' text */
+	char answer[128]; /* as stored: option ids */
+	char shown[512];  /* as the learner reads it: the options' text */
 	int correct;
 	char verdict[1024];
 
 	/* the run */
-	int sc, qsc;                    /* scenario shown; the question's (-1: none) */
+	int sc, qsc; /* scenario shown; the question's (-1: none) */
 	struct hd_events *ev;
 	hd_time t;
 	bool playing, explained;
 	double speed, last;
 	int highlight;
-	hd_time z0, z1;                 /* the timeline's zoom window (z1 <= z0: all) */
-	bool legend, compare;           /* L: the legend shown; c: the scenarios compared */
+	hd_time z0, z1;       /* the timeline's zoom window (z1 <= z0: all) */
+	bool legend, compare; /* L: the legend shown; c: the scenarios compared */
 };
 
 /* One key of a screen: what it does, and its line in the help overlay (name
@@ -116,28 +116,30 @@ struct hd_tui_keys {
 	const struct hd_tui_key *k;
 	size_t n;
 };
-#define HD_TUI_KEYS(table) { (table), sizeof (table) / sizeof (table)[0] }
+#define HD_TUI_KEYS(table) \
+	{ \
+		(table), sizeof(table) / sizeof(table)[0] \
+	}
 
 struct hd_tui_scr_ops {
 	/* Draw the screen into a->scr, w x h (at least the minimum size). */
 	void (*draw)(struct hd_tui_app *a, int w, int h);
 	/* Keys read as text before the key table; true when taken.  NULL: none. */
 	bool (*text)(struct hd_tui_app *a, int k);
-	struct hd_tui_keys keys;        /* the screen's own keys */
-	const char *footer;             /* the main keys, when the footer has no message */
+	struct hd_tui_keys keys; /* the screen's own keys */
+	const char *footer;      /* the main keys, when the footer has no message */
 	/* While something moves: move it on by the time since the last frame,
 	 * and how long to wait for a key (-1: until one comes).  NULL: nothing. */
 	void (*tick)(struct hd_tui_app *a);
 	int (*key_wait)(const struct hd_tui_app *a);
 };
 
-#define HD_TUI_CTRL(c) ((c) & 0x1f)
-#define HD_TUI_ESC 27
+#define HD_TUI_CTRL(c) ((c)&0x1f)
+#define HD_TUI_ESC     27
 
 /* The screens (scr_*.c); hd_tui_scr_help is the overlay: any key closes it. */
 extern const struct hd_tui_scr_ops hd_tui_scr_list, hd_tui_scr_page, hd_tui_scr_question,
-	hd_tui_scr_confidence, hd_tui_scr_run, hd_tui_scr_knobs, hd_tui_scr_summary,
-	hd_tui_scr_help;
+    hd_tui_scr_confidence, hd_tui_scr_run, hd_tui_scr_knobs, hd_tui_scr_summary, hd_tui_scr_help;
 
 /* ---- app.c --------------------------------------------------------------- */
 

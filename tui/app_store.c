@@ -16,7 +16,7 @@
 
 struct seen {
 	struct hd_tui_app *a;
-	char **keys;                    /* "lesson\tquestion" already counted */
+	char **keys; /* "lesson\tquestion" already counted */
 	int n;
 };
 
@@ -30,14 +30,14 @@ count_answer(void *ctx, const struct hd_store_progress *row)
 	snprintf(key, sizeof key, "%s\t%s", row->lesson, row->question);
 	for (i = 0; i < s->n; i++)
 		if (strcmp(s->keys[i], key) == 0)
-			return 0;               /* an older answer: the newest counts */
+			return 0; /* an older answer: the newest counts */
 	s->keys = hd_xrealloc(s->keys, sizeof *s->keys * (size_t)(s->n + 1));
 	s->keys[s->n++] = hd_xstrdup(key);
 	for (i = 0; i < hd_catalog_count(s->a->cat); i++) {
 		if (strcmp(hd_lesson_id(hd_catalog_get(s->a->cat, i)), row->lesson) != 0)
 			continue;
 		if (s->a->resume < 0)
-			s->a->resume = i;       /* rows come newest first */
+			s->a->resume = i; /* rows come newest first */
 		s->a->marks[i].answered++;
 		if (row->correct == 1)
 			s->a->marks[i].right++;
@@ -120,7 +120,7 @@ newest_measured(void *ctx, const struct hd_store_run_row *row)
 		return 0;
 	m->row = *row;
 	m->found = 1;
-	return 1;               /* rows come newest first */
+	return 1; /* rows come newest first */
 }
 
 bool
@@ -140,8 +140,10 @@ hd_tui_store_measured(struct hd_tui_app *a, struct hd_store_run_row *row)
 		return false;
 	}
 	if (!m.found || m.row.makespan <= 0) {
-		snprintf(a->msg, sizeof a->msg, "no measured runs of %s yet: 'hdsim --real %s' on "
-			 "a GPU machine stores them", m.scenario, hd_lesson_id(a->l));
+		snprintf(a->msg, sizeof a->msg,
+			 "no measured runs of %s yet: 'hdsim --real %s' on "
+			 "a GPU machine stores them",
+			 m.scenario, hd_lesson_id(a->l));
 		return false;
 	}
 	hd_trace_free(a->measured);

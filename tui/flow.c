@@ -92,8 +92,7 @@ hd_tui_flow_open(struct hd_tui_app *a, int li)
 	a->page = 0;
 	a->q = -1;
 	a->msg[0] = '\0';
-	if (hd_lesson_nquestions(a->l) > 0 &&
-	    a->marks[li].answered >= hd_lesson_nquestions(a->l))
+	if (hd_lesson_nquestions(a->l) > 0 && a->marks[li].answered >= hd_lesson_nquestions(a->l))
 		hd_tui_flow_explore(a);
 	else if (hd_lesson_npages(a->l) > 0)
 		a->screen = HD_TUI_PAGE;
@@ -136,7 +135,7 @@ hd_tui_flow_question(struct hd_tui_app *a, int q)
 	if (q < hd_lesson_nquestions(a->l))
 		a->screen = HD_TUI_QUESTION;
 	else
-		hd_tui_flow_explore(a);     /* no questions: straight to the run */
+		hd_tui_flow_explore(a); /* no questions: straight to the run */
 }
 
 /* Question q's run, with what the learner said to it for the explanation. */
@@ -156,7 +155,8 @@ void
 hd_tui_flow_continue(struct hd_tui_app *a)
 {
 	if (a->explore) {
-		snprintf(a->msg, sizeof a->msg, "exploring: Tab scenario, k knobs, A the questions "
+		snprintf(a->msg, sizeof a->msg,
+			 "exploring: Tab scenario, k knobs, A the questions "
 			 "again, p pages, q the list");
 		return;
 	}
@@ -187,8 +187,10 @@ hd_tui_flow_explore(struct hd_tui_app *a)
 	a->explained = false;
 	a->screen = HD_TUI_RUN;
 	hd_tui_run_show(a, 0);
-	snprintf(a->msg, sizeof a->msg, "exploring lesson %d: every scenario and knob unlocked; "
-		 "A tries the questions again, p the pages", a->li + 1);
+	snprintf(a->msg, sizeof a->msg,
+		 "exploring lesson %d: every scenario and knob unlocked; "
+		 "A tries the questions again, p the pages",
+		 a->li + 1);
 }
 
 void
@@ -254,13 +256,14 @@ hd_tui_flow_next_step(const struct hd_tui_app *a)
 		if (a->page + 1 < hd_lesson_npages(a->l))
 			return "Space: the next page";
 		return a->explore || all_said_ok(a) ? "Space: back to the run" :
-		       "Space: the questions";
+						      "Space: the questions";
 	case HD_TUI_QUESTION:
 		return q != NULL && q->kind == HD_Q_CHOICE ? "a letter: your answer" :
-		       "Enter: your answer";
+							     "Enter: your answer";
 	case HD_TUI_CONFIDENCE:
 		return next_unsaid(a, a->q) >= 0 && next_unsaid(a, a->q) != a->q ?
-		       "1-5 or Enter: then the next question" : "1-5 or Enter: then the runs";
+		    "1-5 or Enter: then the next question" :
+		    "1-5 or Enter: then the runs";
 	case HD_TUI_RUN:
 	case HD_TUI_KNOBS:
 		if (a->explore)
@@ -268,7 +271,7 @@ hd_tui_flow_next_step(const struct hd_tui_app *a)
 		if (!a->explained)
 			return "End: the explanation";
 		return a->q + 1 < hd_lesson_nquestions(a->l) ? "n: the next question's run" :
-		       "n: the summary";
+							       "n: the summary";
 	case HD_TUI_SUMMARY:
 		return "Enter: the next lesson";
 	}
@@ -295,8 +298,10 @@ hd_tui_flow_choose(struct hd_tui_app *a, int i)
 	if (a->correct)
 		snprintf(a->verdict, sizeof a->verdict, "Right. You chose %s", a->shown);
 	else
-		snprintf(a->verdict, sizeof a->verdict, "Not quite. You chose %s; the answer "
-			 "is %c) %s", a->shown, 'a' + q->answer, q->options[q->answer]);
+		snprintf(a->verdict, sizeof a->verdict,
+			 "Not quite. You chose %s; the answer "
+			 "is %c) %s",
+			 a->shown, 'a' + q->answer, q->options[q->answer]);
 	to_confidence(a);
 }
 
@@ -308,9 +313,9 @@ bare_unit(enum hd_dim d)
 		enum hd_dim dim;
 		double factor;
 	} units[] = {
-		{ HD_DIM_TIME, 1e9 },               /* ms in ps */
-		{ HD_DIM_BYTES, 1048576.0 },        /* MiB */
-		{ HD_DIM_RATE, 1e9 },               /* GB/s */
+		{ HD_DIM_TIME, 1e9 },        /* ms in ps */
+		{ HD_DIM_BYTES, 1048576.0 }, /* MiB */
+		{ HD_DIM_RATE, 1e9 },        /* GB/s */
 	};
 	size_t i;
 
@@ -349,8 +354,8 @@ grade_order(struct hd_tui_app *a, const struct hd_question *q)
 	for (i = 0; i < n; i++) {
 		int k = a->input[i] - 'a';
 		if (k < 0 || k >= q->noptions || used[k]) {
-			snprintf(a->msg, sizeof a->msg,
-				 "type each of the %d letters once", q->noptions);
+			snprintf(a->msg, sizeof a->msg, "type each of the %d letters once",
+				 q->noptions);
 			return false;
 		}
 		used[k] = true;
@@ -366,8 +371,10 @@ grade_order(struct hd_tui_app *a, const struct hd_question *q)
 	else if (q->order != NULL) {
 		char ot[448];
 		order_words(ot, sizeof ot, q, q->order);
-		snprintf(a->verdict, sizeof a->verdict, "Not quite: you said %s. The order is "
-			 "%s.", a->shown, ot);
+		snprintf(a->verdict, sizeof a->verdict,
+			 "Not quite: you said %s. The order is "
+			 "%s.",
+			 a->shown, ot);
 	} else
 		snprintf(a->verdict, sizeof a->verdict, "Not quite: you said %s.", a->shown);
 	return true;
@@ -385,8 +392,7 @@ grade_estimate(struct hd_tui_app *a, const struct hd_question *q)
 	char got[64], want[64];
 
 	if (!hd_quantity_parse(a->input, &dim, &v)) {
-		snprintf(a->msg, sizeof a->msg, "'%s' is not a number with a known unit",
-			 a->input);
+		snprintf(a->msg, sizeof a->msg, "'%s' is not a number with a known unit", a->input);
 		return false;
 	}
 	if (dim == HD_DIM_NONE && q->estimate_dim != HD_DIM_NONE) {
@@ -397,8 +403,9 @@ grade_estimate(struct hd_tui_app *a, const struct hd_question *q)
 		snprintf(a->msg, sizeof a->msg, "the answer is %s", hd_dim_name(q->estimate_dim));
 		return false;
 	}
-	if (!a->have_run || hd_lesson_eval_expr(a->l, q->estimate_expr, a->run.knobs,
-						a->run.traces, &truth, &e) != 0) {
+	if (!a->have_run ||
+	    hd_lesson_eval_expr(a->l, q->estimate_expr, a->run.knobs, a->run.traces, &truth, &e) !=
+		0) {
 		snprintf(a->msg, sizeof a->msg, "cannot grade: %s", e.msg);
 		a->correct = -1;
 		snprintf(a->answer, sizeof a->answer, "%s", a->input);
@@ -411,8 +418,10 @@ grade_estimate(struct hd_tui_app *a, const struct hd_question *q)
 	snprintf(a->shown, sizeof a->shown, "%s", a->input);
 	hd_tui_fmt_quantity(got, sizeof got, dim, v);
 	hd_tui_fmt_quantity(want, sizeof want, dim, truth);
-	snprintf(a->verdict, sizeof a->verdict, "%s You said %s; the model gives %s (within "
-		 "%g %% counts).", a->correct ? "Right." : "Off.", got, want, q->tolerance * 100);
+	snprintf(a->verdict, sizeof a->verdict,
+		 "%s You said %s; the model gives %s (within "
+		 "%g %% counts).",
+		 a->correct ? "Right." : "Off.", got, want, q->tolerance * 100);
 	return true;
 }
 
@@ -490,7 +499,7 @@ hd_tui_flow_rerun(struct hd_tui_app *a, int kn, double v)
 		a->prev = a->run;
 		a->have_prev = true;
 		a->run = next;
-		hd_trace_free(a->measured);     /* the knob change shows as the ghost */
+		hd_trace_free(a->measured); /* the knob change shows as the ghost */
 		a->measured = NULL;
 		hd_tui_run_show(a, a->sc < a->run.nscen ? a->sc : 0);
 		a->playing = false;

@@ -27,7 +27,7 @@ fmt_work(char *buf, size_t n, double f)
 		const char *unit;
 	} units[] = {
 		{ 1e15, "PFLOP" }, { 1e12, "TFLOP" }, { 1e9, "GFLOP" },
-		{ 1e6, "MFLOP" }, { 1e3, "KFLOP" },
+		{ 1e6, "MFLOP" },  { 1e3, "KFLOP" },
 	};
 	size_t i;
 
@@ -183,9 +183,11 @@ draw_claims(struct hd_tui_app *a, struct hd_rect box, int y)
 	for (i = 0; i < a->run.nclaims && y < box.y + box.h - 2; i++, y++) {
 		int st = a->run.claims[i].status;
 		hd_screen_printf(a->scr, &box, box.x + 2, y,
-				 hd_tui_style(st == 1 ? HD_ROLE_GOOD : st == 0 ? HD_ROLE_BAD
-					      : HD_ROLE_NOTE, 0), "%s %.*s",
-				 mark[st + 1], box.w - 6 - (int)strlen(mark[st + 1]),
+				 hd_tui_style(st == 1     ? HD_ROLE_GOOD :
+						  st == 0 ? HD_ROLE_BAD :
+							    HD_ROLE_NOTE,
+					      0),
+				 "%s %.*s", mark[st + 1], box.w - 6 - (int)strlen(mark[st + 1]),
 				 hd_lesson_claim(a->l, i)->text);
 	}
 }
@@ -231,8 +233,8 @@ draw(struct hd_tui_app *a, int w, int h)
 		hd_tui_fmt_quantity(lo, sizeof lo, k->dim, k->min);
 		hd_tui_fmt_quantity(hi, sizeof hi, k->dim, k->max);
 		hd_screen_printf(a->scr, &box, box.x + 2, box.y + box.h - 2,
-				 hd_tui_style(HD_ROLE_AXIS, 0), "%s goes from %s to %s",
-				 k->name, lo, hi);
+				 hd_tui_style(HD_ROLE_AXIS, 0), "%s goes from %s to %s", k->name,
+				 lo, hi);
 	}
 }
 

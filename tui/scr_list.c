@@ -64,8 +64,8 @@ mark_text(const struct hd_tui_app *a, int li, char *buf, size_t n, const char **
 		*glyph = ascii ? "+" : "\u2713";
 	else
 		*glyph = ascii ? "." : "\u2022";
-	snprintf(buf, n, "%s%d/%d answered, %d right, %d wrong",
-		 m->answered >= nq ? "done: " : "", m->answered, nq, m->right, m->wrong);
+	snprintf(buf, n, "%s%d/%d answered, %d right, %d wrong", m->answered >= nq ? "done: " : "",
+		 m->answered, nq, m->right, m->wrong);
 }
 
 static void
@@ -74,14 +74,14 @@ draw(struct hd_tui_app *a, int w, int h)
 	const char *part = NULL;
 	int i, y, line, sel_line = 0, top, list_h = h - 4;
 	struct {
-		int li;         /* -1: a part heading */
+		int li; /* -1: a part heading */
 		const char *part;
 	} *items = hd_xcalloc((size_t)a->nrows * 2 + 1, sizeof *items);
 	int nitems = 0;
 
 	hd_screen_printf(a->scr, NULL, 1, 0, hd_tui_style(HD_ROLE_TITLE, HD_ATTR_BOLD),
-			 "hdsim lessons (%d)  learner: %s  profile: %s",
-			 hd_catalog_count(a->cat), a->o->learner, a->prof.name);
+			 "hdsim lessons (%d)  learner: %s  profile: %s", hd_catalog_count(a->cat),
+			 a->o->learner, a->prof.name);
 	for (i = 0; i < a->nrows; i++) {
 		const struct hd_lesson *l = hd_catalog_get(a->cat, a->rows[i]);
 		const char *p = hd_lesson_part(l) ? hd_lesson_part(l) : "Lessons";
@@ -112,9 +112,9 @@ draw(struct hd_tui_app *a, int w, int h)
 		hd_screen_puts(a->scr, NULL, 3, y, g, hd_tui_style(HD_ROLE_GOOD, HD_ATTR_BOLD));
 		hd_screen_printf(a->scr, NULL, 5, y, hd_tui_style(HD_ROLE_TEXT, 0), "%2d  %s",
 				 r + 1, hd_lesson_title(l));
-		hd_screen_puts(a->scr, NULL, w - 2 - hd_utf8_width(mt) > 50 ?
-			       w - 2 - hd_utf8_width(mt) : 50, y, mt,
-			       hd_tui_style(HD_ROLE_AXIS, 0));
+		hd_screen_puts(a->scr, NULL,
+			       w - 2 - hd_utf8_width(mt) > 50 ? w - 2 - hd_utf8_width(mt) : 50, y,
+			       mt, hd_tui_style(HD_ROLE_AXIS, 0));
 		if (items[line].li == a->sel) {
 			struct hd_rect rr = { 1, y, w - 2, 1 };
 			hd_screen_style(a->scr, rr, hd_tui_style(HD_ROLE_TEXT, HD_ATTR_REVERSE));
@@ -124,8 +124,7 @@ draw(struct hd_tui_app *a, int w, int h)
 		hd_screen_puts(a->scr, NULL, 3, 2, "no lesson matches the search",
 			       hd_tui_style(HD_ROLE_TEXT, 0));
 	if (a->searching || a->search[0] != '\0')
-		hd_screen_printf(a->scr, NULL, 1, h - 2,
-				 hd_tui_style(HD_ROLE_TEXT, HD_ATTR_BOLD),
+		hd_screen_printf(a->scr, NULL, 1, h - 2, hd_tui_style(HD_ROLE_TEXT, HD_ATTR_BOLD),
 				 "/%s%s", a->search, a->searching ? "_" : "");
 	free(items);
 }

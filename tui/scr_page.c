@@ -17,8 +17,8 @@ draw(struct hd_tui_app *a, int w, int h)
 	struct hd_rect box = { 0, 1, w, h - 2 };
 	char title[256];
 
-	hd_screen_printf(a->scr, NULL, 1, 0, hd_tui_style(HD_ROLE_TITLE, HD_ATTR_BOLD),
-			 "%d  %s", a->li + 1, hd_lesson_title(a->l));
+	hd_screen_printf(a->scr, NULL, 1, 0, hd_tui_style(HD_ROLE_TITLE, HD_ATTR_BOLD), "%d  %s",
+			 a->li + 1, hd_lesson_title(a->l));
 	snprintf(title, sizeof title, " %s (page %d of %d) ", pg->title ? pg->title : "",
 		 a->page + 1, hd_lesson_npages(a->l));
 	hd_screen_box(a->scr, box, title, hd_tui_style(HD_ROLE_BORDER, 0));

@@ -76,8 +76,7 @@ draw_question(struct hd_tui_app *a, int w, int h)
 	};
 	const struct hd_question *q = hd_tui_flow_cur(a);
 	int y = draw_prompt(a, q, w, h);
-	int x = hd_screen_puts(a->scr, NULL, 2, y, ask[q->kind],
-			       hd_tui_style(HD_ROLE_TITLE, 0));
+	int x = hd_screen_puts(a->scr, NULL, 2, y, ask[q->kind], hd_tui_style(HD_ROLE_TITLE, 0));
 
 	if (q->kind != HD_Q_CHOICE) {
 		if (x > w - 20) {
@@ -100,8 +99,10 @@ draw_confidence(struct hd_tui_app *a, int w, int h)
 
 	y = hd_tui_wrap_draw(a, 2, y, w - 4, h - 3, "Your answer: ", a->shown,
 			     hd_tui_style(HD_ROLE_TEXT, HD_ATTR_BOLD));
-	hd_screen_puts(a->scr, NULL, 2, y++, "How sure are you? 1 (a guess) .. 5 (sure), "
-		       "or Enter to skip.", hd_tui_style(HD_ROLE_TITLE, 0));
+	hd_screen_puts(a->scr, NULL, 2, y++,
+		       "How sure are you? 1 (a guess) .. 5 (sure), "
+		       "or Enter to skip.",
+		       hd_tui_style(HD_ROLE_TITLE, 0));
 	draw_hints(a, q, w, h, y);
 }
 

@@ -14,11 +14,11 @@
 #include "render/timeline.h"
 #include "tui/app_priv.h"
 
-#define PLAY_SECONDS 6.0        /* a whole run at 1x */
-#define STEP_SECONDS 0.6        /* reduced motion: one event per step at 1x */
-#define FRAME_MS 33
-#define SPEED_MIN 0.25
-#define SPEED_MAX 8.0
+#define PLAY_SECONDS 6.0 /* a whole run at 1x */
+#define STEP_SECONDS 0.6 /* reduced motion: one event per step at 1x */
+#define FRAME_MS     33
+#define SPEED_MIN    0.25
+#define SPEED_MAX    8.0
 
 /*
  * The decisive event of an explanation, by a simple rule: the longest
@@ -37,10 +37,10 @@ decisive_span(const struct hd_trace *t, const char *explain)
 	for (i = 0; i < t->nspans; i++) {
 		const struct hd_span *s = &t->spans[i];
 		hd_time d = s->end - s->start;
-		const char *lab = s->label >= 0 && s->label < t->nstrings ?
-				  t->strings[s->label] : NULL;
+		const char *lab = s->label >= 0 && s->label < t->nstrings ? t->strings[s->label] :
+									    NULL;
 		bool named = lab != NULL && lab[0] != '\0' && explain != NULL &&
-			     strstr(explain, lab) != NULL;
+		    strstr(explain, lab) != NULL;
 		bool cand[3] = { s->kind == HD_SPAN_BLOCKED, named, true };
 		for (r = 0; r < 3; r++)
 			if (cand[r] && d > len[r]) {
@@ -121,9 +121,9 @@ draw_explanation(struct hd_tui_app *a, const struct hd_question *q, int w, int h
 	int y;
 
 	hd_screen_box(a->scr, box, " Explanation ", hd_tui_style(HD_ROLE_BORDER, 0));
-	y = hd_tui_wrap_draw(a, 2, box.y + 1, w - 4, box.y + box.h - 1, "", a->verdict,
-			     hd_tui_style(a->correct == 1 ? HD_ROLE_GOOD : HD_ROLE_BAD,
-					  HD_ATTR_BOLD));
+	y = hd_tui_wrap_draw(
+	    a, 2, box.y + 1, w - 4, box.y + box.h - 1, "", a->verdict,
+	    hd_tui_style(a->correct == 1 ? HD_ROLE_GOOD : HD_ROLE_BAD, HD_ATTR_BOLD));
 	hd_tui_wrap_draw(a, 2, y, w - 4, box.y + box.h - 1, "", q->explain,
 			 hd_tui_style(HD_ROLE_TEXT, 0));
 }
@@ -149,19 +149,18 @@ draw(struct hd_tui_app *a, int w, int h)
 	const struct hd_trace *t = a->run.traces[a->sc];
 	struct hd_view_opts vo;
 	struct hd_rect r;
-	int expl_h = 0, cmp_h = 0, ew = a->compare ? w / 2 : w;  /* compare beside it */
+	int expl_h = 0, cmp_h = 0, ew = a->compare ? w / 2 : w; /* compare beside it */
 
 	if (a->sc == a->qsc && a->t >= t->makespan)
 		a->explained = true;
 	hd_screen_printf(a->scr, NULL, 1, 0, hd_tui_style(HD_ROLE_TITLE, HD_ATTR_BOLD),
-			 "%d  %s  scenario %d of %d: %s  [%s]%s", a->li + 1,
-			 hd_lesson_title(a->l), a->sc + 1, a->run.nscen,
-			 hd_lesson_scenario_name(a->l, a->sc), a->prof.name,
-			 a->reduced ? "  (reduced motion)" : "");
+			 "%d  %s  scenario %d of %d: %s  [%s]%s", a->li + 1, hd_lesson_title(a->l),
+			 a->sc + 1, a->run.nscen, hd_lesson_scenario_name(a->l, a->sc),
+			 a->prof.name, a->reduced ? "  (reduced motion)" : "");
 	if (a->explained && q != NULL) {
 		/* As tall as the text needs, leaving the run at least 14 rows. */
 		expl_h = hd_tui_wrap_lines(a->verdict, ew - 4) +
-			 hd_tui_wrap_lines(q->explain, ew - 4) + 2;
+		    hd_tui_wrap_lines(q->explain, ew - 4) + 2;
 		if (expl_h > h - 2 - 14)
 			expl_h = h - 2 - 14;
 		if (expl_h < 3)
@@ -193,9 +192,9 @@ draw(struct hd_tui_app *a, int w, int h)
 	if (expl_h > 0)
 		draw_explanation(a, q, ew, h, expl_h);
 	if (a->compare)
-		draw_compare(a, expl_h > 0 ?
-			     (struct hd_rect){ ew, h - 1 - expl_h, w - ew, expl_h } :
-			     (struct hd_rect){ 0, r.y + r.h, w, cmp_h });
+		draw_compare(a,
+			     expl_h > 0 ? (struct hd_rect){ ew, h - 1 - expl_h, w - ew, expl_h } :
+					  (struct hd_rect){ 0, r.y + r.h, w, cmp_h });
 }
 
 /*
@@ -336,7 +335,7 @@ zoom_set(struct hd_tui_app *a, struct hd_tl_window w)
 		 hd_fmt_time(t0, sizeof t0, w.t0), hd_fmt_time(t1, sizeof t1, w.t1));
 }
 
-#define ZOOM_MIN_PS 64          /* the narrowest window: a few ps a column */
+#define ZOOM_MIN_PS 64 /* the narrowest window: a few ps a column */
 
 static void
 zoom_by(struct hd_tui_app *a, double f)
@@ -403,8 +402,8 @@ k_zoom_op(struct hd_tui_app *a)
 		best = &t->spans[a->highlight];
 	for (i = 0; best == NULL && i < t->nspans; i++) {
 		const struct hd_span *s = &t->spans[i];
-		if (s->start <= a->t && a->t < s->end && (best == NULL ||
-		    s->end - s->start < best->end - best->start))
+		if (s->start <= a->t && a->t < s->end &&
+		    (best == NULL || s->end - s->start < best->end - best->start))
 			best = s;
 	}
 	if (best == NULL && (i = (size_t)decisive_span(t, NULL)) < t->nspans)

@@ -15,15 +15,16 @@ draw(struct hd_tui_app *a, int w, int h)
 {
 	int nq = hd_lesson_nquestions(a->l), i, y, right = 0;
 	const struct hd_lesson *next = a->li + 1 < hd_catalog_count(a->cat) ?
-				       hd_catalog_get(a->cat, a->li + 1) : NULL;
+	    hd_catalog_get(a->cat, a->li + 1) :
+	    NULL;
 
 	for (i = 0; i < nq; i++)
 		right += a->said[i].correct == 1;
 	hd_screen_printf(a->scr, NULL, 1, 0, hd_tui_style(HD_ROLE_TITLE, HD_ATTR_BOLD),
 			 "%d  %s: lesson %d done, %d of %d predictions right", a->li + 1,
 			 hd_lesson_title(a->l), a->li + 1, right, nq);
-	hd_screen_puts(a->scr, NULL, 2, 2, "Your predictions against the runs:",
-		       hd_tui_style(HD_ROLE_TITLE, 0));
+	hd_screen_puts(a->scr, NULL, 2, 2,
+		       "Your predictions against the runs:", hd_tui_style(HD_ROLE_TITLE, 0));
 	for (i = 0, y = 4; i < nq && y < h - 6; i++) {
 		const struct hd_question *q = hd_lesson_question(a->l, i);
 		char first[16];
@@ -31,9 +32,9 @@ draw(struct hd_tui_app *a, int w, int h)
 		snprintf(first, sizeof first, "%d. ", i + 1);
 		y = hd_tui_wrap_draw(a, 2, y, w - 4, h - 6, first, q->prompt,
 				     hd_tui_style(HD_ROLE_TEXT, HD_ATTR_BOLD));
-		y = hd_tui_wrap_draw(a, 5, y, w - 7, h - 6, "", a->said[i].verdict,
-				     hd_tui_style(a->said[i].correct == 1 ? HD_ROLE_GOOD :
-						  HD_ROLE_BAD, 0));
+		y = hd_tui_wrap_draw(
+		    a, 5, y, w - 7, h - 6, "", a->said[i].verdict,
+		    hd_tui_style(a->said[i].correct == 1 ? HD_ROLE_GOOD : HD_ROLE_BAD, 0));
 		y++;
 	}
 	if (next != NULL)
@@ -42,7 +43,8 @@ draw(struct hd_tui_app *a, int w, int h)
 	else
 		hd_screen_puts(a->scr, NULL, 2, h - 4, "That was the last lesson of the course.",
 			       hd_tui_style(HD_ROLE_TEXT, HD_ATTR_BOLD));
-	hd_screen_puts(a->scr, NULL, 2, h - 3, "e explore this lesson's runs and knobs   "
+	hd_screen_puts(a->scr, NULL, 2, h - 3,
+		       "e explore this lesson's runs and knobs   "
 		       "A the questions again   p the pages   q the list",
 		       hd_tui_style(HD_ROLE_AXIS, 0));
 }

@@ -49,18 +49,12 @@ static const char *const role_names[HD_ROLE__COUNT] = {
 };
 
 static const enum hd_role hue_roles[HD_HUE__COUNT] = {
-	[HD_HUE_API] = HD_ROLE_API,
-	[HD_HUE_BLOCKED] = HD_ROLE_BLOCKED,
-	[HD_HUE_HOST] = HD_ROLE_HOST,
-	[HD_HUE_STAGING] = HD_ROLE_STAGING,
-	[HD_HUE_COPY_H2D] = HD_ROLE_COPY_H2D,
-	[HD_HUE_COPY_D2H] = HD_ROLE_COPY_D2H,
-	[HD_HUE_COPY_D2D] = HD_ROLE_COPY_D2D,
-	[HD_HUE_KERNEL] = HD_ROLE_KERNEL,
-	[HD_HUE_EVENT] = HD_ROLE_EVENT,
-	[HD_HUE_WAIT] = HD_ROLE_WAIT,
-	[HD_HUE_FAULT] = HD_ROLE_FAULT,
-	[HD_HUE_PREFETCH] = HD_ROLE_PREFETCH,
+	[HD_HUE_API] = HD_ROLE_API,           [HD_HUE_BLOCKED] = HD_ROLE_BLOCKED,
+	[HD_HUE_HOST] = HD_ROLE_HOST,         [HD_HUE_STAGING] = HD_ROLE_STAGING,
+	[HD_HUE_COPY_H2D] = HD_ROLE_COPY_H2D, [HD_HUE_COPY_D2H] = HD_ROLE_COPY_D2H,
+	[HD_HUE_COPY_D2D] = HD_ROLE_COPY_D2D, [HD_HUE_KERNEL] = HD_ROLE_KERNEL,
+	[HD_HUE_EVENT] = HD_ROLE_EVENT,       [HD_HUE_WAIT] = HD_ROLE_WAIT,
+	[HD_HUE_FAULT] = HD_ROLE_FAULT,       [HD_HUE_PREFETCH] = HD_ROLE_PREFETCH,
 	[HD_HUE_COMM] = HD_ROLE_COMM,
 };
 
@@ -97,7 +91,7 @@ static const struct {
 	[HD_G_ARROW_R] = { "\xe2\x96\xb6", ">" },       /* ▶ */
 	[HD_G_ARROW_L] = { "\xe2\x97\x80", "<" },       /* ◀ */
 	[HD_G_PLAY] = { "\xe2\x96\xb6", ">" },          /* ▶ */
-	[HD_G_PAUSE] = { "\xe2\x80\x96", "||" },         /* ‖ */
+	[HD_G_PAUSE] = { "\xe2\x80\x96", "||" },        /* ‖ */
 };
 
 const char *
@@ -249,8 +243,8 @@ hd_utf8_decode(const char *str, unsigned *cp)
 		v = (v << 6) | (p[i] & 0x3f);
 	}
 	/* overlong forms, surrogates, beyond U+10FFFF */
-	if ((n == 3 && v < 0x800) || (n == 4 && v < 0x10000) ||
-	    (v >= 0xd800 && v <= 0xdfff) || v > 0x10ffff)
+	if ((n == 3 && v < 0x800) || (n == 4 && v < 0x10000) || (v >= 0xd800 && v <= 0xdfff) ||
+	    v > 0x10ffff)
 		goto bad;
 	*cp = v;
 	return n;
@@ -272,9 +266,9 @@ static const struct range zero_width[] = {
 };
 
 static const struct range wide[] = {
-	{ 0x1100, 0x115f }, { 0x2e80, 0x303e }, { 0x3041, 0x33ff }, { 0x3400, 0x4dbf },
-	{ 0x4e00, 0x9fff }, { 0xa000, 0xa4cf }, { 0xac00, 0xd7a3 }, { 0xf900, 0xfaff },
-	{ 0xfe30, 0xfe4f }, { 0xff00, 0xff60 }, { 0xffe0, 0xffe6 }, { 0x1f300, 0x1f64f },
+	{ 0x1100, 0x115f },   { 0x2e80, 0x303e },   { 0x3041, 0x33ff },   { 0x3400, 0x4dbf },
+	{ 0x4e00, 0x9fff },   { 0xa000, 0xa4cf },   { 0xac00, 0xd7a3 },   { 0xf900, 0xfaff },
+	{ 0xfe30, 0xfe4f },   { 0xff00, 0xff60 },   { 0xffe0, 0xffe6 },   { 0x1f300, 0x1f64f },
 	{ 0x1f900, 0x1f9ff }, { 0x20000, 0x2fffd }, { 0x30000, 0x3fffd },
 };
 
@@ -339,8 +333,7 @@ unpair(struct hd_screen *s, int x, int y)
 
 /* Put one glyph (bytes g, n of them, w columns) at x, y; the caller has clipped. */
 static void
-put_cell(struct hd_screen *s, int x, int y, const char *g, size_t n, int w,
-	 struct hd_style st)
+put_cell(struct hd_screen *s, int x, int y, const char *g, size_t n, int w, struct hd_style st)
 {
 	struct hd_cell *c;
 
@@ -367,8 +360,8 @@ inside(const struct hd_rect *r, int x, int y)
 }
 
 int
-hd_screen_puts(struct hd_screen *s, const struct hd_rect *clip, int x, int y,
-	       const char *text, struct hd_style st)
+hd_screen_puts(struct hd_screen *s, const struct hd_rect *clip, int x, int y, const char *text,
+	       struct hd_style st)
 {
 	struct hd_rect full = hd_screen_rect(s), r;
 	unsigned cp;
@@ -398,8 +391,8 @@ hd_screen_puts(struct hd_screen *s, const struct hd_rect *clip, int x, int y,
 }
 
 int
-hd_screen_printf(struct hd_screen *s, const struct hd_rect *clip, int x, int y,
-		 struct hd_style st, const char *fmt, ...)
+hd_screen_printf(struct hd_screen *s, const struct hd_rect *clip, int x, int y, struct hd_style st,
+		 const char *fmt, ...)
 {
 	struct hd_buf b;
 	va_list ap;
@@ -414,8 +407,7 @@ hd_screen_printf(struct hd_screen *s, const struct hd_rect *clip, int x, int y,
 }
 
 void
-hd_screen_fill(struct hd_screen *s, struct hd_rect r, const char *glyph,
-	       struct hd_style st)
+hd_screen_fill(struct hd_screen *s, struct hd_rect r, const char *glyph, struct hd_style st)
 {
 	int x, y;
 	unsigned cp;
@@ -443,8 +435,7 @@ hd_screen_style(struct hd_screen *s, struct hd_rect r, struct hd_style st)
 }
 
 void
-hd_screen_box(struct hd_screen *s, struct hd_rect r, const char *title,
-	      struct hd_style st)
+hd_screen_box(struct hd_screen *s, struct hd_rect r, const char *title, struct hd_style st)
 {
 	struct hd_rect top;
 	int x, y, x1 = r.x + r.w - 1, y1 = r.y + r.h - 1;

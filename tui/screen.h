@@ -24,34 +24,34 @@
 
 /* What a cell shows; the terminal module gives each role its colours. */
 enum hd_role {
-	HD_ROLE_DEFAULT,    /* terminal default colours */
-	HD_ROLE_TEXT,       /* body text */
-	HD_ROLE_TITLE,      /* pane and box titles */
-	HD_ROLE_BORDER,     /* box lines */
-	HD_ROLE_AXIS,       /* time axis, ticks and their labels */
-	HD_ROLE_LANE,       /* lane names */
-	HD_ROLE_STATUS,     /* the status line */
+	HD_ROLE_DEFAULT, /* terminal default colours */
+	HD_ROLE_TEXT,    /* body text */
+	HD_ROLE_TITLE,   /* pane and box titles */
+	HD_ROLE_BORDER,  /* box lines */
+	HD_ROLE_AXIS,    /* time axis, ticks and their labels */
+	HD_ROLE_LANE,    /* lane names */
+	HD_ROLE_STATUS,  /* the status line */
 	/* spans: one role per colour role of ir/spanlook.h (hd_role_of_hue) */
-	HD_ROLE_HOST,       /* host compute */
-	HD_ROLE_API,        /* API calls */
-	HD_ROLE_BLOCKED,    /* the host blocked inside an API call */
-	HD_ROLE_STAGING,    /* pageable staging memcpy */
-	HD_ROLE_COPY_H2D,   /* copies towards the device */
-	HD_ROLE_COPY_D2H,   /* copies towards the host */
-	HD_ROLE_COPY_D2D,   /* device-local and peer copies */
+	HD_ROLE_HOST,     /* host compute */
+	HD_ROLE_API,      /* API calls */
+	HD_ROLE_BLOCKED,  /* the host blocked inside an API call */
+	HD_ROLE_STAGING,  /* pageable staging memcpy */
+	HD_ROLE_COPY_H2D, /* copies towards the device */
+	HD_ROLE_COPY_D2H, /* copies towards the host */
+	HD_ROLE_COPY_D2D, /* device-local and peer copies */
 	HD_ROLE_KERNEL,
 	HD_ROLE_EVENT,
-	HD_ROLE_WAIT,       /* a stream waiting */
-	HD_ROLE_FAULT,      /* managed memory faults */
+	HD_ROLE_WAIT,  /* a stream waiting */
+	HD_ROLE_FAULT, /* managed memory faults */
 	HD_ROLE_PREFETCH,
-	HD_ROLE_COMM,       /* NCCL and other communication */
+	HD_ROLE_COMM, /* NCCL and other communication */
 	HD_ROLE_PLAYHEAD,
-	HD_ROLE_GHOST,      /* the previous run, beneath the current one */
-	HD_ROLE_HIGHLIGHT,  /* the decisive event of an explanation */
-	HD_ROLE_BAR,        /* the empty part of a meter */
-	HD_ROLE_GOOD,       /* a right answer, a passed lesson */
-	HD_ROLE_BAD,        /* a wrong answer, an error */
-	HD_ROLE_NOTE,       /* hints and asides */
+	HD_ROLE_GHOST,     /* the previous run, beneath the current one */
+	HD_ROLE_HIGHLIGHT, /* the decisive event of an explanation */
+	HD_ROLE_BAR,       /* the empty part of a meter */
+	HD_ROLE_GOOD,      /* a right answer, a passed lesson */
+	HD_ROLE_BAD,       /* a wrong answer, an error */
+	HD_ROLE_NOTE,      /* hints and asides */
 	HD_ROLE__COUNT
 };
 /* "copy-h2d", "kernel" ...: for dumps, themes and messages. */
@@ -68,14 +68,14 @@ enum {
 };
 
 struct hd_style {
-	unsigned char fg;       /* enum hd_role */
-	unsigned char bg;       /* enum hd_role; HD_ROLE_DEFAULT: the terminal's */
-	unsigned char attr;     /* HD_ATTR_* */
+	unsigned char fg;   /* enum hd_role */
+	unsigned char bg;   /* enum hd_role; HD_ROLE_DEFAULT: the terminal's */
+	unsigned char attr; /* HD_ATTR_* */
 };
 
 struct hd_cell {
-	char g[5];              /* UTF-8 glyph, NUL-terminated; "" on a wide glyph's second cell */
-	unsigned char width;    /* 1, 2 on a wide glyph's first cell, 0 on its second */
+	char g[5];           /* UTF-8 glyph, NUL-terminated; "" on a wide glyph's second cell */
+	unsigned char width; /* 1, 2 on a wide glyph's first cell, 0 on its second */
 	struct hd_style st;
 };
 
@@ -84,11 +84,11 @@ struct hd_rect {
 	int x, y, w, h;
 };
 
-struct hd_screen;           /* opaque */
+struct hd_screen; /* opaque */
 
 /* A w x h screen of blank cells (either may be 0).  Never NULL. */
 struct hd_screen *hd_screen_new(int w, int h);
-void hd_screen_free(struct hd_screen *s);       /* accepts NULL */
+void hd_screen_free(struct hd_screen *s); /* accepts NULL */
 /* Resize and clear. */
 void hd_screen_resize(struct hd_screen *s, int w, int h);
 int hd_screen_width(const struct hd_screen *s);
@@ -126,14 +126,13 @@ int hd_cp_width(unsigned cp);
  * characters are drawn as '?', combining marks are dropped.  Returns the
  * column after the text (as if nothing had been clipped).
  */
-int hd_screen_puts(struct hd_screen *s, const struct hd_rect *clip, int x, int y,
-		   const char *text, struct hd_style st);
+int hd_screen_puts(struct hd_screen *s, const struct hd_rect *clip, int x, int y, const char *text,
+		   struct hd_style st);
 /* printf-style hd_screen_puts. */
 int hd_screen_printf(struct hd_screen *s, const struct hd_rect *clip, int x, int y,
 		     struct hd_style st, const char *fmt, ...) HD_PRINTF(6, 7);
 /* Fill a rectangle (clipped to the screen) with one glyph of width 1. */
-void hd_screen_fill(struct hd_screen *s, struct hd_rect r, const char *glyph,
-		    struct hd_style st);
+void hd_screen_fill(struct hd_screen *s, struct hd_rect r, const char *glyph, struct hd_style st);
 /* Change the style of the cells of a rectangle, keeping their glyphs. */
 void hd_screen_style(struct hd_screen *s, struct hd_rect r, struct hd_style st);
 /*
@@ -141,18 +140,24 @@ void hd_screen_style(struct hd_screen *s, struct hd_rect r, struct hd_style st);
  * top edge; line-drawing characters, or + - | in ASCII mode.  The inside is
  * left alone.
  */
-void hd_screen_box(struct hd_screen *s, struct hd_rect r, const char *title,
-		   struct hd_style st);
+void hd_screen_box(struct hd_screen *s, struct hd_rect r, const char *title, struct hd_style st);
 
 /* The glyphs that have an ASCII fallback. */
 enum hd_glyph {
-	HD_G_HLINE, HD_G_VLINE, HD_G_TL, HD_G_TR, HD_G_BL, HD_G_BR,
+	HD_G_HLINE,
+	HD_G_VLINE,
+	HD_G_TL,
+	HD_G_TR,
+	HD_G_BL,
+	HD_G_BR,
 	HD_G_PLAYHEAD,      /* a vertical line across the lanes */
 	HD_G_PLAYHEAD_AXIS, /* the playhead's mark on the axis */
 	HD_G_FULL,          /* a filled meter cell */
 	HD_G_EMPTY,         /* an empty meter cell */
-	HD_G_ARROW_R, HD_G_ARROW_L,
-	HD_G_PLAY, HD_G_PAUSE,
+	HD_G_ARROW_R,
+	HD_G_ARROW_L,
+	HD_G_PLAY,
+	HD_G_PAUSE,
 	HD_G__COUNT
 };
 /* The glyph's UTF-8 form, or its ASCII form in ASCII mode. */

@@ -26,33 +26,33 @@ static const struct role_look {
 	short c256, c16;
 	int mono;
 } role_looks[HD_ROLE__COUNT] = {
-	[HD_ROLE_DEFAULT]   = { -1, -1, 0 },
-	[HD_ROLE_TEXT]      = { -1, -1, 0 },
-	[HD_ROLE_TITLE]     = { 220, COLOR_YELLOW, A_BOLD },
-	[HD_ROLE_BORDER]    = { 244, COLOR_WHITE, 0 },
-	[HD_ROLE_AXIS]      = { 246, COLOR_WHITE, A_DIM },
-	[HD_ROLE_LANE]      = { 117, COLOR_CYAN, A_BOLD },
-	[HD_ROLE_STATUS]    = { 252, COLOR_WHITE, A_REVERSE },
-	[HD_ROLE_HOST]      = { 71, COLOR_GREEN, 0 },
-	[HD_ROLE_API]       = { 73, COLOR_CYAN, 0 },
-	[HD_ROLE_BLOCKED]   = { 245, COLOR_WHITE, A_BOLD },
-	[HD_ROLE_STAGING]   = { 215, COLOR_YELLOW, A_UNDERLINE },
-	[HD_ROLE_COPY_H2D]  = { 167, COLOR_RED, 0 },
-	[HD_ROLE_COPY_D2H]  = { 217, COLOR_RED, 0 },
-	[HD_ROLE_COPY_D2D]  = { 167, COLOR_RED, 0 },
-	[HD_ROLE_KERNEL]    = { 67, COLOR_BLUE, A_BOLD },
-	[HD_ROLE_EVENT]     = { 139, COLOR_MAGENTA, 0 },
-	[HD_ROLE_WAIT]      = { 240, COLOR_WHITE, A_DIM },
-	[HD_ROLE_FAULT]     = { 196, COLOR_RED, A_UNDERLINE },
-	[HD_ROLE_PREFETCH]  = { 176, COLOR_MAGENTA, A_UNDERLINE },
-	[HD_ROLE_COMM]      = { 114, COLOR_GREEN, A_BOLD },
-	[HD_ROLE_PLAYHEAD]  = { 226, COLOR_YELLOW, A_BOLD },
-	[HD_ROLE_GHOST]     = { 238, COLOR_BLACK, A_DIM },
+	[HD_ROLE_DEFAULT] = { -1, -1, 0 },
+	[HD_ROLE_TEXT] = { -1, -1, 0 },
+	[HD_ROLE_TITLE] = { 220, COLOR_YELLOW, A_BOLD },
+	[HD_ROLE_BORDER] = { 244, COLOR_WHITE, 0 },
+	[HD_ROLE_AXIS] = { 246, COLOR_WHITE, A_DIM },
+	[HD_ROLE_LANE] = { 117, COLOR_CYAN, A_BOLD },
+	[HD_ROLE_STATUS] = { 252, COLOR_WHITE, A_REVERSE },
+	[HD_ROLE_HOST] = { 71, COLOR_GREEN, 0 },
+	[HD_ROLE_API] = { 73, COLOR_CYAN, 0 },
+	[HD_ROLE_BLOCKED] = { 245, COLOR_WHITE, A_BOLD },
+	[HD_ROLE_STAGING] = { 215, COLOR_YELLOW, A_UNDERLINE },
+	[HD_ROLE_COPY_H2D] = { 167, COLOR_RED, 0 },
+	[HD_ROLE_COPY_D2H] = { 217, COLOR_RED, 0 },
+	[HD_ROLE_COPY_D2D] = { 167, COLOR_RED, 0 },
+	[HD_ROLE_KERNEL] = { 67, COLOR_BLUE, A_BOLD },
+	[HD_ROLE_EVENT] = { 139, COLOR_MAGENTA, 0 },
+	[HD_ROLE_WAIT] = { 240, COLOR_WHITE, A_DIM },
+	[HD_ROLE_FAULT] = { 196, COLOR_RED, A_UNDERLINE },
+	[HD_ROLE_PREFETCH] = { 176, COLOR_MAGENTA, A_UNDERLINE },
+	[HD_ROLE_COMM] = { 114, COLOR_GREEN, A_BOLD },
+	[HD_ROLE_PLAYHEAD] = { 226, COLOR_YELLOW, A_BOLD },
+	[HD_ROLE_GHOST] = { 238, COLOR_BLACK, A_DIM },
 	[HD_ROLE_HIGHLIGHT] = { 226, COLOR_YELLOW, A_REVERSE | A_BOLD },
-	[HD_ROLE_BAR]       = { 238, COLOR_BLACK, A_DIM },
-	[HD_ROLE_GOOD]      = { 114, COLOR_GREEN, A_BOLD },
-	[HD_ROLE_BAD]       = { 203, COLOR_RED, A_BOLD },
-	[HD_ROLE_NOTE]      = { 229, COLOR_YELLOW, 0 },
+	[HD_ROLE_BAR] = { 238, COLOR_BLACK, A_DIM },
+	[HD_ROLE_GOOD] = { 114, COLOR_GREEN, A_BOLD },
+	[HD_ROLE_BAD] = { 203, COLOR_RED, A_BOLD },
+	[HD_ROLE_NOTE] = { 229, COLOR_YELLOW, 0 },
 };
 
 /* Screen attribute bits to curses attributes. */
@@ -71,15 +71,15 @@ struct hd_term {
 	enum hd_term_colors colors;
 	bool utf8;
 	int w, h;
-	struct hd_cell *shadow;         /* what the terminal shows, w * h */
+	struct hd_cell *shadow; /* what the terminal shows, w * h */
 	int shadow_w, shadow_h;
-	short pair[HD_ROLE__COUNT][HD_ROLE__COUNT];   /* 0: not allocated yet */
+	short pair[HD_ROLE__COUNT][HD_ROLE__COUNT]; /* 0: not allocated yet */
 	int next_pair;
 	struct sigaction old_int, old_term;
 };
 
 static volatile sig_atomic_t got_signal;
-static struct hd_term *open_term;   /* for the atexit restore */
+static struct hd_term *open_term; /* for the atexit restore */
 
 static void
 on_signal(int sig)
@@ -121,8 +121,10 @@ hd_term_open(bool no_color, struct hd_err *e)
 	if (t->scr == NULL) {
 		sigaction(SIGINT, &t->old_int, NULL);
 		sigaction(SIGTERM, &t->old_term, NULL);
-		hd_err_set(e, HD_EXIT_FAIL, "terminal", "cannot start curses on this terminal "
-			   "(TERM=%s); try 'hdsim --plain'", getenv("TERM") ? getenv("TERM") : "");
+		hd_err_set(e, HD_EXIT_FAIL, "terminal",
+			   "cannot start curses on this terminal "
+			   "(TERM=%s); try 'hdsim --plain'",
+			   getenv("TERM") ? getenv("TERM") : "");
 		free(t);
 		return NULL;
 	}
@@ -259,7 +261,7 @@ static bool
 same_cell(const struct hd_cell *a, const struct hd_cell *b)
 {
 	return a->width == b->width && strcmp(a->g, b->g) == 0 && a->st.fg == b->st.fg &&
-	       a->st.bg == b->st.bg && a->st.attr == b->st.attr;
+	    a->st.bg == b->st.bg && a->st.attr == b->st.attr;
 }
 
 void
@@ -289,7 +291,7 @@ hd_term_paint(struct hd_term *t, const struct hd_screen *s)
 				continue;
 			*sh = *c;
 			if (c->width == 0)
-				continue;       /* the second half of a wide glyph */
+				continue; /* the second half of a wide glyph */
 			a = attr_of(t, c->st, &pair);
 			attr_set(a, pair, NULL);
 			g = c->g[0] == '\0' ? " " : c->g;

@@ -13,12 +13,12 @@
 
 #include <stdbool.h>
 
-#include "tui/screen.h"
 #include "base/util.h"
+#include "tui/screen.h"
 
 /* hd_term_getkey's answers besides curses key codes. */
-#define HD_TERM_TIMEOUT (-1)    /* no key within the timeout */
-#define HD_TERM_SIGNAL  (-2)    /* SIGINT or SIGTERM arrived: close and leave */
+#define HD_TERM_TIMEOUT (-1) /* no key within the timeout */
+#define HD_TERM_SIGNAL  (-2) /* SIGINT or SIGTERM arrived: close and leave */
 
 enum hd_term_colors {
 	HD_TERM_MONO,

@@ -47,8 +47,7 @@ hd_view_opts_init(struct hd_view_opts *o)
 }
 
 enum hd_role
-hd_view_span_role(const struct hd_trace *t, const struct hd_scenario *sc,
-		  const struct hd_span *s)
+hd_view_span_role(const struct hd_trace *t, const struct hd_scenario *sc, const struct hd_span *s)
 {
 	if ((unsigned)s->kind >= HD_SPAN__COUNT)
 		return HD_ROLE_TEXT;
@@ -58,8 +57,8 @@ hd_view_span_role(const struct hd_trace *t, const struct hd_scenario *sc,
 /* ---- timeline pane ------------------------------------------------------- */
 
 void
-hd_view_tl_geom(struct hd_tl_geom *g, const struct hd_trace *t,
-		const struct hd_trace *ghost, struct hd_rect r)
+hd_view_tl_geom(struct hd_tl_geom *g, const struct hd_trace *t, const struct hd_trace *ghost,
+		struct hd_rect r)
 {
 	int i, w = 8, axis_rows;
 	char nb[64];
@@ -119,8 +118,7 @@ view_window(const struct hd_tl_geom *g)
 }
 
 static void
-draw_axis(struct hd_screen *scr, const struct hd_rect *r, const struct hd_tl_geom *g,
-	  int pc)
+draw_axis(struct hd_screen *scr, const struct hd_rect *r, const struct hd_tl_geom *g, int pc)
 {
 	struct hd_tunit u = hd_timeline_unit(g->span);
 	hd_time step = hd_timeline_tick_step(g->span, g->bar_w / 8 > 0 ? g->bar_w / 8 : 1);
@@ -164,9 +162,9 @@ draw_axis(struct hd_screen *scr, const struct hd_rect *r, const struct hd_tl_geo
  * labels, the highlight, blocked time shaded and the playhead column. */
 static void
 draw_lane(struct hd_screen *scr, const struct hd_rect *r, const struct hd_tl_geom *g, int y,
-	  const struct hd_tl_index *ix, const struct hd_tl_index *gix,
-	  const struct hd_scenario *sc, int lane, const struct hd_view_opts *o, int pc,
-	  struct hd_tl_cell *cells, struct hd_tl_cell *gcells, char *lab)
+	  const struct hd_tl_index *ix, const struct hd_tl_index *gix, const struct hd_scenario *sc,
+	  int lane, const struct hd_view_opts *o, int pc, struct hd_tl_cell *cells,
+	  struct hd_tl_cell *gcells, char *lab)
 {
 	bool utf8 = !hd_screen_ascii(scr);
 	int c, gl = -1;
@@ -180,9 +178,10 @@ draw_lane(struct hd_screen *scr, const struct hd_rect *r, const struct hd_tl_geo
 	for (c = 0; c < g->bar_w; c++) {
 		const struct hd_tl_cell *k = &cells[c];
 		const struct hd_span *s = k->owner > 0 ?
-		    &hd_tl_index_trace(ix)->spans[k->owner - 1] : NULL;
-		struct hd_style st = style(k->look != NULL ? hd_role_of_hue(k->look->hue) :
-					   HD_ROLE_DEFAULT, 0);
+		    &hd_tl_index_trace(ix)->spans[k->owner - 1] :
+		    NULL;
+		struct hd_style st = style(
+		    k->look != NULL ? hd_role_of_hue(k->look->hue) : HD_ROLE_DEFAULT, 0);
 		const char *gl_txt = hd_timeline_cell_glyph(k, utf8);
 		char ch[2] = { lab[c], 0 };
 
@@ -193,7 +192,7 @@ draw_lane(struct hd_screen *scr, const struct hd_rect *r, const struct hd_tl_geo
 		} else if (lab[c] != '\0')
 			gl_txt = ch;
 		if (s != NULL && s->kind == HD_SPAN_BLOCKED)
-			st.bg = kind_role(HD_SPAN_BLOCKED);        /* shaded */
+			st.bg = kind_role(HD_SPAN_BLOCKED); /* shaded */
 		if (s != NULL && o->highlight >= 0 && k->owner - 1 == (size_t)o->highlight) {
 			st.bg = HD_ROLE_HIGHLIGHT;
 			st.attr |= HD_ATTR_BOLD;
@@ -264,7 +263,7 @@ hd_view_timeline(struct hd_screen *scr, struct hd_rect r, const struct hd_trace 
 
 struct edge {
 	hd_time at;
-	double rate;        /* + at a start, - at an end */
+	double rate; /* + at a start, - at an end */
 };
 
 static int
@@ -320,8 +319,8 @@ busiest(const struct hd_trace *t, enum hd_lane_kind lane)
 }
 
 void
-hd_view_link_use(const struct hd_trace *t, enum hd_lane_kind lane, hd_time at,
-		 double peak, struct hd_link_use *out)
+hd_view_link_use(const struct hd_trace *t, enum hd_lane_kind lane, hd_time at, double peak,
+		 struct hd_link_use *out)
 {
 	size_t i;
 
@@ -354,8 +353,8 @@ hd_view_link_use(const struct hd_trace *t, enum hd_lane_kind lane, hd_time at,
 /* ---- diagram pane -------------------------------------------------------- */
 
 void
-hd_view_meter(struct hd_screen *scr, const struct hd_rect *clip, int x, int y,
-	      int w, double frac, const char *glyph, struct hd_style full)
+hd_view_meter(struct hd_screen *scr, const struct hd_rect *clip, int x, int y, int w, double frac,
+	      const char *glyph, struct hd_style full)
 {
 	int c, n;
 
@@ -367,9 +366,9 @@ hd_view_meter(struct hd_screen *scr, const struct hd_rect *clip, int x, int y,
 		frac = 1;
 	n = (int)(frac * w + 0.5);
 	for (c = 0; c < w; c++)
-		hd_screen_puts(scr, clip, x + c, y, c < n ? glyph :
-			       hd_screen_glyph(scr, HD_G_EMPTY), c < n ? full :
-			       style(HD_ROLE_BAR, HD_ATTR_DIM));
+		hd_screen_puts(scr, clip, x + c, y,
+			       c < n ? glyph : hd_screen_glyph(scr, HD_G_EMPTY),
+			       c < n ? full : style(HD_ROLE_BAR, HD_ATTR_DIM));
 }
 
 /* The span of the lane active at `at` with the highest priority, or NULL. */
@@ -391,8 +390,8 @@ active_span(const struct hd_trace *t, int lane, hd_time at)
 
 /* The most important span active at `at` on rank's lanes of the kinds given. */
 static const struct hd_span *
-rank_active(const struct hd_trace *t, int rank, const enum hd_lane_kind *kinds,
-	    size_t nk, hd_time at)
+rank_active(const struct hd_trace *t, int rank, const enum hd_lane_kind *kinds, size_t nk,
+	    hd_time at)
 {
 	const struct hd_span *best = NULL;
 	size_t i, k;
@@ -415,14 +414,16 @@ rank_active(const struct hd_trace *t, int rank, const enum hd_lane_kind *kinds,
 
 /* The short label of a span: its op's name or call, without bytes. */
 static void
-short_label(const struct hd_trace *t, const struct hd_scenario *sc,
-	    const struct hd_span *s, char *buf, size_t n)
+short_label(const struct hd_trace *t, const struct hd_scenario *sc, const struct hd_span *s,
+	    char *buf, size_t n)
 {
 	char l1[96], l2[96];
 
 	hd_timeline_span_labels(t, sc, s, l1, l2, sizeof l1);
-	snprintf(buf, n, "%s", l2[0] != '\0' ? l2 : l1[0] != '\0' ? l1 :
-		 hd_span_kind_name(s->kind));
+	snprintf(buf, n, "%s",
+		 l2[0] != '\0'     ? l2 :
+		     l1[0] != '\0' ? l1 :
+				     hd_span_kind_name(s->kind));
 }
 
 static const enum hd_lane_kind host_kinds[] = { HD_LANE_HOST, HD_LANE_API };
@@ -454,10 +455,11 @@ draw_host(struct hd_screen *scr, struct hd_rect b, const struct hd_trace *t,
 		/* the call it is blocked in */
 		for (k = 0; k < t->nspans; k++) {
 			s = &t->spans[k];
-			if (s->kind == HD_SPAN_API && s->lane == best->lane &&
-			    s->start <= at && at < s->end) {
+			if (s->kind == HD_SPAN_API && s->lane == best->lane && s->start <= at &&
+			    at < s->end) {
 				short_label(t, sc, s, lab, sizeof lab);
-				hd_screen_puts(scr, &in, in.x, y, lab, style(kind_role(HD_SPAN_API), 0));
+				hd_screen_puts(scr, &in, in.x, y, lab,
+					       style(kind_role(HD_SPAN_API), 0));
 				break;
 			}
 		}
@@ -495,7 +497,8 @@ draw_link(struct hd_screen *scr, const struct hd_rect *clip, int x, int y, int w
 	y++;
 	if (y - y0 < rows) {
 		if (u.nflows == 0)
-			hd_screen_puts(scr, clip, x + 5, y, "idle", style(HD_ROLE_TEXT, HD_ATTR_DIM));
+			hd_screen_puts(scr, clip, x + 5, y, "idle",
+				       style(HD_ROLE_TEXT, HD_ATTR_DIM));
 		else
 			hd_screen_printf(scr, clip, x + 5, y, style(HD_ROLE_TEXT, 0),
 					 "%d moving, %s left", u.nflows,
@@ -506,8 +509,8 @@ draw_link(struct hd_screen *scr, const struct hd_rect *clip, int x, int y, int w
 	for (k = 0; k < u.nflows && k < HD_LINK_MAX_FLOWS && y - y0 < rows; k++, y++) {
 		int head = (int)(u.done[k] * (mw - 1) + 0.5);
 
-		hd_view_meter(scr, clip, x + 5, y, mw, u.share[k],
-			      hd_spanlook_glyph(look, true), style(role, 0));
+		hd_view_meter(scr, clip, x + 5, y, mw, u.share[k], hd_spanlook_glyph(look, true),
+			      style(role, 0));
 		if (d2h)
 			head = mw - 1 - head;
 		hd_screen_puts(scr, clip, x + 5 + head, y,
@@ -544,17 +547,19 @@ draw_gpu(struct hd_screen *scr, struct hd_rect b, const struct hd_trace *t,
 			if (in.h <= 0 || y >= in.y + in.h)
 				continue;
 			if (y == in.y + in.h - 1 && shown + 1 < total)
-				continue;     /* the last row says how many are left out */
+				continue; /* the last row says how many are left out */
 			s = active_span(t, ord[i], at);
 			x = hd_screen_puts(scr, &row, in.x, y, ln->name, style(HD_ROLE_LANE, 0));
 			x = x < in.x + in.w / 2 ? in.x + in.w / 2 : x + 1;
 			if (s == NULL)
-				hd_screen_puts(scr, &row, x, y, "idle", style(HD_ROLE_TEXT, HD_ATTR_DIM));
+				hd_screen_puts(scr, &row, x, y, "idle",
+					       style(HD_ROLE_TEXT, HD_ATTR_DIM));
 			else {
 				g[0] = hd_timeline_span_glyph(t, sc, s);
 				short_label(t, sc, s, lab, sizeof lab);
-				x = hd_screen_puts(scr, &row, x, y, g,
-						   style(hd_view_span_role(t, sc, s), HD_ATTR_BOLD));
+				x = hd_screen_puts(
+				    scr, &row, x, y, g,
+				    style(hd_view_span_role(t, sc, s), HD_ATTR_BOLD));
 				hd_screen_puts(scr, &row, x + 1, y, lab,
 					       style(hd_view_span_role(t, sc, s), 0));
 			}
@@ -578,9 +583,8 @@ static void
 draw_ranks(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 	   const struct hd_scenario *sc, const struct hd_view_opts *o, int maxr)
 {
-	static const enum hd_lane_kind gpu_k[] = {
-		HD_LANE_STREAM, HD_LANE_COMPUTE, HD_LANE_CE_H2D, HD_LANE_CE_D2H,
-		HD_LANE_CE_D2D };
+	static const enum hd_lane_kind gpu_k[] = { HD_LANE_STREAM, HD_LANE_COMPUTE, HD_LANE_CE_H2D,
+						   HD_LANE_CE_D2H, HD_LANE_CE_D2D };
 	int n = maxr + 1, bw = 16, fit, shown, i, rank;
 	double peak = 0;
 	size_t k;
@@ -616,25 +620,26 @@ draw_ranks(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 			continue;
 		h = rank_active(t, rank, host_kinds, HD_ARRAY_LEN(host_kinds), o->t);
 		if (h == NULL)
-			hd_screen_puts(scr, &in, in.x, y, "host idle", style(HD_ROLE_TEXT,
-				       HD_ATTR_DIM));
+			hd_screen_puts(scr, &in, in.x, y, "host idle",
+				       style(HD_ROLE_TEXT, HD_ATTR_DIM));
 		else if (h->kind == HD_SPAN_BLOCKED)
 			hd_screen_puts(scr, &in, in.x, y, hd_why_name(h->why),
 				       style(kind_role(HD_SPAN_BLOCKED), HD_ATTR_BOLD));
 		else {
 			short_label(t, sc, h, lab, sizeof lab);
-			hd_screen_puts(scr, &in, in.x, y, lab, style(hd_view_span_role(t, sc, h), 0));
+			hd_screen_puts(scr, &in, in.x, y, lab,
+				       style(hd_view_span_role(t, sc, h), 0));
 		}
 		if (++y >= in.y + in.h)
 			continue;
 		g = rank_active(t, rank, gpu_k, HD_ARRAY_LEN(gpu_k), o->t);
 		if (g == NULL)
-			hd_screen_puts(scr, &in, in.x, y, "GPU idle", style(HD_ROLE_TEXT,
-				       HD_ATTR_DIM));
+			hd_screen_puts(scr, &in, in.x, y, "GPU idle",
+				       style(HD_ROLE_TEXT, HD_ATTR_DIM));
 		else {
 			short_label(t, sc, g, lab, sizeof lab);
-			hd_screen_puts(scr, &in, in.x, y, lab, style(hd_view_span_role(t, sc, g),
-				       HD_ATTR_BOLD));
+			hd_screen_puts(scr, &in, in.x, y, lab,
+				       style(hd_view_span_role(t, sc, g), HD_ATTR_BOLD));
 		}
 		if (++y >= in.y + in.h)
 			continue;
@@ -651,11 +656,12 @@ draw_ranks(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 			}
 			{
 				double rate = (double)l->bytes * 1e12 / (double)(l->end - l->start);
-				double done = (double)(o->t - l->start) / (double)(l->end - l->start);
+				double done = (double)(o->t - l->start) /
+				    (double)(l->end - l->start);
 				int head = (int)(done * (mw - 1) + 0.5);
 
-				hd_view_meter(scr, &in, in.x, y, mw, peak > 0 ? rate / peak : 1, "=",
-					      style(kind_role(HD_SPAN_COMM), 0));
+				hd_view_meter(scr, &in, in.x, y, mw, peak > 0 ? rate / peak : 1,
+					      "=", style(kind_role(HD_SPAN_COMM), 0));
 				hd_screen_puts(scr, &in, in.x + head, y,
 					       hd_screen_glyph(scr, HD_G_ARROW_R),
 					       style(kind_role(HD_SPAN_COMM), HD_ATTR_BOLD));
@@ -716,8 +722,8 @@ hd_view_status(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t
 	x = hd_screen_printf(scr, &r, r.x + 1, r.y, st, "t %s / %s %s  ",
 			     hd_timeline_fmt(now, sizeof now, o->t, u, 3),
 			     hd_timeline_fmt(end, sizeof end, t->makespan, u, 3), u.name);
-	x = hd_screen_puts(scr, &r, x, r.y, hd_screen_glyph(scr, o->playing ? HD_G_PLAY :
-			   HD_G_PAUSE), st);
+	x = hd_screen_puts(scr, &r, x, r.y,
+			   hd_screen_glyph(scr, o->playing ? HD_G_PLAY : HD_G_PAUSE), st);
 	x = hd_screen_printf(scr, &r, x, r.y, st, " %gx   makespan %s", o->speed,
 			     hd_fmt_time(ms, sizeof ms, t->makespan));
 	if (o->ghost != NULL) {
@@ -782,7 +788,7 @@ hd_view_compare(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *
 			g.span = traces[i]->makespan;
 	}
 	g.bar_x = in.x + g.name_w + 1;
-	g.bar_w = in.w - g.name_w - 1 - 10;         /* room for the makespan */
+	g.bar_w = in.w - g.name_w - 1 - 10; /* room for the makespan */
 	if (g.bar_w < 4)
 		return;
 	bar = hd_xcalloc((size_t)g.bar_w + 1, sizeof *bar);
@@ -798,9 +804,9 @@ hd_view_compare(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *
 		for (c = 0; c < w && c < g.bar_w; c++) {
 			const struct hd_spanlook *lk = bar[c].look;
 
-			hd_screen_puts(scr, &in, g.bar_x + c, y,
-				       hd_timeline_cell_glyph(&bar[c], utf8),
-				       style(lk != NULL ? hd_role_of_hue(lk->hue) : HD_ROLE_DEFAULT, 0));
+			hd_screen_puts(
+			    scr, &in, g.bar_x + c, y, hd_timeline_cell_glyph(&bar[c], utf8),
+			    style(lk != NULL ? hd_role_of_hue(lk->hue) : HD_ROLE_DEFAULT, 0));
 		}
 		hd_screen_puts(scr, &in, g.bar_x + c, y, "|", style(HD_ROLE_AXIS, 0));
 		hd_screen_puts(scr, &in, g.bar_x + c + 2, y,

@@ -18,22 +18,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ir/ir.h"
-#include "tui/screen.h"
-#include "ir/trace.h"
 #include "base/units.h"
+#include "ir/ir.h"
+#include "ir/trace.h"
+#include "tui/screen.h"
 
 struct hd_view_opts {
-	hd_time t;                      /* the playhead */
-	double speed;                   /* playback speed shown in the status line (1 = 1x) */
-	bool playing;                   /* status line: playing or paused */
-	const struct hd_trace *ghost;   /* previous run drawn dim beneath, or NULL */
-	const char *ghost_name;         /* what the ghost is, for the status line
+	hd_time t;                    /* the playhead */
+	double speed;                 /* playback speed shown in the status line (1 = 1x) */
+	bool playing;                 /* status line: playing or paused */
+	const struct hd_trace *ghost; /* previous run drawn dim beneath, or NULL */
+	const char *ghost_name;       /* what the ghost is, for the status line
 					 * (NULL: "before", the run before a knob change) */
-	int highlight;                  /* span index drawn highlighted, or -1 */
-	double h2d_bw, d2h_bw;          /* PCIe peak per direction, bytes/s; 0: the
+	int highlight;                /* span index drawn highlighted, or -1 */
+	double h2d_bw, d2h_bw;        /* PCIe peak per direction, bytes/s; 0: the
 					 * fastest span of that lane in the trace */
-	hd_time z0, z1;                 /* zoom: the timeline shows [z0, z1); z1 <= z0:
+	hd_time z0, z1;               /* zoom: the timeline shows [z0, z1); z1 <= z0:
 					 * the whole run */
 };
 /* Defaults: t 0, speed 1, paused, no ghost, no highlight, bandwidth from the
@@ -53,15 +53,15 @@ enum hd_role hd_view_span_role(const struct hd_trace *t, const struct hd_scenari
  * bar covers [t0 + c * span / bar_w, t0 + (c + 1) * span / bar_w).
  */
 struct hd_tl_geom {
-	int name_w;         /* lane name column */
-	int bar_x, bar_w;   /* first column of the bar area and its width (may be 0) */
-	int lanes_y;        /* row of the first lane */
-	int nrows;          /* lane rows shown (lanes beyond them are left out) */
-	int axis_y;         /* axis row, or -1 when there is no room */
-	hd_time t0, span;   /* the time at the bar's left edge, and its width */
+	int name_w;       /* lane name column */
+	int bar_x, bar_w; /* first column of the bar area and its width (may be 0) */
+	int lanes_y;      /* row of the first lane */
+	int nrows;        /* lane rows shown (lanes beyond them are left out) */
+	int axis_y;       /* axis row, or -1 when there is no room */
+	hd_time t0, span; /* the time at the bar's left edge, and its width */
 };
-void hd_view_tl_geom(struct hd_tl_geom *g, const struct hd_trace *t,
-		     const struct hd_trace *ghost, struct hd_rect r);
+void hd_view_tl_geom(struct hd_tl_geom *g, const struct hd_trace *t, const struct hd_trace *ghost,
+		     struct hd_rect r);
 /* The bar column (relative to bar_x) of time tm: floor((tm - t0) * bar_w / span). */
 int hd_view_tl_col(const struct hd_tl_geom *g, hd_time tm);
 
@@ -82,11 +82,11 @@ void hd_view_timeline(struct hd_screen *scr, struct hd_rect r, const struct hd_t
 
 /* What one link direction carries at one instant. */
 struct hd_link_use {
-	int nflows;             /* transfers on the link at that time */
-	uint64_t in_flight;     /* bytes of those transfers not yet delivered */
-	double rate;            /* their summed average rates, bytes/s */
-	double peak;            /* the link's bandwidth used as 100 %, bytes/s */
-	double use;             /* rate / peak, 0 .. 1 */
+	int nflows;                      /* transfers on the link at that time */
+	uint64_t in_flight;              /* bytes of those transfers not yet delivered */
+	double rate;                     /* their summed average rates, bytes/s */
+	double peak;                     /* the link's bandwidth used as 100 %, bytes/s */
+	double use;                      /* rate / peak, 0 .. 1 */
 	double share[HD_LINK_MAX_FLOWS]; /* each transfer's rate / peak, in span order */
 	double done[HD_LINK_MAX_FLOWS];  /* each transfer's fraction delivered */
 };
@@ -98,8 +98,8 @@ struct hd_link_use {
  * `peak` is the bandwidth that is 100 %; 0 takes the fastest average rate of
  * any span on those lanes (the rate of a transfer that had the link alone).
  */
-void hd_view_link_use(const struct hd_trace *t, enum hd_lane_kind lane, hd_time at,
-		      double peak, struct hd_link_use *out);
+void hd_view_link_use(const struct hd_trace *t, enum hd_lane_kind lane, hd_time at, double peak,
+		      struct hd_link_use *out);
 
 /*
  * Draw the diagram pane into r: boxes for the host (what it is doing or why
@@ -113,8 +113,8 @@ void hd_view_diagram(struct hd_screen *scr, struct hd_rect r, const struct hd_tr
 
 /* Draw a meter of `frac` (0..1) in w cells at x, y: round(frac * w) full
  * cells, then empty ones; the full part in style `full`. */
-void hd_view_meter(struct hd_screen *scr, const struct hd_rect *clip, int x, int y,
-		   int w, double frac, const char *glyph, struct hd_style full);
+void hd_view_meter(struct hd_screen *scr, const struct hd_rect *clip, int x, int y, int w,
+		   double frac, const char *glyph, struct hd_style full);
 
 /* ---- status line --------------------------------------------------------- */
 
@@ -155,13 +155,13 @@ int hd_view_legend(struct hd_screen *scr, struct hd_rect r, const struct hd_trac
 
 /* ---- playback events ----------------------------------------------------- */
 
-struct hd_events;   /* opaque: the sorted distinct span boundaries of a trace */
+struct hd_events; /* opaque: the sorted distinct span boundaries of a trace */
 
 /* Every distinct span start and end time of t, ascending.  Never NULL. */
 struct hd_events *hd_events_new(const struct hd_trace *t);
-void hd_events_free(struct hd_events *ev);      /* accepts NULL */
+void hd_events_free(struct hd_events *ev); /* accepts NULL */
 size_t hd_events_count(const struct hd_events *ev);
-hd_time hd_events_at(const struct hd_events *ev, size_t i);   /* 0 when i >= count */
+hd_time hd_events_at(const struct hd_events *ev, size_t i); /* 0 when i >= count */
 /* The first event strictly after t, or t when there is none. */
 hd_time hd_events_next(const struct hd_events *ev, hd_time t);
 /* The last event strictly before t, or t when there is none. */

@@ -24,8 +24,7 @@ hd_tui_wrap_draw(struct hd_tui_app *a, int x, int y, int w, int ymax, const char
 		if (nl != NULL)
 			*nl++ = '\0';
 		hd_buf_init(&b);
-		hd_timeline_wrap(&b, p == src ? first : "", p, w,
-				 p == src ? indent : 0);
+		hd_timeline_wrap(&b, p == src ? first : "", p, w, p == src ? indent : 0);
 		for (line = strtok_r(b.s, "\n", &save); line != NULL;
 		     line = strtok_r(NULL, "\n", &save))
 			if (y < ymax)

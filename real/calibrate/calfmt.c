@@ -47,8 +47,10 @@ hd_cal_set_rate(struct hd_buf *sum, const char *key, double *f, double v, const 
 	char a[32], b[32];
 
 	if (!(v > 0) || !isfinite(v)) {
-		hd_buf_printf(sum, "  %-20s %-14s kept (the measurement gave no usable "
-			      "value)\n", key, hd_cal_frate(a, sizeof a, *f));
+		hd_buf_printf(sum,
+			      "  %-20s %-14s kept (the measurement gave no usable "
+			      "value)\n",
+			      key, hd_cal_frate(a, sizeof a, *f));
 		return;
 	}
 	v = hd_cal_round_sig(v);
@@ -63,8 +65,10 @@ hd_cal_set_time(struct hd_buf *sum, const char *key, hd_time *f, double s, const
 	char a[32], b[32];
 
 	if (!(s >= 0) || !isfinite(s)) {
-		hd_buf_printf(sum, "  %-20s %-14s kept (the measurement gave no usable "
-			      "value)\n", key, hd_fmt_time(a, sizeof a, *f));
+		hd_buf_printf(sum,
+			      "  %-20s %-14s kept (the measurement gave no usable "
+			      "value)\n",
+			      key, hd_fmt_time(a, sizeof a, *f));
 		return;
 	}
 	hd_buf_printf(sum, "  %-20s %-14s (base %s) %s\n", key,

@@ -30,10 +30,8 @@ hd_time hd_cal_to_time(double s);
  * `sum`; a value that is not usable (not finite, or not positive for rates)
  * keeps the old one and says so.
  */
-void hd_cal_set_rate(struct hd_buf *sum, const char *key, double *f, double v,
-		     const char *how);
-void hd_cal_set_time(struct hd_buf *sum, const char *key, hd_time *f, double s,
-		     const char *how);
+void hd_cal_set_rate(struct hd_buf *sum, const char *key, double *f, double v, const char *how);
+void hd_cal_set_time(struct hd_buf *sum, const char *key, hd_time *f, double s, const char *how);
 void hd_cal_set_int(struct hd_buf *sum, const char *key, int *f, int v, const char *how);
 
 /* Has the user asked to stop (*stop set, stop may be NULL)?  -1 with e saying

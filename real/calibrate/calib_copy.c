@@ -39,8 +39,9 @@ sweep_pinned(struct cal *c, int d2h, struct hd_fit *fit, int *fitted)
 	memset(&sw, 0, sizeof sw);
 	*fitted = 0;
 	snprintf(title, sizeof title, "Pinned %s (cudaMemcpyAsync, pinned host memory)", dir);
-	calp_log_head(c, title, "CUDA events around N copies queued behind a spin-kernel gate "
-		 "on a non-blocking stream; time per copy");
+	calp_log_head(c, title,
+		      "CUDA events around N copies queued behind a spin-kernel gate "
+		      "on a non-blocking stream; time per copy");
 	for (i = 0; i < ns; i++) {
 		struct calp_copy_op op;
 		struct calp_gate g;
@@ -63,13 +64,13 @@ sweep_pinned(struct cal *c, int d2h, struct hd_fit *fit, int *fitted)
 		samples = c->quick || sizes[i] >= 64 * MiB ? 3 : 5;
 		if (calp_sample_stats(c, calp_gated, &g, samples, &st) != 0)
 			return -1;
-		calp_log_row(c, sz, samples, g.reps, &st, hd_cal_frate(r, sizeof r,
-							    (double)sizes[i] / st.median));
+		calp_log_row(c, sz, samples, g.reps, &st,
+			     hd_cal_frate(r, sizeof r, (double)sizes[i] / st.median));
 		sw.n[sw.count] = (double)sizes[i];
 		sw.t[sw.count++] = st.median;
 	}
 	return calp_sweep_fit(c, &sw, 64.0 * KiB, 16.0 * MiB, "B/s", ">= 16 MiB",
-			 "mean of t - n / beta over sizes <= 64 KiB", fit, fitted);
+			      "mean of t - n / beta over sizes <= 64 KiB", fit, fitted);
 }
 
 /*
@@ -81,8 +82,8 @@ sweep_pinned(struct cal *c, int d2h, struct hd_fit *fit, int *fitted)
 struct live_op {
 	size_t n;
 	int reps;
-	int k;                          /* samples taken */
-	double issue[MAX_SAMPLES];      /* the host's time per call, per sample */
+	int k;                     /* samples taken */
+	double issue[MAX_SAMPLES]; /* the host's time per call, per sample */
 };
 
 static int
@@ -99,8 +100,9 @@ sample_live(struct cal *c, const void *arg, double *done)
 	for (i = 0; i < op->reps; i++) {
 		size_t at = (size_t)i * op->n % span;
 
-		if (CK(c, cudaMemcpyAsync((char *)c->dbuf + at, (char *)c->hpin + at, op->n,
-					   cudaMemcpyHostToDevice, c->s)))
+		if (CK(c,
+		       cudaMemcpyAsync((char *)c->dbuf + at, (char *)c->hpin + at, op->n,
+				       cudaMemcpyHostToDevice, c->s)))
 			return -1;
 	}
 	t1 = calp_now();
@@ -123,17 +125,20 @@ static int
 live_latency(struct cal *c, double rate, double *alpha)
 {
 	static const size_t sizes[] = { 4 * KiB, 16 * KiB, 64 * KiB };
-	enum { NS = (int)HD_ARRAY_LEN(sizes) };
+	enum {
+		NS = (int)HD_ARRAY_LEN(sizes)
+	};
 	double n[NS], done[NS], issue[NS], dummy;
 	int i, used;
 	char sz[32], a[32], b[32];
 
 	*alpha = -1;
-	calp_log_head(c, "Pinned H2D copies issued live (no gate), as lessons issue them",
-		 "host clock from the first of 2048 cudaMemcpyAsync calls to the sync's return, "
-		 "per copy; 'issue' is the host's time per call");
+	calp_log_head(
+	    c, "Pinned H2D copies issued live (no gate), as lessons issue them",
+	    "host clock from the first of 2048 cudaMemcpyAsync calls to the sync's return, "
+	    "per copy; 'issue' is the host's time per call");
 	for (i = 0; i < NS; i++) {
-		static struct live_op op, warm;        /* large: kept off the stack */
+		static struct live_op op, warm; /* large: kept off the stack */
 		struct hd_stats st, si;
 		int samples = c->quick ? 3 : 5;
 
@@ -158,12 +163,15 @@ live_latency(struct cal *c, double rate, double *alpha)
 	}
 	used = hd_fit_live_latency(n, done, issue, NS, rate, alpha);
 	if (used == 0) {
-		hd_buf_printf(c->log, "  the host's calls, not the engine, set the pace at every "
+		hd_buf_printf(c->log,
+			      "  the host's calls, not the engine, set the pace at every "
 			      "size: the calp_gated figure stands\n");
 		return 0;
 	}
-	hd_buf_printf(c->log, "  engine cost per live copy = mean of t - n / %s over %d size%s "
-		      "= %s\n", hd_cal_frate(b, sizeof b, rate), used, used == 1 ? "" : "s",
+	hd_buf_printf(c->log,
+		      "  engine cost per live copy = mean of t - n / %s over %d size%s "
+		      "= %s\n",
+		      hd_cal_frate(b, sizeof b, rate), used, used == 1 ? "" : "s",
 		      hd_cal_ftime(a, sizeof a, *alpha));
 	return 0;
 }
@@ -186,11 +194,13 @@ calp_stage_pinned(struct cal *c)
 	c->h2d = okh ? fh.beta : c->base.h2d_bw;
 	c->d2h = okd ? fd.beta : c->base.d2h_bw;
 	if (okh)
-		hd_cal_set_rate(&c->sum, "pcie.h2d", &c->p->h2d_bw, fh.beta, "fitted beta, pinned H2D");
+		hd_cal_set_rate(&c->sum, "pcie.h2d", &c->p->h2d_bw, fh.beta,
+				"fitted beta, pinned H2D");
 	else
 		hd_buf_printf(&c->sum, "  %-20s kept (no fit)\n", "pcie.h2d");
 	if (okd)
-		hd_cal_set_rate(&c->sum, "pcie.d2h", &c->p->d2h_bw, fd.beta, "fitted beta, pinned D2H");
+		hd_cal_set_rate(&c->sum, "pcie.d2h", &c->p->d2h_bw, fd.beta,
+				"fitted beta, pinned D2H");
 	else
 		hd_buf_printf(&c->sum, "  %-20s kept (no fit)\n", "pcie.d2h");
 	/* The model charges copy_latency per copy, then the bytes at the link rate:
@@ -209,7 +219,8 @@ calp_stage_pinned(struct cal *c)
 			return -1;
 		if (live > lat) {
 			lat = live;
-			snprintf(how, sizeof how, "back-to-back copies issued live, less the "
+			snprintf(how, sizeof how,
+				 "back-to-back copies issued live, less the "
 				 "bytes at pcie.h2d");
 		}
 	}
@@ -245,8 +256,9 @@ sample_bidir(struct cal *c, uint64_t b, int reps, struct bidir_res *r)
 	c->flags[FLAG_LATCH] = 0;
 	c->flags[FLAG_TIMED_OUT] = 0;
 	__sync_synchronize();
-	failed = KCK(c, hd_kernel_latch((hd_cuda_stream)c->s, c->dflags + FLAG_LATCH,
-				      LATCH_TIMEOUT_NS, c->dflags + FLAG_TIMED_OUT));
+	failed = KCK(c,
+		     hd_kernel_latch((hd_cuda_stream)c->s, c->dflags + FLAG_LATCH, LATCH_TIMEOUT_NS,
+				     c->dflags + FLAG_TIMED_OUT));
 	/* s2 waits for the gate, warms up, and s waits for that before starting */
 	failed = failed || CK(c, cudaEventRecord(c->ev[2], c->s));
 	failed = failed || CK(c, cudaStreamWaitEvent(c->s2, c->ev[2], 0));
@@ -258,18 +270,19 @@ sample_bidir(struct cal *c, uint64_t b, int reps, struct bidir_res *r)
 	failed = failed || CK(c, cudaStreamWaitEvent(c->s2, c->ev[0], 0));
 	for (i = 0; !failed && i < reps; i++)
 		failed = CK(c, cudaMemcpyAsync(dp, hp, b, cudaMemcpyHostToDevice, c->s)) ||
-			 CK(c, cudaMemcpyAsync(hp + b, dp + b, b, cudaMemcpyDeviceToHost, c->s2));
+		    CK(c, cudaMemcpyAsync(hp + b, dp + b, b, cudaMemcpyDeviceToHost, c->s2));
 	failed = failed || CK(c, cudaEventRecord(c->ev[1], c->s));
 	failed = failed || CK(c, cudaEventRecord(c->ev[3], c->s2));
 	calp_release(c);
 	if (!failed)
 		calp_read_link(c, &r->gen, &r->lanes, r->link, sizeof r->link);
 	failed = failed || CK(c, cudaStreamSynchronize(c->s)) ||
-		 CK(c, cudaStreamSynchronize(c->s2));
+	    CK(c, cudaStreamSynchronize(c->s2));
 	if (failed)
 		return -1;
 	if (c->flags[FLAG_TIMED_OUT]) {
-		hd_err_set(c->e, HD_EXIT_FAIL, "", "calibrate: the spin-kernel gate timed out "
+		hd_err_set(c->e, HD_EXIT_FAIL, "",
+			   "calibrate: the spin-kernel gate timed out "
 			   "before the bidirectional copies were queued");
 		return -1;
 	}
@@ -296,8 +309,8 @@ calp_stage_bidir(struct cal *c)
 		b = 64 * MiB;
 	hd_cal_fbytes(sz, sizeof sz, (double)b);
 	calp_log_head(c, "Both directions at once (pinned H2D on one stream, D2H on another)",
-		 "one spin-kernel gate releases both; total = bytes moved while both ran / "
-		 "that time, the later direction's tail at its solo rate");
+		      "one spin-kernel gate releases both; total = bytes moved while both ran / "
+		      "that time, the later direction's tail at its solo rate");
 	memset(&r, 0, sizeof r);
 	for (i = 0; i < samples; i++) {
 		struct hd_err fe = { 0 };
@@ -320,22 +333,25 @@ calp_stage_bidir(struct cal *c)
 	hd_buf_printf(c->log, "    = H2D while D2H runs\n");
 	calp_log_row(c, sz, samples, reps, &sd, hd_cal_frate(a, sizeof a, (double)b / sd.median));
 	hd_buf_printf(c->log, "    = D2H while H2D runs\n");
-	hd_buf_printf(c->log, "  total while both ran: %s (median), IQR %s; alone: H2D %s, "
-		      "D2H %s\n", hd_cal_frate(a, sizeof a, st.median), hd_cal_frate(x, sizeof x, st.iqr),
+	hd_buf_printf(c->log,
+		      "  total while both ran: %s (median), IQR %s; alone: H2D %s, "
+		      "D2H %s\n",
+		      hd_cal_frate(a, sizeof a, st.median), hd_cal_frate(x, sizeof x, st.iqr),
 		      hd_cal_frate(y, sizeof y, c->h2d), hd_cal_frate(sz, sizeof sz, c->d2h));
 	hd_buf_printf(c->log, "  PCIe link during the copies (sysfs): %s\n", r.link);
 	hd_cal_set_rate(&c->sum, "pcie.bidir", &c->p->bidir_bw, st.median,
-		 "total of both directions while both ran");
+			"total of both directions while both ran");
 	c->bidir = st.median;
 	if (r.gen > 0 && r.lanes > 0) {
-		hd_buf_printf(&c->sum, "  %-20s %-14d (base %d) sysfs current_link_speed under "
-			      "load\n", "pcie.gen", r.gen, c->p->pcie_gen);
+		hd_buf_printf(&c->sum,
+			      "  %-20s %-14d (base %d) sysfs current_link_speed under "
+			      "load\n",
+			      "pcie.gen", r.gen, c->p->pcie_gen);
 		hd_buf_printf(&c->sum, "  %-20s %-14d (base %d) sysfs current_link_width\n",
 			      "pcie.lanes", r.lanes, c->p->pcie_lanes);
 		c->p->pcie_gen = r.gen;
 		c->p->pcie_lanes = r.lanes;
 	} else
-		hd_buf_printf(&c->sum, "  %-20s kept (sysfs link unreadable)\n",
-			      "pcie.gen/lanes");
+		hd_buf_printf(&c->sum, "  %-20s kept (sysfs link unreadable)\n", "pcie.gen/lanes");
 	return 0;
 }

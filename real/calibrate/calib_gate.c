@@ -35,7 +35,7 @@ calp_cuda(struct hd_err *e, cudaError_t rc, const char *call)
 	if (rc == cudaSuccess)
 		return 0;
 	hd_cuda_fail(e, "calibrate: ", call, 1, rc);
-	cudaGetLastError();     /* clear a sticky launch error so clean-up can run */
+	cudaGetLastError(); /* clear a sticky launch error so clean-up can run */
 	return -1;
 }
 
@@ -111,8 +111,8 @@ void
 calp_log_head(struct cal *c, const char *title, const char *method)
 {
 	hd_buf_printf(c->log, "\n%s\n  %s\n", title, method);
-	hd_buf_printf(c->log, "  %12s %7s %5s %12s %12s %14s\n", "size", "samples", "ops",
-		      "median", "IQR", "rate");
+	hd_buf_printf(c->log, "  %12s %7s %5s %12s %12s %14s\n", "size", "samples", "ops", "median",
+		      "IQR", "rate");
 }
 
 void
@@ -127,8 +127,8 @@ calp_log_row(struct cal *c, const char *size, int samples, int ops, const struct
 }
 
 static void
-log_fit(struct cal *c, const struct hd_fit *f, int count, const char *rate_what,
-	const char *large, const char *small)
+log_fit(struct cal *c, const struct hd_fit *f, int count, const char *rate_what, const char *large,
+	const char *small)
 {
 	char a[32], b[32];
 
@@ -136,9 +136,11 @@ log_fit(struct cal *c, const struct hd_fit *f, int count, const char *rate_what,
 		hd_fmt_flops(b, sizeof b, f->beta);
 	else
 		hd_cal_frate(b, sizeof b, f->beta);
-	hd_buf_printf(c->log, "  fit t = alpha + n / beta: beta = %s (least squares over %d "
+	hd_buf_printf(c->log,
+		      "  fit t = alpha + n / beta: beta = %s (least squares over %d "
 		      "sizes %s); alpha = %s (%s); residual over %d sizes: max %.1f %%, "
-		      "rms %.1f %%\n", b, f->n_large, large, hd_cal_ftime(a, sizeof a, f->alpha),
+		      "rms %.1f %%\n",
+		      b, f->n_large, large, hd_cal_ftime(a, sizeof a, f->alpha),
 		      f->alpha_from_large ? "the intercept of that fit" : small, count,
 		      100 * f->max_rel, 100 * f->rms_rel);
 	if (f->alpha_clamped)
@@ -200,8 +202,9 @@ calp_gated(struct cal *c, const void *gate, double *sec)
 	c->flags[FLAG_LATCH] = 0;
 	c->flags[FLAG_TIMED_OUT] = 0;
 	__sync_synchronize();
-	failed = KCK(c, hd_kernel_latch((hd_cuda_stream)c->s, c->dflags + FLAG_LATCH,
-					LATCH_TIMEOUT_NS, c->dflags + FLAG_TIMED_OUT)) != 0;
+	failed = KCK(c,
+		     hd_kernel_latch((hd_cuda_stream)c->s, c->dflags + FLAG_LATCH, LATCH_TIMEOUT_NS,
+				     c->dflags + FLAG_TIMED_OUT)) != 0;
 	for (i = 0; !failed && i < g->warm; i++)
 		failed = g->f(c, c->s, g->arg) != 0;
 	failed = failed || CK(c, cudaEventRecord(c->ev[0], c->s));
@@ -214,7 +217,8 @@ calp_gated(struct cal *c, const void *gate, double *sec)
 	if (failed)
 		return -1;
 	if (c->flags[FLAG_TIMED_OUT]) {
-		hd_err_set(c->e, HD_EXIT_FAIL, "", "calibrate: the spin-kernel gate timed out "
+		hd_err_set(c->e, HD_EXIT_FAIL, "",
+			   "calibrate: the spin-kernel gate timed out "
 			   "(%llu s) before the host had queued %d operations behind it, so the "
 			   "timing would include host submission; is the machine overloaded?",
 			   LATCH_TIMEOUT_NS / 1000000000ull, g->warm + g->reps);

@@ -17,7 +17,14 @@
 
 /* ---- host API costs ---------------------------------------------------------------- */
 
-enum api_kind { API_LAUNCH, API_MEMCPY, API_EVENT, API_WAIT, API_SYNC, API__COUNT };
+enum api_kind {
+	API_LAUNCH,
+	API_MEMCPY,
+	API_EVENT,
+	API_WAIT,
+	API_SYNC,
+	API__COUNT
+};
 
 static const struct {
 	const char *name, *key, *how;
@@ -98,16 +105,20 @@ calp_stage_api(struct cal *c)
 	double v[API__COUNT];
 	int k;
 
-	calp_log_head(c, "Host API costs", "CLOCK_MONOTONIC around each call, batches of 32 "
-		 "after a warm-up batch, median over the calls");
+	calp_log_head(c, "Host API costs",
+		      "CLOCK_MONOTONIC around each call, batches of 32 "
+		      "after a warm-up batch, median over the calls");
 	for (k = 0; k < API__COUNT; k++) {
 		calp_progress(c, k, API__COUNT, "API cost: %s", api_names[k].key);
 		if (api_cost(c, (enum api_kind)k, &v[k]) != 0)
 			return -1;
 	}
-	hd_cal_set_time(&c->sum, "api.launch", &c->p->api_launch, v[API_LAUNCH], api_names[API_LAUNCH].how);
-	hd_cal_set_time(&c->sum, "api.memcpy", &c->p->api_memcpy, v[API_MEMCPY], api_names[API_MEMCPY].how);
-	hd_cal_set_time(&c->sum, "api.event", &c->p->api_event, v[API_EVENT], api_names[API_EVENT].how);
+	hd_cal_set_time(&c->sum, "api.launch", &c->p->api_launch, v[API_LAUNCH],
+			api_names[API_LAUNCH].how);
+	hd_cal_set_time(&c->sum, "api.memcpy", &c->p->api_memcpy, v[API_MEMCPY],
+			api_names[API_MEMCPY].how);
+	hd_cal_set_time(&c->sum, "api.event", &c->p->api_event, v[API_EVENT],
+			api_names[API_EVENT].how);
 	hd_cal_set_time(&c->sum, "api.wait", &c->p->api_wait, v[API_WAIT], api_names[API_WAIT].how);
 	hd_cal_set_time(&c->sum, "api.sync", &c->p->api_sync, v[API_SYNC], api_names[API_SYNC].how);
 	c->api_memcpy = v[API_MEMCPY];
@@ -120,7 +131,7 @@ calp_stage_api(struct cal *c)
 struct page_op {
 	uint64_t n;
 	int d2h;
-	double call;            /* out: the copy call alone */
+	double call; /* out: the copy call alone */
 };
 
 /* cudaMemcpyAsync to or from pageable memory, then a sync: host clock. */
@@ -135,11 +146,11 @@ sample_pageable(struct cal *c, const void *arg, double *sec)
 		return -1;
 	t0 = calp_now();
 	if (op->d2h)
-		failed = CK(c, cudaMemcpyAsync(c->hpage, c->dbuf, op->n, cudaMemcpyDeviceToHost,
-					     c->s));
+		failed = CK(
+		    c, cudaMemcpyAsync(c->hpage, c->dbuf, op->n, cudaMemcpyDeviceToHost, c->s));
 	else
-		failed = CK(c, cudaMemcpyAsync(c->dbuf, c->hpage, op->n, cudaMemcpyHostToDevice,
-					     c->s));
+		failed = CK(
+		    c, cudaMemcpyAsync(c->dbuf, c->hpage, op->n, cudaMemcpyHostToDevice, c->s));
 	t1 = calp_now();
 	if (failed || CK(c, cudaStreamSynchronize(c->s)))
 		return -1;
@@ -173,33 +184,38 @@ calp_stage_pageable(struct cal *c)
 	for (dir = 0; dir < 2; dir++) {
 		char title[96];
 
-		snprintf(title, sizeof title, "Pageable %s (cudaMemcpyAsync from malloc'd memory, "
-			 "then cudaStreamSynchronize)", dir ? "D2H" : "H2D");
-		calp_log_head(c, title, "host clock from the copy call to the sync's return, buffer "
-			 "touched beforehand; 'call' is the copy call alone");
+		snprintf(title, sizeof title,
+			 "Pageable %s (cudaMemcpyAsync from malloc'd memory, "
+			 "then cudaStreamSynchronize)",
+			 dir ? "D2H" : "H2D");
+		calp_log_head(c, title,
+			      "host clock from the copy call to the sync's return, buffer "
+			      "touched beforehand; 'call' is the copy call alone");
 		for (i = 0; i < ns; i++) {
 			struct page_op op;
 			struct hd_stats st;
 			double dummy;
-			int samples = 5;       /* host-side figures are noisy, even quick */
+			int samples = 5; /* host-side figures are noisy, even quick */
 
 			hd_cal_fbytes(sz, sizeof sz, (double)sizes[i]);
 			if (sizes[i] > c->max_copy) {
-				hd_buf_printf(c->log, "  %12s skipped: larger than the largest "
-					      "buffer\n", sz);
+				hd_buf_printf(c->log,
+					      "  %12s skipped: larger than the largest "
+					      "buffer\n",
+					      sz);
 				continue;
 			}
-			calp_progress(c, dir * ns + i, 2 * ns, "pageable %s %s", dir ? "D2H" : "H2D",
-				 sz);
+			calp_progress(c, dir * ns + i, 2 * ns, "pageable %s %s",
+				      dir ? "D2H" : "H2D", sz);
 			op.n = sizes[i];
 			op.d2h = dir;
-			if (sample_pageable(c, &op, &dummy) != 0 ||     /* warm-up */
+			if (sample_pageable(c, &op, &dummy) != 0 || /* warm-up */
 			    calp_sample_stats(c, sample_pageable, &op, samples, &st) != 0)
 				return -1;
-			calp_log_row(c, sz, samples, 1, &st, hd_cal_frate(r, sizeof r,
-							      (double)sizes[i] / st.median));
-			hd_buf_printf(c->log, "  %12s %7s %5s %12s (last sample's call)\n", "",
-				      "", "", hd_cal_ftime(a, sizeof a, op.call));
+			calp_log_row(c, sz, samples, 1, &st,
+				     hd_cal_frate(r, sizeof r, (double)sizes[i] / st.median));
+			hd_buf_printf(c->log, "  %12s %7s %5s %12s (last sample's call)\n", "", "",
+				      "", hd_cal_ftime(a, sizeof a, op.call));
 			n[np] = (double)sizes[i];
 			t[np] = st.median;
 			d2h[np++] = dir;
@@ -221,22 +237,27 @@ calp_stage_pageable(struct cal *c)
 		hd_buf_printf(&c->sum, "  %-20s kept (no pageable fit)\n", "host.memcpy_*");
 		return 0;
 	}
-	hd_buf_printf(c->log, "  fit of the model's staging pipeline (the pinned rates, latency "
+	hd_buf_printf(c->log,
+		      "  fit of the model's staging pipeline (the pinned rates, latency "
 		      "and API costs above held fixed; one memcpy rate per direction):\n");
-	hd_buf_printf(c->log, "    base shape (chunk %s, %d buffers): host memcpy HtoD %s, DtoH "
-		      "%s; residual max %.1f %%, rms %.1f %%\n", hd_cal_fbytes(a, sizeof a, base.chunk),
-		      base.buffers, hd_cal_frate(b, sizeof b, f.base_memcpy_bw[0]),
+	hd_buf_printf(c->log,
+		      "    base shape (chunk %s, %d buffers): host memcpy HtoD %s, DtoH "
+		      "%s; residual max %.1f %%, rms %.1f %%\n",
+		      hd_cal_fbytes(a, sizeof a, base.chunk), base.buffers,
+		      hd_cal_frate(b, sizeof b, f.base_memcpy_bw[0]),
 		      hd_cal_frate(x, sizeof x, f.base_memcpy_bw[1]), 100 * f.base_max_rel,
 		      100 * f.base_rms_rel);
 	if (f.shape_fitted)
-		hd_buf_printf(c->log, "    best shape (chunk %s, %d buffers): host memcpy HtoD %s, "
+		hd_buf_printf(c->log,
+			      "    best shape (chunk %s, %d buffers): host memcpy HtoD %s, "
 			      "DtoH %s; residual max %.1f %%, rms %.1f %%: taken\n",
 			      hd_cal_fbytes(a, sizeof a, f.chunk), f.buffers,
 			      hd_cal_frate(b, sizeof b, f.memcpy_bw[0]),
-			      hd_cal_frate(x, sizeof x, f.memcpy_bw[1]),
-			      100 * f.max_rel, 100 * f.rms_rel);
+			      hd_cal_frate(x, sizeof x, f.memcpy_bw[1]), 100 * f.max_rel,
+			      100 * f.rms_rel);
 	else
-		hd_buf_printf(c->log, "    no other chunk size or buffer count fits clearly "
+		hd_buf_printf(c->log,
+			      "    no other chunk size or buffer count fits clearly "
 			      "better (by a fifth of the rms error, with the base shape off by "
 			      "more than 2 %%): the base's staging.chunk and staging.buffers are "
 			      "kept\n");
@@ -273,27 +294,32 @@ calp_stage_pageable(struct cal *c)
 				bd[nb++] = d2h[k];
 			}
 		if (nb > 0 && hd_fit_staging(bn, bt, bd, (size_t)nb, &big, &f2, &fe2) == 0) {
-			hd_buf_printf(c->log, "    rates on copies of %s and more (the source "
-				      "streams from DRAM, as in lesson-size copies; smaller ones run "
-				      "partly from the CPU caches): HtoD %s, DtoH %s; residual max "
-				      "%.1f %%: taken\n", hd_cal_fbytes(a, sizeof a, from),
-				      hd_cal_frate(b, sizeof b, f2.points[0] ? f2.memcpy_bw[0] : f.memcpy_bw[0]),
-				      hd_cal_frate(x, sizeof x, f2.points[1] ? f2.memcpy_bw[1] : f.memcpy_bw[1]),
-				      100 * f2.max_rel);
+			hd_buf_printf(
+			    c->log,
+			    "    rates on copies of %s and more (the source "
+			    "streams from DRAM, as in lesson-size copies; smaller ones run "
+			    "partly from the CPU caches): HtoD %s, DtoH %s; residual max "
+			    "%.1f %%: taken\n",
+			    hd_cal_fbytes(a, sizeof a, from),
+			    hd_cal_frate(b, sizeof b,
+					 f2.points[0] ? f2.memcpy_bw[0] : f.memcpy_bw[0]),
+			    hd_cal_frate(x, sizeof x,
+					 f2.points[1] ? f2.memcpy_bw[1] : f.memcpy_bw[1]),
+			    100 * f2.max_rel);
 			for (k = 0; k < 2; k++)
 				if (f2.points[k] > 0)
 					f.memcpy_bw[k] = f2.memcpy_bw[k];
 		}
 	}
 	if (f.points[0] > 0)
-		hd_cal_set_rate(&c->sum, "host.memcpy_h2d", &c->p->host_memcpy_h2d_bw, f.memcpy_bw[0],
-			 "fitted through the model's staging pipeline");
+		hd_cal_set_rate(&c->sum, "host.memcpy_h2d", &c->p->host_memcpy_h2d_bw,
+				f.memcpy_bw[0], "fitted through the model's staging pipeline");
 	else
 		hd_buf_printf(&c->sum, "  %-20s kept (no HtoD pageable copies)\n",
 			      "host.memcpy_h2d");
 	if (f.points[1] > 0)
-		hd_cal_set_rate(&c->sum, "host.memcpy_d2h", &c->p->host_memcpy_d2h_bw, f.memcpy_bw[1],
-			 "fitted through the model's staging pipeline");
+		hd_cal_set_rate(&c->sum, "host.memcpy_d2h", &c->p->host_memcpy_d2h_bw,
+				f.memcpy_bw[1], "fitted through the model's staging pipeline");
 	else
 		hd_buf_printf(&c->sum, "  %-20s kept (no DtoH pageable copies)\n",
 			      "host.memcpy_d2h");
@@ -315,10 +341,10 @@ calp_stage_pageable(struct cal *c)
 
 struct pin_op {
 	uint64_t n;
-	void *buf;              /* malloc'd and touched */
-	void *dev;              /* device buffer the pinned pages are copied to, or NULL */
-	int alloc;              /* 1: cudaMallocHost / cudaFreeHost instead */
-	double undo;            /* out: unregister / free time */
+	void *buf;   /* malloc'd and touched */
+	void *dev;   /* device buffer the pinned pages are copied to, or NULL */
+	int alloc;   /* 1: cudaMallocHost / cudaFreeHost instead */
+	double undo; /* out: unregister / free time */
 };
 
 static int
@@ -369,10 +395,12 @@ sweep_pin(struct cal *c, int alloc, struct hd_fit *fit, int *fitted)
 
 	memset(&sw, 0, sizeof sw);
 	*fitted = 0;
-	calp_log_head(c, alloc ? "cudaMallocHost (then cudaFreeHost)" :
-		 "cudaHostRegister of malloc'd, touched memory (then cudaHostUnregister)",
-		 "host clock around the call; 'undo' is the free / unregister of the last "
-		 "sample");
+	calp_log_head(c,
+		      alloc ?
+			  "cudaMallocHost (then cudaFreeHost)" :
+			  "cudaHostRegister of malloc'd, touched memory (then cudaHostUnregister)",
+		      "host clock around the call; 'undo' is the free / unregister of the last "
+		      "sample");
 	for (i = 0; i < ns; i++) {
 		struct pin_op op;
 		struct hd_stats st;
@@ -383,8 +411,10 @@ sweep_pin(struct cal *c, int alloc, struct hd_fit *fit, int *fitted)
 
 		hd_cal_fbytes(sz, sizeof sz, (double)sizes[i]);
 		if (sizes[i] > c->host_cap) {
-			hd_buf_printf(c->log, "  %12s skipped: more than an eighth of available "
-				      "host memory\n", sz);
+			hd_buf_printf(c->log,
+				      "  %12s skipped: more than an eighth of available "
+				      "host memory\n",
+				      sz);
 			continue;
 		}
 		calp_progress(c, i, ns, "%s %s", alloc ? "cudaMallocHost" : "cudaHostRegister", sz);
@@ -392,7 +422,7 @@ sweep_pin(struct cal *c, int alloc, struct hd_fit *fit, int *fitted)
 		op.n = sizes[i];
 		op.alloc = alloc;
 		if (!alloc) {
-			op.buf = malloc(sizes[i]);      /* as lessons' buffers are */
+			op.buf = malloc(sizes[i]); /* as lessons' buffers are */
 			if (op.buf == NULL) {
 				hd_err_set(c->e, HD_EXIT_FAIL, "", "calibrate: malloc of %s failed",
 					   sz);
@@ -401,10 +431,10 @@ sweep_pin(struct cal *c, int alloc, struct hd_fit *fit, int *fitted)
 			memset(op.buf, 1, sizes[i]);
 			if (cudaMalloc(&op.dev, sizes[i]) != cudaSuccess) {
 				cudaGetLastError();
-				op.dev = NULL;  /* no room: register and unregister only */
+				op.dev = NULL; /* no room: register and unregister only */
 			}
 		}
-		if (sample_pin(c, &op, &dummy) != 0 ||  /* warm-up */
+		if (sample_pin(c, &op, &dummy) != 0 || /* warm-up */
 		    calp_sample_stats(c, sample_pin, &op, samples, &st) != 0) {
 			free(op.buf);
 			if (op.dev != NULL)
@@ -414,14 +444,15 @@ sweep_pin(struct cal *c, int alloc, struct hd_fit *fit, int *fitted)
 		free(op.buf);
 		if (op.dev != NULL && CK(c, cudaFree(op.dev)))
 			return -1;
-		calp_log_row(c, sz, samples, 1, &st, hd_cal_frate(r, sizeof r, (double)sizes[i] / st.median));
+		calp_log_row(c, sz, samples, 1, &st,
+			     hd_cal_frate(r, sizeof r, (double)sizes[i] / st.median));
 		hd_buf_printf(c->log, "  %12s %7s %5s %12s (undo)\n", "", "", "",
 			      hd_cal_ftime(a, sizeof a, op.undo));
 		sw.n[sw.count] = (double)sizes[i];
 		sw.t[sw.count++] = st.median;
 	}
 	return calp_sweep_fit(c, &sw, 4.0 * MiB, 64.0 * MiB, "B/s", ">= 64 MiB",
-			 "mean of t - n / beta over sizes <= 4 MiB", fit, fitted);
+			      "mean of t - n / beta over sizes <= 4 MiB", fit, fitted);
 }
 
 static int
@@ -461,21 +492,22 @@ calp_stage_pinning(struct cal *c)
 		return -1;
 	if (ok) {
 		hd_cal_set_rate(&c->sum, "host.pin_rate", &c->p->pin_bw, f.beta,
-			 "fitted beta of cudaHostRegister");
+				"fitted beta of cudaHostRegister");
 		hd_cal_set_time(&c->sum, "host.pin_base", &c->p->pin_base, f.alpha,
-			 "fitted alpha of cudaHostRegister");
+				"fitted alpha of cudaHostRegister");
 	} else
 		hd_buf_printf(&c->sum, "  %-20s kept (no fit)\n", "host.pin_rate/pin_base");
 	if (oka)
 		hd_cal_set_rate(&c->sum, "host.mallochost_rate", &c->p->mallochost_bw, fa.beta,
-			 "fitted beta of cudaMallocHost");
+				"fitted beta of cudaMallocHost");
 	else
 		hd_buf_printf(&c->sum, "  %-20s kept (no fit)\n", "host.mallochost_rate");
 
 	calp_range(c, c->hi, c->hi + (c->hi - c->lo) / 9);
 	calp_progress(c, 0, 1, "cudaMalloc / cudaFree");
-	calp_log_head(c, "cudaMalloc / cudaFree of 64 MiB on an idle device", "host clock around "
-		 "each call; the first call is a warm-up");
+	calp_log_head(c, "cudaMalloc / cudaFree of 64 MiB on an idle device",
+		      "host clock around "
+		      "each call; the first call is a warm-up");
 	if (sample_malloc(c, &undo, &m[0]) != 0)
 		return -1;
 	for (i = 0; i < n; i++) {
@@ -488,8 +520,10 @@ calp_stage_pinning(struct cal *c)
 		return -1;
 	calp_log_row(c, "cudaMalloc", n, 1, &sm, "");
 	calp_log_row(c, "cudaFree", n, 1, &sf, "");
-	hd_cal_set_time(&c->sum, "api.malloc", &c->p->malloc_cost, sm.median, "median cudaMalloc of 64 MiB");
-	hd_cal_set_time(&c->sum, "api.free", &c->p->free_cost, sf.median, "median cudaFree of 64 MiB");
+	hd_cal_set_time(&c->sum, "api.malloc", &c->p->malloc_cost, sm.median,
+			"median cudaMalloc of 64 MiB");
+	hd_cal_set_time(&c->sum, "api.free", &c->p->free_cost, sf.median,
+			"median cudaFree of 64 MiB");
 	return 0;
 }
 
@@ -509,7 +543,7 @@ to_host(struct cal *c, void *buf, size_t n)
 	if (CK(c, cudaMemPrefetchAsync(buf, n, host, 0, c->s)) ||
 	    CK(c, cudaStreamSynchronize(c->s)))
 		return -1;
-	memset(buf, 1, n);      /* resident on the host and touched there */
+	memset(buf, 1, n); /* resident on the host and touched there */
 	return 0;
 }
 
@@ -557,17 +591,20 @@ calp_stage_managed(struct cal *c)
 	int how;
 
 	if (CK(c, cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, c->dev)) ||
-	    CK(c, cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess,
-					   c->dev)) ||
+	    CK(c,
+	       cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, c->dev)) ||
 	    CK(c, cudaMemGetInfo(&dfree, &dtotal)))
 		return -1;
 	hd_buf_printf(c->log, "\nManaged memory (cudaMallocManaged, touched on the host)\n");
 	if (!managed || !concurrent) {
-		hd_buf_printf(c->log, "  skipped: the GPU has managedMemory %d, "
+		hd_buf_printf(c->log,
+			      "  skipped: the GPU has managedMemory %d, "
 			      "concurrentManagedAccess %d (on-demand faults need both)\n",
 			      managed, concurrent);
-		hd_buf_printf(&c->sum, "  %-20s kept (no on-demand page faults on this "
-			      "system)\n", "um.*");
+		hd_buf_printf(&c->sum,
+			      "  %-20s kept (no on-demand page faults on this "
+			      "system)\n",
+			      "um.*");
 		return 0;
 	}
 	/* never more than a quarter of free memory: oversubscribing managed memory
@@ -585,10 +622,13 @@ calp_stage_managed(struct cal *c)
 		return 0;
 	}
 	hd_cal_fbytes(sz, sizeof sz, (double)n);
-	hd_buf_printf(c->log, "  CUDA events; the memory kernel (as lessons use it) over %s: prefetched to the GPU "
-		      "first, and faulting the pages in from the host\n", sz);
-	hd_buf_printf(c->log, "  %12s %7s %5s %12s %12s %14s\n", "size", "samples", "ops",
-		      "median", "IQR", "rate");
+	hd_buf_printf(
+	    c->log,
+	    "  CUDA events; the memory kernel (as lessons use it) over %s: prefetched to the GPU "
+	    "first, and faulting the pages in from the host\n",
+	    sz);
+	hd_buf_printf(c->log, "  %12s %7s %5s %12s %12s %14s\n", "size", "samples", "ops", "median",
+		      "IQR", "rate");
 	if (CK(c, cudaMallocManaged(&buf, n, cudaMemAttachGlobal)))
 		return -1;
 	for (i = -1; i < UM_SAMPLES; i++) {
@@ -607,14 +647,16 @@ calp_stage_managed(struct cal *c)
 		goto out;
 	calp_log_row(c, sz, UM_SAMPLES, 1, &spf, hd_cal_frate(a, sizeof a, (double)n / spf.median));
 	hd_buf_printf(c->log, "    = cudaMemPrefetchAsync to the GPU\n");
-	calp_log_row(c, sz, UM_SAMPLES, 1, &sres, hd_cal_frate(a, sizeof a, (double)n / sres.median));
+	calp_log_row(c, sz, UM_SAMPLES, 1, &sres,
+		     hd_cal_frate(a, sizeof a, (double)n / sres.median));
 	hd_buf_printf(c->log, "    = memory kernel, pages resident\n");
 	calp_log_row(c, sz, UM_SAMPLES, 1, &sfl, hd_cal_frate(a, sizeof a, (double)n / sfl.median));
 	hd_buf_printf(c->log, "    = memory kernel, faulting the pages in\n");
 	hd_cal_set_rate(&c->sum, "um.prefetch_rate", &c->p->um_prefetch_bw, (double)n / spf.median,
-		 "bytes / time of cudaMemPrefetchAsync");
+			"bytes / time of cudaMemPrefetchAsync");
 	if (!(sfl.median > sres.median)) {
-		hd_buf_printf(c->log, "  faulting was not slower than resident: um.fault and "
+		hd_buf_printf(c->log,
+			      "  faulting was not slower than resident: um.fault and "
 			      "um.fault_rate kept\n");
 		hd_buf_printf(&c->sum, "  %-20s kept (no fault cost seen)\n",
 			      "um.fault/fault_rate");
@@ -628,25 +670,28 @@ calp_stage_managed(struct cal *c)
 		rc = 0;
 		goto out;
 	}
-	hd_buf_printf(c->log, "  extra time for faults: %s, per %s page %s; the model "
+	hd_buf_printf(c->log,
+		      "  extra time for faults: %s, per %s page %s; the model "
 		      "charges um.fault per page plus the bytes at um.fault_rate: %s\n",
 		      hd_cal_ftime(a, sizeof a, sfl.median - sres.median),
 		      hd_cal_fbytes(b, sizeof b, (double)c->p->um_page),
-		      hd_cal_ftime(sz, sizeof sz, (sfl.median - sres.median) / (double)n *
-			    (double)c->p->um_page),
-		      how == 0 ? "um.fault kept from the base, the rate fitted" :
-		      "the base um.fault leaves no room, so migration at the H2D link rate "
-		      "and the rest per page");
-	hd_buf_printf(c->log, "  (um.page is kept from the base: whole-buffer faults cannot "
+		      hd_cal_ftime(sz, sizeof sz,
+				   (sfl.median - sres.median) / (double)n * (double)c->p->um_page),
+		      how == 0 ?
+			  "um.fault kept from the base, the rate fitted" :
+			  "the base um.fault leaves no room, so migration at the H2D link rate "
+			  "and the rest per page");
+	hd_buf_printf(c->log,
+		      "  (um.page is kept from the base: whole-buffer faults cannot "
 		      "tell the granule from the rate)\n");
 	if (how == 0)
 		hd_buf_printf(&c->sum, "  %-20s kept (split: see the managed-memory section)\n",
 			      "um.fault");
 	else
 		hd_cal_set_time(&c->sum, "um.fault", &c->p->um_fault, fault,
-			 "rest of the fault time per page after migrating at the link rate");
+				"rest of the fault time per page after migrating at the link rate");
 	hd_cal_set_rate(&c->sum, "um.fault_rate", &c->p->um_fault_bw, bw,
-		 "fault time per byte less um.fault per page");
+			"fault time per byte less um.fault per page");
 	rc = 0;
 out:
 	if (buf != NULL)

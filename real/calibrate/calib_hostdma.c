@@ -19,7 +19,8 @@
 #include "real/calibrate/calib_priv.h"
 
 const char *const calp_hdma_name[HDMA__COUNT] = {
-	[HDMA_H2D] = "host to device", [HDMA_D2H] = "device to host",
+	[HDMA_H2D] = "host to device",
+	[HDMA_D2H] = "device to host",
 	[HDMA_BOTH] = "both ways",
 };
 
@@ -42,19 +43,21 @@ hdma_sample(struct rk *k, struct calp_host_dma *hd, int ng, int dir, double *tot
 		for (g = 0; !failed && g < ng; g++) {
 			failed = CK(k, cudaSetDevice(g));
 			if (!failed && dir != HDMA_D2H)
-				failed = CK(k, cudaMemcpyAsync(k->dst[g], hd->h_src[g], n,
-							     cudaMemcpyHostToDevice, k->s[g]));
+				failed = CK(k,
+					    cudaMemcpyAsync(k->dst[g], hd->h_src[g], n,
+							    cudaMemcpyHostToDevice, k->s[g]));
 			if (!failed && dir != HDMA_H2D)
-				failed = CK(k, cudaMemcpyAsync(hd->h_dst[g], k->src[g], n,
-							     cudaMemcpyDeviceToHost,
-							     dir == HDMA_BOTH ? hd->s2[g] : k->s[g]));
+				failed = CK(k,
+					    cudaMemcpyAsync(
+						hd->h_dst[g], k->src[g], n, cudaMemcpyDeviceToHost,
+						dir == HDMA_BOTH ? hd->s2[g] : k->s[g]));
 		}
 	for (g = 0; !failed && g < ng; g++) {
 		failed = CK(k, cudaSetDevice(g)) || CK(k, cudaEventRecord(k->ev[g][1], k->s[g]));
 		if (!failed && dir == HDMA_BOTH)
 			failed = CK(k, cudaEventRecord(k->ev[g][2], hd->s2[g]));
 	}
-	calp_rk_release(k);     /* always: a failed enqueue must not leave a GPU spinning */
+	calp_rk_release(k); /* always: a failed enqueue must not leave a GPU spinning */
 	for (g = 0; g < ng; g++) {
 		if (CK(k, cudaSetDevice(g)) || CK(k, cudaStreamSynchronize(k->s[g])) ||
 		    CK(k, cudaStreamSynchronize(hd->s2[g])))
@@ -125,7 +128,6 @@ calp_rk_hdma_teardown(struct rk *k, struct calp_host_dma *hd)
 	cudaGetLastError();
 }
 
-
 int
 calp_rk_stage_host_dma(struct rk *k)
 {
@@ -138,12 +140,13 @@ calp_rk_stage_host_dma(struct rk *k)
 
 	if (hdma_setup(k, hd) != 0)
 		goto out;
-	hd_buf_printf(k->log, "\nEvery GPU copying pinned host memory at once (the first k "
+	hd_buf_printf(k->log,
+		      "\nEvery GPU copying pinned host memory at once (the first k "
 		      "GPUs, %d x %s per GPU and direction, each GPU its own cudaMallocHost "
 		      "buffers, all released by one gate; median of %d samples)\n  total: "
 		      "bytes of all k GPUs over the slowest GPU's time; per GPU: that GPU's "
-		      "rate (GB/s)\n  %4s", hd->reps, hd_cal_fbytes(a, sizeof a, (double)hd->size),
-		      samples, "k");
+		      "rate (GB/s)\n  %4s",
+		      hd->reps, hd_cal_fbytes(a, sizeof a, (double)hd->size), samples, "k");
 	for (d = 0; d < HDMA__COUNT; d++)
 		hd_buf_printf(k->log, " %15s total / per GPU", calp_hdma_name[d]);
 	hd_buf_printf(k->log, "\n");
@@ -154,10 +157,11 @@ calp_rk_stage_host_dma(struct rk *k)
 			struct hd_stats st, sl;
 
 			calp_rk_progress(k, gi * HDMA__COUNT + d, hd->ngroups * HDMA__COUNT,
-				 "host memory, %d GPUs at once, %s", hd->groups[gi], calp_hdma_name[d]);
+					 "host memory, %d GPUs at once, %s", hd->groups[gi],
+					 calp_hdma_name[d]);
 			for (m = 0; m < samples; m++)
-				if (calp_rk_stopped(k) || hdma_sample(k, hd, hd->groups[gi], d, &tv[m],
-							      &lv[m]) != 0)
+				if (calp_rk_stopped(k) ||
+				    hdma_sample(k, hd, hd->groups[gi], d, &tv[m], &lv[m]) != 0)
 					goto out;
 			if (hd_fit_stats(tv, (size_t)samples, &st, k->e) != 0 ||
 			    hd_fit_stats(lv, (size_t)samples, &sl, k->e) != 0)
@@ -170,25 +174,32 @@ calp_rk_stage_host_dma(struct rk *k)
 	}
 	last = hd->ngroups - 1;
 	for (d = 0; d < HDMA__COUNT; d++) {
-		hd_buf_printf(k->log, "  %s: %d GPUs at once get %.0f %% of %d x one GPU's "
-			      "rate\n", calp_hdma_name[d], k->n, 100 * hd->total[last][d] /
-			      (k->n * hd->total[0][d]), k->n);
+		hd_buf_printf(k->log,
+			      "  %s: %d GPUs at once get %.0f %% of %d x one GPU's "
+			      "rate\n",
+			      calp_hdma_name[d], k->n,
+			      100 * hd->total[last][d] / (k->n * hd->total[0][d]), k->n);
 		keys[d] = hd->total[last][d];
 		from = "one process";
 	}
 	/* the keys from what ranks see; the table above stays for comparison */
 	if (calp_nccl_host_dma(k, hd, keys, &from) != 0)
 		goto out;
-	snprintf(how, sizeof how, "%d GPUs copying from pinned memory at once, total, %s "
-		 "(one alone: %s)", k->n, from, hd_cal_frate(b, sizeof b, hd->total[0][HDMA_H2D]));
+	snprintf(how, sizeof how,
+		 "%d GPUs copying from pinned memory at once, total, %s "
+		 "(one alone: %s)",
+		 k->n, from, hd_cal_frate(b, sizeof b, hd->total[0][HDMA_H2D]));
 	hd_cal_set_rate(k->r->sum, "host.dma_h2d", &k->p->node_h2d_bw, keys[HDMA_H2D], how);
-	snprintf(how, sizeof how, "%d GPUs copying to pinned memory at once, total, %s "
-		 "(one alone: %s)", k->n, from, hd_cal_frate(b, sizeof b, hd->total[0][HDMA_D2H]));
+	snprintf(how, sizeof how,
+		 "%d GPUs copying to pinned memory at once, total, %s "
+		 "(one alone: %s)",
+		 k->n, from, hd_cal_frate(b, sizeof b, hd->total[0][HDMA_D2H]));
 	hd_cal_set_rate(k->r->sum, "host.dma_d2h", &k->p->node_d2h_bw, keys[HDMA_D2H], how);
-	snprintf(how, sizeof how, "%d GPUs copying both ways at once, total, %s (one alone: "
-		 "%s)", k->n, from, hd_cal_frate(b, sizeof b, hd->total[0][HDMA_BOTH]));
-	hd_cal_set_rate(k->r->sum, "host.dma_bidir", &k->p->node_bidir_bw, keys[HDMA_BOTH],
-			how);
+	snprintf(how, sizeof how,
+		 "%d GPUs copying both ways at once, total, %s (one alone: "
+		 "%s)",
+		 k->n, from, hd_cal_frate(b, sizeof b, hd->total[0][HDMA_BOTH]));
+	hd_cal_set_rate(k->r->sum, "host.dma_bidir", &k->p->node_bidir_bw, keys[HDMA_BOTH], how);
 	rc = 0;
 out:
 	calp_rk_hdma_teardown(k, hd);

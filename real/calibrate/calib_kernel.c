@@ -11,8 +11,8 @@
 #include "kernels/kernels.h"
 #include "real/calibrate/calib_priv.h"
 
-#define POLL_TIMEOUT_S 1.0              /* a kernel's write to host memory */
-#define SPIN_WAKE_NS 200000ull          /* the kernel the host sleeps on for sync_wake */
+#define POLL_TIMEOUT_S 1.0       /* a kernel's write to host memory */
+#define SPIN_WAKE_NS   200000ull /* the kernel the host sleeps on for sync_wake */
 
 /* ---- latencies --------------------------------------------------------------------- */
 
@@ -31,8 +31,8 @@ sample_started(struct cal *c, const void *arg, double *sec)
 		return -1;
 	*w = 0;
 	__sync_synchronize();
-	if (KCK(c, hd_kernel_fill((hd_cuda_stream)c->s, c->dflags + FLAG_STARTED, 4,
-				   0xa5a5a5a5u, 1)))
+	if (KCK(c,
+		hd_kernel_fill((hd_cuda_stream)c->s, c->dflags + FLAG_STARTED, 4, 0xa5a5a5a5u, 1)))
 		return -1;
 	t1 = calp_now();
 	do
@@ -41,7 +41,7 @@ sample_started(struct cal *c, const void *arg, double *sec)
 	if (CK(c, cudaStreamSynchronize(c->s)))
 		return -1;
 	if (t2 - t1 >= POLL_TIMEOUT_S) {
-		*sec = -1;      /* the write never showed: the caller keeps the base */
+		*sec = -1; /* the write never showed: the caller keeps the base */
 		return 0;
 	}
 	*sec = t2 - t1;
@@ -108,25 +108,30 @@ calp_stage_latency(struct cal *c)
 	double wake, dummy;
 	char a[32], b[32], x[32], y[32];
 
-	calp_log_head(c, "Launch latency and sync wake-up", "host clock on an idle GPU; the "
-		 "kernel's write to a mapped host word marks its start");
+	calp_log_head(c, "Launch latency and sync wake-up",
+		      "host clock on an idle GPU; the "
+		      "kernel's write to a mapped host word marks its start");
 	calp_progress(c, 0, 4, "launch latency");
-	if (sample_started(c, NULL, &dummy) != 0 ||     /* warm-up */
+	if (sample_started(c, NULL, &dummy) != 0 || /* warm-up */
 	    calp_sample_stats(c, sample_started, NULL, n, &st) != 0)
 		return -1;
 	if (st.min < 0) {
-		hd_buf_printf(c->log, "  the kernel's write to host memory was not seen within "
+		hd_buf_printf(c->log,
+			      "  the kernel's write to host memory was not seen within "
 			      "%.0f s: launch latency kept from the base profile\n",
 			      POLL_TIMEOUT_S);
 		c->launch_latency = hd_time_to_s(c->base.launch_latency);
-		hd_buf_printf(&c->sum, "  %-20s kept (a kernel's write to host memory was not "
-			      "seen)\n", "gpu.launch_latency");
+		hd_buf_printf(&c->sum,
+			      "  %-20s kept (a kernel's write to host memory was not "
+			      "seen)\n",
+			      "gpu.launch_latency");
 	} else {
 		calp_log_row(c, "launch->start", n, 1, &st, "");
 		c->launch_latency = st.median;
 		c->have_launch_latency = 1;
-		hd_cal_set_time(&c->sum, "gpu.launch_latency", &c->p->launch_latency, st.median,
-			 "launch call's return to the kernel's first write seen by the host");
+		hd_cal_set_time(
+		    &c->sum, "gpu.launch_latency", &c->p->launch_latency, st.median,
+		    "launch call's return to the kernel's first write seen by the host");
 	}
 	calp_progress(c, 1, 4, "sync wake-up");
 	if (sample_spin_sync(c, NULL, &dummy) != 0 ||
@@ -134,27 +139,31 @@ calp_stage_latency(struct cal *c)
 		return -1;
 	calp_log_row(c, "spin+sync", n, 1, &sw, "");
 	wake = sw.median - (double)SPIN_WAKE_NS * 1e-9 - c->launch_latency;
-	hd_buf_printf(c->log, "  sync wake-up = %s (launch's return to sync's return) - %s "
-		      "(spin) - %s (launch latency) = %s%s\n", hd_cal_ftime(a, sizeof a, sw.median),
+	hd_buf_printf(c->log,
+		      "  sync wake-up = %s (launch's return to sync's return) - %s "
+		      "(spin) - %s (launch latency) = %s%s\n",
+		      hd_cal_ftime(a, sizeof a, sw.median),
 		      hd_cal_ftime(b, sizeof b, (double)SPIN_WAKE_NS * 1e-9),
-		      hd_cal_ftime(x, sizeof x, c->launch_latency), hd_cal_ftime(y, sizeof y, fmax(wake, 0)),
-		      wake < 0 ? " (clamped at 0)" : "");
+		      hd_cal_ftime(x, sizeof x, c->launch_latency),
+		      hd_cal_ftime(y, sizeof y, fmax(wake, 0)), wake < 0 ? " (clamped at 0)" : "");
 	c->wake = fmax(wake, 0);
 	hd_cal_set_time(&c->sum, "api.wake", &c->p->sync_wake, c->wake,
-		 "spin-and-sync time less the spin and the launch latency");
+			"spin-and-sync time less the spin and the launch latency");
 	calp_progress(c, 2, 4, "event gap");
 	if (sample_event_gap(c, NULL, &dummy) != 0 ||
 	    calp_sample_stats(c, sample_event_gap, NULL, n, &sg) != 0)
 		return -1;
 	calp_log_row(c, "event gap", n, 1, &sg, "");
-	hd_buf_printf(c->log, "    = GPU time from an event to an event after an empty "
+	hd_buf_printf(c->log,
+		      "    = GPU time from an event to an event after an empty "
 		      "kernel (includes the host's launch call; for comparison)\n");
 	calp_progress(c, 3, 4, "isolated copy");
 	if (sample_copy_sync(c, NULL, &dummy) != 0 ||
 	    calp_sample_stats(c, sample_copy_sync, NULL, n, &sc) != 0)
 		return -1;
 	calp_log_row(c, "4 B copy+sync", n, 1, &sc, "");
-	hd_buf_printf(c->log, "    = an isolated 4 B copy from the call's return to the "
+	hd_buf_printf(c->log,
+		      "    = an isolated 4 B copy from the call's return to the "
 		      "sync's; less the wake-up: %s (compare with pcie.latency below)\n",
 		      hd_cal_ftime(a, sizeof a, fmax(sc.median - c->wake, 0)));
 	return 0;
@@ -166,7 +175,7 @@ struct kern_op {
 	void *buf;
 	uint64_t bytes;
 	double flops;
-	double done;            /* compute: FLOP actually launched */
+	double done; /* compute: FLOP actually launched */
 };
 
 static int
@@ -196,11 +205,10 @@ set_flops(struct cal *c, const char *key, double *f, double v, const char *how)
 		return;
 	}
 	v = hd_cal_round_sig(v);
-	hd_buf_printf(&c->sum, "  %-20s %-14s (base %s) %s\n", key,
-		      hd_fmt_flops(b, sizeof b, v), hd_fmt_flops(a, sizeof a, *f), how);
+	hd_buf_printf(&c->sum, "  %-20s %-14s (base %s) %s\n", key, hd_fmt_flops(b, sizeof b, v),
+		      hd_fmt_flops(a, sizeof a, *f), how);
 	*f = v;
 }
-
 
 /* Gated operations over sizes x (bytes or FLOP); the fit gives the rate. */
 static int
@@ -214,8 +222,9 @@ sweep_gated(struct cal *c, const char *title, const char *what, calp_enq_fn f, v
 
 	memset(&sw, 0, sizeof sw);
 	*fitted = 0;
-	calp_log_head(c, title, "CUDA events around N operations queued behind a spin-kernel "
-		 "gate; time per operation");
+	calp_log_head(c, title,
+		      "CUDA events around N operations queued behind a spin-kernel "
+		      "gate; time per operation");
 	for (i = 0; i < nx; i++) {
 		struct calp_gate g;
 		struct hd_stats st;
@@ -295,7 +304,8 @@ calp_stage_kernels(struct cal *c)
 			"D2D copy", calp_enq_copy, &cp, NULL, &cp, xs, nx, 0, &f, &ok) != 0)
 		return -1;
 	if (ok)
-		hd_cal_set_rate(&c->sum, "gpu.d2d", &c->p->d2d_bw, f.beta, "fitted rate of D2D copies");
+		hd_cal_set_rate(&c->sum, "gpu.d2d", &c->p->d2d_bw, f.beta,
+				"fitted rate of D2D copies");
 
 	/* memory-bound kernel: traffic = bytes (half read, half written), well
 	 * above the L2 size */
@@ -314,7 +324,7 @@ calp_stage_kernels(struct cal *c)
 		return -1;
 	if (ok) {
 		hd_cal_set_rate(&c->sum, "gpu.hbm", &c->p->hbm_bw, f.beta,
-			 "fitted rate of the memory kernel (read + write traffic)");
+				"fitted rate of the memory kernel (read + write traffic)");
 		hbm_alpha = f.alpha;
 	}
 
@@ -338,8 +348,8 @@ calp_stage_kernels(struct cal *c)
 	calp_range(c, c->hi, c->hi + (c->hi - c->lo));
 	calp_progress(c, 0, 1, "kernel overhead");
 	calp_log_head(c, "Kernel overhead (hd_kernel_compute, one round, full grid, back to back)",
-		 "CUDA events around 32 kernels queued behind a spin-kernel gate; time per "
-		 "kernel less its FLOP at the rate above");
+		      "CUDA events around 32 kernels queued behind a spin-kernel gate; time per "
+		      "kernel less its FLOP at the rate above");
 	memset(&k, 0, sizeof k);
 	k.flops = 1;
 	g.f = enq_compute;
@@ -354,6 +364,6 @@ calp_stage_kernels(struct cal *c)
 		hd_buf_printf(c->log, "  (for comparison: the memory kernel fit's alpha is %s)\n",
 			      hd_cal_ftime(a, sizeof a, hbm_alpha));
 	hd_cal_set_time(&c->sum, "gpu.kernel_overhead", &c->p->kernel_overhead, fmax(per, 0),
-		 "time per back-to-back minimal kernel");
+			"time per back-to-back minimal kernel");
 	return 0;
 }

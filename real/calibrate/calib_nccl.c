@@ -45,18 +45,18 @@ extern char **environ;
  * time, as a scenario of equal shares sees it.
  */
 static const char hdma_scenario[] =
-	"hdsim 1\nlesson calibrate-host-dma\ntitle \"every GPU copying host memory at once\"\n"
-	"scenario all \"host to device, device to host, both ways\"\n"
-	"  ranks %d\n"
-	"  buffer a pinned %lluMiB\n  buffer b pinned %lluMiB\n"
-	"  buffer d device %lluMiB\n  buffer e device %lluMiB\n"
-	"  stream s\n  stream t\n"
-	"  barrier\n"
-	"  repeat %d\n    up: copy a -> d async on s\n  end\n  sync s\n  barrier\n"
-	"  repeat %d\n    down: copy e -> b async on s\n  end\n  sync s\n  barrier\n"
-	"  repeat %d\n    bu: copy a -> d async on s\n    bd: copy e -> b async on t\n  end\n"
-	"  sync s\n  sync t\n"
-	"end\n";
+    "hdsim 1\nlesson calibrate-host-dma\ntitle \"every GPU copying host memory at once\"\n"
+    "scenario all \"host to device, device to host, both ways\"\n"
+    "  ranks %d\n"
+    "  buffer a pinned %lluMiB\n  buffer b pinned %lluMiB\n"
+    "  buffer d device %lluMiB\n  buffer e device %lluMiB\n"
+    "  stream s\n  stream t\n"
+    "  barrier\n"
+    "  repeat %d\n    up: copy a -> d async on s\n  end\n  sync s\n  barrier\n"
+    "  repeat %d\n    down: copy e -> b async on s\n  end\n  sync s\n  barrier\n"
+    "  repeat %d\n    bu: copy a -> d async on s\n    bd: copy e -> b async on t\n  end\n"
+    "  sync s\n  sync t\n"
+    "end\n";
 
 /* Per rank: seconds from the first start to the last end of spans labelled
  * a or b (b may be NULL); the slowest rank's into *worst. */
@@ -85,7 +85,7 @@ hdma_rank_times(const struct hd_trace *t, int n, const char *a, const char *b, d
 	*worst = 0;
 	for (r = 0; r < n; r++) {
 		if (lo[r] < 0) {
-			*worst = -1;    /* a rank without the copies: no figure */
+			*worst = -1; /* a rank without the copies: no figure */
 			return;
 		}
 		if (hd_time_to_s(hi[r] - lo[r]) > *worst)
@@ -104,7 +104,8 @@ hdma_ranks(struct rk *k, uint64_t size, int reps, double total[HDMA__COUNT])
 	struct hd_run_opts o;
 	struct hd_sink sink;
 	static const char *const labels[HDMA__COUNT][2] = {
-		[HDMA_H2D] = { "up", NULL }, [HDMA_D2H] = { "down", NULL },
+		[HDMA_H2D] = { "up", NULL },
+		[HDMA_D2H] = { "down", NULL },
 		[HDMA_BOTH] = { "bu", "bd" },
 	};
 	double worst;
@@ -122,8 +123,9 @@ hdma_ranks(struct rk *k, uint64_t size, int reps, double total[HDMA__COUNT])
 		goto out;
 	for (d = 0; d < HDMA__COUNT; d++) {
 		hdma_rank_times(t, k->n, labels[d][0], labels[d][1], &worst);
-		total[d] = worst > 0 ? (double)size * reps * k->n *
-			   (d == HDMA_BOTH ? 2 : 1) / worst : 0;
+		total[d] = worst > 0 ?
+		    (double)size * reps * k->n * (d == HDMA_BOTH ? 2 : 1) / worst :
+		    0;
 	}
 	rc = 0;
 out:
@@ -146,10 +148,11 @@ calp_nccl_host_dma(struct rk *k, struct calp_host_dma *hd, double keys[HDMA__COU
 	calp_rk_hdma_teardown(k, hd);
 	calp_rk_progress(k, 1, 1, "host memory, one process per GPU");
 	nvls = getenv("NCCL_NVLS_ENABLE");
-	hd_buf_printf(k->log, "  one process per GPU, as ranks run (each its own buffers, "
-		      "a barrier before each direction; median of the repeats; NCCL_NVLS_ENABLE=%s%s)",
-		      nvls != NULL ? nvls : "0", nvls != NULL ? " (set by the user)" :
-		      " set for the ranks");
+	hd_buf_printf(
+	    k->log,
+	    "  one process per GPU, as ranks run (each its own buffers, "
+	    "a barrier before each direction; median of the repeats; NCCL_NVLS_ENABLE=%s%s)",
+	    nvls != NULL ? nvls : "0", nvls != NULL ? " (set by the user)" : " set for the ranks");
 	if (hdma_ranks(k, hd->size, hd->reps, ranks) != 0) {
 		hd_buf_printf(k->log, ": failed\n");
 		return -1;
@@ -157,7 +160,8 @@ calp_nccl_host_dma(struct rk *k, struct calp_host_dma *hd, double keys[HDMA__COU
 	hd_buf_printf(k->log, ", totals:");
 	for (d = 0; d < HDMA__COUNT; d++) {
 		hd_buf_printf(k->log, " %s %s%s", calp_hdma_name[d],
-			      hd_cal_frate(a, sizeof a, ranks[d]), d + 1 < HDMA__COUNT ? "," : "\n");
+			      hd_cal_frate(a, sizeof a, ranks[d]),
+			      d + 1 < HDMA__COUNT ? "," : "\n");
 		if (ranks[d] > 0) {
 			keys[d] = ranks[d];
 			*from = "one process per GPU";
@@ -177,10 +181,16 @@ struct coll_res {
 /* What is swept, all-reduce first (the fit needs it before the others are
  * logged against it).  Send/recv is nccl-tests' sendrecv: every rank sends to
  * the next and receives from the previous in one group, busBw factor 1. */
-enum { COLL_ALLREDUCE, COLL_ALLGATHER, COLL_BROADCAST, COLL_SENDRECV, COLL__COUNT };
+enum {
+	COLL_ALLREDUCE,
+	COLL_ALLGATHER,
+	COLL_BROADCAST,
+	COLL_SENDRECV,
+	COLL__COUNT
+};
 
 static const struct {
-	enum hd_coll c;         /* unused for send/recv */
+	enum hd_coll c; /* unused for send/recv */
 	const char *name, *call, *model;
 } coll_list[COLL__COUNT] = {
 	[COLL_ALLREDUCE] = { HD_COLL_ALLREDUCE, "all-reduce", "ncclAllReduce (float, sum)",
@@ -190,7 +200,8 @@ static const struct {
 	[COLL_BROADCAST] = { HD_COLL_BROADCAST, "broadcast", "ncclBroadcast (float, root 0)",
 			     "coll.base + (chunks + n - 2) (alpha + chunk / beta), a pipelined "
 			     "chain in coll.chunk pieces" },
-	[COLL_SENDRECV] = { HD_COLL_BROADCAST, "send/recv", "ncclSend to rank + 1 and "
+	[COLL_SENDRECV] = { HD_COLL_BROADCAST, "send/recv",
+			    "ncclSend to rank + 1 and "
 			    "ncclRecv from rank - 1 in one group (float)",
 			    "coll.base + alpha + S / beta" },
 };
@@ -266,7 +277,7 @@ log_coll(struct rk *k, int ci, const struct coll_res *cr, const struct hd_coll_f
 struct calp_nccl {
 	ncclComm_t comm[MAXG];
 	int made;
-	double sz[RK_MAX_SIZES];        /* the sizes swept */
+	double sz[RK_MAX_SIZES]; /* the sizes swept */
 	int nsz;
 	struct coll_res cr[COLL__COUNT];
 };
@@ -307,14 +318,15 @@ wait_all(struct rk *k, struct calp_nccl *nc, const char *what)
 				busy = 1;
 			else if (calp_cuda(k->e, rc, "cudaStreamQuery") != 0)
 				return -1;
-			if (NCK(k, ncclCommGetAsyncError(nc->comm[g], &ar)) || nck(k, ar,
-							"an NCCL collective (ncclCommGetAsyncError)"))
+			if (NCK(k, ncclCommGetAsyncError(nc->comm[g], &ar)) ||
+			    nck(k, ar, "an NCCL collective (ncclCommGetAsyncError)"))
 				return -1;
 		}
 		if (busy && calp_now() - t0 > WAIT_LIMIT_S) {
-			hd_err_set(k->e, HD_EXIT_FAIL, "", "calibrate: NCCL %s did not finish "
-				   "within %.0f s; the communicators were aborted", what,
-				   WAIT_LIMIT_S);
+			hd_err_set(k->e, HD_EXIT_FAIL, "",
+				   "calibrate: NCCL %s did not finish "
+				   "within %.0f s; the communicators were aborted",
+				   what, WAIT_LIMIT_S);
 			return -1;
 		}
 		if (busy)
@@ -334,22 +346,27 @@ coll_iter(struct rk *k, struct calp_nccl *nc, int ci, size_t count)
 	for (g = 0; !failed && g < k->n; g++) {
 		switch (ci) {
 		case COLL_SENDRECV:
-			failed = NCK(k, ncclSend(k->src[g], count, ncclFloat, (g + 1) % k->n,
-						 nc->comm[g], k->s[g])) ||
-				 NCK(k, ncclRecv(k->dst[g], count, ncclFloat,
-						 (g + k->n - 1) % k->n, nc->comm[g], k->s[g]));
+			failed = NCK(k,
+				     ncclSend(k->src[g], count, ncclFloat, (g + 1) % k->n,
+					      nc->comm[g], k->s[g])) ||
+			    NCK(k,
+				ncclRecv(k->dst[g], count, ncclFloat, (g + k->n - 1) % k->n,
+					 nc->comm[g], k->s[g]));
 			break;
 		case COLL_ALLGATHER:
-			failed = NCK(k, ncclAllGather(k->src[g], k->dst[g], count, ncclFloat,
-						      nc->comm[g], k->s[g]));
+			failed = NCK(k,
+				     ncclAllGather(k->src[g], k->dst[g], count, ncclFloat,
+						   nc->comm[g], k->s[g]));
 			break;
 		case COLL_BROADCAST:
-			failed = NCK(k, ncclBroadcast(k->src[g], k->dst[g], count, ncclFloat, 0,
-						      nc->comm[g], k->s[g]));
+			failed = NCK(k,
+				     ncclBroadcast(k->src[g], k->dst[g], count, ncclFloat, 0,
+						   nc->comm[g], k->s[g]));
 			break;
 		default:
-			failed = NCK(k, ncclAllReduce(k->src[g], k->dst[g], count, ncclFloat,
-						      ncclSum, nc->comm[g], k->s[g]));
+			failed = NCK(k,
+				     ncclAllReduce(k->src[g], k->dst[g], count, ncclFloat, ncclSum,
+						   nc->comm[g], k->s[g]));
 			break;
 		}
 	}
@@ -416,13 +433,15 @@ coll_sweep(struct rk *k, struct calp_nccl *nc, int ci, const double *sz, int nsz
 			continue;
 		prev = bytes;
 		iters = sz[i] <= (double)MiB ? (k->r->quick ? 10 : 20) :
-			sz[i] <= 64.0 * MiB ? (k->r->quick ? 5 : 10) : (k->r->quick ? 3 : 5);
+		    sz[i] <= 64.0 * MiB      ? (k->r->quick ? 5 : 10) :
+					       (k->r->quick ? 3 : 5);
 		calp_rk_progress(k, i, nsz, "NCCL %s %.0f B", coll_list[ci].name, bytes);
 		/* warm-up: NCCL connects lazily and picks its protocol per size */
 		if (calp_rk_stopped(k) || coll_sample(k, nc, ci, count, 2, &v[0], &h[0]) != 0)
 			return -1;
 		for (m = 0; m < samples; m++)
-			if (calp_rk_stopped(k) || coll_sample(k, nc, ci, count, iters, &v[m], &h[m]) != 0)
+			if (calp_rk_stopped(k) ||
+			    coll_sample(k, nc, ci, count, iters, &v[m], &h[m]) != 0)
 				return -1;
 		if (hd_fit_stats(v, (size_t)samples, &st, k->e) != 0 ||
 		    hd_fit_stats(h, (size_t)samples, &sh, k->e) != 0)
@@ -474,18 +493,23 @@ nccl_open(struct rk *k, struct calp_nccl *nc)
 	if (NCK(k, ncclGetVersion(&ver)))
 		return -1;
 	hd_ncclinfo_version_str(ver, v, sizeof v);
-	hd_buf_printf(k->log, "\nNCCL collectives over all %d GPUs (NCCL %s, one process: "
+	hd_buf_printf(k->log,
+		      "\nNCCL collectives over all %d GPUs (NCCL %s, one process: "
 		      "a communicator and a non-blocking stream per GPU, ncclGroupStart/End around "
-		      "each iteration's calls, out of place)\n", k->n, v);
+		      "each iteration's calls, out of place)\n",
+		      k->n, v);
 	if (nvls == NULL) {
 		setenv("NCCL_NVLS_ENABLE", "0", 0);
-		hd_buf_printf(k->log, "  NCCL_NVLS_ENABLE=0 set for this run (it was not set): "
+		hd_buf_printf(k->log,
+			      "  NCCL_NVLS_ENABLE=0 set for this run (it was not set): "
 			      "NVLink SHARP off, so the ring formula describes what runs; set it "
 			      "yourself to measure otherwise\n");
 	} else
 		hd_buf_printf(k->log, "  NCCL_NVLS_ENABLE=%s (set by the user)%s\n", nvls,
-			      strcmp(nvls, "0") != 0 ? ": with NVLink SHARP the busBw figures "
-			      "need not describe the links, and the fit below may not either" : "");
+			      strcmp(nvls, "0") != 0 ?
+				  ": with NVLink SHARP the busBw figures "
+				  "need not describe the links, and the fit below may not either" :
+				  "");
 	log_nccl_env(k);
 	/* as nccl-tests does in one process: every communicator inside one group
 	 * (what ncclCommInitAll does, with the time of it measurable) */
@@ -494,15 +518,18 @@ nccl_open(struct rk *k, struct calp_nccl *nc)
 		return -1;
 	for (g = 0; !failed && g < k->n; g++) {
 		failed = CK(k, cudaSetDevice(g)) ||
-			 NCK(k, ncclCommInitRank(&nc->comm[g], k->n, id, g));
+		    NCK(k, ncclCommInitRank(&nc->comm[g], k->n, id, g));
 		if (!failed)
 			nc->made = g + 1;
 	}
 	if (NCK(k, ncclGroupEnd()) || failed)
 		return -1;
-	hd_buf_printf(k->log, "  communicators (ncclCommInitRank for every GPU in one group) "
-		      "took %.3f s\n", calp_now() - t0);
-	hd_buf_printf(k->log, "  time: CUDA events around a batch of iterations on every GPU's "
+	hd_buf_printf(k->log,
+		      "  communicators (ncclCommInitRank for every GPU in one group) "
+		      "took %.3f s\n",
+		      calp_now() - t0);
+	hd_buf_printf(k->log,
+		      "  time: CUDA events around a batch of iterations on every GPU's "
 		      "stream, the slowest GPU's time per iteration, median of %d batches after 2 "
 		      "warm-up iterations; host: the host clock around the same batch (as "
 		      "nccl-tests times); algbw = size / time and busbw = algbw x the collective's "
@@ -526,8 +553,7 @@ calp_nccl_allreduce(struct rk *k, struct calp_nccl **ncp, double *ar_size, doubl
 	k->lo = 0.5;
 	k->hi = 0.7;
 	nc->nsz = coll_sizes(k, nc->sz, small_max, large_min);
-	if (nccl_open(k, nc) != 0 ||
-	    coll_sweep(k, nc, COLL_ALLREDUCE, nc->sz, nc->nsz, ar) != 0)
+	if (nccl_open(k, nc) != 0 || coll_sweep(k, nc, COLL_ALLREDUCE, nc->sz, nc->nsz, ar) != 0)
 		return -1;
 	for (i = 0; i < ar->n; i++) {
 		ar_size[*ar_n] = ar->size[i];
@@ -551,8 +577,8 @@ calp_nccl_report(struct rk *k, struct calp_nccl *nc, const struct hd_fit_ranks *
 			if (coll_sweep(k, nc, ci, nc->sz, nc->nsz, &nc->cr[ci]) != 0)
 				return -1;
 		}
-		hd_buf_printf(k->log, "\n  %s, %d ranks, %s; model: %s\n", coll_list[ci].name,
-			      k->n, coll_list[ci].call, coll_list[ci].model);
+		hd_buf_printf(k->log, "\n  %s, %d ranks, %s; model: %s\n", coll_list[ci].name, k->n,
+			      coll_list[ci].call, coll_list[ci].model);
 		log_coll(k, ci, &nc->cr[ci], fit->have_ring ? fig : NULL);
 		if (ci == COLL_ALLREDUCE && fit->have_ring)
 			calp_rk_log_ring_fit(k, fit);

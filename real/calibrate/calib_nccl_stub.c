@@ -27,7 +27,8 @@ calp_nccl_allreduce(struct rk *k, struct calp_nccl **nc, double *ar_size, double
 	(void)large_min;
 	*nc = NULL;
 	*ar_n = 0;
-	hd_buf_printf(k->log, "\nNCCL collectives: skipped: this build has no NCCL (configure "
+	hd_buf_printf(k->log,
+		      "\nNCCL collectives: skipped: this build has no NCCL (configure "
 		      "found no nccl.h and libnccl); coll.base is kept and the link rates come "
 		      "from the peer copies\n");
 	return 0;

@@ -36,8 +36,11 @@ calp_rk_hold(struct rk *k, int i)
 	k->flags[FLAG_TIMED_OUT] = 0;
 	__sync_synchronize();
 	return CK(k, cudaSetDevice(i)) ||
-	       KCK(k, hd_kernel_latch((hd_cuda_stream)k->s[i], k->dflags[i] + FLAG_LATCH,
-				      LATCH_TIMEOUT_NS, k->dflags[i] + FLAG_TIMED_OUT)) ? -1 : 0;
+		KCK(k,
+		    hd_kernel_latch((hd_cuda_stream)k->s[i], k->dflags[i] + FLAG_LATCH,
+				    LATCH_TIMEOUT_NS, k->dflags[i] + FLAG_TIMED_OUT)) ?
+	    -1 :
+	    0;
 }
 
 int
@@ -45,7 +48,8 @@ calp_rk_timed_out(struct rk *k, int ops)
 {
 	if (!k->flags[FLAG_TIMED_OUT])
 		return 0;
-	hd_err_set(k->e, HD_EXIT_FAIL, "", "calibrate: the spin-kernel gate timed out (%llu s) "
+	hd_err_set(k->e, HD_EXIT_FAIL, "",
+		   "calibrate: the spin-kernel gate timed out (%llu s) "
 		   "before the host had queued %d peer copies behind it, so the timing would "
 		   "include host submission; is the machine overloaded?",
 		   LATCH_TIMEOUT_NS / 1000000000ull, ops);
@@ -88,7 +92,7 @@ peer_sample(struct rk *k, int i, int j, uint64_t n, int warm, int reps, double *
 	for (w = 0; !failed && w < reps; w++)
 		failed = copy(k, i, j, n, i);
 	failed = failed || CK(k, cudaEventRecord(k->ev[i][1], k->s[i]));
-	calp_rk_release(k);     /* always: a failed enqueue must not leave the GPU spinning */
+	calp_rk_release(k); /* always: a failed enqueue must not leave the GPU spinning */
 	failed = failed || CK(k, cudaStreamSynchronize(k->s[i]));
 	if (failed || calp_rk_timed_out(k, warm + reps) ||
 	    calp_elapsed(k->e, k->ev[i][0], k->ev[i][1], sec))
@@ -137,7 +141,8 @@ peer_pair(struct rk *k, struct calp_peer_sweep *ps, int i, int j)
 
 		calp_gate_counts(ps->size[s], &warm, &reps);
 		for (m = 0; m < samples; m++)
-			if (calp_rk_stopped(k) || peer_sample(k, i, j, ps->size[s], warm, reps, &v[m]) != 0)
+			if (calp_rk_stopped(k) ||
+			    peer_sample(k, i, j, ps->size[s], warm, reps, &v[m]) != 0)
 				return -1;
 		if (hd_fit_stats(v, (size_t)samples, &st, k->e) != 0)
 			return -1;
@@ -163,27 +168,26 @@ peer_pair(struct rk *k, struct calp_peer_sweep *ps, int i, int j)
  * waits for j's last copy and records the end of both.
  */
 static int
-bidir_sample(struct rk *k, int i, int j, uint64_t n, int reps, double *ti, double *tj,
-	     double *tot)
+bidir_sample(struct rk *k, int i, int j, uint64_t n, int reps, double *ti, double *tj, double *tot)
 {
 	int w, failed = hold_pair(k, i, j);
 
 	failed = failed || CK(k, cudaEventRecord(k->ev[i][0], k->s[i]));
 	failed = failed || CK(k, cudaSetDevice(j)) ||
-		 CK(k, cudaStreamWaitEvent(k->s[j], k->ev[i][0], 0)) ||
-		 CK(k, cudaEventRecord(k->ev[j][0], k->s[j]));
+	    CK(k, cudaStreamWaitEvent(k->s[j], k->ev[i][0], 0)) ||
+	    CK(k, cudaEventRecord(k->ev[j][0], k->s[j]));
 	/* each copy from its own GPU, on that GPU's stream */
 	for (w = 0; !failed && w < reps; w++)
 		failed = CK(k, cudaSetDevice(i)) || copy(k, i, j, n, i) ||
-			 CK(k, cudaSetDevice(j)) || copy(k, j, i, n, j);
+		    CK(k, cudaSetDevice(j)) || copy(k, j, i, n, j);
 	failed = failed || CK(k, cudaEventRecord(k->ev[j][1], k->s[j]));
 	failed = failed || CK(k, cudaSetDevice(i)) ||
-		 CK(k, cudaEventRecord(k->ev[i][1], k->s[i])) ||
-		 CK(k, cudaStreamWaitEvent(k->s[i], k->ev[j][1], 0)) ||
-		 CK(k, cudaEventRecord(k->ev[i][2], k->s[i]));
+	    CK(k, cudaEventRecord(k->ev[i][1], k->s[i])) ||
+	    CK(k, cudaStreamWaitEvent(k->s[i], k->ev[j][1], 0)) ||
+	    CK(k, cudaEventRecord(k->ev[i][2], k->s[i]));
 	calp_rk_release(k);
 	failed = failed || CK(k, cudaStreamSynchronize(k->s[i])) ||
-		 CK(k, cudaStreamSynchronize(k->s[j]));
+	    CK(k, cudaStreamSynchronize(k->s[j]));
 	if (failed || calp_rk_timed_out(k, 2 * reps) ||
 	    calp_elapsed(k->e, k->ev[i][0], k->ev[i][1], ti) ||
 	    calp_elapsed(k->e, k->ev[j][0], k->ev[j][1], tj) ||
@@ -201,7 +205,8 @@ bidir_pair(struct rk *k, struct calp_peer_sweep *ps, int i, int j)
 	int m;
 
 	for (m = 0; m < samples; m++)
-		if (calp_rk_stopped(k) || bidir_sample(k, i, j, ps->bi_size, reps, &a[m], &b[m], &t[m]) != 0)
+		if (calp_rk_stopped(k) ||
+		    bidir_sample(k, i, j, ps->bi_size, reps, &a[m], &b[m], &t[m]) != 0)
 			return -1;
 	if (hd_fit_stats(a, 3, &sa, k->e) != 0 || hd_fit_stats(b, 3, &sb, k->e) != 0 ||
 	    hd_fit_stats(t, 3, &stt, k->e) != 0)
@@ -283,7 +288,8 @@ calp_rk_stage_peer(struct rk *k, struct calp_peer_sweep *ps)
 	char a[32], b[32], title[96];
 
 	peer_sizes(k, ps);
-	hd_buf_printf(k->log, "\nPeer copies (cudaMemcpyPeerAsync from GPU i to GPU j on a "
+	hd_buf_printf(k->log,
+		      "\nPeer copies (cudaMemcpyPeerAsync from GPU i to GPU j on a "
 		      "non-blocking stream of GPU i)\n  CUDA events around N copies queued "
 		      "behind a spin-kernel gate on that stream, after warm-ups; median of 3-5 "
 		      "samples; time per copy in us (GB/s = 10^9 B/s)\n");
@@ -305,21 +311,26 @@ calp_rk_stage_peer(struct rk *k, struct calp_peer_sweep *ps)
 			for (s = 0; s < ps->count; s++)
 				hd_buf_printf(k->log, " %9.2f", ps->t[i][j][s] * 1e6);
 			if (ps->fitted[i][j])
-				hd_buf_printf(k->log, "   %s, %s, %.1f/%.1f %%", hd_cal_frate(a, sizeof a,
-					      ps->fit[i][j].beta), hd_cal_ftime(b, sizeof b,
-					      ps->fit[i][j].alpha), 100 * ps->fit[i][j].max_rel,
+				hd_buf_printf(k->log, "   %s, %s, %.1f/%.1f %%",
+					      hd_cal_frate(a, sizeof a, ps->fit[i][j].beta),
+					      hd_cal_ftime(b, sizeof b, ps->fit[i][j].alpha),
+					      100 * ps->fit[i][j].max_rel,
 					      100 * ps->fit[i][j].rms_rel);
 			hd_buf_printf(k->log, "\n");
 		}
-	hd_buf_printf(k->log, "  fit t = alpha + n / beta: beta the least-squares slope over "
+	hd_buf_printf(k->log,
+		      "  fit t = alpha + n / beta: beta the least-squares slope over "
 		      "sizes >= %s, alpha the mean of t - n / beta over sizes <= %s\n",
-		      hd_cal_fbytes(a, sizeof a, ps->large_min), hd_cal_fbytes(b, sizeof b, ps->small_max));
+		      hd_cal_fbytes(a, sizeof a, ps->large_min),
+		      hd_cal_fbytes(b, sizeof b, ps->small_max));
 	for (i = 0; i < k->n; i++)
 		for (j = 0; j < k->n; j++)
 			if (i != j && !(k->nd.p2p[i][j] && k->nd.p2p[j][i])) {
-				hd_buf_printf(k->log, "  (pairs without peer access both ways are "
-					      "staged through host memory and timed without the gate: "
-					      "their times include the host's submission)\n");
+				hd_buf_printf(
+				    k->log,
+				    "  (pairs without peer access both ways are "
+				    "staged through host memory and timed without the gate: "
+				    "their times include the host's submission)\n");
 				i = j = k->n;
 			}
 	snprintf(title, sizeof title, "rate at %s (GB/s), row: from, column: to",
@@ -329,14 +340,17 @@ calp_rk_stage_peer(struct rk *k, struct calp_peer_sweep *ps)
 	log_matrix(k, "fitted alpha (us)", ps, cell_alpha);
 
 	ps->bi_size = ps->size[ps->count - 1];
-	hd_buf_printf(k->log, "\nPeer copies both ways at once (%s each way, GPU i's stream "
+	hd_buf_printf(k->log,
+		      "\nPeer copies both ways at once (%s each way, GPU i's stream "
 		      "and GPU j's, released by one gate)\n",
 		      hd_cal_fbytes(a, sizeof a, (double)ps->bi_size));
 	at = 0;
 	for (i = 0; i < k->n; i++)
 		for (j = i + 1; j < k->n; j++) {
-			calp_rk_progress(k, pairs + at++, pairs + pairs / 2, "peer copies both ways "
-				 "GPU%d<->GPU%d", i, j);
+			calp_rk_progress(k, pairs + at++, pairs + pairs / 2,
+					 "peer copies both ways "
+					 "GPU%d<->GPU%d",
+					 i, j);
 			if (bidir_pair(k, ps, i, j) != 0)
 				return -1;
 		}

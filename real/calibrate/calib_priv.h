@@ -37,12 +37,17 @@
 #define MiB ((uint64_t)1 << 20)
 #define GiB ((uint64_t)1 << 30)
 
-#define LATCH_TIMEOUT_NS 5000000000ull  /* the gate lets go by itself after 5 s */
+#define LATCH_TIMEOUT_NS 5000000000ull /* the gate lets go by itself after 5 s */
 
 /* Offsets (in ints) of the flags in the mapped pinned page: one GPU uses all
  * of them, the rank part the first two. */
-enum { FLAG_LATCH = 0, FLAG_TIMED_OUT = 32, FLAG_STARTED = 64, FLAG_WORDS = 96,
-       RK_FLAG_WORDS = 64 };
+enum {
+	FLAG_LATCH = 0,
+	FLAG_TIMED_OUT = 32,
+	FLAG_STARTED = 64,
+	FLAG_WORDS = 96,
+	RK_FLAG_WORDS = 64
+};
 
 /* ---- checks and clocks, both parts ------------------------------------------------ */
 
@@ -53,7 +58,7 @@ double calp_now(void);
  * words (a sticky error is cleared so clean-up can run). */
 int calp_cuda(struct hd_err *e, cudaError_t rc, const char *call);
 /* x is a struct cal or struct rk; the kernel launchers return a cudaError_t as int */
-#define CK(x, call) calp_cuda((x)->e, (call), #call)
+#define CK(x, call)  calp_cuda((x)->e, (call), #call)
 #define KCK(x, call) calp_cuda((x)->e, (cudaError_t)(call), #call)
 
 /* Seconds between two recorded events: 0, or -1 with e set. */
@@ -68,31 +73,31 @@ uint64_t calp_pow2_floor(uint64_t v);
 /* ---- one GPU ------------------------------------------------------------------------ */
 
 #define MAX_SAMPLES 64
-#define MAX_SIZES 40
+#define MAX_SIZES   40
 
 struct cal {
 	const struct hd_calibrate_opts *o;
-	struct hd_profile *p;           /* being filled */
-	struct hd_profile base;         /* as the caller gave it */
+	struct hd_profile *p;   /* being filled */
+	struct hd_profile base; /* as the caller gave it */
 	struct hd_buf *log;
-	struct hd_buf sum;              /* the figures set, for the end of the log */
+	struct hd_buf sum; /* the figures set, for the end of the log */
 	struct hd_err *e;
 	int dev, quick;
-	double lo, hi;                  /* progress range of the current stage */
+	double lo, hi; /* progress range of the current stage */
 
 	cudaStream_t s, s2;
 	cudaEvent_t ev[4];
-	volatile int *flags;            /* mapped pinned: latch, timed_out, started */
-	int *dflags;                    /* the same, as the device sees it */
-	void *hpin, *hpage, *dbuf;      /* copy buffers of max_copy bytes */
-	float *scratch;                 /* kernels' output */
+	volatile int *flags;       /* mapped pinned: latch, timed_out, started */
+	int *dflags;               /* the same, as the device sees it */
+	void *hpin, *hpage, *dbuf; /* copy buffers of max_copy bytes */
+	float *scratch;            /* kernels' output */
 	uint64_t max_copy, host_cap, dev_cap;
 
 	/* measured, used by later stages (seconds, bytes/s) */
 	double api_memcpy, api_sync, wake, launch_latency, copy_latency;
 	double h2d, d2h, bidir, flops;
 	int have_launch_latency;
-	int ranks;                      /* the multi-GPU part set figures */
+	int ranks; /* the multi-GPU part set figures */
 };
 
 /* Has the user asked to stop?  -1 with e saying so, else 0. */
@@ -104,8 +109,8 @@ void calp_progress(struct cal *c, int k, int n, const char *fmt, ...) HD_PRINTF(
 
 /* A table of the log: its title and method, then rows of one size each. */
 void calp_log_head(struct cal *c, const char *title, const char *method);
-void calp_log_row(struct cal *c, const char *size, int samples, int ops,
-		  const struct hd_stats *st, const char *rate);
+void calp_log_row(struct cal *c, const char *size, int samples, int ops, const struct hd_stats *st,
+		  const char *rate);
 
 /* One sample of a measurement: seconds (per op) into *sec; 0 or -1. */
 typedef int (*calp_sample_fn)(struct cal *c, const void *arg, double *sec);
@@ -158,21 +163,21 @@ int calp_sweep_fit(struct cal *c, const struct calp_sweep *sw, double small, dou
 void calp_read_link(struct cal *c, int *gen, int *lanes, char *text, size_t n);
 
 /* The stages, each 0 or -1 (calibrate.c runs them in order). */
-int calp_stage_api(struct cal *c);              /* calib_host.c */
+int calp_stage_api(struct cal *c); /* calib_host.c */
 int calp_stage_pageable(struct cal *c);
 int calp_stage_pinning(struct cal *c);
 int calp_stage_managed(struct cal *c);
-int calp_stage_pinned(struct cal *c);           /* calib_copy.c */
+int calp_stage_pinned(struct cal *c); /* calib_copy.c */
 int calp_stage_bidir(struct cal *c);
-int calp_stage_latency(struct cal *c);          /* calib_kernel.c */
+int calp_stage_latency(struct cal *c); /* calib_kernel.c */
 int calp_stage_kernels(struct cal *c);
 
 /* ---- several GPUs ------------------------------------------------------------------- */
 
-#define MAXG HD_FIT_MAX_GPUS
+#define MAXG           HD_FIT_MAX_GPUS
 #define RK_MAX_SAMPLES 16
-#define RK_MAX_SIZES 24
-#define WAIT_LIMIT_S 60.0       /* a collective or copy batch that takes longer is hung */
+#define RK_MAX_SIZES   24
+#define WAIT_LIMIT_S   60.0 /* a collective or copy batch that takes longer is hung */
 
 struct rk {
 	const struct hd_calib_ranks *r;
@@ -182,15 +187,15 @@ struct rk {
 	int n, dev0;
 	cudaStream_t s[MAXG];
 	cudaEvent_t ev[MAXG][3];
-	void *src[MAXG], *dst[MAXG];    /* bufsize bytes on each GPU */
+	void *src[MAXG], *dst[MAXG]; /* bufsize bytes on each GPU */
 	uint64_t bufsize;
 	volatile int *flags;
 	int *dflags[MAXG];
-	int enabled[MAXG][MAXG];        /* peer access this run enabled */
+	int enabled[MAXG][MAXG]; /* peer access this run enabled */
 	struct hd_fit_node nd;
-	double lo, hi;                  /* progress range of the current part */
-	const char *nvml_note;          /* how the link count was found */
-	int nvml_links[MAXG];           /* active NVLinks per GPU, -1: not reported */
+	double lo, hi;         /* progress range of the current part */
+	const char *nvml_note; /* how the link count was found */
+	int nvml_links[MAXG];  /* active NVLinks per GPU, -1: not reported */
 };
 
 /* As calp_stopped and calp_progress, for the rank part. */
@@ -208,28 +213,33 @@ struct calp_peer_sweep {
 	uint64_t size[RK_MAX_SIZES];
 	int count;
 	double small_max, large_min;
-	double t[MAXG][MAXG][RK_MAX_SIZES];     /* median seconds per copy */
+	double t[MAXG][MAXG][RK_MAX_SIZES]; /* median seconds per copy */
 	double iqr[MAXG][MAXG][RK_MAX_SIZES];
 	struct hd_fit fit[MAXG][MAXG];
 	int fitted[MAXG][MAXG];
-	double bi_total[MAXG][MAXG];            /* both directions at once, i < j */
-	double bi_dir[MAXG][MAXG];              /* i -> j while j -> i runs */
+	double bi_total[MAXG][MAXG]; /* both directions at once, i < j */
+	double bi_dir[MAXG][MAXG];   /* i -> j while j -> i runs */
 	uint64_t bi_size;
 };
 int calp_rk_stage_peer(struct rk *k, struct calp_peer_sweep *ps);
 
 /* Every GPU copying pinned host memory at once (calib_hostdma.c). */
-enum { HDMA_H2D, HDMA_D2H, HDMA_BOTH, HDMA__COUNT };
+enum {
+	HDMA_H2D,
+	HDMA_D2H,
+	HDMA_BOTH,
+	HDMA__COUNT
+};
 extern const char *const calp_hdma_name[HDMA__COUNT];
 
 struct calp_host_dma {
-	uint64_t size;                  /* bytes per copy */
-	int reps;                       /* copies per GPU and direction */
-	void *h_src[MAXG], *h_dst[MAXG];        /* pinned, one pair per GPU */
-	cudaStream_t s2[MAXG];          /* the second direction's stream */
-	int groups[MAXG], ngroups;      /* GPU counts measured */
-	double total[MAXG][HDMA__COUNT];        /* bytes/s, all GPUs of the group */
-	double least[MAXG][HDMA__COUNT];        /* bytes/s, the slowest GPU's own */
+	uint64_t size;                   /* bytes per copy */
+	int reps;                        /* copies per GPU and direction */
+	void *h_src[MAXG], *h_dst[MAXG]; /* pinned, one pair per GPU */
+	cudaStream_t s2[MAXG];           /* the second direction's stream */
+	int groups[MAXG], ngroups;       /* GPU counts measured */
+	double total[MAXG][HDMA__COUNT]; /* bytes/s, all GPUs of the group */
+	double least[MAXG][HDMA__COUNT]; /* bytes/s, the slowest GPU's own */
 };
 int calp_rk_stage_host_dma(struct rk *k);
 /* Free the stage's buffers and streams (again: a no-op). */

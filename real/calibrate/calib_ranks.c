@@ -118,8 +118,9 @@ setup(struct rk *k)
 	int g, i;
 	char a[32];
 
-	if (CK(k, cudaHostAlloc(&fp, RK_FLAG_WORDS * sizeof(int),
-				 cudaHostAllocMapped | cudaHostAllocPortable)))
+	if (CK(k,
+	       cudaHostAlloc(&fp, RK_FLAG_WORDS * sizeof(int),
+			     cudaHostAllocMapped | cudaHostAllocPortable)))
 		return -1;
 	k->flags = fp;
 	memset(fp, 0, RK_FLAG_WORDS * sizeof(int));
@@ -142,7 +143,8 @@ setup(struct rk *k)
 	if (k->bufsize > GiB)
 		k->bufsize = GiB;
 	if (k->bufsize < 16 * MiB) {
-		hd_err_set(k->e, HD_EXIT_FAIL, "", "calibrate: too little free GPU memory for "
+		hd_err_set(k->e, HD_EXIT_FAIL, "",
+			   "calibrate: too little free GPU memory for "
 			   "peer copies (%s on the fullest GPU; need 128 MiB)",
 			   hd_cal_fbytes(a, sizeof a, (double)least));
 		return -1;
@@ -157,8 +159,9 @@ setup(struct rk *k)
 		 * gate would block the host until the gate timed out */
 		k->flags[FLAG_LATCH] = 1;
 		__sync_synchronize();
-		if (KCK(k, hd_kernel_latch((hd_cuda_stream)k->s[g], k->dflags[g] + FLAG_LATCH,
-					    LATCH_TIMEOUT_NS, k->dflags[g] + FLAG_TIMED_OUT)) ||
+		if (KCK(k,
+			hd_kernel_latch((hd_cuda_stream)k->s[g], k->dflags[g] + FLAG_LATCH,
+					LATCH_TIMEOUT_NS, k->dflags[g] + FLAG_TIMED_OUT)) ||
 		    CK(k, cudaStreamSynchronize(k->s[g])) || CK(k, cudaDeviceSynchronize()))
 			return -1;
 	}
@@ -203,8 +206,10 @@ peer_access(struct rk *k)
 {
 	int i, j, none = 0;
 
-	hd_buf_printf(k->log, "\nPeer access between the %d GPUs (cudaDeviceCanAccessPeer, then "
-		      "cudaDeviceEnablePeerAccess)\n", k->n);
+	hd_buf_printf(k->log,
+		      "\nPeer access between the %d GPUs (cudaDeviceCanAccessPeer, then "
+		      "cudaDeviceEnablePeerAccess)\n",
+		      k->n);
 	for (i = 0; i < k->n; i++)
 		for (j = 0; j < k->n; j++) {
 			int can = 0, atom = 0, rank = 0;
@@ -215,15 +220,19 @@ peer_access(struct rk *k)
 			if (CK(k, cudaDeviceCanAccessPeer(&can, i, j)))
 				return -1;
 			if (!can) {
-				hd_buf_printf(k->log, "  GPU%d -> GPU%d: peer access impossible: "
-					      "copies between them go through host memory\n", i, j);
+				hd_buf_printf(k->log,
+					      "  GPU%d -> GPU%d: peer access impossible: "
+					      "copies between them go through host memory\n",
+					      i, j);
 				none++;
 				continue;
 			}
-			if (CK(k, cudaDeviceGetP2PAttribute(&atom,
-					cudaDevP2PAttrNativeAtomicSupported, i, j)) ||
-			    CK(k, cudaDeviceGetP2PAttribute(&rank,
-					cudaDevP2PAttrPerformanceRank, i, j)) ||
+			if (CK(k,
+			       cudaDeviceGetP2PAttribute(&atom, cudaDevP2PAttrNativeAtomicSupported,
+							 i, j)) ||
+			    CK(k,
+			       cudaDeviceGetP2PAttribute(&rank, cudaDevP2PAttrPerformanceRank, i,
+							 j)) ||
 			    CK(k, cudaSetDevice(i)))
 				return -1;
 			rc = cudaDeviceEnablePeerAccess(j, 0);
@@ -235,8 +244,10 @@ peer_access(struct rk *k)
 				k->enabled[i][j] = 1;
 			k->nd.p2p[i][j] = 1;
 			k->nd.atomics[i][j] = atom;
-			hd_buf_printf(k->log, "  GPU%d -> GPU%d: enabled; native atomics %s, "
-				      "performance rank %d\n", i, j, atom ? "yes" : "no", rank);
+			hd_buf_printf(k->log,
+				      "  GPU%d -> GPU%d: enabled; native atomics %s, "
+				      "performance rank %d\n",
+				      i, j, atom ? "yes" : "no", rank);
 		}
 	if (none == 0)
 		hd_buf_printf(k->log, "  every ordered pair has peer access\n");
@@ -251,8 +262,8 @@ peer_model(struct rk *k, int i, int j, double bytes)
 {
 	/* the simulator's own path, and its copy-engine rate over NVLink */
 	struct hd_link l = hd_coll_link(k->p, i, j);
-	double beta = l.cls == HD_LINK_NVLINK && k->p->nvlink_copy_bw > 0 ?
-	    k->p->nvlink_copy_bw : l.bw;
+	double beta = l.cls == HD_LINK_NVLINK && k->p->nvlink_copy_bw > 0 ? k->p->nvlink_copy_bw :
+									    l.bw;
 
 	return hd_time_to_s(l.lat) + bytes / beta;
 }
@@ -263,9 +274,10 @@ log_peer_model(struct rk *k, const struct calp_peer_sweep *ps)
 	int i, j, f = 0, l = ps->count - 1;
 	char a[32], b[32];
 
-	hd_buf_printf(k->log, "\nPeer copies under the fitted profile (alpha + n / beta with "
-		      "the keys written below)\n  %-12s %10s %10s %7s %10s %10s %7s\n", "pair",
-		      hd_cal_fbytes(a, sizeof a, (double)ps->size[f]), "model", "err",
+	hd_buf_printf(k->log,
+		      "\nPeer copies under the fitted profile (alpha + n / beta with "
+		      "the keys written below)\n  %-12s %10s %10s %7s %10s %10s %7s\n",
+		      "pair", hd_cal_fbytes(a, sizeof a, (double)ps->size[f]), "model", "err",
 		      hd_cal_fbytes(b, sizeof b, (double)ps->size[l]), "model", "err");
 	for (i = 0; i < k->n; i++)
 		for (j = 0; j < k->n; j++) {
@@ -277,13 +289,16 @@ log_peer_model(struct rk *k, const struct calp_peer_sweep *ps)
 			m0 = peer_model(k, i, j, (double)ps->size[f]);
 			m1 = peer_model(k, i, j, (double)ps->size[l]);
 			snprintf(pr, sizeof pr, "GPU%d->GPU%d", i, j);
-			hd_buf_printf(k->log, "  %-12s %10.2f %10.2f %+6.1f%% %10.2f %10.2f %+6.1f%%"
-				      "\n", pr, ps->t[i][j][f] * 1e6, m0 * 1e6,
+			hd_buf_printf(k->log,
+				      "  %-12s %10.2f %10.2f %+6.1f%% %10.2f %10.2f %+6.1f%%"
+				      "\n",
+				      pr, ps->t[i][j][f] * 1e6, m0 * 1e6,
 				      100 * (m0 - ps->t[i][j][f]) / ps->t[i][j][f],
 				      ps->t[i][j][l] * 1e6, m1 * 1e6,
 				      100 * (m1 - ps->t[i][j][l]) / ps->t[i][j][l]);
 		}
-	hd_buf_printf(k->log, "  (times in us; the model sends copy-engine peer copies at "
+	hd_buf_printf(k->log,
+		      "  (times in us; the model sends copy-engine peer copies at "
 		      "nvlink.copy_rate over NVLink, at the link rate otherwise)\n");
 }
 
@@ -319,43 +334,47 @@ write_keys(struct rk *k, const struct hd_fit_ranks *f)
 {
 	struct hd_profile *p = k->p;
 	const char *src = f->topo.by_rate ? "; NVLink where the peer rate is over 1.5x the host "
-		"link's" : "; NVLink where peer access has native atomics";
+					    "link's" :
+					    "; NVLink where peer access has native atomics";
 	char how[256];
 
 	hd_buf_printf(k->r->sum, "  %-20s %-14s (base %s) %s%s\n", "topo.kind",
-		      hd_topo_name(f->topo.kind), hd_topo_name(p->topo),
-		      kind_why(&f->topo, k->n), src);
+		      hd_topo_name(f->topo.kind), hd_topo_name(p->topo), kind_why(&f->topo, k->n),
+		      src);
 	p->topo = f->topo.kind;
 	hd_cal_set_int(k->r->sum, "topo.gpus_per_node", &p->gpus_per_node, f->topo.gpus_per_node,
-		"GPUs visible to CUDA");
+		       "GPUs visible to CUDA");
 	if (f->topo.nvlink_pairs > 0)
-		hd_cal_set_int(k->r->sum, "nvlink.links", &p->nvlinks, f->links, f->links_reported ?
-			"active NVLinks of a GPU (NVML)" : "kept from the base (NVML gave no count)");
+		hd_cal_set_int(k->r->sum, "nvlink.links", &p->nvlinks, f->links,
+			       f->links_reported ? "active NVLinks of a GPU (NVML)" :
+						   "kept from the base (NVML gave no count)");
 	else
 		hd_cal_set_int(k->r->sum, "nvlink.links", &p->nvlinks, 0, "no pair over NVLink");
 	if (f->nvlink_rate > 0) {
 		snprintf(how, sizeof how, "%s / %d links",
 			 f->ring_over_nvlink && f->rate_from_ring ?
-			 "all-reduce busBw at large sizes (fitted slope)" :
-			 "median fitted peer copy rate over NVLink pairs", f->links);
+			     "all-reduce busBw at large sizes (fitted slope)" :
+			     "median fitted peer copy rate over NVLink pairs",
+			 f->links);
 		hd_cal_set_rate(k->r->sum, "nvlink.rate", &p->nvlink_bw, f->nvlink_rate, how);
 	} else
 		hd_buf_printf(k->r->sum, "  %-20s kept (nothing over NVLink measured)\n",
 			      "nvlink.rate");
 	if (f->nvlink_latency >= 0)
 		hd_cal_set_time(k->r->sum, "nvlink.latency", &p->nvlink_latency, f->nvlink_latency,
-			 "median fitted alpha of peer copies over NVLink");
+				"median fitted alpha of peer copies over NVLink");
 	if (f->copy_nvlink_bw > 0)
-		hd_cal_set_rate(k->r->sum, "nvlink.copy_rate", &p->nvlink_copy_bw, f->copy_nvlink_bw,
-			 "median fitted rate of copy-engine peer copies over NVLink");
+		hd_cal_set_rate(k->r->sum, "nvlink.copy_rate", &p->nvlink_copy_bw,
+				f->copy_nvlink_bw,
+				"median fitted rate of copy-engine peer copies over NVLink");
 	else
 		hd_buf_printf(k->r->sum, "  %-20s kept (nothing over NVLink measured)\n",
 			      "nvlink.latency");
 	if (f->p2p_pcie > 0)
 		hd_cal_set_rate(k->r->sum, "topo.p2p_pcie", &p->p2p_pcie_bw, f->p2p_pcie,
-			 !f->ring_over_nvlink && f->rate_from_ring ?
-			 "all-reduce busBw at large sizes (the ring crosses PCIe)" :
-			 "median fitted peer copy rate over pairs without NVLink");
+				!f->ring_over_nvlink && f->rate_from_ring ?
+				    "all-reduce busBw at large sizes (the ring crosses PCIe)" :
+				    "median fitted peer copy rate over pairs without NVLink");
 	else
 		hd_buf_printf(k->r->sum, "  %-20s kept (every pair is NVLink)\n", "topo.p2p_pcie");
 	if (f->coll_base >= 0) {
@@ -372,30 +391,39 @@ calp_rk_log_ring_fit(struct rk *k, const struct hd_fit_ranks *f)
 {
 	char a[32], b[32], c[32];
 
-	hd_buf_printf(k->log, "  fit of the ring formula T(S) = coll.base + 2(n-1) (alpha + "
-		      "(S/n) / beta), n = %d:\n", k->n);
-	hd_buf_printf(k->log, "    beta = %s from the slope over sizes >= the large limit "
+	hd_buf_printf(k->log,
+		      "  fit of the ring formula T(S) = coll.base + 2(n-1) (alpha + "
+		      "(S/n) / beta), n = %d:\n",
+		      k->n);
+	hd_buf_printf(k->log,
+		      "    beta = %s from the slope over sizes >= the large limit "
 		      "(%d sizes): the busBw the formula reaches at large sizes\n",
 		      hd_cal_frate(a, sizeof a, f->ring.beta), f->ring.line.n_large);
-	hd_buf_printf(k->log, "    intercept %s (%s); alpha %s (%s); coll.base = intercept - "
-		      "%d alpha = %s%s\n", hd_cal_ftime(a, sizeof a, f->ring.intercept),
-		      f->ring.line.alpha_from_large ? "the large fit's intercept" :
-		      "mean of t - the slope's share over sizes <= 64 KiB",
-		      hd_cal_ftime(b, sizeof b, f->alpha), f->ring_over_nvlink ?
-		      "nvlink.latency: peer copies over NVLink" : "pcie.latency",
-		      2 * (k->n - 1), hd_cal_ftime(c, sizeof c, f->ring.base),
-		      f->ring.base_clamped ? " (negative: clamped at 0)" : "");
-	hd_buf_printf(k->log, "    residual of the formula over every size: max %.1f %%, rms "
+	hd_buf_printf(
+	    k->log,
+	    "    intercept %s (%s); alpha %s (%s); coll.base = intercept - "
+	    "%d alpha = %s%s\n",
+	    hd_cal_ftime(a, sizeof a, f->ring.intercept),
+	    f->ring.line.alpha_from_large ? "the large fit's intercept" :
+					    "mean of t - the slope's share over sizes <= 64 KiB",
+	    hd_cal_ftime(b, sizeof b, f->alpha),
+	    f->ring_over_nvlink ? "nvlink.latency: peer copies over NVLink" : "pcie.latency",
+	    2 * (k->n - 1), hd_cal_ftime(c, sizeof c, f->ring.base),
+	    f->ring.base_clamped ? " (negative: clamped at 0)" : "");
+	hd_buf_printf(k->log,
+		      "    residual of the formula over every size: max %.1f %%, rms "
 		      "%.1f %% (NCCL changes protocol with size; one line cannot follow "
-		      "every size)\n", 100 * f->ring.max_rel, 100 * f->ring.rms_rel);
+		      "every size)\n",
+		      100 * f->ring.max_rel, 100 * f->ring.rms_rel);
 	if (f->ring.base_clamped && f->ring.intercept > 0)
-		hd_buf_printf(k->log, "    warning: the intercept is below 2(n-1) alpha = %s: a "
+		hd_buf_printf(k->log,
+			      "    warning: the intercept is below 2(n-1) alpha = %s: a "
 			      "hop inside NCCL costs less here than a peer copy's fixed cost, so "
 			      "with one nvlink.latency for both the model over-predicts the "
 			      "smallest all-reduce by %.0f %%\n",
 			      hd_cal_ftime(a, sizeof a, 2.0 * (k->n - 1) * f->alpha),
 			      100 * (2.0 * (k->n - 1) * f->alpha - f->ring.intercept) /
-			      f->ring.intercept);
+				  f->ring.intercept);
 }
 
 /* ---- the whole part ------------------------------------------------------------------ */
@@ -415,8 +443,10 @@ log_links(struct rk *k, int base_links)
 			least = k->nvml_links[g];
 	}
 	if (least < 0) {
-		hd_buf_printf(k->log, "NVLinks per GPU: not reported (%s); the base profile's "
-			      "nvlink.links (%d) divides the link rate\n", k->nvml_note, base_links);
+		hd_buf_printf(k->log,
+			      "NVLinks per GPU: not reported (%s); the base profile's "
+			      "nvlink.links (%d) divides the link rate\n",
+			      k->nvml_note, base_links);
 		k->nd.links = 0;
 		return;
 	}
@@ -450,7 +480,8 @@ hd_calib_ranks(const struct hd_calib_ranks *r, struct hd_profile *p, int *set, s
 		n = 1;
 	}
 	if (n < 2) {
-		hd_buf_printf(r->log, "\nPeer copies and NCCL collectives: skipped (one GPU is "
+		hd_buf_printf(r->log,
+			      "\nPeer copies and NCCL collectives: skipped (one GPU is "
 			      "visible; they need two or more)\n");
 		return 0;
 	}
@@ -465,8 +496,8 @@ hd_calib_ranks(const struct hd_calib_ranks *r, struct hd_profile *p, int *set, s
 	k->nd.pcie_bw = r->pcie_bw;
 	if (CK(k, cudaGetDevice(&k->dev0)))
 		goto out_free;
-	hd_buf_printf(k->log, "\nRanks: %d GPUs visible%s\n", n, n > MAXG ?
-		      ": the first 16 are measured" : "");
+	hd_buf_printf(k->log, "\nRanks: %d GPUs visible%s\n", n,
+		      n > MAXG ? ": the first 16 are measured" : "");
 	for (i = 0; i < k->n; i++) {
 		struct cudaDeviceProp prop;
 		char bus[32] = "?";
@@ -511,7 +542,8 @@ hd_calib_ranks(const struct hd_calib_ranks *r, struct hd_profile *p, int *set, s
 		fitted += ps->fitted[i / k->n][i % k->n];
 	if (fitted == 0) {
 		/* nothing says how fast the links are: write nothing rather than guess */
-		hd_buf_printf(k->log, "\n  no peer copy could be fitted: the topology, NVLink and "
+		hd_buf_printf(k->log,
+			      "\n  no peer copy could be fitted: the topology, NVLink and "
 			      "collective keys are kept from the base\n");
 		hd_buf_printf(r->sum, "  %-20s kept (no peer copy could be fitted)\n",
 			      "topo.*, nvlink.*");
@@ -521,8 +553,10 @@ hd_calib_ranks(const struct hd_calib_ranks *r, struct hd_profile *p, int *set, s
 	if (hd_fit_ranks(&k->nd, p->nvlinks, r->copy_latency, ar_size, ar_t, ar_n, small_max,
 			 large_min, &fit, &fe) != 0) {
 		/* the all-reduce times cannot be fitted: the peer copies still can */
-		hd_buf_printf(k->log, "\n  all-reduce: no fit (%s); the link rates come from the "
-			      "peer copies and coll.base is kept\n", fe.msg);
+		hd_buf_printf(k->log,
+			      "\n  all-reduce: no fit (%s); the link rates come from the "
+			      "peer copies and coll.base is kept\n",
+			      fe.msg);
 		if (hd_fit_ranks(&k->nd, p->nvlinks, r->copy_latency, NULL, NULL, 0, small_max,
 				 large_min, &fit, e) != 0)
 			goto out;

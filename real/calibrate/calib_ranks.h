@@ -8,19 +8,19 @@
 #ifndef HD_CALIB_RANKS_H
 #define HD_CALIB_RANKS_H
 
-#include "profile/profile.h"
 #include "base/util.h"
+#include "profile/profile.h"
 
 struct hd_calib_ranks {
-	int quick;              /* fewer sizes and repeats */
-	volatile int *stop;     /* set asynchronously to stop between measurements */
+	int quick;          /* fewer sizes and repeats */
+	volatile int *stop; /* set asynchronously to stop between measurements */
 	/* progress within this part: a fraction in [0,1] and what is measured */
 	void (*progress)(void *ctx, double frac, const char *what);
 	void *ctx;
-	struct hd_buf *log;     /* the calibration's log: tables, fits, residuals */
-	struct hd_buf *sum;     /* one line per profile key set or kept */
-	double pcie_bw;         /* the host link's measured rate (faster direction), B/s */
-	double copy_latency;    /* pcie.latency as calibrated, s */
+	struct hd_buf *log;  /* the calibration's log: tables, fits, residuals */
+	struct hd_buf *sum;  /* one line per profile key set or kept */
+	double pcie_bw;      /* the host link's measured rate (faster direction), B/s */
+	double copy_latency; /* pcie.latency as calibrated, s */
 };
 
 /*

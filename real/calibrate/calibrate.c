@@ -104,16 +104,19 @@ preload(struct cal *c)
 {
 	double done = 0;
 
-	c->flags[FLAG_LATCH] = 1;       /* the latch returns at once */
+	c->flags[FLAG_LATCH] = 1; /* the latch returns at once */
 	__sync_synchronize();
-	return KCK(c, hd_kernel_latch((hd_cuda_stream)c->s, c->dflags + FLAG_LATCH,
-				      LATCH_TIMEOUT_NS, c->dflags + FLAG_TIMED_OUT)) ||
-	       KCK(c, hd_kernel_spin((hd_cuda_stream)c->s, 0, 1)) ||
-	       KCK(c, hd_kernel_compute((hd_cuda_stream)c->s, c->scratch, 1, 0, &done)) ||
-	       KCK(c, hd_kernel_memory((hd_cuda_stream)c->s, c->dbuf, 4096, 0)) ||
-	       KCK(c, hd_kernel_fill((hd_cuda_stream)c->s, c->dbuf, 4100, 0, 0)) ||
-	       KCK(c, hd_kernel_reduce((hd_cuda_stream)c->s, c->dbuf, 4096, c->scratch, 0)) ||
-	       CK(c, cudaStreamSynchronize(c->s)) || CK(c, cudaDeviceSynchronize()) ? -1 : 0;
+	return KCK(c,
+		   hd_kernel_latch((hd_cuda_stream)c->s, c->dflags + FLAG_LATCH, LATCH_TIMEOUT_NS,
+				   c->dflags + FLAG_TIMED_OUT)) ||
+		KCK(c, hd_kernel_spin((hd_cuda_stream)c->s, 0, 1)) ||
+		KCK(c, hd_kernel_compute((hd_cuda_stream)c->s, c->scratch, 1, 0, &done)) ||
+		KCK(c, hd_kernel_memory((hd_cuda_stream)c->s, c->dbuf, 4096, 0)) ||
+		KCK(c, hd_kernel_fill((hd_cuda_stream)c->s, c->dbuf, 4100, 0, 0)) ||
+		KCK(c, hd_kernel_reduce((hd_cuda_stream)c->s, c->dbuf, 4096, c->scratch, 0)) ||
+		CK(c, cudaStreamSynchronize(c->s)) || CK(c, cudaDeviceSynchronize()) ?
+	    -1 :
+	    0;
 }
 
 static int
@@ -139,13 +142,14 @@ setup(struct cal *c, struct cudaDeviceProp *prop)
 	    CK(c, cudaGetDeviceProperties(prop, c->dev)) ||
 	    CK(c, cudaDeviceGetAttribute(&map, cudaDevAttrCanMapHostMemory, c->dev)) ||
 	    CK(c, cudaDeviceGetAttribute(&uva, cudaDevAttrUnifiedAddressing, c->dev)) ||
-	    CK(c, cudaGetDeviceFlags(&flags)) ||
-	    CK(c, cudaMemGetInfo(&dfree, &dtotal)))
+	    CK(c, cudaGetDeviceFlags(&flags)) || CK(c, cudaMemGetInfo(&dfree, &dtotal)))
 		return -1;
 	if (!map || !uva) {
-		hd_err_set(c->e, HD_EXIT_FAIL, "", "calibrate: GPU %d cannot map host memory "
+		hd_err_set(c->e, HD_EXIT_FAIL, "",
+			   "calibrate: GPU %d cannot map host memory "
 			   "(canMapHostMemory %d, unifiedAddressing %d), which the spin-kernel "
-			   "gate needs", c->dev, map, uva);
+			   "gate needs",
+			   c->dev, map, uva);
 		return -1;
 	}
 	avail = host_available();
@@ -155,16 +159,22 @@ setup(struct cal *c, struct cudaDeviceProp *prop)
 	if (c->max_copy > GiB)
 		c->max_copy = GiB;
 	if (c->max_copy < 64 * MiB) {
-		hd_err_set(c->e, HD_EXIT_FAIL, "", "calibrate: too little free memory to "
+		hd_err_set(c->e, HD_EXIT_FAIL, "",
+			   "calibrate: too little free memory to "
 			   "measure (GPU %s free, host %s available; need 256 MiB of each)",
-			   hd_cal_fbytes(a, sizeof a, (double)dfree), hd_cal_fbytes(b, sizeof b, (double)avail));
+			   hd_cal_fbytes(a, sizeof a, (double)dfree),
+			   hd_cal_fbytes(b, sizeof b, (double)avail));
 		return -1;
 	}
-	hd_buf_printf(c->log, "GPU %d: %s, %d SMs, %d copy engines, %s of %s free; host %s "
-		      "available\n", c->dev, prop->name, prop->multiProcessorCount,
-		      prop->asyncEngineCount, hd_cal_fbytes(a, sizeof a, (double)dfree),
-		      hd_cal_fbytes(b, sizeof b, (double)dtotal), hd_cal_fbytes(d, sizeof d, (double)avail));
-	hd_buf_printf(c->log, "Largest buffer: %s (a quarter of free GPU memory, an eighth "
+	hd_buf_printf(c->log,
+		      "GPU %d: %s, %d SMs, %d copy engines, %s of %s free; host %s "
+		      "available\n",
+		      c->dev, prop->name, prop->multiProcessorCount, prop->asyncEngineCount,
+		      hd_cal_fbytes(a, sizeof a, (double)dfree),
+		      hd_cal_fbytes(b, sizeof b, (double)dtotal),
+		      hd_cal_fbytes(d, sizeof d, (double)avail));
+	hd_buf_printf(c->log,
+		      "Largest buffer: %s (a quarter of free GPU memory, an eighth "
 		      "of available host memory, at most 1 GiB)\n",
 		      hd_cal_fbytes(a, sizeof a, (double)c->max_copy));
 	{
@@ -190,21 +200,29 @@ setup(struct cal *c, struct cudaDeviceProp *prop)
 					count++;
 				}
 		if (kept >= 0)
-			hd_buf_printf(c->log, "GPU's NUMA node %s, its local CPUs %s; this thread "
-				      "is kept on CPU %d for the whole calibration, as 'hdsim --real' "
-				      "keeps its own, so host-side copies run from the same place\n",
-				      node, cpus, kept);
+			hd_buf_printf(
+			    c->log,
+			    "GPU's NUMA node %s, its local CPUs %s; this thread "
+			    "is kept on CPU %d for the whole calibration, as 'hdsim --real' "
+			    "keeps its own, so host-side copies run from the same place\n",
+			    node, cpus, kept);
 		else
-			hd_buf_printf(c->log, "GPU's NUMA node %s, its local CPUs %s; this thread "
-				      "is on CPU %d and may run on %d CPUs (from %d); pin it "
-				      "(numactl, taskset) to the GPU's node for stable host-transfer "
-				      "figures\n", node, cpus, cpu, count, first);
+			hd_buf_printf(
+			    c->log,
+			    "GPU's NUMA node %s, its local CPUs %s; this thread "
+			    "is on CPU %d and may run on %d CPUs (from %d); pin it "
+			    "(numactl, taskset) to the GPU's node for stable host-transfer "
+			    "figures\n",
+			    node, cpus, cpu, count, first);
 	}
 	hd_buf_printf(c->log, "Host wait policy (cudaGetDeviceFlags): %s\n",
-		      (flags & cudaDeviceScheduleMask) == cudaDeviceScheduleSpin ? "spin" :
-		      (flags & cudaDeviceScheduleMask) == cudaDeviceScheduleYield ? "yield" :
-		      (flags & cudaDeviceScheduleMask) == cudaDeviceScheduleBlockingSync ?
-		      "blocking sync" : "auto (spin while contexts <= CPUs, else yield)");
+		      (flags & cudaDeviceScheduleMask) == cudaDeviceScheduleSpin ?
+			  "spin" :
+			  (flags & cudaDeviceScheduleMask) == cudaDeviceScheduleYield ?
+			  "yield" :
+			  (flags & cudaDeviceScheduleMask) == cudaDeviceScheduleBlockingSync ?
+			  "blocking sync" :
+			  "auto (spin while contexts <= CPUs, else yield)");
 	if (CK(c, cudaStreamCreateWithFlags(&c->s, cudaStreamNonBlocking)) ||
 	    CK(c, cudaStreamCreateWithFlags(&c->s2, cudaStreamNonBlocking)))
 		return -1;
@@ -225,8 +243,7 @@ setup(struct cal *c, struct cudaDeviceProp *prop)
 	if (CK(c, cudaMalloc((void **)&c->scratch, 4096)) ||
 	    CK(c, cudaMemset(c->scratch, 0, 4096)) ||
 	    CK(c, cudaMallocHost(&c->hpin, c->max_copy)) ||
-	    CK(c, cudaMalloc(&c->dbuf, c->max_copy)) ||
-	    CK(c, cudaMemset(c->dbuf, 0, c->max_copy)))
+	    CK(c, cudaMalloc(&c->dbuf, c->max_copy)) || CK(c, cudaMemset(c->dbuf, 0, c->max_copy)))
 		return -1;
 	memset(c->hpin, 1, c->max_copy);
 	/* malloc'd as lessons' pageable buffers are (real_cuda.c): glibc puts a
@@ -235,11 +252,13 @@ setup(struct cal *c, struct cudaDeviceProp *prop)
 	 * lent H100s (bench/results/2026-11-22-h100-host/align/) */
 	c->hpage = malloc(c->max_copy);
 	if (c->hpage == NULL) {
-		hd_err_set(c->e, HD_EXIT_FAIL, "", "calibrate: malloc of %s of pageable memory "
-			   "failed", hd_cal_fbytes(a, sizeof a, (double)c->max_copy));
+		hd_err_set(c->e, HD_EXIT_FAIL, "",
+			   "calibrate: malloc of %s of pageable memory "
+			   "failed",
+			   hd_cal_fbytes(a, sizeof a, (double)c->max_copy));
 		return -1;
 	}
-	memset(c->hpage, 1, c->max_copy);   /* touched: no first-touch faults in copies */
+	memset(c->hpage, 1, c->max_copy); /* touched: no first-touch faults in copies */
 	return preload(c);
 }
 
@@ -347,8 +366,8 @@ seed_from_base(struct cal *c)
 }
 
 int
-hd_real_calibrate(const struct hd_calibrate_opts *o, struct hd_profile *out,
-		  struct hd_buf *log, struct hd_err *e)
+hd_real_calibrate(const struct hd_calibrate_opts *o, struct hd_profile *out, struct hd_buf *log,
+		  struct hd_err *e)
 {
 	/* progress weights roughly follow each stage's run time */
 	static const struct stage_def {
@@ -386,8 +405,10 @@ hd_real_calibrate(const struct hd_calibrate_opts *o, struct hd_profile *out,
 	c.quick = o->quick;
 	hd_buf_init(&c.sum);
 	if (o->host_only)
-		hd_buf_printf(log, "hdsim: the host's figures again, in this process, starting "
-			      "from profile %s\n", out->name);
+		hd_buf_printf(log,
+			      "hdsim: the host's figures again, in this process, starting "
+			      "from profile %s\n",
+			      out->name);
 	else
 		hd_buf_printf(log, "hdsim calibrate%s: starting from the built-in profile %s\n",
 			      o->quick ? " --quick" : "", out->name);
@@ -409,18 +430,24 @@ hd_real_calibrate(const struct hd_calibrate_opts *o, struct hd_profile *out,
 	}
 	if (o->progress != NULL)
 		o->progress(o->ctx, 1, "done");
-	hd_buf_printf(log, "\nProfile %s: figures set by this run (each rounded to 4 digits "
-		      "or 10 ns)\n%s", work.name, c.sum.s ? c.sum.s : "");
+	hd_buf_printf(log,
+		      "\nProfile %s: figures set by this run (each rounded to 4 digits "
+		      "or 10 ns)\n%s",
+		      work.name, c.sum.s ? c.sum.s : "");
 	if (o->host_only)
 		hd_buf_printf(log, "  every other figure kept from %s\n", c.base.name);
 	else if (c.ranks)
-		hd_buf_printf(log, "  kept from %s: api.queue_depth, gpu.max_kernels, um.page, "
+		hd_buf_printf(log,
+			      "  kept from %s: api.queue_depth, gpu.max_kernels, um.page, "
 			      "net.rate and net.latency (one node cannot measure them), "
-			      "coll.algorithm, coll.model, coll.chunk\n", c.base.name);
+			      "coll.algorithm, coll.model, coll.chunk\n",
+			      c.base.name);
 	else
-		hd_buf_printf(log, "  kept from %s: api.queue_depth, gpu.max_kernels, um.page, "
+		hd_buf_printf(log,
+			      "  kept from %s: api.queue_depth, gpu.max_kernels, um.page, "
 			      "and the topology, NVLink, network and collective keys (one GPU "
-			      "cannot measure them)\n", c.base.name);
+			      "cannot measure them)\n",
+			      c.base.name);
 	hd_buf_printf(log, "Calibration took %.1f s.\n", calp_now() - t0);
 	/* the result must read back as a profile the model accepts */
 	text = hd_profile_format(&work);

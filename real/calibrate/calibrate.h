@@ -11,13 +11,13 @@
 #include "profile/profile.h"
 
 struct hd_calibrate_opts {
-	int device;             /* CUDA device ordinal */
-	int quick;              /* fewer sizes and repeats (a smoke run) */
-	int host_only;          /* only what the host CPU does (API costs, pageable
+	int device;         /* CUDA device ordinal */
+	int quick;          /* fewer sizes and repeats (a smoke run) */
+	int host_only;      /* only what the host CPU does (API costs, pageable
 				 * staging, pinning), the rest kept from *out: these
 				 * move between processes on one machine, so
 				 * `hdsim --real` measures them again in its own */
-	volatile int *stop;     /* set asynchronously to stop between measurements */
+	volatile int *stop; /* set asynchronously to stop between measurements */
 	/* progress: called with a fraction in [0,1] and what is being measured */
 	void (*progress)(void *ctx, double frac, const char *what);
 	void *ctx;
@@ -31,7 +31,7 @@ struct hd_calibrate_opts {
  * `log` gets a human-readable table of what was measured and fitted (raw
  * medians, spreads, fits with residuals).  0, or -1 with e set.
  */
-int hd_real_calibrate(const struct hd_calibrate_opts *o, struct hd_profile *out,
-		      struct hd_buf *log, struct hd_err *e);
+int hd_real_calibrate(const struct hd_calibrate_opts *o, struct hd_profile *out, struct hd_buf *log,
+		      struct hd_err *e);
 
 #endif

@@ -5,8 +5,8 @@
 #include "real/real.h"
 
 int
-hd_real_calibrate(const struct hd_calibrate_opts *o, struct hd_profile *out,
-		  struct hd_buf *log, struct hd_err *e)
+hd_real_calibrate(const struct hd_calibrate_opts *o, struct hd_profile *out, struct hd_buf *log,
+		  struct hd_err *e)
 {
 	(void)o;
 	(void)out;

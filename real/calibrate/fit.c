@@ -80,15 +80,15 @@ hd_fit_stats(const double *v, size_t n, struct hd_stats *st, struct hd_err *e)
 }
 
 int
-hd_fit_ls(const double *x, const double *y, const double *w, size_t n, double *a,
-	  double *s, struct hd_err *e)
+hd_fit_ls(const double *x, const double *y, const double *w, size_t n, double *a, double *s,
+	  struct hd_err *e)
 {
 	double sw = 0, mx = 0, my = 0, sxx = 0, sxy = 0;
 	size_t i;
 
 	if (n < 2) {
-		hd_err_set(e, HD_EXIT_FAIL, FIT_WHERE,
-			   "a line needs at least two points (got %zu)", n);
+		hd_err_set(e, HD_EXIT_FAIL, FIT_WHERE, "a line needs at least two points (got %zu)",
+			   n);
 		return -1;
 	}
 	if (!all_finite(x, n) || !all_finite(y, n) || (w != NULL && !all_finite(w, n))) {
@@ -175,7 +175,8 @@ hd_fit_alpha_beta(const double *n, const double *t, size_t count, double small_m
 		if (n[i] < 0 || !(t[i] > 0)) {
 			hd_err_set(e, HD_EXIT_FAIL, FIT_WHERE,
 				   "point %zu has a negative size or a time that is not "
-				   "positive", i);
+				   "positive",
+				   i);
 			return -1;
 		}
 	idx = hd_xmalloc(count * sizeof *idx);
@@ -195,7 +196,8 @@ hd_fit_alpha_beta(const double *n, const double *t, size_t count, double small_m
 	if (!(s > 0)) {
 		hd_err_set(e, HD_EXIT_FAIL, FIT_WHERE,
 			   "time does not grow with size over the %zu largest sizes "
-			   "(slope %g s per unit): no rate to fit", k, s);
+			   "(slope %g s per unit): no rate to fit",
+			   k, s);
 		goto out;
 	}
 	f->beta = 1 / s;
@@ -237,8 +239,7 @@ out:
 #define MAX_BUFFERS 64
 
 void
-hd_staging_times(const struct hd_staging *p, int d2h, double n, double *call,
-		 double *total)
+hd_staging_times(const struct hd_staging *p, int d2h, double n, double *call, double *total)
 {
 	double done[MAX_BUFFERS];
 	double chunk = p->chunk > 0 ? p->chunk : (n > 0 ? n : 1);
@@ -252,7 +253,7 @@ hd_staging_times(const struct hd_staging *p, int d2h, double n, double *call,
 	nch = n == 0 ? 1 : (uint64_t)ceil(n / chunk);
 	if (nch == 0)
 		nch = 1;
-#define CB(k) ((k) == nch - 1 ? n - (double)(k) * chunk : chunk)
+#define CB(k) ((k) == nch - 1 ? n - (double)(k)*chunk : chunk)
 	if (d2h) {
 		for (; issued < nch && issued < (uint64_t)nb; issued++) {
 			eng = eng + p->latency + CB(issued) / dma;
@@ -285,8 +286,7 @@ hd_staging_times(const struct hd_staging *p, int d2h, double n, double *call,
 	if (call)
 		*call = end;
 	if (total)
-		*total = last > end ? fmax(last + p->wake, end + p->api_sync) :
-			 end + p->api_sync;
+		*total = last > end ? fmax(last + p->wake, end + p->api_sync) : end + p->api_sync;
 }
 
 /* Sum of squared log ratios of model to measurement over direction dir's
@@ -310,8 +310,8 @@ staging_cost(const struct hd_staging *p, const double *n, const double *t, const
 /* Best memcpy rate of direction dir for p's shape: a log scan, then golden
  * sections; left in p->memcpy_bw[dir]. */
 static void
-fit_memcpy_bw(struct hd_staging *p, const double *n, const double *t, const int *d2h,
-	      size_t count, int dir)
+fit_memcpy_bw(struct hd_staging *p, const double *n, const double *t, const int *d2h, size_t count,
+	      int dir)
 {
 	const double lo = log(1e8), hi = log(1e12), phi = 0.6180339887498949;
 	const int steps = 48;
@@ -358,8 +358,8 @@ fit_memcpy_bw(struct hd_staging *p, const double *n, const double *t, const int 
 
 /* Both directions' rates for p's shape (a direction without points keeps its rate). */
 static void
-fit_rates(struct hd_staging *p, const double *n, const double *t, const int *d2h,
-	  size_t count, const int *points)
+fit_rates(struct hd_staging *p, const double *n, const double *t, const int *d2h, size_t count,
+	  const int *points)
 {
 	int dir;
 
@@ -369,8 +369,8 @@ fit_rates(struct hd_staging *p, const double *n, const double *t, const int *d2h
 }
 
 static void
-staging_errors(const struct hd_staging *p, const double *n, const double *t,
-	       const int *d2h, size_t count, double *rms, double *mx)
+staging_errors(const struct hd_staging *p, const double *n, const double *t, const int *d2h,
+	       size_t count, double *rms, double *mx)
 {
 	double sum = 0, m, r;
 	size_t i;
@@ -412,9 +412,10 @@ hd_fit_staging(const double *n, const double *t, const int *d2h, size_t count,
 		}
 		f->points[d2h[i] ? 1 : 0]++;
 	}
-	if (!(base->h2d_bw > 0) || !(base->d2h_bw > 0) || !(base->chunk > 0) ||
-	    base->buffers < 1 || !(base->memcpy_bw[0] > 0) || !(base->memcpy_bw[1] > 0)) {
-		hd_err_set(e, HD_EXIT_FAIL, FIT_WHERE, "the staging fit needs positive link "
+	if (!(base->h2d_bw > 0) || !(base->d2h_bw > 0) || !(base->chunk > 0) || base->buffers < 1 ||
+	    !(base->memcpy_bw[0] > 0) || !(base->memcpy_bw[1] > 0)) {
+		hd_err_set(e, HD_EXIT_FAIL, FIT_WHERE,
+			   "the staging fit needs positive link "
 			   "and memcpy rates, chunk and buffers");
 		return -1;
 	}
@@ -463,8 +464,8 @@ hd_fit_bidir(double bytes, double t_h2d, double t_d2h, double solo_h2d, double s
 {
 	double t_first, t_last, solo_last, alone;
 
-	if (!(bytes > 0) || !(t_h2d > 0) || !(t_d2h > 0) || !(solo_h2d > 0) ||
-	    !(solo_d2h > 0) || !isfinite(bytes + t_h2d + t_d2h + solo_h2d + solo_d2h)) {
+	if (!(bytes > 0) || !(t_h2d > 0) || !(t_d2h > 0) || !(solo_h2d > 0) || !(solo_d2h > 0) ||
+	    !isfinite(bytes + t_h2d + t_d2h + solo_h2d + solo_d2h)) {
 		hd_err_set(e, HD_EXIT_FAIL, FIT_WHERE,
 			   "the bidirectional fit needs positive sizes, times and rates");
 		return -1;
@@ -507,8 +508,8 @@ hd_fit_um(double per_byte, double page, double base_fault, double link_bw, doubl
 }
 
 int
-hd_fit_live_latency(const double *n, const double *done, const double *issue,
-		    size_t count, double rate, double *alpha)
+hd_fit_live_latency(const double *n, const double *done, const double *issue, size_t count,
+		    double rate, double *alpha)
 {
 	double sum = 0;
 	size_t i;

@@ -19,7 +19,7 @@
 struct hd_stats {
 	size_t n;
 	double median;
-	double q1, q3, iqr;     /* quartiles by linear interpolation (numpy's default) */
+	double q1, q3, iqr; /* quartiles by linear interpolation (numpy's default) */
 	double min, max;
 };
 
@@ -34,19 +34,19 @@ double hd_fit_quantile(const double *sorted, size_t n, double q);
  * weights).  -1 with e set with fewer than two distinct x (zero variance),
  * non-finite input or weights that are not positive.
  */
-int hd_fit_ls(const double *x, const double *y, const double *w, size_t n, double *a,
-	      double *s, struct hd_err *e);
+int hd_fit_ls(const double *x, const double *y, const double *w, size_t n, double *a, double *s,
+	      struct hd_err *e);
 
 /* A fitted t(n) = alpha + n / beta and how well it fits. */
 struct hd_fit {
-	double alpha;           /* fixed time per operation, s (>= 0) */
-	double beta;            /* rate, units of n per second */
-	double max_rel;         /* max over every point of |t - fit| / t */
-	double rms_rel;         /* root mean square of the same */
-	int n_large;            /* points that set beta */
-	int n_small;            /* points that set alpha (0: see alpha_from_large) */
-	int alpha_from_large;   /* no small points: alpha is the large fit's intercept */
-	int alpha_clamped;      /* alpha came out negative and was set to 0 */
+	double alpha;         /* fixed time per operation, s (>= 0) */
+	double beta;          /* rate, units of n per second */
+	double max_rel;       /* max over every point of |t - fit| / t */
+	double rms_rel;       /* root mean square of the same */
+	int n_large;          /* points that set beta */
+	int n_small;          /* points that set alpha (0: see alpha_from_large) */
+	int alpha_from_large; /* no small points: alpha is the large fit's intercept */
+	int alpha_clamped;    /* alpha came out negative and was set to 0 */
 };
 
 /*
@@ -73,14 +73,14 @@ int hd_fit_alpha_beta(const double *n, const double *t, size_t count, double sma
  * one for the next DMA; the call returns after the last memcpy.
  */
 struct hd_staging {
-	double memcpy_bw[2];    /* host_memcpy_h2d_bw (into staging), host_memcpy_d2h_bw (out) */
-	double h2d_bw, d2h_bw;  /* pinned DMA rates (already capped by bidir) */
-	double latency;         /* copy_latency, s */
-	double chunk;           /* staging_chunk, bytes */
-	int buffers;            /* staging_buffers */
-	double api;             /* api_memcpy, s: the submit before the pipeline */
-	double api_sync;        /* a sync that finds nothing to wait for, s */
-	double wake;            /* sync_wake, s */
+	double memcpy_bw[2];   /* host_memcpy_h2d_bw (into staging), host_memcpy_d2h_bw (out) */
+	double h2d_bw, d2h_bw; /* pinned DMA rates (already capped by bidir) */
+	double latency;        /* copy_latency, s */
+	double chunk;          /* staging_chunk, bytes */
+	int buffers;           /* staging_buffers */
+	double api;            /* api_memcpy, s: the submit before the pipeline */
+	double api_sync;       /* a sync that finds nothing to wait for, s */
+	double wake;           /* sync_wake, s */
 };
 
 /*
@@ -89,18 +89,17 @@ struct hd_staging {
  * model times them: *call when the copy call returns, *total when the sync
  * returns (either may be NULL).
  */
-void hd_staging_times(const struct hd_staging *p, int d2h, double n, double *call,
-		      double *total);
+void hd_staging_times(const struct hd_staging *p, int d2h, double n, double *call, double *total);
 
 struct hd_staging_fit {
-	double memcpy_bw[2];    /* best memcpy rate per direction (0 HtoD, 1 DtoH) */
-	int points[2];          /* points per direction (none: base's rate kept) */
-	double chunk;           /* best staging_chunk */
-	int buffers;            /* best staging_buffers */
-	double rms_rel, max_rel;        /* of the best fit */
-	double base_rms_rel, base_max_rel;  /* memcpy_bw refitted, chunk and buffers kept */
-	double base_memcpy_bw[2];  /* that refit's memcpy rates */
-	int shape_fitted;       /* 1: the data chose chunk and buffers; 0: kept the base's */
+	double memcpy_bw[2];               /* best memcpy rate per direction (0 HtoD, 1 DtoH) */
+	int points[2];                     /* points per direction (none: base's rate kept) */
+	double chunk;                      /* best staging_chunk */
+	int buffers;                       /* best staging_buffers */
+	double rms_rel, max_rel;           /* of the best fit */
+	double base_rms_rel, base_max_rel; /* memcpy_bw refitted, chunk and buffers kept */
+	double base_memcpy_bw[2];          /* that refit's memcpy rates */
+	int shape_fitted; /* 1: the data chose chunk and buffers; 0: kept the base's */
 };
 
 /*
@@ -117,8 +116,7 @@ struct hd_staging_fit {
  * with e set when there are no usable points.
  */
 int hd_fit_staging(const double *n, const double *t, const int *d2h, size_t count,
-		   const struct hd_staging *base, struct hd_staging_fit *f,
-		   struct hd_err *e);
+		   const struct hd_staging *base, struct hd_staging_fit *f, struct hd_err *e);
 
 /*
  * Total rate of both directions at once, from copies of `bytes` each way
@@ -127,8 +125,8 @@ int hd_fit_staging(const double *n, const double *t, const int *d2h, size_t coun
  * solo rate after the other finished; the rest of its bytes moved while
  * both ran.  -1 with e set on times or rates that are not positive.
  */
-int hd_fit_bidir(double bytes, double t_h2d, double t_d2h, double solo_h2d,
-		 double solo_d2h, double *total, struct hd_err *e);
+int hd_fit_bidir(double bytes, double t_h2d, double t_d2h, double solo_h2d, double solo_d2h,
+		 double *total, struct hd_err *e);
 
 /*
  * Split the extra seconds per byte a kernel pays for demand faults on
@@ -139,8 +137,8 @@ int hd_fit_bidir(double bytes, double t_h2d, double t_d2h, double solo_h2d,
  * 1), which is 0 when even the link alone is slower than measured (bw is
  * then 1 / per_byte).  -1 with e set on input that is not positive.
  */
-int hd_fit_um(double per_byte, double page, double base_fault, double link_bw,
-	      double *fault, double *bw, struct hd_err *e);
+int hd_fit_um(double per_byte, double page, double base_fault, double link_bw, double *fault,
+	      double *bw, struct hd_err *e);
 
 /*
  * The copy engine's fixed cost per copy from back-to-back copies issued live:
@@ -150,7 +148,7 @@ int hd_fit_um(double per_byte, double page, double base_fault, double link_bw,
  * out; *alpha is the mean of done - n / rate over the others.  Returns the
  * number of sizes used (0: the host paced every one, *alpha untouched).
  */
-int hd_fit_live_latency(const double *n, const double *done, const double *issue,
-			size_t count, double rate, double *alpha);
+int hd_fit_live_latency(const double *n, const double *done, const double *issue, size_t count,
+			double rate, double *alpha);
 
 #endif

@@ -64,7 +64,7 @@ pair_nvlink(const struct hd_fit_node *nd, int i, int j, int *by_rate)
 		return bw > NVLINK_OVER_PCIE * nd->pcie_bw;
 	}
 	return nd->p2p[i][j] && nd->p2p[j][i] && (nd->atomics[i][j] || nd->atomics[j][i]) &&
-	       nd->links >= 0;
+	    nd->links >= 0;
 }
 
 int
@@ -74,8 +74,8 @@ hd_fit_topo(const struct hd_fit_node *nd, struct hd_fit_topo *t, struct hd_err *
 
 	memset(t, 0, sizeof *t);
 	if (n < 1 || n > HD_FIT_MAX_GPUS) {
-		hd_err_set(e, HD_EXIT_FAIL, FIT_WHERE, "a node of %d GPUs (1 to %d are handled)",
-			   n, HD_FIT_MAX_GPUS);
+		hd_err_set(e, HD_EXIT_FAIL, FIT_WHERE, "a node of %d GPUs (1 to %d are handled)", n,
+			   HD_FIT_MAX_GPUS);
 		return -1;
 	}
 	t->gpus_per_node = n;
@@ -222,10 +222,10 @@ hd_fit_ranks(const struct hd_fit_node *nd, int base_links, double copy_latency,
 				if (nd->bw[i][j] > 0)
 					nvbw[nnv++] = nd->bw[i][j];
 			} else if (nd->bw[i][j] > 0)
-				otbw[not++] = nd->bw[i][j];
+				otbw[not ++] = nd->bw[i][j];
 		}
 	out->copy_nvlink_bw = median(nvbw, nnv);
-	out->copy_other_bw = median(otbw, not);
+	out->copy_other_bw = median(otbw, not );
 	if (out->topo.nvlink_pairs > 0) {
 		out->links_reported = nd->links > 0;
 		out->links = nd->links > 0 ? nd->links : base_links > 0 ? base_links : 1;
@@ -233,9 +233,9 @@ hd_fit_ranks(const struct hd_fit_node *nd, int base_links, double copy_latency,
 			out->nvlink_latency = median(lat, nl);
 	}
 	out->ring_over_nvlink = out->topo.kind == HD_TOPO_NVSWITCH ||
-				(out->topo.kind == HD_TOPO_NVLINK_PAIRS && n == 2);
+	    (out->topo.kind == HD_TOPO_NVLINK_PAIRS && n == 2);
 	out->alpha = out->ring_over_nvlink && out->nvlink_latency >= 0 ? out->nvlink_latency :
-		     copy_latency;
+									 copy_latency;
 	if (n >= 2 && ar_count >= 2) {
 		if (hd_fit_ring(n, ar_bytes, ar_t, ar_count, small_max, large_min, out->alpha,
 				&out->ring, e) != 0)

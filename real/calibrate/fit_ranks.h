@@ -22,34 +22,34 @@
 
 #include <stddef.h>
 
-#include "real/calibrate/fit.h"
+#include "base/util.h"
 #include "ir/ir.h"
 #include "profile/profile.h"
-#include "base/util.h"
+#include "real/calibrate/fit.h"
 
 #define HD_FIT_MAX_GPUS 16
 
 /* What was found out about the GPUs of one node; row i is the source, column j
  * the destination (the diagonal is unused). */
 struct hd_fit_node {
-	int n;                  /* GPUs, 1 .. HD_FIT_MAX_GPUS */
-	int p2p[HD_FIT_MAX_GPUS][HD_FIT_MAX_GPUS];      /* peer access could be enabled */
-	int atomics[HD_FIT_MAX_GPUS][HD_FIT_MAX_GPUS];  /* native atomics (an NVLink hint) */
-	double bw[HD_FIT_MAX_GPUS][HD_FIT_MAX_GPUS];    /* peer copy rate, 0: not measured */
-	double lat[HD_FIT_MAX_GPUS][HD_FIT_MAX_GPUS];   /* peer copy intercept, < 0: none */
-	int links;              /* active NVLinks per GPU as reported; 0: not reported,
+	int n;                                         /* GPUs, 1 .. HD_FIT_MAX_GPUS */
+	int p2p[HD_FIT_MAX_GPUS][HD_FIT_MAX_GPUS];     /* peer access could be enabled */
+	int atomics[HD_FIT_MAX_GPUS][HD_FIT_MAX_GPUS]; /* native atomics (an NVLink hint) */
+	double bw[HD_FIT_MAX_GPUS][HD_FIT_MAX_GPUS];   /* peer copy rate, 0: not measured */
+	double lat[HD_FIT_MAX_GPUS][HD_FIT_MAX_GPUS];  /* peer copy intercept, < 0: none */
+	int links;      /* active NVLinks per GPU as reported; 0: not reported,
 				 * -1: the machine reports none */
-	double pcie_bw;         /* the host link's measured rate (the faster direction) */
+	double pcie_bw; /* the host link's measured rate (the faster direction) */
 };
 
 /* The node's topology as the model's four kinds know it. */
 struct hd_fit_topo {
 	enum hd_topo kind;
 	int gpus_per_node;
-	int nvlink[HD_FIT_MAX_GPUS][HD_FIT_MAX_GPUS];   /* the pair is taken as NVLink */
-	int nvlink_pairs, pcie_pairs, host_pairs;       /* unordered pairs by path */
-	int by_rate;            /* NVLink was decided by measured rates, not hints */
-	int exact;              /* 0: the links match no kind exactly; kind is the closest */
+	int nvlink[HD_FIT_MAX_GPUS][HD_FIT_MAX_GPUS]; /* the pair is taken as NVLink */
+	int nvlink_pairs, pcie_pairs, host_pairs;     /* unordered pairs by path */
+	int by_rate; /* NVLink was decided by measured rates, not hints */
+	int exact;   /* 0: the links match no kind exactly; kind is the closest */
 };
 
 /*
@@ -69,11 +69,11 @@ int hd_fit_topo_link(enum hd_topo kind, int i, int j);
 
 /* The figures of the rank model's closed forms. */
 struct hd_coll_fig {
-	int n;                  /* ranks */
-	double alpha;           /* per hop, s */
-	double beta;            /* per link direction, B/s */
-	double base;            /* per collective, s */
-	double chunk;           /* pipelining unit, B */
+	int n;        /* ranks */
+	double alpha; /* per hop, s */
+	double beta;  /* per link direction, B/s */
+	double base;  /* per collective, s */
+	double chunk; /* pipelining unit, B */
 };
 
 /* Time of collective c of `bytes` (nccl-tests' size) under the forms above;
@@ -82,12 +82,12 @@ double hd_fit_coll_time(enum hd_coll c, const struct hd_coll_fig *f, double byte
 
 /* All-reduce times fitted to the ring formula. */
 struct hd_fit_ring {
-	double beta;            /* link rate the ring formula needs: busBw at large sizes */
-	double intercept;       /* all-reduce time at size 0 */
-	double base;            /* intercept - 2(n-1) alpha, clamped at 0 */
+	double beta;      /* link rate the ring formula needs: busBw at large sizes */
+	double intercept; /* all-reduce time at size 0 */
+	double base;      /* intercept - 2(n-1) alpha, clamped at 0 */
 	int base_clamped;
-	struct hd_fit line;     /* the t = a + S / b fit underneath */
-	double max_rel, rms_rel;/* the formula with these figures against every size */
+	struct hd_fit line;      /* the t = a + S / b fit underneath */
+	double max_rel, rms_rel; /* the formula with these figures against every size */
 };
 
 /*
@@ -103,17 +103,17 @@ int hd_fit_ring(int n, const double *bytes, const double *t, size_t count, doubl
 /* The profile figures a node calibration sets. */
 struct hd_fit_ranks {
 	struct hd_fit_topo topo;
-	int links;              /* nvlink.links written (0 on a node without NVLink) */
-	int links_reported;     /* links came from the machine, not the base profile */
-	double nvlink_rate;     /* per link; 0: not set */
-	double nvlink_latency;  /* < 0: not set */
-	double p2p_pcie;        /* 0: not set */
-	double coll_base;       /* < 0: not set */
-	int ring_over_nvlink;   /* every hop of the ring is NVLink */
-	double alpha;           /* the per-hop latency the ring fit used */
-	int rate_from_ring;     /* the ring's link rate came from all-reduce, not copies */
-	double copy_nvlink_bw;  /* median peer copy rate over NVLink pairs (0: none) */
-	double copy_other_bw;   /* median over the other pairs (0: none) */
+	int links;             /* nvlink.links written (0 on a node without NVLink) */
+	int links_reported;    /* links came from the machine, not the base profile */
+	double nvlink_rate;    /* per link; 0: not set */
+	double nvlink_latency; /* < 0: not set */
+	double p2p_pcie;       /* 0: not set */
+	double coll_base;      /* < 0: not set */
+	int ring_over_nvlink;  /* every hop of the ring is NVLink */
+	double alpha;          /* the per-hop latency the ring fit used */
+	int rate_from_ring;    /* the ring's link rate came from all-reduce, not copies */
+	double copy_nvlink_bw; /* median peer copy rate over NVLink pairs (0: none) */
+	double copy_other_bw;  /* median over the other pairs (0: none) */
 	int have_ring;
 	struct hd_fit_ring ring;
 };

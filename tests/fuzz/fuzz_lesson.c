@@ -12,12 +12,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "ir/ir.h"
-#include "lang/lesson.h"
-#include "sim/model.h"
-#include "profile/profile.h"
-#include "ir/trace.h"
 #include "base/util.h"
+#include "ir/ir.h"
+#include "ir/trace.h"
+#include "lang/lesson.h"
+#include "profile/profile.h"
+#include "sim/model.h"
 
 #define SMALL_EXECS 2000
 #define SMALL_RANKS 8
@@ -81,7 +81,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		char detail[256];
 
 		if (hd_lesson_claim_eval(l, i, NULL, traces, &lhs, &rhs, detail, sizeof detail,
-					 &ce) < 0 && (!ce.set || ce.msg[0] == '\0'))
+					 &ce) < 0 &&
+		    (!ce.set || ce.msg[0] == '\0'))
 			__builtin_trap();
 	}
 	for (i = 0; i < n && traces != NULL; i++)

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/profile.h"
 #include "base/util.h"
+#include "profile/profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -41,8 +41,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&q, 0, sizeof(q));
 	memset(&e, 0, sizeof(e));
 	if (hd_profile_parse(out, "formatted", &q, &e) != 0) {
-		fprintf(stderr, "formatted profile does not parse: %s: %s\n%s", e.where,
-			e.msg, out);
+		fprintf(stderr, "formatted profile does not parse: %s: %s\n%s", e.where, e.msg,
+			out);
 		abort();
 	}
 	if (!hd_profile_equal(&p, &q)) {
