@@ -266,3 +266,44 @@ hd_time_for_bytes(double bytes, double rate)
 	/* bytes * 1e12 first: exact for power-of-two sizes and round rates */
 	return hd_time_from_ps(ceil(bytes * 1e12 / rate));
 }
+
+char *
+hd_fmt_flop(char *buf, size_t n, double f)
+{
+	static const char *const pre[] = { "", "K", "M", "G", "T", "P" };
+	size_t i = 0;
+
+	while (i + 1 < sizeof pre / sizeof pre[0] && f >= 1000) {
+		f /= 1000;
+		i++;
+	}
+	snprintf(buf, n, "%.4g %sFLOP", f, pre[i]);
+	return buf;
+}
+
+char *
+hd_fmt_quantity(char *buf, size_t n, enum hd_dim d, double v)
+{
+	switch (d) {
+	case HD_DIM_BYTES:
+		if (v >= 0 && v < 1.8e19)
+			return hd_fmt_bytes(buf, n, (uint64_t)v);
+		snprintf(buf, n, "%g B", v);
+		return buf;
+	case HD_DIM_TIME:
+		return hd_fmt_time(buf, n, hd_time_from_ps(v));
+	case HD_DIM_RATE:
+		return hd_fmt_rate(buf, n, v);
+	case HD_DIM_FLOP:
+		return hd_fmt_flop(buf, n, v);
+	case HD_DIM_FLOPS:
+		return hd_fmt_flops(buf, n, v);
+	case HD_DIM_PERCENT:
+		snprintf(buf, n, "%g%%", v * 100);
+		return buf;
+	case HD_DIM_NONE:
+		break;
+	}
+	snprintf(buf, n, "%g", v);
+	return buf;
+}

@@ -64,6 +64,10 @@ char *hd_fmt_time(char *buf, size_t n, hd_time t);   /* "1.234 ms" */
 char *hd_fmt_bytes(char *buf, size_t n, uint64_t b); /* "256 MiB", "1.5 KiB", "17 B" */
 char *hd_fmt_rate(char *buf, size_t n, double bps);  /* "52.3 GB/s" */
 char *hd_fmt_flops(char *buf, size_t n, double f);   /* "67 TFLOP/s" */
+char *hd_fmt_flop(char *buf, size_t n, double f);    /* work: "40 GFLOP" */
+/* A value of dimension d in its unit, as knobs and estimates show it:
+ * "256 MiB", "5.00 ms", "40 GFLOP", "25%", "8". */
+char *hd_fmt_quantity(char *buf, size_t n, enum hd_dim d, double v);
 
 /* Seconds <-> picoseconds, rounding to nearest; saturates at
  * +-HD_TIME_DUR_MAX. */

@@ -14,48 +14,6 @@
 #include "real/cudagen.h"
 #include "render/timeline.h"
 
-/* 4e10 -> "40 GFLOP" */
-static void
-fmt_flop(char *buf, size_t n, double v)
-{
-	static const char *const pre[] = { "", "K", "M", "G", "T", "P" };
-	size_t i = 0;
-
-	while (i + 1 < HD_ARRAY_LEN(pre) && v >= 1000) {
-		v /= 1000;
-		i++;
-	}
-	snprintf(buf, n, "%.4g %sFLOP", v, pre[i]);
-}
-
-static void
-fmt_knob(char *buf, size_t n, enum hd_dim d, double v)
-{
-	switch (d) {
-	case HD_DIM_BYTES:
-		hd_fmt_bytes(buf, n, (uint64_t)v);
-		break;
-	case HD_DIM_TIME:
-		hd_fmt_time(buf, n, (hd_time)v);
-		break;
-	case HD_DIM_RATE:
-		hd_fmt_rate(buf, n, v);
-		break;
-	case HD_DIM_FLOP:
-		fmt_flop(buf, n, v);
-		break;
-	case HD_DIM_FLOPS:
-		hd_fmt_flops(buf, n, v);
-		break;
-	case HD_DIM_PERCENT:
-		snprintf(buf, n, "%g%%", v * 100);
-		break;
-	case HD_DIM_NONE:
-		snprintf(buf, n, "%g", v);
-		break;
-	}
-}
-
 /* The ops of a scenario, one per line, loop bodies indented. */
 static void
 show_ops(struct hd_buf *b, const struct hd_scenario *sc)
@@ -84,7 +42,7 @@ show_ops(struct hd_buf *b, const struct hd_scenario *sc)
 			if (op->kind == HD_OP_KERNEL)
 				hd_buf_printf(b, "  %s kernel", hd_kernel_name(op->kernel));
 			if (op->kind == HD_OP_KERNEL && op->flops > 0) {
-				fmt_flop(by, sizeof by, op->flops);
+				hd_fmt_flop(by, sizeof by, op->flops);
 				hd_buf_printf(b, "  %s", by);
 			}
 			if ((op->kind == HD_OP_KERNEL || op->kind == HD_OP_HOST) &&
@@ -223,9 +181,9 @@ hd_cmd_show(struct hd_cmd_ctx *x)
 		hd_buf_puts(&b, "\nKnobs (change with --set NAME=VALUE):\n");
 	for (i = 0; i < hd_lesson_nknobs(l); i++) {
 		const struct hd_knob *k = hd_lesson_knob(l, i);
-		fmt_knob(v, sizeof v, k->dim, k->def);
-		fmt_knob(lo, sizeof lo, k->dim, k->min);
-		fmt_knob(hi, sizeof hi, k->dim, k->max);
+		hd_fmt_quantity(v, sizeof v, k->dim, k->def);
+		hd_fmt_quantity(lo, sizeof lo, k->dim, k->min);
+		hd_fmt_quantity(hi, sizeof hi, k->dim, k->max);
 		{
 			char first[128];
 			snprintf(first, sizeof first, "  %-12s %10s  (%s .. %s)  ", k->name, v, lo,

@@ -244,9 +244,6 @@ void hd_tui_list_filter(struct hd_tui_app *a);
 void hd_tui_run_show(struct hd_tui_app *a, int sc);
 /* scr_run.c: the measured run beside the predicted one (m toggles it). */
 void hd_tui_run_measured(struct hd_tui_app *a);
-/* scr_knobs.c: v (base units) of dimension dim with its unit: "5.00 ms",
- * "256 MiB", "320 GFLOP", "52.3 GB/s". */
-void hd_tui_fmt_quantity(char *buf, size_t n, enum hd_dim dim, double v);
 /* scr_knobs.c: open or close the knob panel over the run. */
 void hd_tui_knobs_toggle(struct hd_tui_app *a);
 

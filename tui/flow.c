@@ -416,8 +416,8 @@ grade_estimate(struct hd_tui_app *a, const struct hd_question *q)
 	a->correct = fabs(v - truth) <= q->tolerance * fabs(truth);
 	snprintf(a->answer, sizeof a->answer, "%s", a->input);
 	snprintf(a->shown, sizeof a->shown, "%s", a->input);
-	hd_tui_fmt_quantity(got, sizeof got, dim, v);
-	hd_tui_fmt_quantity(want, sizeof want, dim, truth);
+	hd_fmt_quantity(got, sizeof got, dim, v);
+	hd_fmt_quantity(want, sizeof want, dim, truth);
 	snprintf(a->verdict, sizeof a->verdict,
 		 "%s You said %s; the model gives %s (within "
 		 "%g %% counts).",

@@ -18,55 +18,6 @@
 
 #include "tui/app_priv.h"
 
-/* Work in its largest unit that leaves a number of at least 1. */
-static void
-fmt_work(char *buf, size_t n, double f)
-{
-	static const struct {
-		double scale;
-		const char *unit;
-	} units[] = {
-		{ 1e15, "PFLOP" }, { 1e12, "TFLOP" }, { 1e9, "GFLOP" },
-		{ 1e6, "MFLOP" },  { 1e3, "KFLOP" },
-	};
-	size_t i;
-
-	for (i = 0; i < HD_ARRAY_LEN(units); i++)
-		if (f >= units[i].scale) {
-			snprintf(buf, n, "%.3g %s", f / units[i].scale, units[i].unit);
-			return;
-		}
-	snprintf(buf, n, "%.3g FLOP", f);
-}
-
-void
-hd_tui_fmt_quantity(char *buf, size_t n, enum hd_dim dim, double v)
-{
-	switch (dim) {
-	case HD_DIM_BYTES:
-		hd_fmt_bytes(buf, n, (uint64_t)v);
-		break;
-	case HD_DIM_TIME:
-		hd_fmt_time(buf, n, (hd_time)v);
-		break;
-	case HD_DIM_RATE:
-		hd_fmt_rate(buf, n, v);
-		break;
-	case HD_DIM_FLOP:
-		fmt_work(buf, n, v);
-		break;
-	case HD_DIM_FLOPS:
-		hd_fmt_flops(buf, n, v);
-		break;
-	case HD_DIM_PERCENT:
-		snprintf(buf, n, "%g %%", v * 100);
-		break;
-	case HD_DIM_NONE:
-		snprintf(buf, n, "%g", v);
-		break;
-	}
-}
-
 /* A knob steps by a factor when its range spans at least 20x. */
 static bool
 wide_ok(const struct hd_knob *k)
@@ -213,7 +164,7 @@ draw(struct hd_tui_app *a, int w, int h)
 	for (i = 0, y = box.y + 2; i < nk && y < box.y + box.h - 2; i++, y++) {
 		const struct hd_knob *k = hd_lesson_knob(a->l, i);
 		char v[64];
-		hd_tui_fmt_quantity(v, sizeof v, k->dim, a->run.knobs[i]);
+		hd_fmt_quantity(v, sizeof v, k->dim, a->run.knobs[i]);
 		hd_screen_printf(a->scr, &box, box.x + 2, y, hd_tui_style(HD_ROLE_TEXT, 0),
 				 "%-10s %-12s %s", k->name, v, k->text ? k->text : "");
 		if (i == a->knob) {
@@ -230,8 +181,8 @@ draw(struct hd_tui_app *a, int w, int h)
 	else if (nk > 0) {
 		const struct hd_knob *k = hd_lesson_knob(a->l, a->knob);
 		char lo[64], hi[64];
-		hd_tui_fmt_quantity(lo, sizeof lo, k->dim, k->min);
-		hd_tui_fmt_quantity(hi, sizeof hi, k->dim, k->max);
+		hd_fmt_quantity(lo, sizeof lo, k->dim, k->min);
+		hd_fmt_quantity(hi, sizeof hi, k->dim, k->max);
 		hd_screen_printf(a->scr, &box, box.x + 2, box.y + box.h - 2,
 				 hd_tui_style(HD_ROLE_AXIS, 0), "%s goes from %s to %s", k->name,
 				 lo, hi);
