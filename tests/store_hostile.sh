@@ -325,4 +325,48 @@ else
 	echo "store_hostile.sh: not root or no setpriv: the checks as another user are skipped"
 fi
 
+# ---- text from someone else's database on a terminal and in a spreadsheet --------
+# answers and lesson names holding terminal escapes, C1 and bidi controls, and
+# a learner whose name is a formula
+inj=$tmp/inject.db
+cp "$good" "$inj"
+python3 - "$inj" <<'EOF2'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("UPDATE learners SET name = '=HYPERLINK(\"http://x\")' WHERE id = (SELECT min(id) FROM learners)")
+c.execute("UPDATE progress SET answer = 'a\x1b]0;owned\x07b\u009b31m\u202e', "
+	  "lesson = 'l\x1b[2Jx', question = '+q' ")
+c.commit()
+EOF2
+who=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT min(name) FROM learners WHERE name LIKE \"=%\"').fetchone()[0])" "$inj")
+# on a terminal (a pty made by script(1)): no raw control byte
+if command -v script >/dev/null 2>&1; then
+	for args in "progress --learner $who" "export --format csv --table progress" \
+		"export --format md"; do
+		# shellcheck disable=SC2086
+		script -qec "timeout 10 $HDSIM $args --db $inj" /dev/null </dev/null >"$tmp/tty" 2>&1
+		if LC_ALL=C grep -qP '\x1b[\]\[]|\xc2\x9b|\xe2\x80\xae' "$tmp/tty"; then
+			fail "hdsim $args on a terminal: a raw control sequence from the database"
+		else
+			ok
+		fi
+	done
+fi
+# in a CSV: no cell a spreadsheet would run
+timeout 10 "$HDSIM" export --format csv --table progress --db "$inj" >"$tmp/p.csv" 2>/dev/null
+if python3 - "$tmp/p.csv" <<'EOF2'
+import csv, sys
+bad = [c for row in csv.reader(open(sys.argv[1], newline="")) for c in row
+       if c[:1] in ("=", "+", "@") or (c[:1] == "-" and not c[1:].replace(".", "").isdigit())]
+sys.exit(1 if bad else 0)
+EOF2
+then ok; else fail "export csv: a formula-leading cell from the database"; fi
+mkdir -p "$tmp/class"
+timeout 10 "$HDSIM" export --class "$inj" -o "$tmp/class" >/dev/null 2>&1
+if grep -q '^=\|,=\|^"=\|,"=' "$tmp/class/answers.csv" "$tmp/class/gradebook.csv"; then
+	fail "export --class: a formula-leading cell from a learner's name"
+else
+	ok
+fi
+
 finish store_hostile.sh
