@@ -454,7 +454,9 @@ hd_timeline_cells(struct hd_tl_cell *cells, int w, const struct hd_tl_index *ix,
 {
 	const struct hd_trace *t = ix->t;
 	bool whole = upto >= t->makespan;
-	hd_time ma = 0, mb = -1, two = 2 * (win.t1 - win.t0);
+	hd_time ma = 0, mb = -1;
+	/* two columns' worth of time, in double: span * w overflows for spans of days */
+	double two = 2.0 * (double)(win.t1 - win.t0);
 	const struct hd_span *prev = NULL; /* the span that ended the merged run */
 	size_t k;
 	int c;
@@ -481,8 +483,9 @@ hd_timeline_cells(struct hd_tl_cell *cells, int w, const struct hd_tl_index *ix,
 			ma = s->start;
 		} else if (s->start == mb && prev != NULL && mb > ma &&
 			   (prev->op < 0 || prev->op != s->op || prev->iter != s->iter) &&
-			   (prev->end - prev->start) * w >= two && (end - s->start) * w >= two &&
-			   s->start >= win.t0 && s->start < win.t1)
+			   (double)(prev->end - prev->start) * w >= two &&
+			   (double)(end - s->start) * w >= two && s->start >= win.t0 &&
+			   s->start < win.t1)
 			cells[win_col(win, w, s->start, 0)].edge = true;
 		if (end >= mb) {
 			mb = end;
