@@ -64,15 +64,15 @@ static const struct hd_cmd_entry cmd_table[] = {
 /* What runs when no command is named: hdsim alone, and hdsim --real. */
 static const struct hd_cmd_entry cmd_none = {
 	"hdsim",
-	"[--scenario S] [--set k=v]... [--profile P] [--plain] [--db FILE] "
-	"[--learner NAME] [--reduced-motion]",
-	"on a terminal: the lesson browser; otherwise list the lessons and show "
-	"the first lesson's timeline",
+	"[--scenario S] [--set k=v]... [--profile P] [--plain [--interactive] [LESSON]] "
+	"[--db FILE] [--learner NAME] [--reduced-motion]",
+	"on a terminal: the lesson browser (with --plain: the same in plain lines, for "
+	"screen readers); otherwise list the lessons and show the first lesson's timeline",
 	hd_cmd_default,
-	HD_OPT_SCENARIO | HD_OPT_SET | HD_OPT_PLAIN | HD_OPT_DB | HD_OPT_LEARNER |
-	    HD_OPT_REDUCED_MOTION,
+	HD_OPT_SCENARIO | HD_OPT_SET | HD_OPT_PLAIN | HD_OPT_INTERACTIVE | HD_OPT_DB |
+	    HD_OPT_LEARNER | HD_OPT_REDUCED_MOTION,
 	0,
-	0,
+	1,
 	true
 };
 static const struct hd_cmd_entry cmd_real_run = {
@@ -172,7 +172,8 @@ hd_cli_main(int argc, char **argv)
 		hd_cmd_version_print(stdout);
 		goto out;
 	}
-	if (o.nargs > 0 && c == NULL && !o.real) {
+	/* hdsim --plain LESSON: the plain mode on that lesson */
+	if (o.nargs > 0 && c == NULL && !o.real && !(o.plain && o.nargs == 1)) {
 		fprintf(stderr, "hdsim: unknown command '%s'; see 'hdsim --help'", o.args[0]);
 		if (strchr(o.args[0], '/') != NULL || strstr(o.args[0], ".hds") != NULL ||
 		    (o.args[0][0] >= '0' && o.args[0][0] <= '9'))

@@ -19,6 +19,7 @@ struct hd_cli_opts {
 	int nsets;
 	bool help, version;
 	bool json, plain;
+	bool interactive; /* --interactive: the plain mode reads commands from a pipe too */
 	bool no_color;
 	bool real;           /* --real: run on the GPU instead of the model */
 	bool quick;          /* bench --quick */
@@ -65,6 +66,7 @@ enum {
 	HD_OPT_ALL = 1 << 18,
 	HD_OPT_CLASS = 1 << 19,
 	HD_OPT_TABLE = 1 << 20,
+	HD_OPT_INTERACTIVE = 1 << 21,
 };
 
 /* One row of the option table: its spellings, its bit and its help line. */

@@ -1,6 +1,7 @@
 /*
  * cmd_default.c - `hdsim` with no command: the lesson browser on a
- * terminal, else the lesson list and the first lesson's timeline.
+ * terminal (with --plain, the plain one, tui/plain.h), else the lesson list
+ * and the first lesson's timeline; `hdsim --plain LESSON` opens that lesson.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "render/timeline.h"
 #include "store/store.h"
 #include "tui/app.h"
+#include "tui/plain.h"
 
 /* Whether `hdsim` alone opens the lesson browser: both ends a terminal that
  * curses can drive, no --plain, and no --scenario or --set (which ask for
@@ -26,23 +28,38 @@ use_tui(const struct hd_cmd_ctx *x)
 	    strcmp(term, "dumb") != 0;
 }
 
+/* Whether --plain reads commands: from a terminal, or from anything with
+ * --interactive; --scenario and --set ask for one run's narration. */
+static bool
+use_plain_mode(const struct hd_cmd_ctx *x)
+{
+	return x->o->plain && x->o->scenario == NULL && x->o->nsets == 0 &&
+	    (x->o->interactive || isatty(STDIN_FILENO));
+}
+
 int
 hd_cmd_default(struct hd_cmd_ctx *x)
 {
+	struct hd_tui_opts to = { x->o->db, hd_rcfile_learner(x->o->learner), x->o->no_color,
+				  x->o->reduced_motion };
+	struct hd_err e = { 0 };
 	struct hd_buf b;
-	int status;
+	int status, idx = -1;
 
-	if (use_tui(x) && hd_catalog_count(x->cat) > 0) {
-		struct hd_tui_opts to = { x->o->db, hd_rcfile_learner(x->o->learner),
-					  x->o->no_color, x->o->reduced_motion };
-		struct hd_err e = { 0 };
+	if (x->nargs == 1 && (idx = hd_catalog_find(x->cat, x->args[0], &e)) < 0)
+		return hd_cmd_fail(x, &e);
+	if ((use_tui(x) || use_plain_mode(x)) && hd_catalog_count(x->cat) > 0) {
 		if (hd_store_learner_check(to.learner, &e) != 0)
 			return hd_cmd_fail(x, &e);
 		fflush(stdout);
+		if (use_plain_mode(x))
+			return hd_tui_plain_main(x->cat, &x->profile, &to, idx, stdin, x->out);
 		if ((status = hd_tui_main(x->cat, &x->profile, &to)) >= 0)
 			return status;
 		/* curses cannot drive this terminal: the text output below */
 	}
+	if (idx >= 0)
+		return hd_cmd_run_print(x, idx);
 	hd_buf_init(&b);
 	hd_cmd_list_lessons(x, &b);
 	hd_buf_puts(&b, "\n");

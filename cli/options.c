@@ -26,6 +26,8 @@ static const struct hd_cli_opt opt_table[] = {
 	  "change a knob, e.g. --set size=64MiB (repeatable)" },
 	{ "--json", 0, 0, HD_OPT_JSON, NULL, "write the run as one JSON object" },
 	{ "--plain", 0, 0, HD_OPT_PLAIN, NULL, "narrate the run line by line, for screen readers" },
+	{ "--interactive", 0, 0, HD_OPT_INTERACTIVE, NULL,
+	  "hdsim --plain: the interactive plain mode even when standard input is no terminal" },
 	{ "--no-color", 0, 0, HD_OPT_NO_COLOR, NULL,
 	  "no colour (nor with NO_COLOR, TERM=dumb, or a pipe)" },
 	{ "--width", 0, 1, HD_OPT_WIDTH, "N", "draw timelines N columns wide (at least 60)" },
@@ -109,6 +111,8 @@ set_opt(struct hd_cli_opts *o, const struct hd_cli_opt *p, const char *val, FILE
 		o->json = true;
 	else if (p->bit == HD_OPT_PLAIN)
 		o->plain = true;
+	else if (p->bit == HD_OPT_INTERACTIVE)
+		o->plain = o->interactive = true;
 	else if (p->bit == HD_OPT_NO_COLOR)
 		o->no_color = true;
 	else if (p->bit == HD_OPT_REAL)

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "base/paths.h"
+#include "lang/opname.h"
 #include "run/backends.h"
 #include "run/run.h"
 #include "run/verify.h"
@@ -205,16 +206,6 @@ rel_err(double pred, double meas)
 	return meas != 0 ? (pred - meas) / meas : 0;
 }
 
-/* The op's label as a person reads it: its name, else its call. */
-static const char *
-op_name(const struct hd_op *op, char *buf, size_t n)
-{
-	if (op->label != NULL)
-		return op->label;
-	snprintf(buf, n, "line %d", op->line);
-	return buf;
-}
-
 /* A collective's algBw and busBw, predicted and measured, under its row. */
 static void
 put_coll_bw(struct hd_buf *b, const struct hd_scenario *sc, int op, const struct hd_trace *p,
@@ -234,7 +225,7 @@ static void
 compare_scenario(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_trace *p,
 		 const struct hd_trace *m, struct hd_verify_result *res)
 {
-	char tp[32], tm[32], ti[32], name[32];
+	char tp[32], tm[32], ti[32], name[64];
 	hd_time meas = hd_trace_makespan(m);
 	double err = rel_err((double)p->makespan, (double)meas);
 	int i;
@@ -270,8 +261,9 @@ compare_scenario(struct hd_buf *b, const struct hd_scenario *sc, const struct hd
 		c = hd_trace_op_time(m, i);
 		if (!a.found || !c.found)
 			continue;
-		hd_buf_printf(b, "      %-16.16s %-24.24s %10s %10s %+7.1f%%\n",
-			      op_name(op, name, sizeof name), hd_op_api_name_sc(sc, op),
+		hd_opname(name, sizeof name, sc, i); /* its label, else its statement */
+		hd_buf_printf(b, "      %-16.16s %-24.24s %10s %10s %+7.1f%%\n", name,
+			      hd_op_api_name_sc(sc, op),
 			      hd_fmt_time(tp, sizeof tp, a.end - a.start),
 			      hd_fmt_time(tm, sizeof tm, c.end - c.start),
 			      100 * rel_err((double)(a.end - a.start), (double)(c.end - c.start)));

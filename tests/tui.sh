@@ -363,11 +363,14 @@ $(screen | grep '^Compute')"
 keys q q q
 wait_for "hdsim-exit=0"
 
-# ---- --plain on a terminal: the line-by-line text, no browser -------------
+# ---- --plain on a terminal: the plain mode, no browser ---------------------
+# (tests/plain.sh walks a lesson through it)
 start --plain
-wait_for "hdsim-exit=0"
-has "Next: 'hdsim show 1'"
+wait_for "Type a lesson's number"
+has "plain mode"
 lacks "Up/Down move"
+keys quit Enter
+wait_for "hdsim-exit=0"
 
 # ---- a terminal curses does not know: text instead ------------------------
 # (ncurses keeps a small allocation when newterm fails: no leak check here)
