@@ -487,9 +487,9 @@ c_knobs(struct plain *p, const char *arg)
 		say(p, "This lesson has no knobs.\n");
 	for (i = 0; i < nk; i++) {
 		const struct hd_knob *k = hd_lesson_knob(a->l, i);
-		hd_tui_fmt_quantity(v, sizeof v, k->dim, a->run.knobs[i]);
-		hd_tui_fmt_quantity(lo, sizeof lo, k->dim, k->min);
-		hd_tui_fmt_quantity(hi, sizeof hi, k->dim, k->max);
+		hd_fmt_quantity(v, sizeof v, k->dim, a->run.knobs[i]);
+		hd_fmt_quantity(lo, sizeof lo, k->dim, k->min);
+		hd_fmt_quantity(hi, sizeof hi, k->dim, k->max);
 		say(p, "%s = %s (from %s to %s): %s\n", k->name, v, lo, hi,
 		    k->text != NULL ? k->text : "");
 	}
@@ -530,7 +530,7 @@ c_set(struct plain *p, const char *arg)
 		say(p, "%s.\n", e.msg);
 	else {
 		hd_tui_flow_rerun(a, kn, vals[kn]);
-		hd_tui_fmt_quantity(v, sizeof v, hd_lesson_knob(a->l, kn)->dim, a->run.knobs[kn]);
+		hd_fmt_quantity(v, sizeof v, hd_lesson_knob(a->l, kn)->dim, a->run.knobs[kn]);
 		say(p, "%s = %s. ", name, v);
 		say_makespan(p, &a->run, a->sc);
 		hd_fmt_time(v, sizeof v, before);
