@@ -40,8 +40,19 @@ wait_for() {
 	screen | sed 's/^/  | /'
 	return 1
 }
+# has TEXT: the pane shows TEXT; a frame being drawn gets 2 s to finish (on a
+# loaded machine a capture can land between two halves of one redraw)
 has() {
-	screen | grep -qF -- "$1" && ok || fail "pane lacks '$1'"
+	i=0
+	while [ $i -lt 20 ]; do
+		if screen | grep -qF -- "$1"; then
+			ok
+			return 0
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	fail "pane lacks '$1'"
 }
 lacks() {
 	screen | grep -qF -- "$1" && fail "pane shows '$1'" || ok
