@@ -8,8 +8,11 @@
  * file) is refused with both paths named, unless it says `replaces ID`,
  * its own id: then it takes the other's place, so an instructor's edited
  * copy wins, and hd_catalog_replaced says what it replaced.  The same text
- * read twice (a built-in lesson's own file) is one lesson, not a clash.  A LESSON argument is an id, a unique id prefix, a number (its place
- * in the sorted list, "1" or "01"), or a path to a .hds file.
+ * read twice (a built-in lesson's own file) is one lesson, not a clash.
+ *
+ * A LESSON argument is an id, a unique id prefix, a number (its place in
+ * the sorted list, "1" or "01"), or a path to a .hds file; a path named
+ * so is the lesson wanted, and replaces one of its id without asking.
  */
 #ifndef HD_CATALOG_H
 #define HD_CATALOG_H

@@ -58,7 +58,8 @@ mkdir "$tmp/mine"
 lesson "$tmp/mine/streams.hds" two-streams "My streams"
 "$HDSIM" lint "$tmp/mine/streams.hds" >"$tmp/out" 2>"$tmp/err"
 status 2 $? "lint of a file with a built-in lesson's id"
-has "$tmp/err" "$tmp/mine/streams.hds: error: lesson id 'two-streams' is already the id of the built-in lesson" \
+has "$tmp/err" \
+	"$tmp/mine/streams.hds: error: lesson id 'two-streams' is already the id of the built-in" \
 	"lint names the file"
 has "$tmp/err" "06-two-streams.hds" "lint names the built-in lesson's file"
 has "$tmp/err" "add 'replaces two-streams'" "lint says how to replace it"
