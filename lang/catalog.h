@@ -30,9 +30,9 @@ int hd_catalog_add_builtin(struct hd_catalog *c);
 /*
  * Add a lesson file, or every *.hds file in a directory (not recursive).
  * Returns the number of lessons added, or -1 with e set when the path cannot
- * be read, a file does not parse or its id is taken (hd_catalog_check_id;
- * other files of a directory are still
- * added; their errors are kept, see hd_catalog_error).
+ * be read, a file does not parse or its id is taken (hd_catalog_check_id);
+ * the other files of a directory are still added, and the errors kept (see
+ * hd_catalog_error).
  */
 int hd_catalog_add_path(struct hd_catalog *c, const char *path, struct hd_err *e);
 /*
