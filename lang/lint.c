@@ -94,6 +94,7 @@ struct trial {
 	const struct hd_lesson *l;
 	double *v;  /* the values tried */
 	int ntries; /* sets tried so far */
+	size_t ops; /* IR ops built so far, against HD_LINT_MAX_OPS */
 	int moved;  /* knobs away from their default in v */
 };
 
@@ -138,7 +139,7 @@ try_values(struct trial *t, struct hd_err *e)
 	struct hd_err re = { 0 };
 	int i;
 
-	if (t->ntries >= HD_LINT_MAX_TRIES)
+	if (t->ntries >= HD_LINT_MAX_TRIES || t->ops > HD_LINT_MAX_OPS)
 		return 0;
 	t->ntries++;
 	if (t->moved > 0 && hd_lesson_knob_check(t->l, t->v, &re) < 0)
@@ -149,6 +150,7 @@ try_values(struct trial *t, struct hd_err *e)
 		struct hd_buf b;
 
 		if (sc != NULL) {
+			t->ops += (size_t)sc->nops;
 			hd_scenario_free(sc);
 			continue;
 		}
@@ -185,7 +187,7 @@ try_one(struct trial *t, int k, double v, struct hd_err *e)
 int
 hd_lint_knobs(const struct hd_lesson *l, struct hd_err *e)
 {
-	struct trial t = { l, NULL, 0, 0 };
+	struct trial t = { l, NULL, 0, 0, 0 };
 	int n = hd_lesson_nknobs(l), i, j, rc = -1;
 	unsigned c;
 

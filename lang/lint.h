@@ -9,8 +9,9 @@
  * up to HD_LINT_CORNER_KNOBS knobs, at every corner of their ranges (each
  * knob at its minimum or maximum); values that a `require` statement rules
  * out are skipped, since the lesson refuses them with its own message.  At
- * most HD_LINT_MAX_TRIES sets of values are tried, so lint stays linear in
- * the number of knobs.
+ * most HD_LINT_MAX_TRIES sets of values are tried, and none once
+ * HD_LINT_MAX_OPS IR ops have been built, so lint stays linear in the
+ * number of knobs and in the size of the lesson.
  */
 #ifndef HD_LINT_H
 #define HD_LINT_H
@@ -18,8 +19,9 @@
 #include "base/util.h"
 #include "lang/lesson.h"
 
-#define HD_LINT_CORNER_KNOBS 4   /* up to 2^4 = 16 corners */
-#define HD_LINT_MAX_TRIES    256 /* sets of knob values per lesson */
+#define HD_LINT_CORNER_KNOBS 4        /* up to 2^4 = 16 corners */
+#define HD_LINT_MAX_TRIES    256      /* sets of knob values per lesson */
+#define HD_LINT_MAX_OPS      20000000 /* IR ops built per lesson, the defaults' included */
 
 /*
  * Instantiate every scenario of l at the values above.  0 when all build;
