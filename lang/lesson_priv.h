@@ -1,7 +1,8 @@
 /*
  * lesson_priv.h - the parsed form of a lesson, shared by the parser
- * (lesson.c) and the lowering to the IR and claim evaluation (lower.c).
- * Nothing outside those two files sees these types.
+ * (lesson.c), the lowering to the IR (lower.c), claim evaluation
+ * (claims.c), lint's checks (lint.c) and the catalogue's identity check
+ * (catalog.c).  Nothing outside lang/ sees these types.
  */
 #ifndef HD_LESSON_PRIV_H
 #define HD_LESSON_PRIV_H

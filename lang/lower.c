@@ -566,7 +566,8 @@ hd_lesson_knob_check(const struct hd_lesson *l, const double *values, struct hd_
 		hd_buf_init(&b);
 		knobs_used(l, r->cmp.lhs, values, seen, &b);
 		knobs_used(l, r->cmp.rhs, values, seen, &b);
-		memset(e, 0, sizeof *e);
+		if (e != NULL)
+			memset(e, 0, sizeof *e);
 		hd_src_error(&l->src, e, r->line, r->col, "%s: 'require %s' does not hold for %s",
 			     r->msg, r->expr, b.s != NULL ? b.s : "these knob values");
 		hd_buf_free(&b);
