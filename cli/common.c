@@ -156,8 +156,15 @@ hd_cmd_list_lessons(struct hd_cmd_ctx *x, struct hd_buf *b)
 				hd_buf_printf(b, "  %2d  %-*s  %s", i + 1, idw, hd_lesson_id(l),
 					      title);
 		}
-		if (orig != NULL && strcmp(orig, "built-in") != 0)
-			hd_buf_printf(b, "  (%s)", orig);
+		if (orig != NULL && strcmp(orig, "built-in") != 0) {
+			const char *rep = hd_catalog_replaced(x->cat, i);
+			if (rep == NULL)
+				hd_buf_printf(b, "  (%s)", orig);
+			else
+				hd_buf_printf(b, "  (%s, replacing %s)", orig,
+					      strcmp(rep, "built-in") == 0 ? "the built-in lesson" :
+									     rep);
+		}
 		hd_buf_putc(b, '\n');
 		if (sum != NULL && sum[0] != '\0') {
 			char *pad = hd_xasprintf("%*s", 8 + idw, "");

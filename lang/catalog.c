@@ -12,10 +12,12 @@
 
 #include "base/embedded.h"
 #include "lang/catalog.h"
+#include "lang/lesson_priv.h"
 
 struct entry {
 	struct hd_lesson *lesson;
-	char *origin; /* "built-in" or a file path */
+	char *origin;   /* "built-in" or a file path */
+	char *replaced; /* the origin of the lesson it replaced (`replaces`), or NULL */
 };
 
 struct hd_catalog {
@@ -41,6 +43,7 @@ hd_catalog_free(struct hd_catalog *c)
 	for (i = 0; i < c->n; i++) {
 		hd_lesson_free(c->v[i].lesson);
 		free(c->v[i].origin);
+		free(c->v[i].replaced);
 	}
 	free(c->v);
 	free(c->errs);
@@ -57,21 +60,68 @@ entry_cmp(const struct entry *a, const struct entry *b)
 	return strcmp(hd_lesson_id(a->lesson), hd_lesson_id(b->lesson));
 }
 
-/* Insert l in order; a lesson with the same id is replaced.  Returns its index. */
+/* The entry holding id, or -1. */
+static int
+find_id(const struct hd_catalog *c, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (strcmp(hd_lesson_id(c->v[i].lesson), id) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Two lessons from the same text are one lesson, read twice. */
+static bool
+same_lesson(const struct hd_lesson *a, const struct hd_lesson *b)
+{
+	return a->len == b->len && memcmp(a->text, b->text, a->len) == 0;
+}
+
+int
+hd_catalog_check_id(const struct hd_catalog *c, const struct hd_lesson *l, const char *origin,
+		    struct hd_err *e)
+{
+	int i = find_id(c, hd_lesson_id(l));
+	const struct entry *o;
+
+	if (i < 0 || hd_lesson_replaces(l) != NULL || same_lesson(c->v[i].lesson, l))
+		return 0;
+	o = &c->v[i];
+	if (strcmp(o->origin, "built-in") == 0)
+		hd_err_set(e, HD_EXIT_INPUT, origin,
+			   "lesson id '%s' is already the id of the built-in lesson %s: give this "
+			   "lesson another id, or add 'replaces %s' to replace that one",
+			   hd_lesson_id(l), hd_lesson_path(o->lesson), hd_lesson_id(l));
+	else
+		hd_err_set(e, HD_EXIT_INPUT, origin,
+			   "lesson id '%s' is already the id of %s: give one of them another id, "
+			   "or add 'replaces %s' to the one that should replace the other",
+			   hd_lesson_id(l), o->origin, hd_lesson_id(l));
+	return -1;
+}
+
+/*
+ * Insert l in order; a lesson with the same id is replaced (the caller has
+ * checked that it may be: hd_catalog_check_id, or a path named by the user).
+ * Returns its index.
+ */
 static int
 add(struct hd_catalog *c, struct hd_lesson *l, const char *origin)
 {
-	struct entry e = { l, hd_xstrdup(origin) };
-	size_t i, j;
+	struct entry e = { l, hd_xstrdup(origin), NULL };
+	size_t j;
+	int i = find_id(c, hd_lesson_id(l));
 
-	for (i = 0; i < c->n; i++) {
-		if (strcmp(hd_lesson_id(c->v[i].lesson), hd_lesson_id(l)) == 0) {
-			hd_lesson_free(c->v[i].lesson);
-			free(c->v[i].origin);
-			memmove(&c->v[i], &c->v[i + 1], (c->n - i - 1) * sizeof *c->v);
-			c->n--;
-			break;
-		}
+	if (i >= 0) {
+		if (hd_lesson_replaces(l) != NULL && !same_lesson(c->v[i].lesson, l))
+			e.replaced = hd_xstrdup(c->v[i].origin);
+		hd_lesson_free(c->v[i].lesson);
+		free(c->v[i].origin);
+		free(c->v[i].replaced);
+		memmove(&c->v[i], &c->v[i + 1], (c->n - (size_t)i - 1) * sizeof *c->v);
+		c->n--;
 	}
 	c->v = hd_xgrow(c->v, &c->cap, c->n + 1, sizeof *c->v);
 	for (j = c->n; j > 0 && entry_cmp(&e, &c->v[j - 1]) < 0; j--)
@@ -79,6 +129,16 @@ add(struct hd_catalog *c, struct hd_lesson *l, const char *origin)
 	c->v[j] = e;
 	c->n++;
 	return (int)j;
+}
+
+int
+hd_catalog_add(struct hd_catalog *c, struct hd_lesson *l, const char *origin, struct hd_err *e)
+{
+	if (hd_catalog_check_id(c, l, origin, e) < 0) {
+		hd_lesson_free(l);
+		return -1;
+	}
+	return add(c, l, origin);
 }
 
 static void
@@ -136,7 +196,7 @@ add_file(struct hd_catalog *c, const char *path, struct hd_err *e)
 
 	if (l == NULL)
 		return -1;
-	return add(c, l, path);
+	return hd_catalog_add(c, l, path, e);
 }
 
 int
@@ -235,6 +295,12 @@ const char *
 hd_catalog_origin(const struct hd_catalog *c, int i)
 {
 	return i >= 0 && (size_t)i < c->n ? c->v[i].origin : NULL;
+}
+
+const char *
+hd_catalog_replaced(const struct hd_catalog *c, int i)
+{
+	return i >= 0 && (size_t)i < c->n ? c->v[i].replaced : NULL;
 }
 
 /* Levenshtein distance, capped: enough to suggest near misses. */

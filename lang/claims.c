@@ -361,6 +361,24 @@ claims_env(struct hd_claims *c, const struct hd_src *src, struct hd_eval_env *en
 }
 
 int
+hd_rel_holds(enum hd_rel rel, double a, double b, double within)
+{
+	switch (rel) {
+	case HD_REL_LT:
+		return a < b;
+	case HD_REL_LE:
+		return a <= b;
+	case HD_REL_GT:
+		return a > b;
+	case HD_REL_GE:
+		return a >= b;
+	case HD_REL_EQ:
+		return fabs(a - b) <= (within > 0 ? within : 0) * fabs(b);
+	}
+	return 0;
+}
+
+int
 hd_claims_eval(struct hd_claims *c, int i, double *lhs, double *rhs, char *detail, size_t n,
 	       struct hd_err *e)
 {
@@ -378,23 +396,7 @@ hd_claims_eval(struct hd_claims *c, int i, double *lhs, double *rhs, char *detai
 	claims_env(c, &c->l->src, &env);
 	if (hd_expr_eval(cx->lhs, &env, &a, e) < 0 || hd_expr_eval(cx->rhs, &env, &z, e) < 0)
 		return -1;
-	switch (cx->rel) {
-	case HD_REL_LT:
-		holds = a < z;
-		break;
-	case HD_REL_LE:
-		holds = a <= z;
-		break;
-	case HD_REL_GT:
-		holds = a > z;
-		break;
-	case HD_REL_GE:
-		holds = a >= z;
-		break;
-	case HD_REL_EQ:
-		holds = fabs(a - z) <= cx->within * fabs(z);
-		break;
-	}
+	holds = hd_rel_holds(cx->rel, a, z, cx->within);
 	if (lhs != NULL)
 		*lhs = a;
 	if (rhs != NULL)

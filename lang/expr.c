@@ -337,7 +337,7 @@ binop_dim(enum hd_expr_kind op, enum hd_dim a, enum hd_dim b, double *factor)
 	size_t i;
 
 	*factor = 1;
-	if (op == HD_EX_ADD || op == HD_EX_SUB)
+	if (op == HD_EX_ADD || op == HD_EX_SUB || op == HD_EX_MOD)
 		return a == b ? (int)a : -1;
 	if (op == HD_EX_MUL) {
 		if (a == HD_DIM_NONE)
@@ -369,12 +369,11 @@ make_binop(struct hd_expr_parser *p, const struct hd_tok *op, enum hd_expr_kind 
 		[HD_EX_SUB] = "subtract",
 		[HD_EX_MUL] = "multiply",
 		[HD_EX_DIV] = "divide",
+		[HD_EX_MOD] = "take the remainder of",
 	};
 	static const char *const join[] = {
-		[HD_EX_ADD] = "and",
-		[HD_EX_SUB] = "from",
-		[HD_EX_MUL] = "by",
-		[HD_EX_DIV] = "by",
+		[HD_EX_ADD] = "and", [HD_EX_SUB] = "from", [HD_EX_MUL] = "by",
+		[HD_EX_DIV] = "by",  [HD_EX_MOD] = "by",
 	};
 	struct hd_expr *x;
 	double f;
@@ -424,6 +423,8 @@ parse_product(struct hd_expr_parser *p, const char *what)
 			k = HD_EX_MUL;
 		else if (is_punct(op, HD_P_SLASH))
 			k = HD_EX_DIV;
+		else if (is_punct(op, HD_P_PERCENT))
+			k = HD_EX_MOD;
 		else
 			return x;
 		p->pos++;
@@ -516,6 +517,7 @@ hd_expr_eval(const struct hd_expr *x, const struct hd_eval_env *env, double *v, 
 	case HD_EX_SUB:
 	case HD_EX_MUL:
 	case HD_EX_DIV:
+	case HD_EX_MOD:
 		break;
 	}
 	if (hd_expr_eval(x->a, env, &a, e) < 0)
@@ -541,6 +543,11 @@ hd_expr_eval(const struct hd_expr *x, const struct hd_eval_env *env, double *v, 
 			return eval_error(env, x, e, "division by zero");
 		binop_dim(x->kind, x->a->dim, x->b->dim, &f);
 		*v = a / b * f;
+		break;
+	case HD_EX_MOD:
+		if (b == 0)
+			return eval_error(env, x, e, "division by zero");
+		*v = fmod(a, b);
 		break;
 	case HD_EX_NUM:
 	case HD_EX_KNOB:
@@ -597,6 +604,7 @@ prec(const struct hd_expr *x)
 		return 1;
 	case HD_EX_MUL:
 	case HD_EX_DIV:
+	case HD_EX_MOD:
 		return 2;
 	case HD_EX_NEG:
 		return 3;
@@ -628,10 +636,8 @@ hd_expr_print(const struct hd_expr *x, struct hd_buf *b, const struct hd_eval_en
 	      const char *(*knob_name)(void *arg, int i), void *arg)
 {
 	static const char *const ops[] = {
-		[HD_EX_ADD] = " + ",
-		[HD_EX_SUB] = " - ",
-		[HD_EX_MUL] = " * ",
-		[HD_EX_DIV] = " / ",
+		[HD_EX_ADD] = " + ", [HD_EX_SUB] = " - ", [HD_EX_MUL] = " * ",
+		[HD_EX_DIV] = " / ", [HD_EX_MOD] = " % ",
 	};
 	char v[64];
 	double val;
@@ -672,6 +678,7 @@ hd_expr_print(const struct hd_expr *x, struct hd_buf *b, const struct hd_eval_en
 	case HD_EX_SUB:
 	case HD_EX_MUL:
 	case HD_EX_DIV:
+	case HD_EX_MOD:
 		print_child(x->a, prec(x), 0, b, env, knob_name, arg);
 		hd_buf_puts(b, ops[x->kind]);
 		print_child(x->b, prec(x), 1, b, env, knob_name, arg);

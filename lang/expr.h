@@ -29,6 +29,7 @@ enum hd_expr_kind {
 	HD_EX_SUB,
 	HD_EX_MUL,
 	HD_EX_DIV,
+	HD_EX_MOD, /* remainder: a % b, both of one unit */
 	HD_EX_CALL,
 };
 

@@ -89,6 +89,11 @@ parse_metadata(struct hd_parser *p)
 			return -1;
 		if (set_once(p, kw, &l->id, v) < 0)
 			return -1;
+	} else if (is_kw(kw, "replaces")) {
+		if ((v = hd_parse_name(p, "the id of the lesson it replaces")) == NULL)
+			return -1;
+		if (set_once(p, kw, &l->replaces, v) < 0)
+			return -1;
 	} else if (is_kw(kw, "order")) {
 		const struct hd_tok *t = tok(p);
 		double sign = 1;
@@ -638,6 +643,50 @@ static const struct {
 	{ HD_P_GE, HD_REL_GE }, { HD_P_EQ, HD_REL_EQ },
 };
 
+/*
+ * Parse "LHS REL RHS" into cx (expressions with the HD_EXPR_ALLOW_* flags in
+ * `allow`), and set *expr to its source text.  `what` names the statement in
+ * messages ("claim"); *relt gets the comparison's token.  -1 with the
+ * parser's error set; cx's trees are the caller's to free either way.
+ */
+static int
+parse_comparison(struct hd_parser *p, unsigned allow, const char *what, const char *lhs_what,
+		 struct hd_claim_priv *cx, char **expr, const struct hd_tok **relt)
+{
+	const struct hd_tok *t;
+	size_t i;
+
+	if ((cx->lhs = hd_parse_expr_ex(p, HD_PARSE_DIM_ANY, allow, lhs_what)) == NULL)
+		return -1;
+	t = tok(p);
+	for (i = 0; i < HD_ARRAY_LEN(rel_words); i++)
+		if (is_punct(t, rel_words[i].punct))
+			break;
+	if (i == HD_ARRAY_LEN(rel_words)) {
+		char d[96];
+		hd_tok_describe(t, d, sizeof d);
+		return hd_parse_error(p, t,
+				      "expected a comparison (<, <=, >, >= or ==) after '%.*s', "
+				      "found %s",
+				      (int)cx->lhs->src_len, cx->lhs->src_p, d);
+	}
+	cx->rel = rel_words[i].rel;
+	*relt = t;
+	p->pos++;
+	if ((cx->rhs = hd_parse_expr_ex(p, HD_PARSE_DIM_ANY, allow,
+					"an expression after the comparison")) == NULL)
+		return -1;
+	if (cx->lhs->dim != cx->rhs->dim)
+		return hd_parse_error(p, t,
+				      "the two sides of the %s do not agree: %s on the left, "
+				      "%s on the right",
+				      what, hd_parse_dim_found(cx->lhs->dim),
+				      hd_parse_dim_found(cx->rhs->dim));
+	*expr = hd_xstrndup(cx->lhs->src_p,
+			    (size_t)(cx->rhs->src_p + cx->rhs->src_len - cx->lhs->src_p));
+	return 0;
+}
+
 static int
 parse_claim(struct hd_parser *p)
 {
@@ -655,38 +704,10 @@ parse_claim(struct hd_parser *p)
 	p->pos++;
 	if ((c.text = hd_parse_string(p, "the claim in words")) == NULL)
 		return -1;
-	if ((cx.lhs = hd_parse_expr_ex(
-		 p, HD_PARSE_DIM_ANY, HD_EXPR_ALLOW_CALLS,
-		 "an expression such as makespan(pageable) after the claim's words")) == NULL)
+	if (parse_comparison(p, HD_EXPR_ALLOW_CALLS, "claim",
+			     "an expression such as makespan(pageable) after the claim's words",
+			     &cx, &c.expr, &t) < 0)
 		goto fail;
-	t = tok(p);
-	for (i = 0; i < HD_ARRAY_LEN(rel_words); i++)
-		if (is_punct(t, rel_words[i].punct))
-			break;
-	if (i == HD_ARRAY_LEN(rel_words)) {
-		char d[96];
-		hd_tok_describe(t, d, sizeof d);
-		hd_parse_error(p, t,
-			       "expected a comparison (<, <=, >, >= or ==) after '%.*s', "
-			       "found %s",
-			       (int)cx.lhs->src_len, cx.lhs->src_p, d);
-		goto fail;
-	}
-	cx.rel = rel_words[i].rel;
-	p->pos++;
-	if ((cx.rhs = hd_parse_expr_ex(p, HD_PARSE_DIM_ANY, HD_EXPR_ALLOW_CALLS,
-				       "an expression after the comparison")) == NULL)
-		goto fail;
-	if (cx.lhs->dim != cx.rhs->dim) {
-		hd_parse_error(p, t,
-			       "the two sides of the claim do not agree: %s on the left, "
-			       "%s on the "
-			       "right",
-			       hd_parse_dim_found(cx.lhs->dim), hd_parse_dim_found(cx.rhs->dim));
-		goto fail;
-	}
-	c.expr = hd_xstrndup(cx.lhs->src_p,
-			     (size_t)(cx.rhs->src_p + cx.rhs->src_len - cx.lhs->src_p));
 	if (is_kw(tok(p), "within")) {
 		t = peek(p, 1);
 		if (t->kind != HD_TOK_NUMBER || t->dim != HD_DIM_PERCENT || !(t->num > 0)) {
@@ -752,6 +773,42 @@ fail:
 	return -1;
 }
 
+/* `require LHS REL RHS "message"`: checked whenever the knobs take values. */
+static int
+parse_require(struct hd_parser *p)
+{
+	const struct hd_tok *kw = tok(p), *t;
+	struct hd_lesson *l = p->l;
+	struct hd_require r;
+
+	memset(&r, 0, sizeof r);
+	r.cmp.within = 0;
+	r.line = kw->line;
+	r.col = kw->col;
+	p->pos++;
+	if (parse_comparison(p, 0, "requirement",
+			     "an expression of knobs such as 'steps' after 'require'", &r.cmp,
+			     &r.expr, &t) < 0)
+		goto fail;
+	if ((r.msg = hd_parse_string(p, "what the requirement says, for people")) == NULL ||
+	    hd_parse_eol(p) < 0)
+		goto fail;
+	if (l->nreqs >= HD_LESSON_MAX_NAMES) {
+		hd_parse_error(p, kw, "more than %d requirements; the limit is %d",
+			       HD_LESSON_MAX_NAMES, HD_LESSON_MAX_NAMES);
+		goto fail;
+	}
+	l->reqs = hd_xrealloc(l->reqs, (size_t)(l->nreqs + 1) * sizeof *l->reqs);
+	l->reqs[l->nreqs++] = r;
+	return 0;
+fail:
+	free(r.expr);
+	free(r.msg);
+	hd_expr_free(r.cmp.lhs);
+	hd_expr_free(r.cmp.rhs);
+	return -1;
+}
+
 /* --- resolution of timing functions ------------------------------------------ */
 
 int
@@ -809,6 +866,16 @@ hd_lesson_resolve_expr(const struct hd_lesson *l, const struct hd_src *src, stru
 	return hd_lesson_resolve_expr(l, src, x->b, ncalls, e);
 }
 
+/* Claim i's timing functions in x ask only for what their ops have. */
+static int
+claim_quantities(struct hd_parser *p, int i, const struct hd_expr *x)
+{
+	char what[160];
+
+	snprintf(what, sizeof what, "claim \"%.100s\"", p->l->claims[i].text);
+	return hd_lint_quantities(p->l, p->src, x, what, p->e);
+}
+
 static int
 finish(struct hd_parser *p, const struct pending_scen *pend, int npend)
 {
@@ -819,6 +886,11 @@ finish(struct hd_parser *p, const struct pending_scen *pend, int npend)
 		return hd_parse_error_line(p, 1, 1, "the lesson has no 'lesson ID' line");
 	if (l->title == NULL)
 		return hd_parse_error_line(p, 1, 1, "the lesson has no 'title \"...\"' line");
+	if (l->replaces != NULL && strcmp(l->replaces, l->id) != 0)
+		return hd_parse_error_line(p, 1, 1,
+					   "'replaces %s' names another lesson: a lesson "
+					   "replaces the one with its own id, '%s'",
+					   l->replaces, l->id);
 	if (l->nscens == 0)
 		return hd_parse_error_line(p, 1, 1,
 					   "the lesson has no scenario: add 'scenario "
@@ -834,14 +906,21 @@ finish(struct hd_parser *p, const struct pending_scen *pend, int npend)
 						   q->id, q->scenario);
 	}
 	for (i = 0; i < l->nquestions; i++) {
+		char what[128];
 		n = 0;
-		if (hd_lesson_resolve_expr(l, p->src, l->estimates[i], &n, p->e) < 0)
+		snprintf(what, sizeof what, "question %s", l->questions[i].id);
+		if (hd_lesson_resolve_expr(l, p->src, l->estimates[i], &n, p->e) < 0 ||
+		    hd_lint_quantities(l, p->src, l->estimates[i], what, p->e) < 0)
 			return -1;
 	}
 	for (i = 0; i < l->nclaims; i++) {
 		n = 0;
 		if (hd_lesson_resolve_expr(l, p->src, l->cx[i].lhs, &n, p->e) < 0 ||
 		    hd_lesson_resolve_expr(l, p->src, l->cx[i].rhs, &n, p->e) < 0)
+			return -1;
+		if (n > 0 &&
+		    (claim_quantities(p, i, l->cx[i].lhs) < 0 ||
+		     claim_quantities(p, i, l->cx[i].rhs) < 0))
 			return -1;
 		if (n == 0)
 			return hd_parse_error_line(
@@ -901,7 +980,8 @@ parse_top(struct hd_parser *p)
 		p->stmt_start = p->pos;
 		p->depth = 0;
 		if (is_kw(t, "lesson") || is_kw(t, "title") || is_kw(t, "part") ||
-		    is_kw(t, "order") || is_kw(t, "summary") || is_kw(t, "rule")) {
+		    is_kw(t, "order") || is_kw(t, "summary") || is_kw(t, "rule") ||
+		    is_kw(t, "replaces")) {
 			if (parse_metadata(p) < 0)
 				goto out;
 		} else if (is_kw(t, "knob")) {
@@ -921,6 +1001,9 @@ parse_top(struct hd_parser *p)
 				goto out;
 		} else if (is_kw(t, "claim")) {
 			if (parse_claim(p) < 0)
+				goto out;
+		} else if (is_kw(t, "require")) {
+			if (parse_require(p) < 0)
 				goto out;
 		} else if (is_kw(t, "end")) {
 			hd_parse_error(p, t, "'end' without a block to close");
@@ -1019,7 +1102,15 @@ hd_lesson_free(struct hd_lesson *l)
 	for (i = 0; i < l->nscens; i++)
 		hd_scen_free(&l->scens[i]);
 	free(l->scens);
+	for (i = 0; i < l->nreqs; i++) {
+		free(l->reqs[i].expr);
+		free(l->reqs[i].msg);
+		hd_expr_free(l->reqs[i].cmp.lhs);
+		hd_expr_free(l->reqs[i].cmp.rhs);
+	}
+	free(l->reqs);
 	free(l->id);
+	free(l->replaces);
 	free(l->title);
 	free(l->part);
 	free(l->summary);
@@ -1042,6 +1133,11 @@ const char *
 hd_lesson_id(const struct hd_lesson *l)
 {
 	return l->id;
+}
+const char *
+hd_lesson_replaces(const struct hd_lesson *l)
+{
+	return l->replaces;
 }
 const char *
 hd_lesson_title(const struct hd_lesson *l)

@@ -81,6 +81,9 @@ void hd_lesson_free(struct hd_lesson *l); /* accepts NULL */
 /* Metadata. */
 const char *hd_lesson_path(const struct hd_lesson *l);
 const char *hd_lesson_id(const struct hd_lesson *l); /* "pinned-vs-pageable" */
+/* The id named by `replaces ID` (the lesson's own: it deliberately takes
+ * the place of another lesson with that id), or NULL. */
+const char *hd_lesson_replaces(const struct hd_lesson *l);
 const char *hd_lesson_title(const struct hd_lesson *l);
 const char *hd_lesson_part(const struct hd_lesson *l); /* grouping in the browser */
 double hd_lesson_order(const struct hd_lesson *l);     /* sort key within all lessons */
@@ -112,6 +115,15 @@ int hd_lesson_find_scenario(const struct hd_lesson *l, const char *name); /* -1 
 void hd_lesson_knob_defaults(const struct hd_lesson *l, double *values);
 int hd_lesson_knob_set(const struct hd_lesson *l, double *values, const char *assignment,
 		       struct hd_err *e);
+
+/*
+ * Do the knob values satisfy the lesson's `require` statements?  0, or -1
+ * with e set (status HD_EXIT_INPUT, where and context at the first one
+ * that fails, the lesson's message and the values in the message).
+ * hd_lesson_instantiate checks this first, so `--set` and the browser's
+ * knob panel refuse what the lesson rules out.
+ */
+int hd_lesson_knob_check(const struct hd_lesson *l, const double *values, struct hd_err *e);
 
 /* Lower scenario i with these knob values (NULL: the defaults) to the IR.
  * NULL with e set (status HD_EXIT_INPUT, where and context at the statement). */

@@ -1,7 +1,8 @@
 /*
  * lesson_priv.h - the parsed form of a lesson, shared by the parser
- * (lesson.c) and the lowering to the IR and claim evaluation (lower.c).
- * Nothing outside those two files sees these types.
+ * (lesson.c), the lowering to the IR (lower.c), claim evaluation
+ * (claims.c), lint's checks (lint.c) and the catalogue's identity check
+ * (catalog.c).  Nothing outside lang/ sees these types.
  */
 #ifndef HD_LESSON_PRIV_H
 #define HD_LESSON_PRIV_H
@@ -92,6 +93,14 @@ struct hd_claim_priv {
 	double within; /* fraction; < 0 when absent */
 };
 
+/* `require LHS REL RHS "message"`: a constraint on the knob values. */
+struct hd_require {
+	struct hd_claim_priv cmp; /* the comparison (within unused) */
+	char *expr;               /* its source text */
+	char *msg;                /* the lesson's words when it does not hold */
+	int line, col;
+};
+
 struct hd_lesson {
 	char *path;
 	char *text; /* the source, kept for messages */
@@ -99,6 +108,7 @@ struct hd_lesson {
 	struct hd_src src;
 
 	char *id, *title, *part, *summary, *rule, *rule_url;
+	char *replaces; /* `replaces ID`: the id it deliberately takes over, or NULL */
 	double order;
 	bool has_order;
 
@@ -114,6 +124,8 @@ struct hd_lesson {
 	int nclaims;
 	struct hd_scen *scens;
 	int nscens;
+	struct hd_require *reqs;
+	int nreqs;
 };
 
 void hd_stmt_free_list(struct hd_stmt *v, int n);
@@ -125,5 +137,13 @@ int hd_lesson_resolve_call(const struct hd_lesson *l, const struct hd_src *src, 
 /* Walk x and resolve every timing function in it; count them in *ncalls. */
 int hd_lesson_resolve_expr(const struct hd_lesson *l, const struct hd_src *src, struct hd_expr *x,
 			   int *ncalls, struct hd_err *e);
+
+/* Does every timing function of x ask for a quantity its op has (bytes and
+ * rates of ops that move data)?  -1 with e set at the call, naming `what`
+ * (the claim or question) and the op; lang/lint.c. */
+int hd_lint_quantities(const struct hd_lesson *l, const struct hd_src *src, const struct hd_expr *x,
+		       const char *what, struct hd_err *e);
+/* Does a < b (rel) hold?  within: fraction for ==, < 0 when absent. */
+int hd_rel_holds(enum hd_rel rel, double a, double b, double within);
 
 #endif

@@ -19,14 +19,14 @@ static const char *const punct_str[HD_P__COUNT] = {
 	[HD_P_EQ] = "==",    [HD_P_LT] = "<",      [HD_P_GT] = ">",    [HD_P_PLUS] = "+",
 	[HD_P_MINUS] = "-",  [HD_P_STAR] = "*",    [HD_P_SLASH] = "/", [HD_P_LPAREN] = "(",
 	[HD_P_RPAREN] = ")", [HD_P_COLON] = ":",   [HD_P_COMMA] = ",", [HD_P_DOT] = ".",
-	[HD_P_AT] = "@",
+	[HD_P_AT] = "@",     [HD_P_PERCENT] = "%",
 };
 
 /* Two-character punctuation first so that "->" wins over "-". */
 static const enum hd_punct punct_order[] = {
 	HD_P_ARROW,  HD_P_DOTDOT, HD_P_LE,    HD_P_GE,   HD_P_EQ,    HD_P_LT,
 	HD_P_GT,     HD_P_PLUS,   HD_P_MINUS, HD_P_STAR, HD_P_SLASH, HD_P_LPAREN,
-	HD_P_RPAREN, HD_P_COLON,  HD_P_COMMA, HD_P_DOT,  HD_P_AT,
+	HD_P_RPAREN, HD_P_COLON,  HD_P_COMMA, HD_P_DOT,  HD_P_AT,    HD_P_PERCENT,
 };
 
 const char *

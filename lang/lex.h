@@ -56,6 +56,7 @@ enum hd_punct {
 	HD_P_COMMA,
 	HD_P_DOT,
 	HD_P_AT,
+	HD_P_PERCENT, /* % apart from a number: the remainder */
 	HD_P__COUNT
 };
 

@@ -451,6 +451,10 @@ hd_lesson_instantiate(const struct hd_lesson *l, int idx, const double *knobs, s
 		hd_lesson_knob_defaults(l, defaults);
 		knobs = defaults;
 	}
+	if (hd_lesson_knob_check(l, knobs, e) < 0) {
+		free(defaults);
+		return NULL;
+	}
 	memset(&lw, 0, sizeof lw);
 	lw.l = l;
 	lw.sc = sc;
@@ -520,6 +524,58 @@ fail:
 }
 
 /* --- knob values ------------------------------------------------------------------ */
+
+/* "steps = 100, every = 7": the knobs x refers to, each once, with values. */
+static void
+knobs_used(const struct hd_lesson *l, const struct hd_expr *x, const double *v, bool *seen,
+	   struct hd_buf *b)
+{
+	char val[64];
+
+	if (x == NULL)
+		return;
+	if (x->kind == HD_EX_KNOB && x->knob >= 0 && x->knob < l->nknobs && !seen[x->knob]) {
+		seen[x->knob] = true;
+		hd_expr_fmt_value(val, sizeof val, v[x->knob], l->knobs[x->knob].dim);
+		hd_buf_printf(b, "%s%s = %s", b->len > 0 ? ", " : "", l->knobs[x->knob].name, val);
+	}
+	knobs_used(l, x->a, v, seen, b);
+	knobs_used(l, x->b, v, seen, b);
+}
+
+int
+hd_lesson_knob_check(const struct hd_lesson *l, const double *values, struct hd_err *e)
+{
+	struct hd_eval_env env;
+	int i;
+
+	memset(&env, 0, sizeof env);
+	env.src = &l->src;
+	env.knobs = values;
+	env.nranks = 1;
+	for (i = 0; i < l->nreqs; i++) {
+		const struct hd_require *r = &l->reqs[i];
+		double a = 0, z = 0;
+		bool *seen;
+		struct hd_buf b;
+
+		if (hd_expr_eval(r->cmp.lhs, &env, &a, e) == 0 &&
+		    hd_expr_eval(r->cmp.rhs, &env, &z, e) == 0 && hd_rel_holds(r->cmp.rel, a, z, 0))
+			continue;
+		seen = hd_xcalloc((size_t)l->nknobs + 1, sizeof *seen);
+		hd_buf_init(&b);
+		knobs_used(l, r->cmp.lhs, values, seen, &b);
+		knobs_used(l, r->cmp.rhs, values, seen, &b);
+		if (e != NULL)
+			memset(e, 0, sizeof *e);
+		hd_src_error(&l->src, e, r->line, r->col, "%s: 'require %s' does not hold for %s",
+			     r->msg, r->expr, b.s != NULL ? b.s : "these knob values");
+		hd_buf_free(&b);
+		free(seen);
+		return -1;
+	}
+	return 0;
+}
 
 static int
 knob_is_count(const struct hd_knob *k)

@@ -235,8 +235,8 @@ hd_parse_take_end(struct hd_parser *p, int *done)
 /* --- keyword tables and suggestions -------------------------------------------- */
 
 const char *const hd_parse_top_words[] = {
-	"lesson", "title", "part",     "order",    "summary", "rule",
-	"knob",   "page",  "question", "scenario", "claim",   NULL,
+	"lesson", "title", "part",     "order",    "summary", "rule",    "replaces",
+	"knob",   "page",  "question", "scenario", "claim",   "require", NULL,
 };
 const char *const hd_parse_scen_words[] = {
 	"buffer",    "stream",    "event",  "default-stream", "ranks",         "alloc",  "free",

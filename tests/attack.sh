@@ -199,4 +199,35 @@ try 0 show "$tmp/inj.hds" --cuda
 grep -q '^import os' "$tmp/out" && fail "show --cuda: a title's line break started a line of Python" || ok
 grep -q '^ \* Scenario a: x \* / int evil' "$tmp/out" && ok || fail "show --cuda: a title could close the C comment"
 
+# ---- requirements, remainders and knob corners ---------------------------------
+knobbed() { # knobbed NAME LINES: a lesson with one knob n and the lines given
+	printf 'hdsim 1\nlesson %s\ntitle "t"\nknob n 0 0 .. 1e300 "n"\n%b\n' "$1" "$2" \
+		>"$tmp/$1.hds"
+}
+knobbed reqesc 'require n > 1 "\033]0;owned\007 \033[2J"\nscenario a\n  host 1ms\nend'
+try 2 lint "$tmp/reqesc.hds"
+no_raw_controls "$tmp/err" "a require message with escapes, lint's stderr"
+try 2 run "$tmp/reqesc.hds"
+no_raw_controls "$tmp/err" "a require message with escapes, run's stderr"
+knobbed reqzero 'require 1 % n == 0 "m"\nscenario a\n  host 1ms\nend'
+try 2 lint "$tmp/reqzero.hds"
+knobbed modzero 'scenario a\n  host 1ms % (n * 1s)\nend'
+try 2 lint "$tmp/modzero.hds"
+grep -q 'division by zero' "$tmp/err" && ok || fail "a remainder by zero: no clear message"
+knobbed huge 'scenario a\n  repeat n + 1\n    host 1us\n  end\nend'
+try 2 lint "$tmp/huge.hds"
+grep -q 'knob n = 1e+300 (its max)' "$tmp/err" && ok || fail "a knob's max that breaks: not named"
+# many files of one id: each clash reported, the command still quick
+mkdir "$tmp/clash"
+i=0
+while [ $i -lt 200 ]; do
+	printf 'hdsim 1\nlesson same\ntitle "t%d"\nscenario a\n  host %dus\nend\n' $i $((i + 1)) \
+		>"$tmp/clash/l$i.hds"
+	i=$((i + 1))
+done
+HDSIM_LESSON_PATH="$tmp/clash" try 0 list
+[ "$(grep -c "lesson id 'same' is already the id of" "$tmp/err")" = 199 ] && ok ||
+	fail "199 clashes in a lesson folder: not each reported"
+try 2 lint "$tmp/clash"
+
 finish attack.sh

@@ -15,8 +15,10 @@
 #include "base/util.h"
 #include "ir/ir.h"
 #include "ir/trace.h"
+#include "lang/catalog.h"
 #include "lang/claims.h"
 #include "lang/lesson.h"
+#include "lang/lint.h"
 #include "tests/testutil.h"
 
 /* A lesson that uses every statement of the format. */
@@ -936,6 +938,28 @@ static const struct bad_case parse_bad[] = {
 	{ HDR "title \"again\"\n", 4, 1, "'title' is given twice" },
 	{ HDR "scenario a\n  buffer h pinned 64MiB extra\nend\n", 5, 25,
 	  "unexpected 'extra' after 'buffer h pinned 64MiB': expected the end of the line" },
+	/* a quantity the op does not have: the claim and the op are named */
+	{ HDR "scenario a\n  k: kernel spin 1ms\nend\nclaim \"fast\" rate(a.k) > 1GB/s\n", 7, 21,
+	  "claim \"fast\" asks for the rate of a.k, a kernel, which moves no data" },
+	{ HDR "scenario a\n  s: sync device\nend\nclaim \"b\" bytes(a.s) > 1B\n", 7, 19,
+	  "asks for the bytes of a.s, a sync device, which moves no data" },
+	{ HDR "scenario a\n  r: repeat 2\n    host 1ms\n  end\nend\n"
+	      "claim \"b\" 2 * bytes(a.r) > 1B\n",
+	  9, 23, "a.r, a repeat block, which moves no data" },
+	{ HDR "question q estimate \"How fast?\"\n  answer rate(a.k) unit GB/s within 10%\n"
+	      "end\nscenario a\n  k: kernel spin 1ms\nend\n",
+	  5, 17, "question q asks for the rate of a.k, a kernel" },
+	/* require: a comparison of knobs and a message */
+	{ HDR "knob n 4 1 .. 8 \"n\"\nrequire n < 2ms \"m\"\nscenario a\n  host 1ms\nend\n", 5, 11,
+	  "the two sides of the requirement do not agree" },
+	{ HDR "knob n 4 1 .. 8 \"n\"\nrequire n < 2\nscenario a\n  host 1ms\nend\n", 5, 14,
+	  "what the requirement says" },
+	{ HDR "require makespan(a) < 2ms \"m\"\nscenario a\n  host 1ms\nend\n", 4, 9, "makespan" },
+	{ HDR "knob n 4 1 .. 8 \"n\"\nrequire n % 2ms == 0 \"m\"\nscenario a\n  host 1ms\nend\n", 5,
+	  11, "cannot take the remainder of a number ('n') by a time ('2ms')" },
+	/* replaces names the lesson's own id */
+	{ HDR "replaces other\nscenario a\n  host 1ms\nend\n", 1, 1,
+	  "'replaces other' names another lesson" },
 	{ HDR "scenario a\n  host 2ms / 0\nend\n", 0, 0, NULL }, /* instantiation, below */
 };
 
@@ -1543,6 +1567,116 @@ START_TEST(doc_examples)
 }
 END_TEST
 
+/* A lesson whose knob breaks a scenario away from its default, and one
+ * whose `require` rules out what would break it. */
+#define EVERY_KNOBS \
+	HDR "knob every 10 1 .. 100 \"steps between checkpoints\"\n" \
+	    "knob steps 100 10 .. 1000 \"steps\"\n"
+#define EVERY_SCEN "scenario a\n  repeat steps / every\n    host 1us\n  end\nend\n"
+
+START_TEST(require_and_corners)
+{
+	struct hd_lesson *l = parse_ok(EVERY_KNOBS EVERY_SCEN);
+	struct hd_err e = { 0 };
+	double v[2];
+
+	/* fine at the defaults, broken at every = 9: lint names the value */
+	hd_scenario_free(inst_ok(l, "a", NULL));
+	ck_assert_int_eq(hd_lint_knobs(l, &e), -1);
+	check_error(&e, "t.hds", 7, 10,
+		    "knob every = 9 (between its min 1 and max 100): scenario a: "
+		    "the repeat count must be a whole number, but 'steps / every' is 11.1111",
+		    "every");
+	hd_lesson_free(l);
+
+	/* with a require, values it rules out are refused with its message */
+	l = parse_ok(EVERY_KNOBS
+		     "require steps % every == 0 \"every must divide steps\"\n" EVERY_SCEN);
+	memset(&e, 0, sizeof e);
+	ck_assert_int_eq(hd_lint_knobs(l, &e), 0);
+	hd_lesson_knob_defaults(l, v);
+	ck_assert_int_eq(hd_lesson_knob_check(l, v, &e), 0);
+	ck_assert_int_eq(hd_lesson_knob_set(l, v, "every=7", &e), 0); /* in range: accepted */
+	ck_assert_int_eq(hd_lesson_knob_check(l, v, &e), -1);
+	check_error(&e, "t.hds", 6, 1,
+		    "every must divide steps: 'require steps % every == 0' does not hold for "
+		    "steps = 100, every = 7",
+		    "require");
+	memset(&e, 0, sizeof e);
+	ck_assert_ptr_null(hd_lesson_instantiate(l, 0, v, &e));
+	ck_assert_ptr_nonnull(strstr(e.msg, "every must divide steps"));
+	/* the order of the assignments does not matter: only the result is checked */
+	ck_assert_int_eq(hd_lesson_knob_set(l, v, "steps=70", &e), 0);
+	hd_scenario_free(inst_ok(l, "a", v));
+	hd_lesson_free(l);
+
+	/* a require the defaults break: lint and every run refuse the lesson */
+	l = parse_ok(HDR "knob every 7 1 .. 100 \"e\"\nrequire 100 % every == 0 \"no\"\n"
+			 "scenario a\n  host 1us\nend\n");
+	memset(&e, 0, sizeof e);
+	ck_assert_int_eq(hd_lint_knobs(l, &e), -1);
+	check_error(&e, "t.hds", 5, 1, "no: 'require 100 % every == 0' does not hold for every = 7",
+		    "require");
+	hd_lesson_free(l);
+
+	/* every corner is tried when there are a few knobs: each alone is fine */
+	l = parse_ok(
+	    HDR "knob a 2 1 .. 4 \"a\"\nknob b 2 1 .. 4 \"b\"\nscenario s\n"
+		"  buffer h pinned a * b * 1MiB\n  buffer d device 8MiB\n  copy h -> d\nend\n");
+	memset(&e, 0, sizeof e);
+	ck_assert_int_eq(hd_lint_knobs(l, &e), -1);
+	ck_assert_msg(strstr(e.msg,
+			     "knobs a = 4 (its max), b = 4 (its max): scenario s: copy of "
+			     "16 MiB does not fit buffer d (8 MiB)") != NULL,
+		      "%s", e.msg);
+	hd_lesson_free(l);
+}
+END_TEST
+
+/* Two lessons with one id: refused with both paths unless one says `replaces`. */
+START_TEST(catalog_ids)
+{
+	static const char one[] = HDR "scenario a\n  host 1ms\nend\n";
+	static const char two[] = HDR "scenario a\n  host 2ms\nend\n";
+	static const char rep[] = HDR "replaces t\nscenario a\n  host 3ms\nend\n";
+	struct hd_catalog *c = hd_catalog_new();
+	struct hd_err e = { 0 };
+	int i;
+
+	ck_assert_int_ge(hd_catalog_add(c, parse_ok(one), "/a/one.hds", &e), 0);
+	/* the same text again is the same lesson */
+	ck_assert_int_ge(hd_catalog_add(c, parse_ok(one), "/b/one.hds", &e), 0);
+	ck_assert_int_eq(hd_catalog_add(c, parse_ok(two), "/c/two.hds", &e), -1);
+	ck_assert_int_eq(e.status, HD_EXIT_INPUT);
+	ck_assert_str_eq(e.where, "/c/two.hds");
+	ck_assert_ptr_nonnull(strstr(e.msg, "lesson id 't' is already the id of /b/one.hds"));
+	ck_assert_int_eq(hd_catalog_count(c), 1);
+	ck_assert_str_eq(hd_catalog_origin(c, 0), "/b/one.hds");
+	ck_assert_ptr_null(hd_catalog_replaced(c, 0));
+	i = hd_catalog_add(c, parse_ok(rep), "/d/rep.hds", &e);
+	ck_assert_int_eq(i, 0);
+	ck_assert_int_eq(hd_catalog_count(c), 1);
+	ck_assert_str_eq(hd_catalog_origin(c, 0), "/d/rep.hds");
+	ck_assert_str_eq(hd_catalog_replaced(c, 0), "/b/one.hds");
+	ck_assert_str_eq(hd_lesson_replaces(hd_catalog_get(c, 0)), "t");
+	hd_catalog_free(c);
+
+	/* a built-in lesson's id */
+	c = hd_catalog_new();
+	hd_catalog_add_builtin(c);
+	memset(&e, 0, sizeof e);
+	ck_assert_int_eq(hd_catalog_add(c,
+					parse_ok("hdsim 1\nlesson two-streams\ntitle \"T\"\n"
+						 "scenario a\n  host 1ms\nend\n"),
+					"/x/mine.hds", &e),
+			 -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "the built-in lesson"));
+	ck_assert_ptr_nonnull(strstr(e.msg, "06-two-streams.hds"));
+	ck_assert_ptr_nonnull(strstr(e.msg, "replaces two-streams"));
+	hd_catalog_free(c);
+}
+END_TEST
+
 static Suite *
 lesson_suite(void)
 {
@@ -1567,6 +1701,8 @@ lesson_suite(void)
 	tcase_add_test(tc, instantiate_errors);
 	tcase_add_test(tc, shipped_lessons);
 	tcase_add_test(tc, doc_examples);
+	tcase_add_test(tc, require_and_corners);
+	tcase_add_test(tc, catalog_ids);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(slow, 600);
 	tcase_add_test(slow, mutations);

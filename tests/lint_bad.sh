@@ -5,7 +5,9 @@
 # Each fixture's first line says what is expected:
 #     # expect: LINE:COL: message fragment
 # and `hdsim lint FILE` must exit 2 and print "FILE:LINE:COL: error: ..."
-# with the fragment in it.  Skips (77) when $HDSIM is not a program.
+# with the fragment in it.  A `require` of a shipped lesson refuses what
+# --set gives it with its message too.  Skips (77) when $HDSIM is not a
+# program.
 
 if [ -z "$HDSIM" ] || [ ! -x "$HDSIM" ]; then
 	echo "lint_bad.sh: HDSIM is not set to an executable hdsim; skipped"
@@ -13,6 +15,7 @@ if [ -z "$HDSIM" ] || [ ! -x "$HDSIM" ]; then
 fi
 srcdir=${HDSIM_SRCDIR:-$(dirname "$0")/..}
 dir="$srcdir/tests/bad"
+HDSIM_SRCDIR_LESSONS="$srcdir/lessons"
 tmp=${TMPDIR:-/tmp}/lint_bad.$$
 trap 'rm -f "$tmp"' EXIT INT TERM
 
@@ -57,6 +60,24 @@ for f in "$dir"/*.hds; do
 		continue
 	fi
 done
+# A `require` refuses values given by --set as lint refuses the defaults: with
+# the lesson's message, whatever the order of the assignments.
+l="$HDSIM_SRCDIR_LESSONS/20-capstone-input-pipeline.hds"
+for set in "--set batches=7" "--set batches=6 --set batches=9"; do
+	# shellcheck disable=SC2086  # the assignments are words
+	"$HDSIM" run "$l" $set >/dev/null 2>"$tmp"
+	rc=$?
+	if [ "$rc" -ne 2 ] || ! grep -qF "error: batches must be an even number" "$tmp"; then
+		echo "FAIL run $set: exit status $rc, expected 2 with the lesson's message:"
+		sed 's/^/    /' "$tmp"
+		fail=1
+	fi
+done
+if ! "$HDSIM" run "$l" --set batches=6 --json >/dev/null 2>"$tmp" && [ -s "$tmp" ]; then
+	echo "FAIL run --set batches=6: an even value is refused:"
+	sed 's/^/    /' "$tmp"
+	fail=1
+fi
 if [ "$n" -eq 0 ]; then
 	echo "lint_bad.sh: no fixtures in $dir"
 	exit 1
