@@ -58,13 +58,21 @@ mark_text(const struct hd_tui_app *a, int li, char *buf, size_t n, const char **
 	buf[0] = '\0';
 	if (m->answered == 0)
 		return;
-	if (m->wrong > 0)
-		*glyph = ascii ? "x" : "\u2717";
-	else if (m->answered >= nq)
-		*glyph = ascii ? "+" : "\u2713";
-	else
+	/* in progress, done and right, done and partly right, done and wrong:
+	 * one wrong answer does not make a finished lesson look failed */
+	if (m->answered < nq)
 		*glyph = ascii ? "." : "\u2022";
-	snprintf(buf, n, "%s%d/%d answered, %d right, %d wrong", m->answered >= nq ? "done: " : "",
+	else if (m->wrong == 0)
+		*glyph = ascii ? "+" : "\u2713";
+	else if (m->right > 0)
+		*glyph = ascii ? "~" : "\u25d0";
+	else
+		*glyph = ascii ? "x" : "\u2717";
+	snprintf(buf, n, "%s%d/%d answered, %d right, %d wrong",
+		 m->answered < nq  ? "" :
+		     m->wrong == 0 ? "done: " :
+		     m->right > 0  ? "partly right: " :
+				     "done: ",
 		 m->answered, nq, m->right, m->wrong);
 }
 
