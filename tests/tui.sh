@@ -497,4 +497,48 @@ grep -qF "cudaStreamSynchronize for 'sync s'" "$tmp/plain" && ok ||
 	fail "the narration does not name 'sync s'"
 grep -q "on line [0-9]" "$tmp/plain" && fail "the narration names a line number" || ok
 
+# ---- moving diagrams: each stream a queue, the collective on its ring ------
+# Lesson 1 (explored, as its questions are answered): one event in, the host
+# has launched the kernel and works on while the kernel waits in its queue.
+start
+wait_for "Pinned vs pageable"
+keys /
+keys h o s t - a n d
+wait_for "/host-and_"
+keys Enter Enter
+wait_for "exploring lesson 1"
+keys Home Right
+wait_for "queue 1: [k]"
+has "running"
+has "op 2 of 3"
+keys Right
+wait_for "queue 1: ▶k"
+keys End
+wait_for "Stream 0 (default) idle"
+keys q q
+wait_for "hdsim-exit=0"
+
+# Lesson 17's ring8 at a quarter speed: the all-reduce's counter reaches its
+# 2 x (8 - 1) = 14th step, chunks on the links between named ranks, algBw and
+# busBw beside it.
+start
+wait_for "Pinned vs pageable"
+keys /
+keys c o l l e c t i v e s
+wait_for "/collectives_"
+keys Enter Enter
+wait_for "exploring lesson 17"
+keys Tab
+wait_for "scenario 2 of 2: ring8"
+keys Home - -
+wait_for "ar allreduce to come: 14 ring steps  algBw 213 GB/s busBw 373 GB/s"
+keys Space
+wait_for "ar allreduce reduce-scatter step 1 of 7 (ring step 1 of 14)"
+patience=200
+wait_for "all-gather step 7 of 7 (ring step 14 of 14)"
+patience=50
+screen | grep -qE 'R2 -\[c[0-7]\]-> R3' && ok || fail "no chunk on the link R2 -> R3"
+keys q q
+wait_for "hdsim-exit=0"
+
 finish tui.sh

@@ -15,6 +15,7 @@
 
 #include "ir/spanlook.h"
 #include "render/timeline.h"
+#include "tui/diagram.h"
 #include "tui/view.h"
 
 /* The role a kind's spans are drawn in (for copies, those towards the device). */
@@ -468,7 +469,46 @@ draw_host(struct hd_screen *scr, struct hd_rect b, const struct hd_trace *t,
 	short_label(t, sc, best, lab, sizeof lab);
 	hd_screen_puts(scr, &in, in.x, y++, best->kind == HD_SPAN_API ? "in call" : "running",
 		       style(HD_ROLE_TEXT, 0));
-	hd_screen_puts(scr, &in, in.x, y, lab, style(hd_view_span_role(t, sc, best), 0));
+	hd_screen_puts(scr, &in, in.x, y++, lab, style(hd_view_span_role(t, sc, best), 0));
+	/* its place in the program */
+	if (sc != NULL && best->op >= 0 && best->op < sc->nops)
+		hd_screen_printf(scr, &in, in.x, y, style(HD_ROLE_TEXT, HD_ATTR_DIM), "op %d of %d",
+				 best->op + 1, sc->nops);
+}
+
+#define QUEUE_SHOWN 8 /* a stream's pending ops named on its row */
+
+/*
+ * A stream's row from column x: its queue at `at`, FIFO order, the op at
+ * the GPU end first ("queue 2: >k [k2]": running, then waiting), or idle.
+ */
+static void
+draw_queue(struct hd_screen *scr, const struct hd_rect *row, int x, const struct hd_trace *t,
+	   const struct hd_scenario *sc, int lane, hd_time at)
+{
+	const struct hd_span *q[QUEUE_SHOWN];
+	int n = hd_diagram_queue(t, sc, lane, at, q, QUEUE_SHOWN), i;
+	char lab[96];
+
+	if (n == 0) {
+		hd_screen_puts(scr, row, x, row->y, "idle", style(HD_ROLE_TEXT, HD_ATTR_DIM));
+		return;
+	}
+	x = hd_screen_printf(scr, row, x, row->y, style(HD_ROLE_TEXT, 0), "queue %d:", n);
+	for (i = 0; i < n && i < QUEUE_SHOWN; i++) {
+		bool run = q[i]->start <= at;
+		enum hd_role role = hd_view_span_role(t, sc, q[i]);
+
+		short_label(t, sc, q[i], lab, sizeof lab);
+		if (run)
+			x = hd_screen_printf(scr, row, x + 1, row->y, style(role, HD_ATTR_BOLD),
+					     "%s%s", hd_screen_glyph(scr, HD_G_PLAY), lab);
+		else
+			x = hd_screen_printf(scr, row, x + 1, row->y, style(role, 0), "[%s]", lab);
+	}
+	if (n > QUEUE_SHOWN)
+		hd_screen_printf(scr, row, x + 1, row->y, style(HD_ROLE_TEXT, HD_ATTR_DIM), "+%d",
+				 n - QUEUE_SHOWN);
 }
 
 /* One PCIe direction in `rows` rows at y: a meter of use, the bytes in
@@ -551,7 +591,9 @@ draw_gpu(struct hd_screen *scr, struct hd_rect b, const struct hd_trace *t,
 			s = active_span(t, ord[i], at);
 			x = hd_screen_puts(scr, &row, in.x, y, ln->name, style(HD_ROLE_LANE, 0));
 			x = x < in.x + in.w / 2 ? in.x + in.w / 2 : x + 1;
-			if (s == NULL)
+			if (ln->kind == HD_LANE_STREAM)
+				draw_queue(scr, &row, x, t, sc, ord[i], at);
+			else if (s == NULL)
 				hd_screen_puts(scr, &row, x, y, "idle",
 					       style(HD_ROLE_TEXT, HD_ATTR_DIM));
 			else {
@@ -585,7 +627,7 @@ draw_ranks(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 {
 	static const enum hd_lane_kind gpu_k[] = { HD_LANE_STREAM, HD_LANE_COMPUTE, HD_LANE_CE_H2D,
 						   HD_LANE_CE_D2H, HD_LANE_CE_D2D };
-	int n = maxr + 1, bw = 16, fit, shown, i, rank;
+	int n = maxr + 1, bw = 16, fit, shown, i, rank, ring;
 	double peak = 0;
 	size_t k;
 	char lab[96], title[64];
@@ -600,12 +642,16 @@ draw_ranks(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 	}
 	snprintf(title, sizeof title, "%d ranks, one GPU each", n);
 	hd_screen_puts(scr, &r, r.x, r.y, title, style(HD_ROLE_TITLE, HD_ATTR_BOLD));
+	/* the collective on its ring, when there is room for boxes beneath */
+	ring = r.h >= 7 ?
+	    hd_diagram_ring(scr, (struct hd_rect){ r.x, r.y + 1, r.w, 2 }, t, sc, o, n) :
+	    0;
 	fit = (r.w + 1) / (bw + 1);
 	if (fit < 1)
 		return;
 	shown = n <= fit ? n : fit;
 	for (i = 0; i < shown; i++) {
-		struct hd_rect b = { r.x + i * (bw + 1), r.y + 1, bw, r.h - 1 };
+		struct hd_rect b = { r.x + i * (bw + 1), r.y + 1 + ring, bw, r.h - 1 - ring };
 		struct hd_rect in = { b.x + 1, b.y + 1, b.w - 2, b.h - 2 };
 		const struct hd_span *h, *g;
 		char name[24];
