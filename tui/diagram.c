@@ -68,41 +68,54 @@ int
 hd_diagram_queue(const struct hd_trace *t, const struct hd_scenario *sc, int lane, hd_time at,
 		 const struct hd_span **out, int max)
 {
-	struct exec *launched, *pend;
-	size_t i, nl = 0, np = 0, k;
+	struct exec *pend = NULL, *e;
+	bool *launched;
+	size_t i, np = 0, cap = 0, k;
 	int rank, n = 0;
 
 	if (lane < 0 || lane >= t->nlanes)
 		return 0;
 	rank = t->lanes[lane].rank;
-	launched = hd_xcalloc(t->nspans + 1, sizeof *launched);
-	pend = hd_xcalloc(t->nspans + 1, sizeof *pend);
+	/* the lane's work not finished, one span per execution (the first) */
 	for (i = 0; i < t->nspans; i++) {
 		const struct hd_span *s = &t->spans[i];
 
-		if (s->kind == HD_SPAN_API && s->end <= at && s->op >= 0 &&
-		    t->lanes[s->lane].rank == rank)
-			launched[nl++] = (struct exec){ s->op, s->iter, NULL };
-		else if (s->lane == lane && s->end > at && stream_op(sc, s->op))
-			pend[np++] = (struct exec){ s->op, s->iter, s };
-	}
-	qsort(launched, nl, sizeof *launched, exec_cmp);
-	/* one span per execution: the first */
-	qsort(pend, np, sizeof *pend, exec_cmp);
-	for (i = 0, k = 0; i < np; i++) {
-		struct exec key = { pend[i].op, pend[i].iter, NULL };
-
-		if (k > 0 && pend[k - 1].op == pend[i].op && pend[k - 1].iter == pend[i].iter)
+		if (s->lane != lane || s->end <= at || !stream_op(sc, s->op))
 			continue;
-		if (bsearch(&key, launched, nl, sizeof *launched, exec_cmp) != NULL)
-			pend[k++] = pend[i];
+		if (np == cap) {
+			cap = cap ? 2 * cap : 16;
+			pend = hd_xrealloc(pend, cap * sizeof *pend);
+		}
+		pend[np++] = (struct exec){ s->op, s->iter, s };
 	}
+	if (np == 0)
+		return 0;
+	qsort(pend, np, sizeof *pend, exec_cmp);
+	for (i = 0, k = 0; i < np; i++)
+		if (k == 0 || pend[k - 1].op != pend[i].op || pend[k - 1].iter != pend[i].iter)
+			pend[k++] = pend[i];
+	np = k;
+	/* launched: the execution's API call has returned */
+	launched = hd_xcalloc(np, sizeof *launched);
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_span *s = &t->spans[i];
+		struct exec key = { s->op, s->iter, NULL };
+
+		if (s->kind != HD_SPAN_API || s->end > at || t->lanes[s->lane].rank != rank)
+			continue;
+		e = bsearch(&key, pend, np, sizeof *pend, exec_cmp);
+		if (e != NULL)
+			launched[e - pend] = true;
+	}
+	for (i = 0, k = 0; i < np; i++)
+		if (launched[i])
+			pend[k++] = pend[i];
+	free(launched);
 	qsort(pend, k, sizeof *pend, start_cmp);
 	for (i = 0; i < k; i++, n++)
 		if (n < max)
 			out[n] = pend[i].s;
 	free(pend);
-	free(launched);
 	return n;
 }
 
