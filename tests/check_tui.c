@@ -426,18 +426,33 @@ START_TEST(ghost_beneath)
 			g->spans[i].end -= 20 * HD_US;
 		}
 	s = timeline_at(t, 100 * HD_US, g);
+	/* the stream's ghost on a row of its own beneath it, named, the kernel
+	 * whole and dim where it ran; the current row has no ghost cells */
+	ck_assert_int_eq(span_cells(s, y, HD_ROLE_GHOST), 0);
+	ck_assert_int_eq(span_cells(s, y, HD_ROLE_KERNEL), 30);
+	{
+		char *r = row_text(s, y + 1);
+		ck_assert_msg(strncmp(r, "  before", 8) == 0, "ghost row: '%s'", r);
+		free(r);
+	}
 	for (x = BAR_X; x < TW; x++) {
-		const struct hd_cell *c = hd_screen_cell(s, x, y);
+		const struct hd_cell *c = hd_screen_cell(s, x, y + 1);
 		int col = x - BAR_X;
 		if (c->st.fg == HD_ROLE_GHOST) {
 			ghosts++;
 			ck_assert(c->st.attr & HD_ATTR_DIM);
 			ck_assert_int_ge(col, 40);
-			ck_assert_int_lt(col, 60); /* where the current kernel is not */
+			ck_assert_int_lt(col, 70); /* where the previous kernel ran */
 		}
 	}
-	ck_assert_int_eq(ghosts, 20);
-	ck_assert_int_eq(span_cells(s, y, HD_ROLE_KERNEL), 30);
+	ck_assert_int_eq(ghosts, 30);
+	/* lanes the ghost does not change get no ghost row: the API row, then
+	 * the stream's */
+	{
+		char *r = row_text(s, lane_row(L_API) + 1);
+		ck_assert_msg(strncmp(r, "Stream s1", 9) == 0, "row after the API: '%s'", r);
+		free(r);
+	}
 	hd_screen_free(s);
 
 	/* the status line gives the change in makespan */
@@ -452,6 +467,26 @@ START_TEST(ghost_beneath)
 		ck_assert_ptr_nonnull(strstr(r, "50.000 / 100.000 us"));
 		ck_assert_ptr_nonnull(strstr(r, "(-50"));
 		free(r);
+	}
+	/* what the previous run was: in the status line and the legend */
+	o.ghost_about = "cpu = 2.00 ms";
+	hd_view_status(s, hd_screen_rect(s), t, &o);
+	{
+		char *r = row_text(s, 0);
+		ck_assert_msg(strstr(r, "before 150 us (-50.0 us; cpu = 2.00 ms)") != NULL, "%s",
+			      r);
+		free(r);
+	}
+	hd_screen_free(s);
+	s = hd_screen_new(100, 20);
+	hd_view_legend(s, hd_screen_rect(s), t, NULL, &o);
+	{
+		char *d = dump(s);
+		ck_assert_msg(strstr(d,
+				     "before  previous run, whole and dim on its own rows: "
+				     "cpu = 2.00 ms") != NULL,
+			      "%s", d);
+		free(d);
 	}
 	hd_screen_free(s);
 	hd_trace_free(t);

@@ -541,4 +541,30 @@ screen | grep -qE 'R2 -\[c[0-7]\]-> R3' && ok || fail "no chunk on the link R2 -
 keys q q
 wait_for "hdsim-exit=0"
 
+# Ghost runs that read in monochrome: under NO_COLOR, after a knob change
+# the previous run's lanes that changed are rows of their own, named, and
+# the status line and the legend say what that run was.
+runner="env NO_COLOR=1"
+start
+runner=
+wait_for "Pinned vs pageable"
+keys /
+keys h o s t - a n d
+wait_for "/host-and_"
+keys Enter Enter
+wait_for "exploring lesson 1"
+keys k
+wait_for "Knobs ("
+keys t Space = Space 1 2 m s Enter
+wait_for "t          12.0 ms"
+keys k End
+wait_for "before 5.01 ms (+7.00 ms; t = 5.00 ms)"
+[ "$(screen | grep -c '^  before  ')" -ge 2 ] && ok || fail "no ghost rows of their own"
+screen | grep -A1 '^Compute ' | grep -q '^  before  ' && ok ||
+	fail "the kernel's ghost is not on the row beneath Compute"
+keys L
+wait_for "before  previous run, whole and dim on its own rows: t = 5.00 ms"
+keys q q q
+wait_for "hdsim-exit=0"
+
 finish tui.sh

@@ -57,6 +57,13 @@ hd_view_span_role(const struct hd_trace *t, const struct hd_scenario *sc, const 
 
 /* ---- timeline pane ------------------------------------------------------- */
 
+/* The rows the time axis takes in a pane of r's height: 2, 1 or none. */
+static int
+axis_rows_of(struct hd_rect r)
+{
+	return r.h >= 4 ? 2 : r.h >= 2 ? 1 : 0;
+}
+
 void
 hd_view_tl_geom(struct hd_tl_geom *g, const struct hd_trace *t, const struct hd_trace *ghost,
 		struct hd_rect r)
@@ -76,7 +83,7 @@ hd_view_tl_geom(struct hd_tl_geom *g, const struct hd_trace *t, const struct hd_
 	g->name_w = w;
 	g->bar_x = r.x + w + 1;
 	g->bar_w = r.w - w - 1 > 0 ? r.w - w - 1 : 0;
-	axis_rows = r.h >= 4 ? 2 : r.h >= 2 ? 1 : 0;
+	axis_rows = axis_rows_of(r);
 	g->nrows = t->nlanes < r.h - axis_rows ? t->nlanes : r.h - axis_rows;
 	if (g->nrows < 0)
 		g->nrows = 0;
@@ -159,38 +166,33 @@ draw_axis(struct hd_screen *scr, const struct hd_rect *r, const struct hd_tl_geo
 	}
 }
 
-/* One lane's bar at row y: its cells (the ghost's, dim, where it has none),
- * labels, the highlight, blocked time shaded and the playhead column. */
+/* One lane's bar at row y: its cells, labels, the highlight, blocked time
+ * shaded and the playhead column; a ghost row (ix the ghost's) has the
+ * ghost's spans whole, dim, in the ghost's role. */
 static void
 draw_lane(struct hd_screen *scr, const struct hd_rect *r, const struct hd_tl_geom *g, int y,
-	  const struct hd_tl_index *ix, const struct hd_tl_index *gix, const struct hd_scenario *sc,
-	  int lane, const struct hd_view_opts *o, int pc, struct hd_tl_cell *cells,
-	  struct hd_tl_cell *gcells, char *lab)
+	  const struct hd_tl_index *ix, const struct hd_scenario *sc, int lane, bool ghost,
+	  const struct hd_view_opts *o, int pc, struct hd_tl_cell *cells, char *lab)
 {
 	bool utf8 = !hd_screen_ascii(scr);
-	int c, gl = -1;
+	int c;
 
-	hd_timeline_cells(cells, g->bar_w, ix, sc, lane, view_window(g), o->t);
-	hd_timeline_cell_labels(lab, cells, g->bar_w, hd_tl_index_trace(ix), sc);
-	if (gix != NULL)
-		gl = ghost_lane(o->ghost, &hd_tl_index_trace(ix)->lanes[lane]);
-	if (gl >= 0)
-		hd_timeline_cells(gcells, g->bar_w, gix, NULL, gl, view_window(g), HD_TIME_MAX);
+	hd_timeline_cells(cells, g->bar_w, ix, ghost ? NULL : sc, lane, view_window(g),
+			  ghost ? HD_TIME_MAX : o->t);
+	hd_timeline_cell_labels(lab, cells, g->bar_w, hd_tl_index_trace(ix), ghost ? NULL : sc);
 	for (c = 0; c < g->bar_w; c++) {
 		const struct hd_tl_cell *k = &cells[c];
-		const struct hd_span *s = k->owner > 0 ?
+		const struct hd_span *s = k->owner > 0 && !ghost ?
 		    &hd_tl_index_trace(ix)->spans[k->owner - 1] :
 		    NULL;
-		struct hd_style st = style(
-		    k->look != NULL ? hd_role_of_hue(k->look->hue) : HD_ROLE_DEFAULT, 0);
+		struct hd_style st = style(k->look == NULL ? HD_ROLE_DEFAULT :
+					       ghost       ? HD_ROLE_GHOST :
+							     hd_role_of_hue(k->look->hue),
+					   ghost ? HD_ATTR_DIM : 0);
 		const char *gl_txt = hd_timeline_cell_glyph(k, utf8);
 		char ch[2] = { lab[c], 0 };
 
-		if (k->look == NULL && gl >= 0 && gcells[c].look != NULL) {
-			k = &gcells[c];
-			gl_txt = hd_timeline_cell_glyph(k, utf8);
-			st = style(HD_ROLE_GHOST, HD_ATTR_DIM);
-		} else if (lab[c] != '\0')
+		if (lab[c] != '\0')
 			gl_txt = ch;
 		if (s != NULL && s->kind == HD_SPAN_BLOCKED)
 			st.bg = kind_role(HD_SPAN_BLOCKED); /* shaded */
@@ -211,14 +213,77 @@ draw_lane(struct hd_screen *scr, const struct hd_rect *r, const struct hd_tl_geo
 	}
 }
 
+/* A row of the pane: a lane of the trace, or the ghost's row beneath it. */
+struct tl_row {
+	int lane;  /* in the trace */
+	int glane; /* in the ghost: the ghost's row; -1: the trace's row */
+};
+
+static uint64_t
+span_hash(const struct hd_span *s)
+{
+	uint64_t h = 1469598103934665603u,
+		 v[] = { (uint64_t)s->start, (uint64_t)s->end, (uint64_t)s->kind,
+			 (uint64_t)(int64_t)s->op };
+	size_t i;
+
+	for (i = 0; i < HD_ARRAY_LEN(v); i++)
+		h = (h ^ v[i]) * 1099511628211u;
+	return h;
+}
+
+/*
+ * The pane's rows: the lanes in display order, each lane whose spans differ
+ * in the ghost followed by the ghost's row (lanes compared by a sum of
+ * their spans' hashes).  Returns how many rows; *rows is allocated.
+ */
+static int
+tl_rows(const struct hd_trace *t, const struct hd_trace *gh, struct tl_row **rows)
+{
+	int *ord = hd_timeline_lane_order(t), i, n = 0;
+	uint64_t *a = hd_xcalloc((size_t)t->nlanes + 1, sizeof *a);
+	uint64_t *b = hd_xcalloc((size_t)t->nlanes + 1, sizeof *b);
+	int *map = hd_xcalloc((size_t)t->nlanes + 1, sizeof *map), *gmap = NULL;
+	size_t k;
+
+	*rows = hd_xcalloc(2 * (size_t)t->nlanes + 1, sizeof **rows);
+	for (i = 0; i < t->nlanes; i++)
+		map[i] = gh != NULL ? ghost_lane(gh, &t->lanes[i]) : -1;
+	if (gh != NULL) {
+		gmap = hd_xcalloc((size_t)gh->nlanes + 1, sizeof *gmap);
+		for (i = 0; i < gh->nlanes; i++)
+			gmap[i] = -1;
+		for (i = 0; i < t->nlanes; i++)
+			if (map[i] >= 0)
+				gmap[map[i]] = i;
+		for (k = 0; k < t->nspans; k++)
+			a[t->spans[k].lane] += span_hash(&t->spans[k]);
+		for (k = 0; k < gh->nspans; k++)
+			if (gmap[gh->spans[k].lane] >= 0)
+				b[gmap[gh->spans[k].lane]] += span_hash(&gh->spans[k]);
+	}
+	for (i = 0; i < t->nlanes; i++) {
+		(*rows)[n++] = (struct tl_row){ ord[i], -1 };
+		if (map[ord[i]] >= 0 && a[ord[i]] != b[ord[i]])
+			(*rows)[n++] = (struct tl_row){ ord[i], map[ord[i]] };
+	}
+	free(gmap);
+	free(map);
+	free(b);
+	free(a);
+	free(ord);
+	return n;
+}
+
 void
 hd_view_timeline(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 		 const struct hd_scenario *sc, const struct hd_view_opts *o)
 {
 	struct hd_tl_geom g;
-	struct hd_tl_cell *cells, *gcells;
+	struct hd_tl_cell *cells;
 	struct hd_tl_index *ix, *gix = NULL;
-	int *ord, row, pc;
+	struct tl_row *rows;
+	int row, pc, nrows;
 	char *lab;
 
 	r = hd_rect_clip(r, hd_screen_rect(scr));
@@ -229,34 +294,43 @@ hd_view_timeline(struct hd_screen *scr, struct hd_rect r, const struct hd_trace 
 		g.t0 = o->z0;
 		g.span = o->z1 - o->z0;
 	}
+	nrows = tl_rows(t, o->ghost, &rows);
+	g.nrows = nrows < r.h - axis_rows_of(r) ? nrows : r.h - axis_rows_of(r);
+	if (g.axis_y >= 0)
+		g.axis_y = g.lanes_y + g.nrows;
 	/* the playhead column; -1 when it is outside the window */
 	pc = o->t < g.t0 || o->t > g.t0 + g.span ? -1 : hd_view_tl_col(&g, o->t);
 	if (pc > g.bar_w - 1)
 		pc = g.bar_w - 1;
 	cells = hd_xcalloc((size_t)g.bar_w + 1, sizeof *cells);
-	gcells = hd_xcalloc((size_t)g.bar_w + 1, sizeof *gcells);
 	lab = hd_xcalloc((size_t)g.bar_w + 1, 1);
 	ix = hd_tl_index_new(t);
 	if (o->ghost != NULL)
 		gix = hd_tl_index_new(o->ghost);
-	ord = hd_timeline_lane_order(t);
 	for (row = 0; row < g.nrows; row++) {
-		int lane = ord[row], y = g.lanes_y + row;
+		const struct tl_row *w = &rows[row];
+		int y = g.lanes_y + row;
 		struct hd_rect namer = { r.x, y, g.name_w, 1 };
 		char nb[64];
 
-		hd_screen_puts(scr, &namer, r.x, y, hd_timeline_lane_name(t, lane, nb, sizeof nb),
-			       style(HD_ROLE_LANE, 0));
+		if (w->glane >= 0)
+			hd_screen_printf(scr, &namer, r.x, y, style(HD_ROLE_GHOST, HD_ATTR_DIM),
+					 "  %s", o->ghost_name != NULL ? o->ghost_name : "before");
+		else
+			hd_screen_puts(scr, &namer, r.x, y,
+				       hd_timeline_lane_name(t, w->lane, nb, sizeof nb),
+				       style(HD_ROLE_LANE, 0));
 		if (g.bar_w > 0)
-			draw_lane(scr, &r, &g, y, ix, gix, sc, lane, o, pc, cells, gcells, lab);
+			draw_lane(scr, &r, &g, y, w->glane >= 0 ? gix : ix, sc,
+				  w->glane >= 0 ? w->glane : w->lane, w->glane >= 0, o, pc, cells,
+				  lab);
 	}
 	if (g.axis_y >= 0)
 		draw_axis(scr, &r, &g, pc);
-	free(ord);
+	free(rows);
 	hd_tl_index_free(gix);
 	hd_tl_index_free(ix);
 	free(lab);
-	free(gcells);
 	free(cells);
 }
 
@@ -775,10 +849,12 @@ hd_view_status(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t
 	if (o->ghost != NULL) {
 		hd_time delta = t->makespan - o->ghost->makespan;
 		hd_fmt_time(d, sizeof d, delta < 0 ? -delta : delta);
-		hd_screen_printf(scr, &r, x, r.y, st, "   %s %s (%s%s)",
-				 o->ghost_name != NULL ? o->ghost_name : "before",
-				 hd_fmt_time(ms, sizeof ms, o->ghost->makespan),
-				 delta < 0 ? "-" : "+", d);
+		x = hd_screen_printf(scr, &r, x, r.y, st, "   %s %s (%s%s)",
+				     o->ghost_name != NULL ? o->ghost_name : "before",
+				     hd_fmt_time(ms, sizeof ms, o->ghost->makespan),
+				     delta < 0 ? "-" : "+", d);
+		if (o->ghost_about != NULL)
+			hd_screen_printf(scr, &r, x - 1, r.y, st, "; %s)", o->ghost_about);
 	}
 }
 
@@ -866,7 +942,7 @@ hd_view_compare(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *
 
 int
 hd_view_legend(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
-	       const struct hd_scenario *sc)
+	       const struct hd_scenario *sc, const struct hd_view_opts *vo)
 {
 	struct hd_tl_opts o = { .width = 80, .utf8 = !hd_screen_ascii(scr) };
 	struct hd_buf b;
@@ -875,6 +951,11 @@ hd_view_legend(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t
 
 	hd_buf_init(&b);
 	hd_timeline_legend(&b, t, sc, &o);
+	if (vo != NULL && vo->ghost != NULL)
+		hd_buf_printf(&b, "  %s  previous run, whole and dim on its own rows%s%s\n",
+			      vo->ghost_name != NULL ? vo->ghost_name : "before",
+			      vo->ghost_about != NULL ? ": " : "",
+			      vo->ghost_about != NULL ? vo->ghost_about : "");
 	for (p = b.s; p != NULL && *p != '\0'; n++) {
 		const char *nl = strchr(p, '\n');
 		char line[160];
