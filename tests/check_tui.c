@@ -1368,11 +1368,64 @@ START_TEST(ring_steps)
 }
 END_TEST
 
+/* Four ranks of three lanes in 8 rows: rank 0, one row for ranks 1 and 2,
+ * rank 3; a lane with no spans goes before anything is folded. */
+START_TEST(timeline_folds)
+{
+	struct hd_trace *t = ranks_trace();
+	struct hd_screen *s = hd_screen_new(80, 10);
+	struct hd_view_opts o;
+	char *d;
+
+	hd_screen_set_ascii(s, true);
+	hd_view_opts_init(&o);
+	o.t = 50 * HD_US;
+	hd_view_timeline(s, hd_screen_rect(s), t, NULL, &o);
+	d = dump(s);
+	ck_assert_msg(strstr(d, "R0 CUDA API") != NULL && strstr(d, "R0 NVLink out") != NULL &&
+			  strstr(d, "R1-R2") != NULL &&
+			  strstr(d, "(2 ranks like these not shown)") != NULL &&
+			  strstr(d, "R3 CUDA API") != NULL && strstr(d, "R3 NVLink out") != NULL &&
+			  strstr(d, "R1 CUDA API") == NULL,
+		      "%s", d);
+	free(d);
+	/* room for all: nothing folded */
+	hd_screen_resize(s, 80, 14);
+	hd_view_timeline(s, hd_screen_rect(s), t, NULL, &o);
+	d = dump(s);
+	ck_assert_msg(strstr(d, "R2 Stream") != NULL && strstr(d, "not shown") == NULL, "%s", d);
+	free(d);
+	hd_trace_free(t);
+	/* one rank: an empty lane goes first, the others stay */
+	t = sample_trace();
+	hd_trace_lane(t, HD_LANE_HOST, 0, 0, "Host thread");
+	hd_screen_resize(s, 80, 7);
+	hd_view_timeline(s, hd_screen_rect(s), t, NULL, &o);
+	d = dump(s);
+	ck_assert_msg(strstr(d, "Host thread") == NULL && strstr(d, "PCIe") != NULL, "%s", d);
+	free(d);
+	/* the run screen: the diagram gives way before a lane is lost (7 busy
+	 * lanes, 14 rows: the diagram's 6 would leave the timeline 5) */
+	add(t, hd_trace_lane(t, HD_LANE_STREAM, 0, 3, "Stream s2"), 3, HD_SPAN_KERNEL, 0, HD_US, 0,
+	    "k3");
+	add(t, hd_trace_lane(t, HD_LANE_CE_D2H, 0, 0, "Memcpy DtoH"), 4, HD_SPAN_COPY, 0, HD_US, 64,
+	    "d2h");
+	hd_screen_resize(s, 80, 14);
+	hd_view_run(s, hd_screen_rect(s), t, NULL, &o);
+	d = dump(s);
+	ck_assert_msg(strstr(d, "PCIe HtoD") != NULL && strstr(d, "Compute") != NULL, "%s", d);
+	free(d);
+	hd_screen_free(s);
+	hd_trace_free(t);
+}
+END_TEST
+
 static TCase *
 diagram_tcase(void)
 {
 	TCase *tc = tcase_create("diagram");
 
+	tcase_add_test(tc, timeline_folds);
 	tcase_add_test(tc, stream_queue);
 	tcase_add_test(tc, ring_steps);
 	return tc;

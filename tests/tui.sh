@@ -567,4 +567,53 @@ wait_for "before  previous run, whole and dim on its own rows: t = 5.00 ms"
 keys q q q
 wait_for "hdsim-exit=0"
 
+# 80x24: views fold, never dropping the rows the page talks about.  Lesson
+# 6 with the explanation open keeps Compute and both PCIe rows (the diagram
+# shrinks, the empty Host thread row goes); lesson 19's 64 ranks fold into
+# the first ranks, one row for the ranks between, and the last.
+start
+wait_for "Pinned vs pageable"
+resize 80 24
+keys /
+keys t w o - s t r
+wait_for "/two-str_"
+keys Enter Enter
+wait_for "exploring lesson 6"
+keys A
+wait_for "With the batch in 8 chunks on two streams"
+keys b Enter b Enter
+wait_for "scenario 2 of 3: two-streams"
+keys End
+wait_for "Explanation"
+for row in "Compute " "PCIe HtoD " "PCIe DtoH " "Memcpy HtoD " "Memcpy DtoH "; do
+	screen | grep -q "^$row" && ok || fail "lesson 6 at 80x24 lost the row '$row'"
+done
+keys q q q
+wait_for "hdsim-exit=0"
+start
+wait_for "Pinned vs pageable"
+resize 80 24
+keys /
+keys s c a l i n g
+wait_for "/scaling_"
+keys Enter Enter
+wait_for "(page 1 of"
+keys End Space
+wait_for "Order by how much the all-reduce time grows"
+keys a b Enter
+wait_for "How sure are you?"
+keys Enter
+wait_for "For the small all-reduce on one node"
+keys b Enter
+wait_for "scenario 1 of 4"
+keys Tab
+wait_for "scenario 2 of 4"
+wait_for "64 ranks, one GPU each"
+screen | grep -qE '^R[0-9]+-R62 +\([0-9]+ ranks like these not shown\)' && ok ||
+	fail "lesson 19's 64 ranks are not folded"
+has "R0 Stream 2 (s)"
+has "R63 Stream 2 (s)"
+keys q q q
+wait_for "hdsim-exit=0"
+
 finish tui.sh

@@ -213,10 +213,12 @@ draw_lane(struct hd_screen *scr, const struct hd_rect *r, const struct hd_tl_geo
 	}
 }
 
-/* A row of the pane: a lane of the trace, or the ghost's row beneath it. */
+/* A row of the pane: a lane of the trace, the ghost's row beneath it, or
+ * ranks folded into one row. */
 struct tl_row {
-	int lane;  /* in the trace */
-	int glane; /* in the ghost: the ghost's row; -1: the trace's row */
+	int lane;   /* in the trace; -1: the fold row of ranks lo .. hi */
+	int glane;  /* in the ghost: the ghost's row; -1: the trace's row */
+	int lo, hi; /* the fold row's ranks */
 };
 
 static uint64_t
@@ -232,23 +234,84 @@ span_hash(const struct hd_span *s)
 	return h;
 }
 
+static int
+row_rank(const struct hd_trace *t, const struct tl_row *w)
+{
+	return w->lane >= 0 ? t->lanes[w->lane].rank : w->lo;
+}
+
 /*
- * The pane's rows: the lanes in display order, each lane whose spans differ
- * in the ghost followed by the ghost's row (lanes compared by a sum of
- * their spans' hashes).  Returns how many rows; *rows is allocated.
+ * Fold rows[0 .. n) into `avail` rows where they do not fit: lanes with no
+ * spans (in the run or its ghost) go first; then, with several ranks, the
+ * first ranks and the last keep their rows and one row stands for the ranks
+ * between ("R7-R62"), as many first ranks as fit (at least rank 0).
+ * Returns the rows left.
  */
 static int
-tl_rows(const struct hd_trace *t, const struct hd_trace *gh, struct tl_row **rows)
+fold_rows(const struct hd_trace *t, struct tl_row *rows, int n, int avail, const size_t *cnt)
+{
+	int i, k, m = 0, maxr = hd_timeline_max_rank(t), *per;
+	struct tl_row *out;
+	bool put = false;
+
+	if (n <= avail)
+		return n;
+	for (i = 0; i < n; i++)
+		if (rows[i].glane >= 0 || cnt[rows[i].lane] > 0)
+			rows[m++] = rows[i];
+	n = m;
+	if (n <= avail || maxr == 0)
+		return n;
+	per = hd_xcalloc((size_t)maxr + 1, sizeof *per);
+	for (i = 0; i < n; i++)
+		per[row_rank(t, &rows[i])]++;
+	/* the most first ranks k that fit with the fold row and the last rank */
+	for (k = maxr - 1; k > 1; k--) {
+		int need = 1 + per[maxr];
+		for (i = 0; i < k; i++)
+			need += per[i];
+		if (need <= avail)
+			break;
+	}
+	out = hd_xcalloc((size_t)n + 1, sizeof *out);
+	for (i = 0, m = 0; i < n; i++) {
+		int r = row_rank(t, &rows[i]);
+		if (r == maxr && !put) {
+			out[m++] = (struct tl_row){ -1, -1, k, maxr - 1 };
+			put = true;
+		}
+		if (r < k || r == maxr)
+			out[m++] = rows[i];
+	}
+	memcpy(rows, out, (size_t)m * sizeof *rows);
+	free(out);
+	free(per);
+	return m;
+}
+
+/*
+ * The pane's rows in `avail` rows: the lanes in display order, each lane
+ * whose spans differ in the ghost followed by the ghost's row (lanes
+ * compared by a sum of their spans' hashes), folded (fold_rows) where they
+ * do not fit.  Returns how many rows; *rows is allocated.
+ */
+static int
+tl_rows(const struct hd_trace *t, const struct hd_trace *gh, int avail, struct tl_row **rows)
 {
 	int *ord = hd_timeline_lane_order(t), i, n = 0;
 	uint64_t *a = hd_xcalloc((size_t)t->nlanes + 1, sizeof *a);
 	uint64_t *b = hd_xcalloc((size_t)t->nlanes + 1, sizeof *b);
+	size_t *cnt = hd_xcalloc((size_t)t->nlanes + 1, sizeof *cnt);
 	int *map = hd_xcalloc((size_t)t->nlanes + 1, sizeof *map), *gmap = NULL;
 	size_t k;
 
-	*rows = hd_xcalloc(2 * (size_t)t->nlanes + 1, sizeof **rows);
+	*rows = hd_xcalloc(2 * (size_t)t->nlanes + 2, sizeof **rows);
 	for (i = 0; i < t->nlanes; i++)
 		map[i] = gh != NULL ? ghost_lane(gh, &t->lanes[i]) : -1;
+	for (k = 0; k < t->nspans; k++) {
+		a[t->spans[k].lane] += span_hash(&t->spans[k]);
+		cnt[t->spans[k].lane]++;
+	}
 	if (gh != NULL) {
 		gmap = hd_xcalloc((size_t)gh->nlanes + 1, sizeof *gmap);
 		for (i = 0; i < gh->nlanes; i++)
@@ -256,22 +319,36 @@ tl_rows(const struct hd_trace *t, const struct hd_trace *gh, struct tl_row **row
 		for (i = 0; i < t->nlanes; i++)
 			if (map[i] >= 0)
 				gmap[map[i]] = i;
-		for (k = 0; k < t->nspans; k++)
-			a[t->spans[k].lane] += span_hash(&t->spans[k]);
 		for (k = 0; k < gh->nspans; k++)
-			if (gmap[gh->spans[k].lane] >= 0)
+			if (gmap[gh->spans[k].lane] >= 0) {
 				b[gmap[gh->spans[k].lane]] += span_hash(&gh->spans[k]);
-	}
+				cnt[gmap[gh->spans[k].lane]]++;
+			}
+	} else
+		memcpy(b, a, ((size_t)t->nlanes + 1) * sizeof *b);
 	for (i = 0; i < t->nlanes; i++) {
-		(*rows)[n++] = (struct tl_row){ ord[i], -1 };
+		(*rows)[n++] = (struct tl_row){ ord[i], -1, 0, 0 };
 		if (map[ord[i]] >= 0 && a[ord[i]] != b[ord[i]])
-			(*rows)[n++] = (struct tl_row){ ord[i], map[ord[i]] };
+			(*rows)[n++] = (struct tl_row){ ord[i], map[ord[i]], 0, 0 };
 	}
+	n = fold_rows(t, *rows, n, avail, cnt);
 	free(gmap);
 	free(map);
+	free(cnt);
 	free(b);
 	free(a);
 	free(ord);
+	return n;
+}
+
+/* The fewest rows the timeline's lanes fold into, axis not counted. */
+static int
+tl_rows_min(const struct hd_trace *t, const struct hd_trace *gh)
+{
+	struct tl_row *rows;
+	int n = tl_rows(t, gh, 0, &rows);
+
+	free(rows);
 	return n;
 }
 
@@ -294,7 +371,7 @@ hd_view_timeline(struct hd_screen *scr, struct hd_rect r, const struct hd_trace 
 		g.t0 = o->z0;
 		g.span = o->z1 - o->z0;
 	}
-	nrows = tl_rows(t, o->ghost, &rows);
+	nrows = tl_rows(t, o->ghost, r.h - axis_rows_of(r), &rows);
 	g.nrows = nrows < r.h - axis_rows_of(r) ? nrows : r.h - axis_rows_of(r);
 	if (g.axis_y >= 0)
 		g.axis_y = g.lanes_y + g.nrows;
@@ -313,7 +390,13 @@ hd_view_timeline(struct hd_screen *scr, struct hd_rect r, const struct hd_trace 
 		struct hd_rect namer = { r.x, y, g.name_w, 1 };
 		char nb[64];
 
-		if (w->glane >= 0)
+		if (w->lane < 0) {
+			hd_screen_printf(scr, &namer, r.x, y, style(HD_ROLE_LANE, 0), "R%d-R%d",
+					 w->lo, w->hi);
+			hd_screen_printf(scr, &r, g.bar_x, y, style(HD_ROLE_TEXT, HD_ATTR_DIM),
+					 "(%d ranks like these not shown)", w->hi - w->lo + 1);
+			continue;
+		} else if (w->glane >= 0)
 			hd_screen_printf(scr, &namer, r.x, y, style(HD_ROLE_GHOST, HD_ATTR_DIM),
 					 "  %s", o->ghost_name != NULL ? o->ghost_name : "before");
 		else
@@ -682,9 +765,12 @@ draw_gpu(struct hd_screen *scr, struct hd_rect b, const struct hd_trace *t,
 			y++;
 			shown++;
 		}
-	if (shown < total && in.h > 0)
+	if (shown < total && in.h > 0) {
+		hd_screen_fill(scr, (struct hd_rect){ in.x, in.y + in.h - 1, in.w, 1 }, " ",
+			       style(HD_ROLE_TEXT, 0));
 		hd_screen_printf(scr, &in, in.x, in.y + in.h - 1, style(HD_ROLE_TEXT, HD_ATTR_DIM),
 				 "+%d more", total - shown);
+	}
 	free(ord);
 }
 
@@ -865,12 +951,20 @@ hd_view_run(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 	    const struct hd_scenario *sc, const struct hd_view_opts *o)
 {
 	struct hd_rect d, tl, st;
-	int dh;
+	int dh, need;
 
 	r = hd_rect_clip(r, hd_screen_rect(scr));
 	if (r.w <= 0 || r.h <= 0)
 		return;
 	dh = r.h >= 40 ? 12 : r.h >= 20 ? 8 : r.h >= 14 ? 6 : 0;
+	/* the timeline's lanes before the diagram: it shrinks, then goes, where
+	 * they would not fit even folded (status line and axis: 3 rows) */
+	need = dh > 0 && r.h - dh - 3 < t->nlanes ? tl_rows_min(t, o->ghost) : 0;
+	if (dh > 0 && r.h - dh - 3 < need) {
+		dh = r.h - 3 - need;
+		if (dh < 3)
+			dh = 0;
+	}
 	d = (struct hd_rect){ r.x, r.y, r.w, dh };
 	tl = (struct hd_rect){ r.x, r.y + dh, r.w, r.h - dh - 1 };
 	st = (struct hd_rect){ r.x, r.y + r.h - 1, r.w, 1 };
