@@ -245,7 +245,8 @@ draw_counter(struct hd_screen *scr, const struct hd_rect *r, int y, const struct
 				 hd_fmt_rate(mb, sizeof mb, mbus));
 }
 
-/* One rank and its link out at x: "R2 -[c5]-> " or "R2 -------> ". */
+/* One rank and its link out at x: "R2 -[c5]-> " (chunk 5 on it), "R2 -[==]-> "
+ * (chunk -2: busy, no ring step to name its chunk) or "R2 ------> " (-1: idle). */
 static int
 draw_hop(struct hd_screen *scr, const struct hd_rect *r, int x, int y, int rank, int chunk)
 {
@@ -253,8 +254,10 @@ draw_hop(struct hd_screen *scr, const struct hd_rect *r, int x, int y, int rank,
 				     HD_ATTR_BOLD);
 
 	x = hd_screen_printf(scr, r, x, y, style(HD_ROLE_LANE, 0), "R%d ", rank);
-	if (chunk < 0)
+	if (chunk == -1)
 		return hd_screen_puts(scr, r, x, y, "------> ", style(HD_ROLE_BAR, HD_ATTR_DIM));
+	if (chunk < 0)
+		return hd_screen_puts(scr, r, x, y, "-[==]-> ", comm);
 	return hd_screen_printf(scr, r, x, y, comm, "-[c%d]-> ", chunk);
 }
 
@@ -290,7 +293,7 @@ hd_diagram_ring(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *
 			rank = nranks - 1;
 		}
 		x = draw_hop(scr, &r, x, y, rank,
-			     busy[rank] ? (c.nsteps > 0 ? hd_diagram_ring_chunk(&c, rank) : 0) :
+			     busy[rank] ? (c.nsteps > 0 ? hd_diagram_ring_chunk(&c, rank) : -2) :
 					  -1);
 	}
 	hd_screen_puts(scr, &r, x, y, "R0", style(HD_ROLE_LANE, 0));

@@ -63,7 +63,8 @@ int hd_diagram_ring_chunk(const struct hd_diagram_coll *c, int rank);
  * The ring of ranks in r (rows r.y ..): the collective's name, its step
  * counter and phase, algBw and busBw (measured beside them when o's ghost is
  * the measured run), then the ranks in ring order with the chunk on each
- * busy link ("R2 -[c5]-> R3"), folded to the first ranks and the last when
+ * busy link ("R2 -[c5]-> R3"; "-[==]->" where the collective has no ring
+ * steps), folded to the first ranks and the last when
  * they do not fit.  Returns the rows used (0 when there is no collective).
  */
 int hd_diagram_ring(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
