@@ -14,6 +14,7 @@
 #include "ir/trace.h"
 #include "render/timeline.h"
 #include "tui/app_priv.h"
+#include "tui/diagram.h"
 #include "tui/screen.h"
 #include "tui/term.h"
 #include "tui/view.h"
@@ -425,18 +426,33 @@ START_TEST(ghost_beneath)
 			g->spans[i].end -= 20 * HD_US;
 		}
 	s = timeline_at(t, 100 * HD_US, g);
+	/* the stream's ghost on a row of its own beneath it, named, the kernel
+	 * whole and dim where it ran; the current row has no ghost cells */
+	ck_assert_int_eq(span_cells(s, y, HD_ROLE_GHOST), 0);
+	ck_assert_int_eq(span_cells(s, y, HD_ROLE_KERNEL), 30);
+	{
+		char *r = row_text(s, y + 1);
+		ck_assert_msg(strncmp(r, "  before", 8) == 0, "ghost row: '%s'", r);
+		free(r);
+	}
 	for (x = BAR_X; x < TW; x++) {
-		const struct hd_cell *c = hd_screen_cell(s, x, y);
+		const struct hd_cell *c = hd_screen_cell(s, x, y + 1);
 		int col = x - BAR_X;
 		if (c->st.fg == HD_ROLE_GHOST) {
 			ghosts++;
 			ck_assert(c->st.attr & HD_ATTR_DIM);
 			ck_assert_int_ge(col, 40);
-			ck_assert_int_lt(col, 60); /* where the current kernel is not */
+			ck_assert_int_lt(col, 70); /* where the previous kernel ran */
 		}
 	}
-	ck_assert_int_eq(ghosts, 20);
-	ck_assert_int_eq(span_cells(s, y, HD_ROLE_KERNEL), 30);
+	ck_assert_int_eq(ghosts, 30);
+	/* lanes the ghost does not change get no ghost row: the API row, then
+	 * the stream's */
+	{
+		char *r = row_text(s, lane_row(L_API) + 1);
+		ck_assert_msg(strncmp(r, "Stream s1", 9) == 0, "row after the API: '%s'", r);
+		free(r);
+	}
 	hd_screen_free(s);
 
 	/* the status line gives the change in makespan */
@@ -451,6 +467,26 @@ START_TEST(ghost_beneath)
 		ck_assert_ptr_nonnull(strstr(r, "50.000 / 100.000 us"));
 		ck_assert_ptr_nonnull(strstr(r, "(-50"));
 		free(r);
+	}
+	/* what the previous run was: in the status line and the legend */
+	o.ghost_about = "cpu = 2.00 ms";
+	hd_view_status(s, hd_screen_rect(s), t, &o);
+	{
+		char *r = row_text(s, 0);
+		ck_assert_msg(strstr(r, "before 150 us (-50.0 us; cpu = 2.00 ms)") != NULL, "%s",
+			      r);
+		free(r);
+	}
+	hd_screen_free(s);
+	s = hd_screen_new(100, 20);
+	hd_view_legend(s, hd_screen_rect(s), t, NULL, &o);
+	{
+		char *d = dump(s);
+		ck_assert_msg(strstr(d,
+				     "before  previous run, whole and dim on its own rows: "
+				     "cpu = 2.00 ms") != NULL,
+			      "%s", d);
+		free(d);
 	}
 	hd_screen_free(s);
 	hd_trace_free(t);
@@ -824,6 +860,7 @@ START_TEST(golden_small)
 END_TEST
 
 static TCase *app_tcase(void);
+static TCase *diagram_tcase(void);
 /* ---- span looks ------------------------------------------------------------
  * The TUI draws spans from the table of looks (ir/spanlook.h) as the text
  * timeline does: each cell's glyph and role are its span's look's, and each
@@ -901,6 +938,7 @@ tui_suite(void)
 	tcase_add_test(tc, looks_agree_with_the_table);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, app_tcase());
+	suite_add_tcase(s, diagram_tcase());
 	return s;
 }
 
@@ -1216,5 +1254,179 @@ app_tcase(void)
 	tcase_add_test(tc, keys_unique);
 	tcase_add_test(tc, lesson_flow);
 	tcase_add_test(tc, lesson_flow_explore);
+	return tc;
+}
+
+/* ---- moving diagrams: stream queues, the ring (tui/diagram.h) ------------ */
+
+/* Two kernels launched at 5 and 10 us onto one stream, run 8..50 and 50..80. */
+static struct hd_trace *
+queue_trace(void)
+{
+	struct hd_trace *t = hd_trace_new();
+	int api = hd_trace_lane(t, HD_LANE_API, 0, 0, "CUDA API");
+	int st = hd_trace_lane(t, HD_LANE_STREAM, 0, 2, "Stream s1");
+	int l = hd_trace_string(t, "cudaLaunchKernel");
+	struct hd_span s[] = {
+		{ api, 0, 0, HD_SPAN_API, HD_WHY_NONE, 0, 5 * HD_US, 0, l, 0 },
+		{ api, 1, 0, HD_SPAN_API, HD_WHY_NONE, 5 * HD_US, 10 * HD_US, 0, l, 0 },
+		{ st, 0, 0, HD_SPAN_KERNEL, HD_WHY_NONE, 8 * HD_US, 50 * HD_US, 0,
+		  hd_trace_string(t, "k1"), 0 },
+		{ st, 1, 0, HD_SPAN_KERNEL, HD_WHY_NONE, 50 * HD_US, 80 * HD_US, 0,
+		  hd_trace_string(t, "k2"), 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < HD_ARRAY_LEN(s); i++)
+		hd_trace_add(t, &s[i]);
+	hd_trace_sort(t);
+	return t;
+}
+
+/* The queue fills as the host launches and drains as the GPU runs. */
+START_TEST(stream_queue)
+{
+	struct hd_trace *t = queue_trace();
+	struct hd_screen *s = hd_screen_new(100, 8);
+	const struct hd_span *q[4];
+	struct hd_view_opts o;
+	char *d;
+
+	ck_assert_int_eq(hd_diagram_queue(t, NULL, 1, 2 * HD_US, q, 4), 0); /* launching */
+	ck_assert_int_eq(hd_diagram_queue(t, NULL, 1, 6 * HD_US, q, 4), 1); /* k1 waits */
+	ck_assert_int_eq(hd_diagram_queue(t, NULL, 1, 20 * HD_US, q, 4), 2);
+	ck_assert_str_eq(t->strings[q[0]->label], "k1"); /* FIFO: the running one first */
+	ck_assert_str_eq(t->strings[q[1]->label], "k2");
+	ck_assert_int_eq(hd_diagram_queue(t, NULL, 1, 20 * HD_US, q, 1), 2); /* count past max */
+	ck_assert_int_eq(hd_diagram_queue(t, NULL, 1, 60 * HD_US, q, 4), 1);
+	ck_assert_int_eq(hd_diagram_queue(t, NULL, 1, 80 * HD_US, q, 4), 0); /* drained */
+	hd_screen_set_ascii(s, true);
+	hd_view_opts_init(&o);
+	o.t = 20 * HD_US;
+	hd_view_diagram(s, hd_screen_rect(s), t, NULL, &o);
+	d = dump(s);
+	ck_assert_msg(strstr(d, "queue 2: >k1 [k2]") != NULL, "no queue in:\n%s", d);
+	free(d);
+	hd_screen_free(s);
+	hd_trace_free(t);
+}
+END_TEST
+
+/* An all-reduce on 8 ranks over 0..140 us: 14 ring steps of 10 us; rank 2's
+ * link busy throughout. */
+START_TEST(ring_steps)
+{
+	struct hd_trace *t = hd_trace_new();
+	struct hd_op op;
+	struct hd_scenario sc;
+	struct hd_diagram_coll c;
+	struct hd_screen *s = hd_screen_new(100, 3);
+	struct hd_view_opts o;
+	int st = hd_trace_lane(t, HD_LANE_STREAM, 0, 2, "Stream 2 (s)");
+	int ln = hd_trace_lane(t, HD_LANE_LINK, 2, 0, "NVLink out");
+	int ar = hd_trace_string(t, "ar");
+	struct hd_span a = { st, 0, 0, HD_SPAN_COMM, HD_WHY_NONE, 0, 140 * HD_US, 1 << 20, ar, 0 };
+	struct hd_span b = { ln, 0, 0, HD_SPAN_COMM, HD_WHY_NONE, 0, 140 * HD_US, 1 << 20, ar, 0 };
+	char *d;
+
+	memset(&op, 0, sizeof op);
+	op.kind = HD_OP_COLL;
+	op.coll = HD_COLL_ALLREDUCE;
+	op.label = "ar";
+	op.bytes = 1 << 20;
+	memset(&sc, 0, sizeof sc);
+	sc.nranks = 8;
+	sc.ops = &op;
+	sc.nops = 1;
+	hd_trace_add(t, &a);
+	hd_trace_add(t, &b);
+	ck_assert(!hd_diagram_coll_at(t, NULL, 5 * HD_US, &c));
+	ck_assert(hd_diagram_coll_at(t, &sc, 5 * HD_US, &c));
+	ck_assert_int_eq(c.nsteps, 14);
+	ck_assert_int_eq(c.step, 1);
+	ck_assert_str_eq(c.phase, "reduce-scatter");
+	ck_assert_int_eq(hd_diagram_ring_chunk(&c, 2), 2);
+	ck_assert(hd_diagram_coll_at(t, &sc, 75 * HD_US, &c));
+	ck_assert_int_eq(c.step, 8);
+	ck_assert_str_eq(c.phase, "all-gather");
+	ck_assert_int_eq(c.phase_step, 1);
+	ck_assert_int_eq(hd_diagram_ring_chunk(&c, 2), 3);
+	ck_assert(hd_diagram_coll_at(t, &sc, 200 * HD_US, &c)); /* ended: its last step */
+	ck_assert_int_eq(c.step, 14);
+	hd_screen_set_ascii(s, true);
+	hd_view_opts_init(&o);
+	o.t = 135 * HD_US;
+	ck_assert_int_eq(hd_diagram_ring(s, hd_screen_rect(s), t, &sc, &o, 8), 2);
+	d = dump(s);
+	ck_assert_msg(strstr(d, "all-gather step 7 of 7 (ring step 14 of 14)") != NULL, "%s", d);
+	ck_assert_msg(strstr(d, "algBw 7.49 GB/s busBw 13.1 GB/s") != NULL, "%s", d);
+	ck_assert_msg(strstr(d, "R2 -[c") != NULL, "no chunk on R2's link:\n%s", d);
+	ck_assert_msg(strstr(d, "R1 ------> R2") != NULL, "R1's idle link:\n%s", d);
+	free(d);
+	hd_screen_free(s);
+	hd_trace_free(t);
+}
+END_TEST
+
+/* Four ranks of three lanes in 8 rows: rank 0, one row for ranks 1 and 2,
+ * rank 3; a lane with no spans goes before anything is folded. */
+START_TEST(timeline_folds)
+{
+	struct hd_trace *t = ranks_trace();
+	struct hd_screen *s = hd_screen_new(80, 10);
+	struct hd_view_opts o;
+	char *d;
+
+	hd_screen_set_ascii(s, true);
+	hd_view_opts_init(&o);
+	o.t = 50 * HD_US;
+	hd_view_timeline(s, hd_screen_rect(s), t, NULL, &o);
+	d = dump(s);
+	ck_assert_msg(strstr(d, "R0 CUDA API") != NULL && strstr(d, "R0 NVLink out") != NULL &&
+			  strstr(d, "R1-R2") != NULL &&
+			  strstr(d, "(2 ranks like these not shown)") != NULL &&
+			  strstr(d, "R3 CUDA API") != NULL && strstr(d, "R3 NVLink out") != NULL &&
+			  strstr(d, "R1 CUDA API") == NULL,
+		      "%s", d);
+	free(d);
+	/* room for all: nothing folded */
+	hd_screen_resize(s, 80, 14);
+	hd_view_timeline(s, hd_screen_rect(s), t, NULL, &o);
+	d = dump(s);
+	ck_assert_msg(strstr(d, "R2 Stream") != NULL && strstr(d, "not shown") == NULL, "%s", d);
+	free(d);
+	hd_trace_free(t);
+	/* one rank: an empty lane goes first, the others stay */
+	t = sample_trace();
+	hd_trace_lane(t, HD_LANE_HOST, 0, 0, "Host thread");
+	hd_screen_resize(s, 80, 7);
+	hd_view_timeline(s, hd_screen_rect(s), t, NULL, &o);
+	d = dump(s);
+	ck_assert_msg(strstr(d, "Host thread") == NULL && strstr(d, "PCIe") != NULL, "%s", d);
+	free(d);
+	/* the run screen: the diagram gives way before a lane is lost (7 busy
+	 * lanes, 14 rows: the diagram's 6 would leave the timeline 5) */
+	add(t, hd_trace_lane(t, HD_LANE_STREAM, 0, 3, "Stream s2"), 3, HD_SPAN_KERNEL, 0, HD_US, 0,
+	    "k3");
+	add(t, hd_trace_lane(t, HD_LANE_CE_D2H, 0, 0, "Memcpy DtoH"), 4, HD_SPAN_COPY, 0, HD_US, 64,
+	    "d2h");
+	hd_screen_resize(s, 80, 14);
+	hd_view_run(s, hd_screen_rect(s), t, NULL, &o);
+	d = dump(s);
+	ck_assert_msg(strstr(d, "PCIe HtoD") != NULL && strstr(d, "Compute") != NULL, "%s", d);
+	free(d);
+	hd_screen_free(s);
+	hd_trace_free(t);
+}
+END_TEST
+
+static TCase *
+diagram_tcase(void)
+{
+	TCase *tc = tcase_create("diagram");
+
+	tcase_add_test(tc, timeline_folds);
+	tcase_add_test(tc, stream_queue);
+	tcase_add_test(tc, ring_steps);
 	return tc;
 }

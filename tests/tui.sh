@@ -500,4 +500,123 @@ grep -qF "cudaStreamSynchronize for 'sync s'" "$tmp/plain" && ok ||
 	fail "the narration does not name 'sync s'"
 grep -q "on line [0-9]" "$tmp/plain" && fail "the narration names a line number" || ok
 
+# ---- moving diagrams: each stream a queue, the collective on its ring ------
+# Lesson 1 (explored, as its questions are answered): one event in, the host
+# has launched the kernel and works on while the kernel waits in its queue.
+start
+wait_for "Pinned vs pageable"
+keys /
+keys h o s t - a n d
+wait_for "/host-and_"
+keys Enter Enter
+wait_for "exploring lesson 1"
+keys Home Right
+wait_for "queue 1: [k]"
+has "running"
+has "op 2 of 3"
+keys Right
+wait_for "queue 1: ▶k"
+keys End
+wait_for "Stream 0 (default) idle"
+keys q q
+wait_for "hdsim-exit=0"
+
+# Lesson 17's ring8 at a quarter speed: the all-reduce's counter reaches its
+# 2 x (8 - 1) = 14th step, chunks on the links between named ranks, algBw and
+# busBw beside it.
+start
+wait_for "Pinned vs pageable"
+keys /
+keys c o l l e c t i v e s
+wait_for "/collectives_"
+keys Enter Enter
+wait_for "exploring lesson 17"
+keys Tab
+wait_for "scenario 2 of 2: ring8"
+keys Home - -
+wait_for "ar allreduce to come: 14 ring steps  algBw 213 GB/s busBw 373 GB/s"
+keys Space
+wait_for "ar allreduce reduce-scatter step 1 of 7 (ring step 1 of 14)"
+patience=200
+wait_for "all-gather step 7 of 7 (ring step 14 of 14)"
+patience=50
+screen | grep -qE 'R2 -\[c[0-7]\]-> R3' && ok || fail "no chunk on the link R2 -> R3"
+keys q q
+wait_for "hdsim-exit=0"
+
+# Ghost runs that read in monochrome: under NO_COLOR, after a knob change
+# the previous run's lanes that changed are rows of their own, named, and
+# the status line and the legend say what that run was.
+runner="env NO_COLOR=1"
+start
+runner=
+wait_for "Pinned vs pageable"
+keys /
+keys h o s t - a n d
+wait_for "/host-and_"
+keys Enter Enter
+wait_for "exploring lesson 1"
+keys k
+wait_for "Knobs ("
+keys t Space = Space 1 2 m s Enter
+wait_for "t          12.0 ms"
+keys k End
+wait_for "before 5.01 ms (+7.00 ms; t = 5.00 ms)"
+[ "$(screen | grep -c '^  before  ')" -ge 2 ] && ok || fail "no ghost rows of their own"
+screen | grep -A1 '^Compute ' | grep -q '^  before  ' && ok ||
+	fail "the kernel's ghost is not on the row beneath Compute"
+keys L
+wait_for "before  previous run, whole and dim on its own rows: t = 5.00 ms"
+keys q q q
+wait_for "hdsim-exit=0"
+
+# 80x24: views fold, never dropping the rows the page talks about.  Lesson
+# 6 with the explanation open keeps Compute and both PCIe rows (the diagram
+# shrinks, the empty Host thread row goes); lesson 19's 64 ranks fold into
+# the first ranks, one row for the ranks between, and the last.
+start
+wait_for "Pinned vs pageable"
+resize 80 24
+keys /
+keys t w o - s t r
+wait_for "/two-str_"
+keys Enter Enter
+wait_for "exploring lesson 6"
+keys A
+wait_for "With the batch in 8 chunks on two streams"
+keys b Enter b Enter
+wait_for "scenario 2 of 3: two-streams"
+keys End
+wait_for "Explanation"
+for row in "Compute " "PCIe HtoD " "PCIe DtoH " "Memcpy HtoD " "Memcpy DtoH "; do
+	screen | grep -q "^$row" && ok || fail "lesson 6 at 80x24 lost the row '$row'"
+done
+keys q q q
+wait_for "hdsim-exit=0"
+start
+wait_for "Pinned vs pageable"
+resize 80 24
+keys /
+keys s c a l i n g
+wait_for "/scaling_"
+keys Enter Enter
+wait_for "(page 1 of"
+keys End Space
+wait_for "Order by how much the all-reduce time grows"
+keys a b Enter
+wait_for "How sure are you?"
+keys Enter
+wait_for "For the small all-reduce on one node"
+keys b Enter
+wait_for "scenario 1 of 4"
+keys Tab
+wait_for "scenario 2 of 4"
+wait_for "64 ranks, one GPU each"
+screen | grep -qE '^R[0-9]+-R62 +\([0-9]+ ranks like these not shown\)' && ok ||
+	fail "lesson 19's 64 ranks are not folded"
+has "R0 Stream 2 (s)"
+has "R63 Stream 2 (s)"
+keys q q q
+wait_for "hdsim-exit=0"
+
 finish tui.sh

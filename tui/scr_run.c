@@ -142,6 +142,35 @@ draw_compare(struct hd_tui_app *a, struct hd_rect r)
 	free(names);
 }
 
+/*
+ * What the previous run was, for the ghost's legend: the profile it ran on
+ * when that changed, else the knobs whose values differ ("cpu = 2.00 ms");
+ * NULL when nothing differs.
+ */
+static const char *
+ghost_about(const struct hd_tui_app *a, char *buf, size_t n)
+{
+	size_t len = 0;
+	int i;
+
+	buf[0] = '\0';
+	if (strcmp(a->prev.profile.name, a->run.profile.name) != 0) {
+		snprintf(buf, n, "profile %s", a->prev.profile.name);
+		return buf;
+	}
+	for (i = 0; i < hd_lesson_nknobs(a->l) && len < n; i++) {
+		const struct hd_knob *k = hd_lesson_knob(a->l, i);
+		char v[32];
+
+		if (a->prev.knobs[i] == a->run.knobs[i])
+			continue;
+		hd_tui_fmt_quantity(v, sizeof v, k->dim, a->prev.knobs[i]);
+		len += (size_t)snprintf(buf + len, n - len, "%s%s = %s", len > 0 ? ", " : "",
+					k->name, v);
+	}
+	return buf[0] != '\0' ? buf : NULL;
+}
+
 static void
 draw(struct hd_tui_app *a, int w, int h)
 {
@@ -150,6 +179,7 @@ draw(struct hd_tui_app *a, int w, int h)
 	struct hd_view_opts vo;
 	struct hd_rect r;
 	int expl_h = 0, cmp_h = 0, ew = a->compare ? w / 2 : w; /* compare beside it */
+	char about[160];
 
 	if (a->sc == a->qsc && a->t >= t->makespan)
 		a->explained = true;
@@ -172,6 +202,8 @@ draw(struct hd_tui_app *a, int w, int h)
 	vo.playing = a->playing;
 	vo.highlight = a->explained && a->sc == a->qsc ? a->highlight : -1;
 	vo.ghost = a->have_prev && a->sc < a->prev.nscen ? a->prev.traces[a->sc] : NULL;
+	if (vo.ghost != NULL)
+		vo.ghost_about = ghost_about(a, about, sizeof about);
 	if (a->measured != NULL && a->measured_sc == a->sc) {
 		vo.ghost = a->measured;
 		vo.ghost_name = "measured";
@@ -188,7 +220,7 @@ draw(struct hd_tui_app *a, int w, int h)
 	}
 	hd_view_run(a->scr, r, t, a->run.sc[a->sc], &vo);
 	if (a->legend)
-		hd_view_legend(a->scr, r, t, a->run.sc[a->sc]);
+		hd_view_legend(a->scr, r, t, a->run.sc[a->sc], &vo);
 	if (expl_h > 0)
 		draw_explanation(a, q, ew, h, expl_h);
 	if (a->compare)

@@ -15,6 +15,7 @@
 
 #include "ir/spanlook.h"
 #include "render/timeline.h"
+#include "tui/diagram.h"
 #include "tui/view.h"
 
 /* The role a kind's spans are drawn in (for copies, those towards the device). */
@@ -56,6 +57,13 @@ hd_view_span_role(const struct hd_trace *t, const struct hd_scenario *sc, const 
 
 /* ---- timeline pane ------------------------------------------------------- */
 
+/* The rows the time axis takes in a pane of r's height: 2, 1 or none. */
+static int
+axis_rows_of(struct hd_rect r)
+{
+	return r.h >= 4 ? 2 : r.h >= 2 ? 1 : 0;
+}
+
 void
 hd_view_tl_geom(struct hd_tl_geom *g, const struct hd_trace *t, const struct hd_trace *ghost,
 		struct hd_rect r)
@@ -75,7 +83,7 @@ hd_view_tl_geom(struct hd_tl_geom *g, const struct hd_trace *t, const struct hd_
 	g->name_w = w;
 	g->bar_x = r.x + w + 1;
 	g->bar_w = r.w - w - 1 > 0 ? r.w - w - 1 : 0;
-	axis_rows = r.h >= 4 ? 2 : r.h >= 2 ? 1 : 0;
+	axis_rows = axis_rows_of(r);
 	g->nrows = t->nlanes < r.h - axis_rows ? t->nlanes : r.h - axis_rows;
 	if (g->nrows < 0)
 		g->nrows = 0;
@@ -158,38 +166,33 @@ draw_axis(struct hd_screen *scr, const struct hd_rect *r, const struct hd_tl_geo
 	}
 }
 
-/* One lane's bar at row y: its cells (the ghost's, dim, where it has none),
- * labels, the highlight, blocked time shaded and the playhead column. */
+/* One lane's bar at row y: its cells, labels, the highlight, blocked time
+ * shaded and the playhead column; a ghost row (ix the ghost's) has the
+ * ghost's spans whole, dim, in the ghost's role. */
 static void
 draw_lane(struct hd_screen *scr, const struct hd_rect *r, const struct hd_tl_geom *g, int y,
-	  const struct hd_tl_index *ix, const struct hd_tl_index *gix, const struct hd_scenario *sc,
-	  int lane, const struct hd_view_opts *o, int pc, struct hd_tl_cell *cells,
-	  struct hd_tl_cell *gcells, char *lab)
+	  const struct hd_tl_index *ix, const struct hd_scenario *sc, int lane, bool ghost,
+	  const struct hd_view_opts *o, int pc, struct hd_tl_cell *cells, char *lab)
 {
 	bool utf8 = !hd_screen_ascii(scr);
-	int c, gl = -1;
+	int c;
 
-	hd_timeline_cells(cells, g->bar_w, ix, sc, lane, view_window(g), o->t);
-	hd_timeline_cell_labels(lab, cells, g->bar_w, hd_tl_index_trace(ix), sc);
-	if (gix != NULL)
-		gl = ghost_lane(o->ghost, &hd_tl_index_trace(ix)->lanes[lane]);
-	if (gl >= 0)
-		hd_timeline_cells(gcells, g->bar_w, gix, NULL, gl, view_window(g), HD_TIME_MAX);
+	hd_timeline_cells(cells, g->bar_w, ix, ghost ? NULL : sc, lane, view_window(g),
+			  ghost ? HD_TIME_MAX : o->t);
+	hd_timeline_cell_labels(lab, cells, g->bar_w, hd_tl_index_trace(ix), ghost ? NULL : sc);
 	for (c = 0; c < g->bar_w; c++) {
 		const struct hd_tl_cell *k = &cells[c];
-		const struct hd_span *s = k->owner > 0 ?
+		const struct hd_span *s = k->owner > 0 && !ghost ?
 		    &hd_tl_index_trace(ix)->spans[k->owner - 1] :
 		    NULL;
-		struct hd_style st = style(
-		    k->look != NULL ? hd_role_of_hue(k->look->hue) : HD_ROLE_DEFAULT, 0);
+		struct hd_style st = style(k->look == NULL ? HD_ROLE_DEFAULT :
+					       ghost       ? HD_ROLE_GHOST :
+							     hd_role_of_hue(k->look->hue),
+					   ghost ? HD_ATTR_DIM : 0);
 		const char *gl_txt = hd_timeline_cell_glyph(k, utf8);
 		char ch[2] = { lab[c], 0 };
 
-		if (k->look == NULL && gl >= 0 && gcells[c].look != NULL) {
-			k = &gcells[c];
-			gl_txt = hd_timeline_cell_glyph(k, utf8);
-			st = style(HD_ROLE_GHOST, HD_ATTR_DIM);
-		} else if (lab[c] != '\0')
+		if (lab[c] != '\0')
 			gl_txt = ch;
 		if (s != NULL && s->kind == HD_SPAN_BLOCKED)
 			st.bg = kind_role(HD_SPAN_BLOCKED); /* shaded */
@@ -210,14 +213,154 @@ draw_lane(struct hd_screen *scr, const struct hd_rect *r, const struct hd_tl_geo
 	}
 }
 
+/* A row of the pane: a lane of the trace, the ghost's row beneath it, or
+ * ranks folded into one row. */
+struct tl_row {
+	int lane;   /* in the trace; -1: the fold row of ranks lo .. hi */
+	int glane;  /* in the ghost: the ghost's row; -1: the trace's row */
+	int lo, hi; /* the fold row's ranks */
+};
+
+static uint64_t
+span_hash(const struct hd_span *s)
+{
+	uint64_t h = 1469598103934665603u,
+		 v[] = { (uint64_t)s->start, (uint64_t)s->end, (uint64_t)s->kind,
+			 (uint64_t)(int64_t)s->op };
+	size_t i;
+
+	for (i = 0; i < HD_ARRAY_LEN(v); i++)
+		h = (h ^ v[i]) * 1099511628211u;
+	return h;
+}
+
+static int
+row_rank(const struct hd_trace *t, const struct tl_row *w)
+{
+	return w->lane >= 0 ? t->lanes[w->lane].rank : w->lo;
+}
+
+/*
+ * Fold rows[0 .. n) into `avail` rows where they do not fit: lanes with no
+ * spans (in the run or its ghost) go first; then, with several ranks, the
+ * first ranks and the last keep their rows and one row stands for the ranks
+ * between ("R7-R62"), as many first ranks as fit (at least rank 0).
+ * Returns the rows left.
+ */
+static int
+fold_rows(const struct hd_trace *t, struct tl_row *rows, int n, int avail, const size_t *cnt)
+{
+	int i, k, m = 0, maxr = hd_timeline_max_rank(t), *per;
+	struct tl_row *out;
+	bool put = false;
+
+	if (n <= avail)
+		return n;
+	for (i = 0; i < n; i++)
+		if (rows[i].glane >= 0 || cnt[rows[i].lane] > 0)
+			rows[m++] = rows[i];
+	n = m;
+	if (n <= avail || maxr == 0)
+		return n;
+	per = hd_xcalloc((size_t)maxr + 1, sizeof *per);
+	for (i = 0; i < n; i++)
+		per[row_rank(t, &rows[i])]++;
+	/* the most first ranks k that fit with the fold row and the last rank */
+	for (k = maxr - 1; k > 1; k--) {
+		int need = 1 + per[maxr];
+		for (i = 0; i < k; i++)
+			need += per[i];
+		if (need <= avail)
+			break;
+	}
+	out = hd_xcalloc((size_t)n + 1, sizeof *out);
+	for (i = 0, m = 0; i < n; i++) {
+		int r = row_rank(t, &rows[i]);
+		if (r == maxr && !put) {
+			out[m++] = (struct tl_row){ -1, -1, k, maxr - 1 };
+			put = true;
+		}
+		if (r < k || r == maxr)
+			out[m++] = rows[i];
+	}
+	memcpy(rows, out, (size_t)m * sizeof *rows);
+	free(out);
+	free(per);
+	return m;
+}
+
+/*
+ * The pane's rows in `avail` rows: the lanes in display order, each lane
+ * whose spans differ in the ghost followed by the ghost's row (lanes
+ * compared by a sum of their spans' hashes), folded (fold_rows) where they
+ * do not fit.  Returns how many rows; *rows is allocated.
+ */
+static int
+tl_rows(const struct hd_trace *t, const struct hd_trace *gh, int avail, struct tl_row **rows)
+{
+	int *ord = hd_timeline_lane_order(t), i, n = 0;
+	uint64_t *a = hd_xcalloc((size_t)t->nlanes + 1, sizeof *a);
+	uint64_t *b = hd_xcalloc((size_t)t->nlanes + 1, sizeof *b);
+	size_t *cnt = hd_xcalloc((size_t)t->nlanes + 1, sizeof *cnt);
+	int *map = hd_xcalloc((size_t)t->nlanes + 1, sizeof *map), *gmap = NULL;
+	size_t k;
+
+	*rows = hd_xcalloc(2 * (size_t)t->nlanes + 2, sizeof **rows);
+	for (i = 0; i < t->nlanes; i++)
+		map[i] = gh != NULL ? ghost_lane(gh, &t->lanes[i]) : -1;
+	for (k = 0; k < t->nspans; k++) {
+		a[t->spans[k].lane] += span_hash(&t->spans[k]);
+		cnt[t->spans[k].lane]++;
+	}
+	if (gh != NULL) {
+		gmap = hd_xcalloc((size_t)gh->nlanes + 1, sizeof *gmap);
+		for (i = 0; i < gh->nlanes; i++)
+			gmap[i] = -1;
+		for (i = 0; i < t->nlanes; i++)
+			if (map[i] >= 0)
+				gmap[map[i]] = i;
+		for (k = 0; k < gh->nspans; k++)
+			if (gmap[gh->spans[k].lane] >= 0) {
+				b[gmap[gh->spans[k].lane]] += span_hash(&gh->spans[k]);
+				cnt[gmap[gh->spans[k].lane]]++;
+			}
+	} else
+		memcpy(b, a, ((size_t)t->nlanes + 1) * sizeof *b);
+	for (i = 0; i < t->nlanes; i++) {
+		(*rows)[n++] = (struct tl_row){ ord[i], -1, 0, 0 };
+		if (map[ord[i]] >= 0 && a[ord[i]] != b[ord[i]])
+			(*rows)[n++] = (struct tl_row){ ord[i], map[ord[i]], 0, 0 };
+	}
+	n = fold_rows(t, *rows, n, avail, cnt);
+	free(gmap);
+	free(map);
+	free(cnt);
+	free(b);
+	free(a);
+	free(ord);
+	return n;
+}
+
+/* The fewest rows the timeline's lanes fold into, axis not counted. */
+static int
+tl_rows_min(const struct hd_trace *t, const struct hd_trace *gh)
+{
+	struct tl_row *rows;
+	int n = tl_rows(t, gh, 0, &rows);
+
+	free(rows);
+	return n;
+}
+
 void
 hd_view_timeline(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 		 const struct hd_scenario *sc, const struct hd_view_opts *o)
 {
 	struct hd_tl_geom g;
-	struct hd_tl_cell *cells, *gcells;
+	struct hd_tl_cell *cells;
 	struct hd_tl_index *ix, *gix = NULL;
-	int *ord, row, pc;
+	struct tl_row *rows;
+	int row, pc, nrows;
 	char *lab;
 
 	r = hd_rect_clip(r, hd_screen_rect(scr));
@@ -228,34 +371,49 @@ hd_view_timeline(struct hd_screen *scr, struct hd_rect r, const struct hd_trace 
 		g.t0 = o->z0;
 		g.span = o->z1 - o->z0;
 	}
+	nrows = tl_rows(t, o->ghost, r.h - axis_rows_of(r), &rows);
+	g.nrows = nrows < r.h - axis_rows_of(r) ? nrows : r.h - axis_rows_of(r);
+	if (g.axis_y >= 0)
+		g.axis_y = g.lanes_y + g.nrows;
 	/* the playhead column; -1 when it is outside the window */
 	pc = o->t < g.t0 || o->t > g.t0 + g.span ? -1 : hd_view_tl_col(&g, o->t);
 	if (pc > g.bar_w - 1)
 		pc = g.bar_w - 1;
 	cells = hd_xcalloc((size_t)g.bar_w + 1, sizeof *cells);
-	gcells = hd_xcalloc((size_t)g.bar_w + 1, sizeof *gcells);
 	lab = hd_xcalloc((size_t)g.bar_w + 1, 1);
 	ix = hd_tl_index_new(t);
 	if (o->ghost != NULL)
 		gix = hd_tl_index_new(o->ghost);
-	ord = hd_timeline_lane_order(t);
 	for (row = 0; row < g.nrows; row++) {
-		int lane = ord[row], y = g.lanes_y + row;
+		const struct tl_row *w = &rows[row];
+		int y = g.lanes_y + row;
 		struct hd_rect namer = { r.x, y, g.name_w, 1 };
 		char nb[64];
 
-		hd_screen_puts(scr, &namer, r.x, y, hd_timeline_lane_name(t, lane, nb, sizeof nb),
-			       style(HD_ROLE_LANE, 0));
+		if (w->lane < 0) {
+			hd_screen_printf(scr, &namer, r.x, y, style(HD_ROLE_LANE, 0), "R%d-R%d",
+					 w->lo, w->hi);
+			hd_screen_printf(scr, &r, g.bar_x, y, style(HD_ROLE_TEXT, HD_ATTR_DIM),
+					 "(%d ranks like these not shown)", w->hi - w->lo + 1);
+			continue;
+		} else if (w->glane >= 0)
+			hd_screen_printf(scr, &namer, r.x, y, style(HD_ROLE_GHOST, HD_ATTR_DIM),
+					 "  %s", o->ghost_name != NULL ? o->ghost_name : "before");
+		else
+			hd_screen_puts(scr, &namer, r.x, y,
+				       hd_timeline_lane_name(t, w->lane, nb, sizeof nb),
+				       style(HD_ROLE_LANE, 0));
 		if (g.bar_w > 0)
-			draw_lane(scr, &r, &g, y, ix, gix, sc, lane, o, pc, cells, gcells, lab);
+			draw_lane(scr, &r, &g, y, w->glane >= 0 ? gix : ix, sc,
+				  w->glane >= 0 ? w->glane : w->lane, w->glane >= 0, o, pc, cells,
+				  lab);
 	}
 	if (g.axis_y >= 0)
 		draw_axis(scr, &r, &g, pc);
-	free(ord);
+	free(rows);
 	hd_tl_index_free(gix);
 	hd_tl_index_free(ix);
 	free(lab);
-	free(gcells);
 	free(cells);
 }
 
@@ -468,7 +626,46 @@ draw_host(struct hd_screen *scr, struct hd_rect b, const struct hd_trace *t,
 	short_label(t, sc, best, lab, sizeof lab);
 	hd_screen_puts(scr, &in, in.x, y++, best->kind == HD_SPAN_API ? "in call" : "running",
 		       style(HD_ROLE_TEXT, 0));
-	hd_screen_puts(scr, &in, in.x, y, lab, style(hd_view_span_role(t, sc, best), 0));
+	hd_screen_puts(scr, &in, in.x, y++, lab, style(hd_view_span_role(t, sc, best), 0));
+	/* its place in the program */
+	if (sc != NULL && best->op >= 0 && best->op < sc->nops)
+		hd_screen_printf(scr, &in, in.x, y, style(HD_ROLE_TEXT, HD_ATTR_DIM), "op %d of %d",
+				 best->op + 1, sc->nops);
+}
+
+#define QUEUE_SHOWN 8 /* a stream's pending ops named on its row */
+
+/*
+ * A stream's row from column x: its queue at `at`, FIFO order, the op at
+ * the GPU end first ("queue 2: >k [k2]": running, then waiting), or idle.
+ */
+static void
+draw_queue(struct hd_screen *scr, const struct hd_rect *row, int x, const struct hd_trace *t,
+	   const struct hd_scenario *sc, int lane, hd_time at)
+{
+	const struct hd_span *q[QUEUE_SHOWN];
+	int n = hd_diagram_queue(t, sc, lane, at, q, QUEUE_SHOWN), i;
+	char lab[96];
+
+	if (n == 0) {
+		hd_screen_puts(scr, row, x, row->y, "idle", style(HD_ROLE_TEXT, HD_ATTR_DIM));
+		return;
+	}
+	x = hd_screen_printf(scr, row, x, row->y, style(HD_ROLE_TEXT, 0), "queue %d:", n);
+	for (i = 0; i < n && i < QUEUE_SHOWN; i++) {
+		bool run = q[i]->start <= at;
+		enum hd_role role = hd_view_span_role(t, sc, q[i]);
+
+		short_label(t, sc, q[i], lab, sizeof lab);
+		if (run)
+			x = hd_screen_printf(scr, row, x + 1, row->y, style(role, HD_ATTR_BOLD),
+					     "%s%s", hd_screen_glyph(scr, HD_G_PLAY), lab);
+		else
+			x = hd_screen_printf(scr, row, x + 1, row->y, style(role, 0), "[%s]", lab);
+	}
+	if (n > QUEUE_SHOWN)
+		hd_screen_printf(scr, row, x + 1, row->y, style(HD_ROLE_TEXT, HD_ATTR_DIM), "+%d",
+				 n - QUEUE_SHOWN);
 }
 
 /* One PCIe direction in `rows` rows at y: a meter of use, the bytes in
@@ -551,7 +748,9 @@ draw_gpu(struct hd_screen *scr, struct hd_rect b, const struct hd_trace *t,
 			s = active_span(t, ord[i], at);
 			x = hd_screen_puts(scr, &row, in.x, y, ln->name, style(HD_ROLE_LANE, 0));
 			x = x < in.x + in.w / 2 ? in.x + in.w / 2 : x + 1;
-			if (s == NULL)
+			if (ln->kind == HD_LANE_STREAM)
+				draw_queue(scr, &row, x, t, sc, ord[i], at);
+			else if (s == NULL)
 				hd_screen_puts(scr, &row, x, y, "idle",
 					       style(HD_ROLE_TEXT, HD_ATTR_DIM));
 			else {
@@ -566,9 +765,12 @@ draw_gpu(struct hd_screen *scr, struct hd_rect b, const struct hd_trace *t,
 			y++;
 			shown++;
 		}
-	if (shown < total && in.h > 0)
+	if (shown < total && in.h > 0) {
+		hd_screen_fill(scr, (struct hd_rect){ in.x, in.y + in.h - 1, in.w, 1 }, " ",
+			       style(HD_ROLE_TEXT, 0));
 		hd_screen_printf(scr, &in, in.x, in.y + in.h - 1, style(HD_ROLE_TEXT, HD_ATTR_DIM),
 				 "+%d more", total - shown);
+	}
 	free(ord);
 }
 
@@ -585,7 +787,7 @@ draw_ranks(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 {
 	static const enum hd_lane_kind gpu_k[] = { HD_LANE_STREAM, HD_LANE_COMPUTE, HD_LANE_CE_H2D,
 						   HD_LANE_CE_D2H, HD_LANE_CE_D2D };
-	int n = maxr + 1, bw = 16, fit, shown, i, rank;
+	int n = maxr + 1, bw = 16, fit, shown, i, rank, ring;
 	double peak = 0;
 	size_t k;
 	char lab[96], title[64];
@@ -600,12 +802,16 @@ draw_ranks(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 	}
 	snprintf(title, sizeof title, "%d ranks, one GPU each", n);
 	hd_screen_puts(scr, &r, r.x, r.y, title, style(HD_ROLE_TITLE, HD_ATTR_BOLD));
+	/* the collective on its ring, when there is room for boxes beneath */
+	ring = r.h >= 7 ?
+	    hd_diagram_ring(scr, (struct hd_rect){ r.x, r.y + 1, r.w, 2 }, t, sc, o, n) :
+	    0;
 	fit = (r.w + 1) / (bw + 1);
 	if (fit < 1)
 		return;
 	shown = n <= fit ? n : fit;
 	for (i = 0; i < shown; i++) {
-		struct hd_rect b = { r.x + i * (bw + 1), r.y + 1, bw, r.h - 1 };
+		struct hd_rect b = { r.x + i * (bw + 1), r.y + 1 + ring, bw, r.h - 1 - ring };
 		struct hd_rect in = { b.x + 1, b.y + 1, b.w - 2, b.h - 2 };
 		const struct hd_span *h, *g;
 		char name[24];
@@ -729,10 +935,12 @@ hd_view_status(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t
 	if (o->ghost != NULL) {
 		hd_time delta = t->makespan - o->ghost->makespan;
 		hd_fmt_time(d, sizeof d, delta < 0 ? -delta : delta);
-		hd_screen_printf(scr, &r, x, r.y, st, "   %s %s (%s%s)",
-				 o->ghost_name != NULL ? o->ghost_name : "before",
-				 hd_fmt_time(ms, sizeof ms, o->ghost->makespan),
-				 delta < 0 ? "-" : "+", d);
+		x = hd_screen_printf(scr, &r, x, r.y, st, "   %s %s (%s%s)",
+				     o->ghost_name != NULL ? o->ghost_name : "before",
+				     hd_fmt_time(ms, sizeof ms, o->ghost->makespan),
+				     delta < 0 ? "-" : "+", d);
+		if (o->ghost_about != NULL)
+			hd_screen_printf(scr, &r, x - 1, r.y, st, "; %s)", o->ghost_about);
 	}
 }
 
@@ -743,12 +951,20 @@ hd_view_run(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 	    const struct hd_scenario *sc, const struct hd_view_opts *o)
 {
 	struct hd_rect d, tl, st;
-	int dh;
+	int dh, need;
 
 	r = hd_rect_clip(r, hd_screen_rect(scr));
 	if (r.w <= 0 || r.h <= 0)
 		return;
 	dh = r.h >= 40 ? 12 : r.h >= 20 ? 8 : r.h >= 14 ? 6 : 0;
+	/* the timeline's lanes before the diagram: it shrinks, then goes, where
+	 * they would not fit even folded (status line and axis: 3 rows) */
+	need = dh > 0 && r.h - dh - 3 < t->nlanes ? tl_rows_min(t, o->ghost) : 0;
+	if (dh > 0 && r.h - dh - 3 < need) {
+		dh = r.h - 3 - need;
+		if (dh < 3)
+			dh = 0;
+	}
 	d = (struct hd_rect){ r.x, r.y, r.w, dh };
 	tl = (struct hd_rect){ r.x, r.y + dh, r.w, r.h - dh - 1 };
 	st = (struct hd_rect){ r.x, r.y + r.h - 1, r.w, 1 };
@@ -820,7 +1036,7 @@ hd_view_compare(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *
 
 int
 hd_view_legend(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
-	       const struct hd_scenario *sc)
+	       const struct hd_scenario *sc, const struct hd_view_opts *vo)
 {
 	struct hd_tl_opts o = { .width = 80, .utf8 = !hd_screen_ascii(scr) };
 	struct hd_buf b;
@@ -829,6 +1045,11 @@ hd_view_legend(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t
 
 	hd_buf_init(&b);
 	hd_timeline_legend(&b, t, sc, &o);
+	if (vo != NULL && vo->ghost != NULL)
+		hd_buf_printf(&b, "  %s  previous run, whole and dim on its own rows%s%s\n",
+			      vo->ghost_name != NULL ? vo->ghost_name : "before",
+			      vo->ghost_about != NULL ? ": " : "",
+			      vo->ghost_about != NULL ? vo->ghost_about : "");
 	for (p = b.s; p != NULL && *p != '\0'; n++) {
 		const char *nl = strchr(p, '\n');
 		char line[160];

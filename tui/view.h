@@ -28,8 +28,10 @@ struct hd_view_opts {
 	double speed;                 /* playback speed shown in the status line (1 = 1x) */
 	bool playing;                 /* status line: playing or paused */
 	const struct hd_trace *ghost; /* previous run drawn dim beneath, or NULL */
-	const char *ghost_name;       /* what the ghost is, for the status line
-					 * (NULL: "before", the run before a knob change) */
+	const char *ghost_name;       /* what the ghost is, for the status line and its
+					 * rows (NULL: "before", the run before a knob change) */
+	const char *ghost_about;      /* how the ghost's run differs, for the status
+					 * line ("cpu = 2.00 ms"), or NULL */
 	int highlight;                /* span index drawn highlighted, or -1 */
 	double h2d_bw, d2h_bw;        /* PCIe peak per direction, bytes/s; 0: the
 					 * fastest span of that lane in the trace */
@@ -69,9 +71,11 @@ int hd_view_tl_col(const struct hd_tl_geom *g, hd_time tm);
  * Draw the timeline pane into r: one row per lane in display order with its
  * name, spans up to the playhead in the cells of render/timeline.h (each
  * cell's share of busy time, boundaries between back-to-back ops; blocked
- * host time shaded and labelled with its reason), the ghost beneath, the
- * playhead column, and the time axis with tick labels in the last two rows
- * when they fit; o's zoom window when set.  Writes only inside r.
+ * host time shaded and labelled with its reason), the playhead column, and
+ * the time axis with tick labels in the last two rows when they fit; o's
+ * zoom window when set.  With a ghost, each lane whose spans differ in the
+ * ghost gets a row of its own beneath it, named after the ghost ("  before"),
+ * the ghost's spans whole and dim.  Writes only inside r.
  */
 void hd_view_timeline(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 		      const struct hd_scenario *sc, const struct hd_view_opts *o);
@@ -119,7 +123,8 @@ void hd_view_meter(struct hd_screen *scr, const struct hd_rect *clip, int x, int
 /* ---- status line --------------------------------------------------------- */
 
 /* One row: playhead time of makespan, play state and speed, and the change
- * in makespan against the ghost when there is one. */
+ * in makespan against the ghost when there is one, with what the ghost's run
+ * was ("previous run: cpu = 2.00 ms") when o says. */
 void hd_view_status(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 		    const struct hd_view_opts *o);
 
@@ -147,11 +152,12 @@ void hd_view_compare(struct hd_screen *scr, struct hd_rect r, const struct hd_tr
 
 /*
  * The legend (hd_timeline_legend: the looks t uses from ir/spanlook.h, the
- * busy-share glyphs, the boundary) in a box at the top right of r.  Returns
- * the number of entries.
+ * busy-share glyphs, the boundary; then, when o has a ghost, its rows'
+ * name and what the previous run was) in a box at the top right of r.  o
+ * may be NULL.  Returns the number of entries.
  */
 int hd_view_legend(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
-		   const struct hd_scenario *sc);
+		   const struct hd_scenario *sc, const struct hd_view_opts *o);
 
 /* ---- playback events ----------------------------------------------------- */
 

@@ -1,0 +1,302 @@
+/*
+ * diagram.c - the run screen's moving diagrams (diagram.h): stream queues
+ * and the ring of a collective, each read from the trace at the playhead.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/opfacts.h"
+#include "run/run.h"
+#include "tui/diagram.h"
+
+static struct hd_style
+style(enum hd_role fg, unsigned attr)
+{
+	struct hd_style st = { (unsigned char)fg, HD_ROLE_DEFAULT, (unsigned char)attr };
+
+	return st;
+}
+
+/* ---- stream queues ------------------------------------------------------- */
+
+/* An execution of an op: (op, iter). */
+struct exec {
+	int op;
+	uint32_t iter;
+	const struct hd_span *s;
+};
+
+static int
+exec_cmp(const void *a, const void *b)
+{
+	const struct exec *x = a, *y = b;
+
+	if (x->op != y->op)
+		return x->op < y->op ? -1 : 1;
+	if (x->iter != y->iter)
+		return x->iter < y->iter ? -1 : 1;
+	if (x->s != NULL && y->s != NULL && x->s->start != y->s->start)
+		return x->s->start < y->s->start ? -1 : 1;
+	return 0;
+}
+
+static int
+start_cmp(const void *a, const void *b)
+{
+	const struct exec *x = a, *y = b;
+
+	if (x->s->start != y->s->start)
+		return x->s->start < y->s->start ? -1 : 1;
+	return (x->op > y->op) - (x->op < y->op);
+}
+
+/* Does op go on a stream (always, without a scenario)? */
+static bool
+stream_op(const struct hd_scenario *sc, int op)
+{
+	const struct hd_op_fact *f;
+
+	if (sc == NULL || op < 0)
+		return sc == NULL;
+	if (op >= sc->nops || (f = hd_op_fact(sc->ops[op].kind)) == NULL)
+		return false;
+	return f->on_stream;
+}
+
+int
+hd_diagram_queue(const struct hd_trace *t, const struct hd_scenario *sc, int lane, hd_time at,
+		 const struct hd_span **out, int max)
+{
+	struct exec *pend = NULL, *e;
+	bool *launched;
+	size_t i, np = 0, cap = 0, k;
+	int rank, n = 0;
+
+	if (lane < 0 || lane >= t->nlanes)
+		return 0;
+	rank = t->lanes[lane].rank;
+	/* the lane's work not finished, one span per execution (the first) */
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_span *s = &t->spans[i];
+
+		if (s->lane != lane || s->end <= at || !stream_op(sc, s->op))
+			continue;
+		if (np == cap) {
+			cap = cap ? 2 * cap : 16;
+			pend = hd_xrealloc(pend, cap * sizeof *pend);
+		}
+		pend[np++] = (struct exec){ s->op, s->iter, s };
+	}
+	if (np == 0)
+		return 0;
+	qsort(pend, np, sizeof *pend, exec_cmp);
+	for (i = 0, k = 0; i < np; i++)
+		if (k == 0 || pend[k - 1].op != pend[i].op || pend[k - 1].iter != pend[i].iter)
+			pend[k++] = pend[i];
+	np = k;
+	/* launched: the execution's API call has returned */
+	launched = hd_xcalloc(np, sizeof *launched);
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_span *s = &t->spans[i];
+		struct exec key = { s->op, s->iter, NULL };
+
+		if (s->kind != HD_SPAN_API || s->end > at || t->lanes[s->lane].rank != rank)
+			continue;
+		e = bsearch(&key, pend, np, sizeof *pend, exec_cmp);
+		if (e != NULL)
+			launched[e - pend] = true;
+	}
+	for (i = 0, k = 0; i < np; i++)
+		if (launched[i])
+			pend[k++] = pend[i];
+	free(launched);
+	qsort(pend, k, sizeof *pend, start_cmp);
+	for (i = 0; i < k; i++, n++)
+		if (n < max)
+			out[n] = pend[i].s;
+	free(pend);
+	return n;
+}
+
+/* ---- collectives on the ring --------------------------------------------- */
+
+/* The steps of a ring algorithm: phases of n - 1 steps each; 0 when none. */
+static int
+ring_phases(enum hd_coll c)
+{
+	switch (c) {
+	case HD_COLL_ALLREDUCE:
+		return 2;
+	case HD_COLL_REDUCESCATTER:
+	case HD_COLL_ALLGATHER:
+		return 1;
+	case HD_COLL_BROADCAST:
+	case HD_COLL_REDUCE:
+	case HD_COLL_GATHER:
+	case HD_COLL_ALLTOALL:
+	case HD_COLL__COUNT:
+		return 0;
+	}
+	return 0;
+}
+
+/* The op of collective span s, or NULL. */
+static const struct hd_op *
+coll_op(const struct hd_scenario *sc, const struct hd_span *s)
+{
+	if (sc == NULL || s->op < 0 || s->op >= sc->nops || sc->ops[s->op].kind != HD_OP_COLL)
+		return NULL;
+	return &sc->ops[s->op];
+}
+
+bool
+hd_diagram_coll_at(const struct hd_trace *t, const struct hd_scenario *sc, hd_time at,
+		   struct hd_diagram_coll *out)
+{
+	const struct hd_span *best = NULL, *next = NULL;
+	const struct hd_op *op;
+	size_t i;
+	int ph, gone;
+
+	memset(out, 0, sizeof *out);
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_span *s = &t->spans[i];
+
+		if (s->kind != HD_SPAN_COMM || t->lanes[s->lane].kind != HD_LANE_STREAM ||
+		    t->lanes[s->lane].rank != 0 || coll_op(sc, s) == NULL)
+			continue;
+		if (s->start > at) {
+			if (next == NULL || s->start < next->start)
+				next = s;
+			continue;
+		}
+		/* the one running wins; else the latest to end */
+		if (best == NULL || (s->end > at && best->end <= at) ||
+		    ((s->end > at) == (best->end > at) && s->start > best->start))
+			best = s;
+	}
+	if (best == NULL && next == NULL)
+		return false;
+	if (best == NULL) /* before the first: it, at step 0 */
+		at = (best = next)->start - 1;
+	op = coll_op(sc, best);
+	out->op = best->op;
+	out->coll = op->coll;
+	out->nranks = sc->nranks;
+	out->start = best->start;
+	out->end = best->end;
+	ph = ring_phases(op->coll);
+	if (ph == 0 || sc->nranks < 2)
+		return true;
+	out->nsteps = ph * (sc->nranks - 1);
+	out->phase_steps = sc->nranks - 1;
+	if (at < best->start)
+		return true;
+	gone = best->end > best->start && at < best->end ?
+	    (int)((double)(at - best->start) * out->nsteps / (double)(best->end - best->start)) :
+	    out->nsteps - 1;
+	out->step = gone + 1;
+	out->phase_step = (out->step - 1) % out->phase_steps + 1;
+	out->phase = op->coll == HD_COLL_ALLGATHER || out->step > out->phase_steps ?
+	    "all-gather" :
+	    "reduce-scatter";
+	return true;
+}
+
+int
+hd_diagram_ring_chunk(const struct hd_diagram_coll *c, int rank)
+{
+	int n = c->nranks > 0 ? c->nranks : 1, k = c->phase_step;
+	int off = c->phase != NULL && strcmp(c->phase, "all-gather") == 0 ? 2 : 1;
+
+	return ((rank - k + off) % n + n) % n;
+}
+
+/* The counter and the bandwidths in row y. */
+static void
+draw_counter(struct hd_screen *scr, const struct hd_rect *r, int y, const struct hd_trace *t,
+	     const struct hd_scenario *sc, const struct hd_view_opts *o,
+	     const struct hd_diagram_coll *c)
+{
+	const struct hd_op *op = &sc->ops[c->op];
+	double alg, bus, malg, mbus;
+	char a[32], b[32], ma[32], mb[32];
+	int x;
+
+	x = hd_screen_printf(scr, r, r->x, y, style(HD_ROLE_TITLE, HD_ATTR_BOLD), "%s %s",
+			     op->label != NULL ? op->label : hd_coll_name(c->coll),
+			     hd_coll_name(c->coll));
+	if (c->nsteps > 0 && c->step == 0)
+		x = hd_screen_printf(scr, r, x + 1, y, style(HD_ROLE_TEXT, 0),
+				     "to come: %d ring steps", c->nsteps);
+	else if (c->nsteps > 0)
+		x = hd_screen_printf(scr, r, x + 1, y, style(HD_ROLE_TEXT, 0),
+				     "%s step %d of %d (ring step %d of %d)", c->phase,
+				     c->phase_step, c->phase_steps, c->step, c->nsteps);
+	if (hd_run_coll_bw(sc, c->op, t, &alg, &bus) != 0)
+		return;
+	x = hd_screen_printf(scr, r, x + 2, y, style(HD_ROLE_TEXT, 0), "algBw %s busBw %s",
+			     hd_fmt_rate(a, sizeof a, alg), hd_fmt_rate(b, sizeof b, bus));
+	if (o->ghost != NULL && o->ghost_name != NULL && strcmp(o->ghost_name, "measured") == 0 &&
+	    hd_run_coll_bw(sc, c->op, o->ghost, &malg, &mbus) == 0)
+		hd_screen_printf(scr, r, x + 2, y, style(HD_ROLE_NOTE, 0),
+				 "measured algBw %s busBw %s", hd_fmt_rate(ma, sizeof ma, malg),
+				 hd_fmt_rate(mb, sizeof mb, mbus));
+}
+
+/* One rank and its link out at x: "R2 -[c5]-> " (chunk 5 on it), "R2 -[==]-> "
+ * (chunk -2: busy, no ring step to name its chunk) or "R2 ------> " (-1: idle). */
+static int
+draw_hop(struct hd_screen *scr, const struct hd_rect *r, int x, int y, int rank, int chunk)
+{
+	struct hd_style comm = style(hd_role_of_hue(hd_spanlook_get(HD_SPAN_COMM, HD_DIR_OUT)->hue),
+				     HD_ATTR_BOLD);
+
+	x = hd_screen_printf(scr, r, x, y, style(HD_ROLE_LANE, 0), "R%d ", rank);
+	if (chunk == -1)
+		return hd_screen_puts(scr, r, x, y, "------> ", style(HD_ROLE_BAR, HD_ATTR_DIM));
+	if (chunk < 0)
+		return hd_screen_puts(scr, r, x, y, "-[==]-> ", comm);
+	return hd_screen_printf(scr, r, x, y, comm, "-[c%d]-> ", chunk);
+}
+
+int
+hd_diagram_ring(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
+		const struct hd_scenario *sc, const struct hd_view_opts *o, int nranks)
+{
+	struct hd_diagram_coll c;
+	bool *busy;
+	size_t i;
+	int rank, x, fit, y = r.y;
+
+	r = hd_rect_clip(r, hd_screen_rect(scr));
+	if (sc == NULL || r.h < 2 || r.w < 20 || !hd_diagram_coll_at(t, sc, o->t, &c))
+		return 0;
+	draw_counter(scr, &r, y++, t, sc, o, &c);
+	busy = hd_xcalloc((size_t)nranks + 1, sizeof *busy);
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_span *s = &t->spans[i];
+		const struct hd_lane *ln = &t->lanes[s->lane];
+
+		if (ln->kind == HD_LANE_LINK && s->kind == HD_SPAN_COMM && ln->rank < nranks &&
+		    s->op == c.op && s->start <= o->t && o->t < s->end)
+			busy[ln->rank] = true;
+	}
+	/* as many hops (11 columns, more past R9 or c9) as fit, then "... " and
+	 * the last rank, back to R0 */
+	fit = (r.w - 10) / (nranks > 10 ? 14 : 11);
+	x = r.x;
+	for (rank = 0; rank < nranks; rank++) {
+		if (nranks > fit && rank == fit - 1) {
+			x = hd_screen_puts(scr, &r, x, y, "... ", style(HD_ROLE_TEXT, HD_ATTR_DIM));
+			rank = nranks - 1;
+		}
+		x = draw_hop(scr, &r, x, y, rank,
+			     busy[rank] ? (c.nsteps > 0 ? hd_diagram_ring_chunk(&c, rank) : -2) :
+					  -1);
+	}
+	hd_screen_puts(scr, &r, x, y, "R0", style(HD_ROLE_LANE, 0));
+	free(busy);
+	return 2;
+}

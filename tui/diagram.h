@@ -1,0 +1,73 @@
+/*
+ * diagram.h - the run screen's moving diagrams, drawn from the trace at the
+ * playhead: each stream as the queue of ops the host has launched and the
+ * GPU has not finished, and a collective's ranks on their ring with the
+ * chunk on each link, the ring's step and the collective's bandwidths.
+ *
+ * Pure functions of (trace, scenario, playhead, rectangle) like view.h;
+ * nothing here reads a clock or a terminal.
+ */
+#ifndef HD_DIAGRAM_H
+#define HD_DIAGRAM_H
+
+#include <stdbool.h>
+
+#include "base/units.h"
+#include "ir/ir.h"
+#include "ir/trace.h"
+#include "tui/screen.h"
+#include "tui/view.h"
+
+/*
+ * The queue of stream lane `lane` at `at`: the spans of the lane whose op
+ * the host has launched (its API span on the lane's rank ended at or before
+ * `at`) and whose work has not ended (end > at), one per execution, in FIFO
+ * order (by start).  Ops that do not go on a stream (ir/opfacts.h, when sc
+ * is given) are left out.  Up to max of them into out[]; returns how many
+ * there are (may exceed max).
+ */
+int hd_diagram_queue(const struct hd_trace *t, const struct hd_scenario *sc, int lane, hd_time at,
+		     const struct hd_span **out, int max);
+
+/* Where a collective is at one instant. */
+struct hd_diagram_coll {
+	int op; /* the collective op (one of sc->ops) */
+	enum hd_coll coll;
+	int nranks;
+	int step, nsteps;            /* the ring step, 1 .. nsteps (0: not started yet);
+			   * nsteps 0: no ring counter */
+	int phase_step, phase_steps; /* the step within its phase, and the phase's */
+	const char *phase;           /* "reduce-scatter", "all-gather", or NULL */
+	hd_time start, end;          /* its span on rank 0's stream */
+};
+
+/*
+ * The collective on rank 0's stream at `at` (the one running, else the last
+ * one ended at or before `at`, else the first to come, at step 0): false
+ * when there is none.  Ring algorithms
+ * (all-reduce: reduce-scatter then all-gather, n - 1 steps each;
+ * reduce-scatter or all-gather alone: n - 1 steps) count their step by the
+ * share of the op's time gone.
+ */
+bool hd_diagram_coll_at(const struct hd_trace *t, const struct hd_scenario *sc, hd_time at,
+			struct hd_diagram_coll *out);
+
+/*
+ * The chunk rank `rank` sends on the ring at step `step` of c (the textbook
+ * ring: in reduce-scatter step k, (rank - k + 1) mod n; in all-gather step k,
+ * (rank - k + 2) mod n).
+ */
+int hd_diagram_ring_chunk(const struct hd_diagram_coll *c, int rank);
+
+/*
+ * The ring of ranks in r (rows r.y ..): the collective's name, its step
+ * counter and phase, algBw and busBw (measured beside them when o's ghost is
+ * the measured run), then the ranks in ring order with the chunk on each
+ * busy link ("R2 -[c5]-> R3"; "-[==]->" where the collective has no ring
+ * steps), folded to the first ranks and the last when
+ * they do not fit.  Returns the rows used (0 when there is no collective).
+ */
+int hd_diagram_ring(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
+		    const struct hd_scenario *sc, const struct hd_view_opts *o, int nranks);
+
+#endif
