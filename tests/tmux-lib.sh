@@ -24,18 +24,23 @@ screen() {
 keys() {
 	tmux -L "$sock" send-keys "$@"
 }
+# shows TEXT TENTHS: whether the pane shows TEXT within TENTHS tenths of a second
+shows() {
+	shows_i=0
+	while [ $shows_i -lt "$2" ]; do
+		screen | grep -qF -- "$1" && return 0
+		sleep 0.1
+		shows_i=$((shows_i + 1))
+	done
+	return 1
+}
 # wait_for TEXT: until the pane shows TEXT, at most $patience tenths of a second
 patience=50
 wait_for() {
-	i=0
-	while [ $i -lt $patience ]; do
-		if screen | grep -qF -- "$1"; then
-			ok
-			return 0
-		fi
-		sleep 0.1
-		i=$((i + 1))
-	done
+	if shows "$1" "$patience"; then
+		ok
+		return 0
+	fi
 	fail "waited for '$1'; the pane shows:"
 	screen | sed 's/^/  | /'
 	return 1
@@ -43,16 +48,7 @@ wait_for() {
 # has TEXT: the pane shows TEXT; a frame being drawn gets 2 s to finish (on a
 # loaded machine a capture can land between two halves of one redraw)
 has() {
-	i=0
-	while [ $i -lt 20 ]; do
-		if screen | grep -qF -- "$1"; then
-			ok
-			return 0
-		fi
-		sleep 0.1
-		i=$((i + 1))
-	done
-	fail "pane lacks '$1'"
+	shows "$1" 20 && ok || fail "pane lacks '$1'"
 }
 lacks() {
 	screen | grep -qF -- "$1" && fail "pane shows '$1'" || ok

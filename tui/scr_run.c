@@ -164,7 +164,7 @@ ghost_about(const struct hd_tui_app *a, char *buf, size_t n)
 
 		if (a->prev.knobs[i] == a->run.knobs[i])
 			continue;
-		hd_tui_fmt_quantity(v, sizeof v, k->dim, a->prev.knobs[i]);
+		hd_fmt_quantity(v, sizeof v, k->dim, a->prev.knobs[i]);
 		len += (size_t)snprintf(buf + len, n - len, "%s%s = %s", len > 0 ? ", " : "",
 					k->name, v);
 	}
