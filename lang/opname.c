@@ -3,8 +3,6 @@
  * statement as the lesson writes it, built from the IR and the keyword
  * table (ir/opfacts.h).
  */
-#include "config.h"
-
 #include <stdio.h>
 #include <string.h>
 
