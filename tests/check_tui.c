@@ -1423,6 +1423,80 @@ START_TEST(timeline_folds)
 }
 END_TEST
 
+/*
+ * Pages verbatim: an aligned table and indented code keep their spaces; a
+ * line longer than the width wraps at a space, its continuation indented
+ * under the line's own indentation; the row count agrees with the drawing.
+ */
+START_TEST(page_verbatim)
+{
+	static const char page[] = "A table:\n"
+				   "\n"
+				   "  size    time\n"
+				   "  1 MiB   40 us\n"
+				   "\n"
+				   "    for (i = 0; i < n; i++)\n"
+				   "        x[i] = 2 * x[i];\n"
+				   "  - a long item that does not fit in the width";
+	struct hd_tui_app a;
+	char *r;
+	int y;
+
+	memset(&a, 0, sizeof a);
+	a.scr = hd_screen_new(30, 12);
+	y = hd_tui_wrap_draw(&a, 0, 0, 30, 12, "", page, plain);
+	ck_assert_int_eq(y, 9);
+	ck_assert_int_eq(hd_tui_wrap_lines(page, 30), 9);
+	r = row_text(a.scr, 2);
+	ck_assert_str_eq(r, "  size    time");
+	free(r);
+	r = row_text(a.scr, 3);
+	ck_assert_str_eq(r, "  1 MiB   40 us");
+	free(r);
+	r = row_text(a.scr, 6);
+	ck_assert_str_eq(r, "        x[i] = 2 * x[i];");
+	free(r);
+	r = row_text(a.scr, 7);
+	ck_assert_str_eq(r, "  - a long item that does not");
+	free(r);
+	r = row_text(a.scr, 8);
+	ck_assert_str_eq(r, "  fit in the width");
+	free(r);
+	hd_screen_free(a.scr);
+}
+END_TEST
+
+/* Lesson 17's page keeps its aligned list of collectives. */
+START_TEST(page_lesson_aligned)
+{
+	char dir[64], db[96], *text;
+	struct hd_catalog *cat = hd_catalog_new();
+	struct hd_tui_opts o = { 0 };
+	struct hd_tui_app a;
+
+	hd_test_mkdtemp(dir, sizeof dir, "tui-page");
+	snprintf(db, sizeof db, "%s/db", dir);
+	o.db = db;
+	o.learner = "t";
+	ck_assert_int_eq(hd_catalog_add_builtin(cat), 0);
+	hd_tui_app_init(&a, cat, hd_profile_builtin(0), &o);
+	a.scr = hd_screen_new(100, 30);
+	hd_screen_set_ascii(a.scr, true);
+	for (a.sel = 0; a.sel < a.nrows && a.rows[a.sel] != 16; a.sel++)
+		;
+	press(&a, "\r");
+	ck_assert_int_eq(a.screen, HD_TUI_PAGE);
+	text = draw_app(&a);
+	ck_assert_msg(strstr(text, "  all-reduce      every rank ends with the sum") != NULL, "%s",
+		      text);
+	free(text);
+	hd_screen_free(a.scr);
+	hd_tui_app_free(&a);
+	hd_catalog_free(cat);
+	hd_test_rmtree(dir);
+}
+END_TEST
+
 static TCase *
 diagram_tcase(void)
 {
@@ -1431,5 +1505,7 @@ diagram_tcase(void)
 	tcase_add_test(tc, timeline_folds);
 	tcase_add_test(tc, stream_queue);
 	tcase_add_test(tc, ring_steps);
+	tcase_add_test(tc, page_verbatim);
+	tcase_add_test(tc, page_lesson_aligned);
 	return tc;
 }
