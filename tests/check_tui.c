@@ -1497,6 +1497,91 @@ START_TEST(page_lesson_aligned)
 }
 END_TEST
 
+/* A staged copy of 8 chunks of 2 MiB: the host memcpy's chunk k into the
+ * staging buffer over [10k, 10k + 10) us, and the chunk crosses PCIe over
+ * [10k + 10, 10k + 18) us. */
+START_TEST(staged_chunks)
+{
+	struct hd_trace *t = hd_trace_new();
+	struct hd_screen *s = hd_screen_new(140, 8);
+	struct hd_diagram_staged sg;
+	struct hd_view_opts o;
+	int host = hd_trace_lane(t, HD_LANE_HOST, 0, 0, "Host thread");
+	int pcie = hd_trace_lane(t, HD_LANE_PCIE_H2D, 0, 0, "PCIe HtoD");
+	hd_time k;
+	char *d;
+
+	for (k = 0; k < 8; k++) {
+		add(t, host, 0, HD_SPAN_STAGING, 10 * k * HD_US, (10 * k + 10) * HD_US, 2 << 20,
+		    "staging memcpy");
+		add(t, pcie, 0, HD_SPAN_COPY, (10 * k + 10) * HD_US, (10 * k + 18) * HD_US, 2 << 20,
+		    "up");
+	}
+	hd_trace_sort(t);
+	ck_assert(hd_diagram_staged_at(t, 25 * HD_US, &sg));
+	ck_assert_int_eq(sg.nchunks, 8);
+	ck_assert_int_eq(sg.host, 3);
+	ck_assert_int_eq(sg.link, 2);
+	ck_assert(hd_diagram_staged_at(t, 85 * HD_US, &sg)); /* the last chunk on the link */
+	ck_assert_int_eq(sg.host, 0);
+	ck_assert_int_eq(sg.link, 8);
+	ck_assert(!hd_diagram_staged_at(t, 90 * HD_US, &sg));
+	hd_screen_set_ascii(s, true);
+	hd_view_opts_init(&o);
+	o.t = 25 * HD_US;
+	hd_view_diagram(s, hd_screen_rect(s), t, NULL, &o);
+	d = dump(s);
+	ck_assert_msg(strstr(d, "staging buffer: 8 chunks of 2 MiB") != NULL, "%s", d);
+	ck_assert_msg(strstr(d, "chunk 3 of 8: host memcpy; chunk 2 of 8: on PCIe") != NULL, "%s",
+		      d);
+	free(d);
+	/* narrower: one part a row */
+	hd_screen_resize(s, 80, 8);
+	hd_screen_clear(s);
+	hd_view_diagram(s, hd_screen_rect(s), t, NULL, &o);
+	d = dump(s);
+	ck_assert_msg(strstr(d, "chunk 3 of 8: host memcpy ") != NULL &&
+			  strstr(d, "chunk 2 of 8: on PCIe") != NULL,
+		      "%s", d);
+	free(d);
+	hd_screen_free(s);
+	hd_trace_free(t);
+}
+END_TEST
+
+/* Managed memory: 1 MiB migrated by faults over [0, 160) us, at an even pace
+ * (the compute lane's fault span is not counted again). */
+START_TEST(fault_counter)
+{
+	struct hd_trace *t = hd_trace_new();
+	struct hd_screen *s = hd_screen_new(100, 8);
+	struct hd_view_opts o;
+	int comp = hd_trace_lane(t, HD_LANE_COMPUTE, 0, 0, "Compute");
+	int pcie = hd_trace_lane(t, HD_LANE_PCIE_H2D, 0, 0, "PCIe HtoD");
+	uint64_t b, g;
+	char *d;
+
+	ck_assert(!hd_diagram_faults_at(t, 0, 65536, &b, &g));
+	add(t, comp, 0, HD_SPAN_FAULT, 0, 160 * HD_US, 1 << 20, "page faults");
+	add(t, pcie, 0, HD_SPAN_FAULT, 0, 160 * HD_US, 1 << 20, "page faults");
+	hd_trace_sort(t);
+	ck_assert(hd_diagram_faults_at(t, 120 * HD_US, 65536, &b, &g));
+	ck_assert_uint_eq(b, 768 << 10);
+	ck_assert_uint_eq(g, 12);
+	ck_assert(hd_diagram_faults_at(t, 200 * HD_US, 65536, &b, &g));
+	ck_assert_uint_eq(g, 16);
+	hd_screen_set_ascii(s, true);
+	hd_view_opts_init(&o);
+	o.t = 120 * HD_US;
+	hd_view_diagram(s, hd_screen_rect(s), t, NULL, &o);
+	d = dump(s);
+	ck_assert_msg(strstr(d, "faults: 12 groups, 768 KiB migrated") != NULL, "%s", d);
+	free(d);
+	hd_screen_free(s);
+	hd_trace_free(t);
+}
+END_TEST
+
 static TCase *
 diagram_tcase(void)
 {
@@ -1507,5 +1592,7 @@ diagram_tcase(void)
 	tcase_add_test(tc, ring_steps);
 	tcase_add_test(tc, page_verbatim);
 	tcase_add_test(tc, page_lesson_aligned);
+	tcase_add_test(tc, staged_chunks);
+	tcase_add_test(tc, fault_counter);
 	return tc;
 }

@@ -70,4 +70,43 @@ int hd_diagram_ring_chunk(const struct hd_diagram_coll *c, int rank);
 int hd_diagram_ring(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 		    const struct hd_scenario *sc, const struct hd_view_opts *o, int nranks);
 
+/* ---- the host's path to the link -------------------------------------- */
+
+/* Where a staged copy (pageable memory, through the pinned staging buffer)
+ * is at one instant. */
+struct hd_diagram_staged {
+	int op;         /* the copy's op */
+	uint32_t iter;  /* its execution */
+	int nchunks;    /* its chunks (its staging spans on rank 0) */
+	uint64_t chunk; /* the bytes of its first chunk */
+	int host, link; /* the chunk the host memcpy's and the one on PCIe,
+			      * 1 .. nchunks (0: none at the instant) */
+};
+
+/*
+ * The staged copy on rank 0 at `at`: the one whose staging memcpy (a span
+ * of kind staging) or a chunk on a PCIe lane is under the playhead.  False
+ * when there is none.  Chunks count in the order they start.
+ */
+bool hd_diagram_staged_at(const struct hd_trace *t, hd_time at, struct hd_diagram_staged *out);
+
+/*
+ * Managed memory at `at`: the bytes the fault spans on rank 0's PCIe lanes
+ * have migrated by then (each at an even pace over its span) into *bytes,
+ * and the groups of `group` bytes they make (rounded up) into *groups.
+ * False when the trace has no fault spans there.
+ */
+bool hd_diagram_faults_at(const struct hd_trace *t, hd_time at, uint64_t group, uint64_t *bytes,
+			  uint64_t *groups);
+
+/*
+ * The host's path to the link in r, as much of it as is happening at the
+ * playhead: a staged copy's staging buffer with its chunks ("chunk 3 of 8:
+ * host memcpy; chunk 2 of 8: on PCIe"), then the managed-memory fault
+ * counter ("faults: 12 groups, 768 KiB migrated", groups of `group` bytes).
+ * Returns the rows used (0 when neither is there or r has no room).
+ */
+int hd_diagram_path(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t, hd_time at,
+		    uint64_t group);
+
 #endif
