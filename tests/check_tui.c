@@ -1582,6 +1582,111 @@ START_TEST(fault_counter)
 }
 END_TEST
 
+/* Two ranks swap d with a send each way; the send of rank 1 on its link
+ * over [10, 30) us, rank 0's over [20, 40) us. */
+START_TEST(send_arrows)
+{
+	struct hd_trace *t = hd_trace_new();
+	struct hd_screen *s = hd_screen_new(100, 10);
+	struct hd_buffer buf = { "d", HD_MEM_DEVICE, 1 << 20, 0, 0 };
+	struct hd_op op[2];
+	struct hd_scenario sc;
+	struct hd_diagram_send d[2];
+	struct hd_view_opts o;
+	char *text;
+
+	memset(op, 0, sizeof op);
+	memset(&sc, 0, sizeof sc);
+	op[0].kind = HD_OP_SEND;
+	op[0].src = 0;
+	op[0].dst = HD_NONE;
+	op[0].peer = 1; /* to rank + 1 */
+	op[0].peer_rel = true;
+	op[1] = op[0];
+	op[1].kind = HD_OP_RECV;
+	sc.nranks = 2;
+	sc.buffers = &buf;
+	sc.nbuffers = 1;
+	sc.ops = op;
+	sc.nops = 2;
+	add(t, hd_trace_lane(t, HD_LANE_LINK, 1, 0, "NVLink out"), 0, HD_SPAN_COMM, 10 * HD_US,
+	    30 * HD_US, 1 << 20, "send d");
+	add(t, hd_trace_lane(t, HD_LANE_LINK, 0, 0, "NVLink out"), 0, HD_SPAN_COMM, 20 * HD_US,
+	    40 * HD_US, 1 << 20, "send d");
+	add(t, hd_trace_lane(t, HD_LANE_STREAM, 0, 2, "Stream 2 (s)"), 1, HD_SPAN_COMM, 0,
+	    40 * HD_US, 1 << 20, "recv d");
+	hd_trace_sort(t);
+	ck_assert_int_eq(hd_diagram_sends(t, &sc, 5 * HD_US, d, 2), 0);
+	ck_assert_int_eq(hd_diagram_sends(t, &sc, 25 * HD_US, d, 2), 2);
+	ck_assert_int_eq(d[0].from, 0); /* by sending rank */
+	ck_assert_int_eq(d[0].to, 1);
+	ck_assert_int_eq(d[1].from, 1);
+	ck_assert_int_eq(d[1].to, 0);
+	ck_assert_int_eq(hd_diagram_sends(t, &sc, 35 * HD_US, d, 2), 1);
+	hd_screen_set_ascii(s, true);
+	hd_view_opts_init(&o);
+	o.t = 25 * HD_US;
+	hd_view_diagram(s, hd_screen_rect(s), t, &sc, &o);
+	text = dump(s);
+	ck_assert_msg(strstr(text, "R0 --d--> R1") != NULL && strstr(text, "R1 --d--> R0") != NULL,
+		      "%s", text);
+	ck_assert_msg(strstr(text, "Rank 0") != NULL, "%s", text); /* the boxes beneath */
+	free(text);
+	hd_screen_free(s);
+	hd_trace_free(t);
+}
+END_TEST
+
+/* A deadlock's note read as its cycle of waits: two ranks, and three where
+ * rank 0 waits on the cycle of ranks 1 and 2 without being in it. */
+START_TEST(deadlock_cycle)
+{
+	struct hd_trace *t = hd_trace_new();
+	struct hd_screen *s = hd_screen_new(100, 10);
+	struct hd_scenario sc;
+	struct hd_view_opts o;
+	int c[8];
+	char *text;
+
+	ck_assert_int_eq(hd_diagram_deadlock_cycle(t, 2, c, 8), 0); /* no note */
+	t->note = hd_xstrdup(
+	    "deadlock at 10.0 us: 2 of 2 ranks wait and nothing left can wake "
+	    "them\n"
+	    "  rank 0: cudaStreamSynchronize (line 87) waits for ncclSend to rank 1 "
+	    "(line 85), which waits for rank 1 to post the matching ncclRecv from "
+	    "rank 0\n"
+	    "  rank 1: cudaStreamSynchronize (line 87) waits for ncclSend to rank 0 "
+	    "(line 85), which waits for rank 0 to post the matching ncclRecv from "
+	    "rank 1\n");
+	ck_assert_int_eq(hd_diagram_deadlock_cycle(t, 2, c, 8), 3);
+	ck_assert_int_eq(c[0], 0);
+	ck_assert_int_eq(c[1], 1);
+	ck_assert_int_eq(c[2], 0);
+	memset(&sc, 0, sizeof sc);
+	sc.nranks = 2;
+	hd_trace_lane(t, HD_LANE_API, 0, 0, "CUDA API");
+	hd_trace_lane(t, HD_LANE_API, 1, 0, "CUDA API");
+	hd_screen_set_ascii(s, true);
+	hd_view_opts_init(&o);
+	hd_view_diagram(s, hd_screen_rect(s), t, &sc, &o);
+	text = dump(s);
+	ck_assert_msg(strstr(text, "deadlock: R0 waits for R1 waits for R0") != NULL, "%s", text);
+	free(text);
+	free(t->note);
+	t->note = hd_xstrdup("deadlock\n"
+			     "  rank 0: x, which waits for rank 2 to post\n"
+			     "  rank 1: x, which waits for rank 2 to post\n"
+			     "  rank 2: x, which waits for rank 1 to post\n");
+	ck_assert_int_eq(hd_diagram_deadlock_cycle(t, 3, c, 8), 3);
+	ck_assert_int_eq(c[0], 2);
+	ck_assert_int_eq(c[1], 1);
+	ck_assert_int_eq(c[2], 2);
+	ck_assert_int_eq(hd_diagram_deadlock_cycle(t, 2, c, 8), 0); /* rank 2 unknown: no cycle */
+	hd_screen_free(s);
+	hd_trace_free(t);
+}
+END_TEST
+
 static TCase *
 diagram_tcase(void)
 {
@@ -1594,5 +1699,7 @@ diagram_tcase(void)
 	tcase_add_test(tc, page_lesson_aligned);
 	tcase_add_test(tc, staged_chunks);
 	tcase_add_test(tc, fault_counter);
+	tcase_add_test(tc, send_arrows);
+	tcase_add_test(tc, deadlock_cycle);
 	return tc;
 }

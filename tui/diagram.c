@@ -457,3 +457,118 @@ hd_diagram_path(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *
 				 hd_fmt_bytes(a, sizeof a, fb));
 	return y - r.y;
 }
+
+/* ---- send / recv between ranks ------------------------------------------- */
+
+int
+hd_diagram_sends(const struct hd_trace *t, const struct hd_scenario *sc, hd_time at,
+		 struct hd_diagram_send *out, int max)
+{
+	struct hd_diagram_send d;
+	size_t i;
+	int n = 0, k;
+
+	if (sc == NULL)
+		return 0;
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_span *s = &t->spans[i];
+		const struct hd_lane *ln = &t->lanes[s->lane];
+
+		if (s->kind != HD_SPAN_COMM || ln->kind != HD_LANE_LINK || s->op < 0 ||
+		    s->op >= sc->nops || sc->ops[s->op].kind != HD_OP_SEND || at < s->start ||
+		    at >= s->end)
+			continue;
+		d = (struct hd_diagram_send){ ln->rank, hd_op_peer(sc, &sc->ops[s->op], ln->rank),
+					      s->op };
+		/* in order of the sending rank */
+		for (k = n < max ? n : max; k > 0 && out[k - 1].from > d.from; k--)
+			if (k < max)
+				out[k] = out[k - 1];
+		if (k < max)
+			out[k] = d;
+		n++;
+	}
+	return n;
+}
+
+int
+hd_diagram_deadlock_cycle(const struct hd_trace *t, int nranks, int *out, int max)
+{
+	static const char by[] = "which waits for rank ";
+	const char *line, *p;
+	int *waits, *seen, r, w, start, n = 0;
+
+	if (t->note == NULL || nranks < 1 || max < 1)
+		return 0;
+	waits = hd_xcalloc((size_t)nranks, sizeof *waits);
+	seen = hd_xcalloc((size_t)nranks, sizeof *seen);
+	for (r = 0; r < nranks; r++)
+		waits[r] = -1;
+	for (line = t->note; line != NULL && *line != '\0';
+	     line = (p = strchr(line, '\n')) != NULL ? p + 1 : NULL) {
+		if (sscanf(line, "  rank %d:", &r) != 1 || r < 0 || r >= nranks)
+			continue;
+		p = strstr(line, by);
+		if (p != NULL && (strchr(line, '\n') == NULL || p < strchr(line, '\n')) &&
+		    sscanf(p + sizeof by - 1, "%d", &w) == 1 && w >= 0 && w < nranks)
+			waits[r] = w;
+	}
+	/* from each rank in turn, follow its waits; a rank met twice on one walk
+	 * closes the cycle (seen: the walk's number, 1-based) */
+	for (start = 0; start < nranks && n == 0; start++) {
+		for (r = start; r >= 0 && seen[r] == 0; r = waits[r])
+			seen[r] = start + 1;
+		if (r < 0 || seen[r] != start + 1)
+			continue;
+		for (w = r; n < max; w = waits[w]) {
+			out[n++] = w;
+			if (n > 1 && w == r)
+				break;
+		}
+	}
+	free(waits);
+	free(seen);
+	return n;
+}
+
+int
+hd_diagram_p2p(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
+	       const struct hd_scenario *sc, hd_time at, int nranks)
+{
+	enum {
+		SHOWN = 16
+	};
+	struct hd_style comm = style(hd_role_of_hue(hd_spanlook_get(HD_SPAN_COMM, HD_DIR_OUT)->hue),
+				     HD_ATTR_BOLD);
+	struct hd_diagram_send d[SHOWN];
+	int cyc[SHOWN + 1], n, i, x, y = r.y;
+
+	r = hd_rect_clip(r, hd_screen_rect(scr));
+	if (r.w <= 0 || r.h <= 0)
+		return 0;
+	n = hd_diagram_sends(t, sc, at, d, SHOWN);
+	for (i = 0, x = r.x; i < n && i < SHOWN; i++) {
+		const struct hd_op *op = &sc->ops[d[i].op];
+		const char *buf = op->src >= 0 && op->src < sc->nbuffers ?
+		    sc->buffers[op->src].name :
+		    "";
+
+		x = hd_screen_printf(scr, &r, x, y, style(HD_ROLE_LANE, 0), "R%d ", d[i].from);
+		x = hd_screen_printf(scr, &r, x, y, comm, "--%s-->", buf);
+		x = hd_screen_printf(scr, &r, x, y, style(HD_ROLE_LANE, 0), " R%d   ", d[i].to);
+	}
+	if (n > 0)
+		y++;
+	n = y < r.y + r.h ? hd_diagram_deadlock_cycle(t, nranks, cyc, SHOWN + 1) : 0;
+	if (n > 1) {
+		x = hd_screen_puts(
+		    scr, &r, r.x, y, "deadlock:",
+		    style(hd_role_of_hue(hd_spanlook_get(HD_SPAN_BLOCKED, HD_DIR_OUT)->hue),
+			  HD_ATTR_BOLD));
+		for (i = 0; i < n; i++)
+			x = hd_screen_printf(scr, &r, x, y, style(HD_ROLE_TEXT, 0), "%s R%d",
+					     i > 0 ? " waits for" : "", cyc[i]);
+		y++;
+	}
+	return y - r.y;
+}

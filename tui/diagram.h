@@ -109,4 +109,37 @@ bool hd_diagram_faults_at(const struct hd_trace *t, hd_time at, uint64_t group, 
 int hd_diagram_path(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t, hd_time at,
 		    uint64_t group);
 
+/* ---- send / recv between ranks ------------------------------------------ */
+
+/* A send on the wire: rank `from` to rank `to`, op `op` of the scenario. */
+struct hd_diagram_send {
+	int from, to, op;
+};
+
+/*
+ * The sends whose bytes are on a link at `at` (comm spans of send ops on
+ * link lanes; the peer from the scenario), by sending rank: up to max into
+ * out[]; returns how many there are (may exceed max).
+ */
+int hd_diagram_sends(const struct hd_trace *t, const struct hd_scenario *sc, hd_time at,
+		     struct hd_diagram_send *out, int max);
+
+/*
+ * The cycle of waits of a deadlocked run, read from its note (ir/trace.h:
+ * each stuck rank's line names the rank it waits for): the ranks of the
+ * first cycle in rank order into out[], the first again at the end
+ * (0 1 0: rank 0 waits for 1, which waits for 0).  Returns how many were
+ * written (0: no note, or no cycle among its ranks; at most max).
+ */
+int hd_diagram_deadlock_cycle(const struct hd_trace *t, int nranks, int *out, int max);
+
+/*
+ * Point-to-point traffic in r: the sends on the wire at the playhead as
+ * arrows between ranks named by their buffer ("R0 --d--> R1"), and a
+ * deadlock as its cycle ("deadlock: R0 waits for R1 waits for R0").
+ * Returns the rows used (0 when there is neither).
+ */
+int hd_diagram_p2p(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
+		   const struct hd_scenario *sc, hd_time at, int nranks);
+
 #endif

@@ -806,6 +806,10 @@ draw_ranks(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 	ring = r.h >= 7 ?
 	    hd_diagram_ring(scr, (struct hd_rect){ r.x, r.y + 1, r.w, 2 }, t, sc, o, n) :
 	    0;
+	/* else sends between ranks and a deadlock's cycle */
+	if (ring == 0 && r.h >= 7)
+		ring = hd_diagram_p2p(scr, (struct hd_rect){ r.x, r.y + 1, r.w, 2 }, t, sc, o->t,
+				      n);
 	fit = (r.w + 1) / (bw + 1);
 	if (fit < 1)
 		return;
