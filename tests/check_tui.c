@@ -1423,6 +1423,270 @@ START_TEST(timeline_folds)
 }
 END_TEST
 
+/*
+ * Pages verbatim: an aligned table and indented code keep their spaces; a
+ * line longer than the width wraps at a space, its continuation indented
+ * under the line's own indentation; the row count agrees with the drawing.
+ */
+START_TEST(page_verbatim)
+{
+	static const char page[] = "A table:\n"
+				   "\n"
+				   "  size    time\n"
+				   "  1 MiB   40 us\n"
+				   "\n"
+				   "    for (i = 0; i < n; i++)\n"
+				   "        x[i] = 2 * x[i];\n"
+				   "  - a long item that does not fit in the width";
+	struct hd_tui_app a;
+	char *r;
+	int y;
+
+	memset(&a, 0, sizeof a);
+	a.scr = hd_screen_new(30, 12);
+	y = hd_tui_wrap_draw(&a, 0, 0, 30, 12, "", page, plain);
+	ck_assert_int_eq(y, 9);
+	ck_assert_int_eq(hd_tui_wrap_lines(page, 30), 9);
+	r = row_text(a.scr, 2);
+	ck_assert_str_eq(r, "  size    time");
+	free(r);
+	r = row_text(a.scr, 3);
+	ck_assert_str_eq(r, "  1 MiB   40 us");
+	free(r);
+	r = row_text(a.scr, 6);
+	ck_assert_str_eq(r, "        x[i] = 2 * x[i];");
+	free(r);
+	r = row_text(a.scr, 7);
+	ck_assert_str_eq(r, "  - a long item that does not");
+	free(r);
+	r = row_text(a.scr, 8);
+	ck_assert_str_eq(r, "  fit in the width");
+	free(r);
+	hd_screen_free(a.scr);
+}
+END_TEST
+
+/* Lesson 17's page keeps its aligned list of collectives. */
+START_TEST(page_lesson_aligned)
+{
+	char dir[64], db[96], *text;
+	struct hd_catalog *cat = hd_catalog_new();
+	struct hd_tui_opts o = { 0 };
+	struct hd_tui_app a;
+
+	hd_test_mkdtemp(dir, sizeof dir, "tui-page");
+	snprintf(db, sizeof db, "%s/db", dir);
+	o.db = db;
+	o.learner = "t";
+	ck_assert_int_eq(hd_catalog_add_builtin(cat), 0);
+	hd_tui_app_init(&a, cat, hd_profile_builtin(0), &o);
+	a.scr = hd_screen_new(100, 30);
+	hd_screen_set_ascii(a.scr, true);
+	for (a.sel = 0; a.sel < a.nrows && a.rows[a.sel] != 16; a.sel++)
+		;
+	press(&a, "\r");
+	ck_assert_int_eq(a.screen, HD_TUI_PAGE);
+	text = draw_app(&a);
+	ck_assert_msg(strstr(text, "  all-reduce      every rank ends with the sum") != NULL, "%s",
+		      text);
+	free(text);
+	hd_screen_free(a.scr);
+	hd_tui_app_free(&a);
+	hd_catalog_free(cat);
+	hd_test_rmtree(dir);
+}
+END_TEST
+
+/* A staged copy of 8 chunks of 2 MiB: the host memcpy's chunk k into the
+ * staging buffer over [10k, 10k + 10) us, and the chunk crosses PCIe over
+ * [10k + 10, 10k + 18) us. */
+START_TEST(staged_chunks)
+{
+	struct hd_trace *t = hd_trace_new();
+	struct hd_screen *s = hd_screen_new(140, 8);
+	struct hd_diagram_staged sg;
+	struct hd_view_opts o;
+	int host = hd_trace_lane(t, HD_LANE_HOST, 0, 0, "Host thread");
+	int pcie = hd_trace_lane(t, HD_LANE_PCIE_H2D, 0, 0, "PCIe HtoD");
+	hd_time k;
+	char *d;
+
+	for (k = 0; k < 8; k++) {
+		add(t, host, 0, HD_SPAN_STAGING, 10 * k * HD_US, (10 * k + 10) * HD_US, 2 << 20,
+		    "staging memcpy");
+		add(t, pcie, 0, HD_SPAN_COPY, (10 * k + 10) * HD_US, (10 * k + 18) * HD_US, 2 << 20,
+		    "up");
+	}
+	hd_trace_sort(t);
+	ck_assert(hd_diagram_staged_at(t, 25 * HD_US, &sg));
+	ck_assert_int_eq(sg.nchunks, 8);
+	ck_assert_int_eq(sg.host, 3);
+	ck_assert_int_eq(sg.link, 2);
+	ck_assert(hd_diagram_staged_at(t, 85 * HD_US, &sg)); /* the last chunk on the link */
+	ck_assert_int_eq(sg.host, 0);
+	ck_assert_int_eq(sg.link, 8);
+	ck_assert(!hd_diagram_staged_at(t, 90 * HD_US, &sg));
+	hd_screen_set_ascii(s, true);
+	hd_view_opts_init(&o);
+	o.t = 25 * HD_US;
+	hd_view_diagram(s, hd_screen_rect(s), t, NULL, &o);
+	d = dump(s);
+	ck_assert_msg(strstr(d, "staging buffer: 8 chunks of 2 MiB") != NULL, "%s", d);
+	ck_assert_msg(strstr(d, "chunk 3 of 8: host memcpy; chunk 2 of 8: on PCIe") != NULL, "%s",
+		      d);
+	free(d);
+	/* narrower: one part a row */
+	hd_screen_resize(s, 80, 8);
+	hd_screen_clear(s);
+	hd_view_diagram(s, hd_screen_rect(s), t, NULL, &o);
+	d = dump(s);
+	ck_assert_msg(strstr(d, "chunk 3 of 8: host memcpy ") != NULL &&
+			  strstr(d, "chunk 2 of 8: on PCIe") != NULL,
+		      "%s", d);
+	free(d);
+	hd_screen_free(s);
+	hd_trace_free(t);
+}
+END_TEST
+
+/* Managed memory: 1 MiB migrated by faults over [0, 160) us, at an even pace
+ * (the compute lane's fault span is not counted again). */
+START_TEST(fault_counter)
+{
+	struct hd_trace *t = hd_trace_new();
+	struct hd_screen *s = hd_screen_new(100, 8);
+	struct hd_view_opts o;
+	int comp = hd_trace_lane(t, HD_LANE_COMPUTE, 0, 0, "Compute");
+	int pcie = hd_trace_lane(t, HD_LANE_PCIE_H2D, 0, 0, "PCIe HtoD");
+	uint64_t b, g;
+	char *d;
+
+	ck_assert(!hd_diagram_faults_at(t, 0, 65536, &b, &g));
+	add(t, comp, 0, HD_SPAN_FAULT, 0, 160 * HD_US, 1 << 20, "page faults");
+	add(t, pcie, 0, HD_SPAN_FAULT, 0, 160 * HD_US, 1 << 20, "page faults");
+	hd_trace_sort(t);
+	ck_assert(hd_diagram_faults_at(t, 120 * HD_US, 65536, &b, &g));
+	ck_assert_uint_eq(b, 768 << 10);
+	ck_assert_uint_eq(g, 12);
+	ck_assert(hd_diagram_faults_at(t, 200 * HD_US, 65536, &b, &g));
+	ck_assert_uint_eq(g, 16);
+	hd_screen_set_ascii(s, true);
+	hd_view_opts_init(&o);
+	o.t = 120 * HD_US;
+	hd_view_diagram(s, hd_screen_rect(s), t, NULL, &o);
+	d = dump(s);
+	ck_assert_msg(strstr(d, "faults: 12 groups, 768 KiB migrated") != NULL, "%s", d);
+	free(d);
+	hd_screen_free(s);
+	hd_trace_free(t);
+}
+END_TEST
+
+/* Two ranks swap d with a send each way; the send of rank 1 on its link
+ * over [10, 30) us, rank 0's over [20, 40) us. */
+START_TEST(send_arrows)
+{
+	struct hd_trace *t = hd_trace_new();
+	struct hd_screen *s = hd_screen_new(100, 10);
+	struct hd_buffer buf = { "d", HD_MEM_DEVICE, 1 << 20, 0, 0 };
+	struct hd_op op[2];
+	struct hd_scenario sc;
+	struct hd_diagram_send d[2];
+	struct hd_view_opts o;
+	char *text;
+
+	memset(op, 0, sizeof op);
+	memset(&sc, 0, sizeof sc);
+	op[0].kind = HD_OP_SEND;
+	op[0].src = 0;
+	op[0].dst = HD_NONE;
+	op[0].peer = 1; /* to rank + 1 */
+	op[0].peer_rel = true;
+	op[1] = op[0];
+	op[1].kind = HD_OP_RECV;
+	sc.nranks = 2;
+	sc.buffers = &buf;
+	sc.nbuffers = 1;
+	sc.ops = op;
+	sc.nops = 2;
+	add(t, hd_trace_lane(t, HD_LANE_LINK, 1, 0, "NVLink out"), 0, HD_SPAN_COMM, 10 * HD_US,
+	    30 * HD_US, 1 << 20, "send d");
+	add(t, hd_trace_lane(t, HD_LANE_LINK, 0, 0, "NVLink out"), 0, HD_SPAN_COMM, 20 * HD_US,
+	    40 * HD_US, 1 << 20, "send d");
+	add(t, hd_trace_lane(t, HD_LANE_STREAM, 0, 2, "Stream 2 (s)"), 1, HD_SPAN_COMM, 0,
+	    40 * HD_US, 1 << 20, "recv d");
+	hd_trace_sort(t);
+	ck_assert_int_eq(hd_diagram_sends(t, &sc, 5 * HD_US, d, 2), 0);
+	ck_assert_int_eq(hd_diagram_sends(t, &sc, 25 * HD_US, d, 2), 2);
+	ck_assert_int_eq(d[0].from, 0); /* by sending rank */
+	ck_assert_int_eq(d[0].to, 1);
+	ck_assert_int_eq(d[1].from, 1);
+	ck_assert_int_eq(d[1].to, 0);
+	ck_assert_int_eq(hd_diagram_sends(t, &sc, 35 * HD_US, d, 2), 1);
+	hd_screen_set_ascii(s, true);
+	hd_view_opts_init(&o);
+	o.t = 25 * HD_US;
+	hd_view_diagram(s, hd_screen_rect(s), t, &sc, &o);
+	text = dump(s);
+	ck_assert_msg(strstr(text, "R0 --d--> R1") != NULL && strstr(text, "R1 --d--> R0") != NULL,
+		      "%s", text);
+	ck_assert_msg(strstr(text, "Rank 0") != NULL, "%s", text); /* the boxes beneath */
+	free(text);
+	hd_screen_free(s);
+	hd_trace_free(t);
+}
+END_TEST
+
+/* A deadlock's note read as its cycle of waits: two ranks, and three where
+ * rank 0 waits on the cycle of ranks 1 and 2 without being in it. */
+START_TEST(deadlock_cycle)
+{
+	struct hd_trace *t = hd_trace_new();
+	struct hd_screen *s = hd_screen_new(100, 10);
+	struct hd_scenario sc;
+	struct hd_view_opts o;
+	int c[8];
+	char *text;
+
+	ck_assert_int_eq(hd_diagram_deadlock_cycle(t, 2, c, 8), 0); /* no note */
+	t->note = hd_xstrdup(
+	    "deadlock at 10.0 us: 2 of 2 ranks wait and nothing left can wake "
+	    "them\n"
+	    "  rank 0: cudaStreamSynchronize (line 87) waits for ncclSend to rank 1 "
+	    "(line 85), which waits for rank 1 to post the matching ncclRecv from "
+	    "rank 0\n"
+	    "  rank 1: cudaStreamSynchronize (line 87) waits for ncclSend to rank 0 "
+	    "(line 85), which waits for rank 0 to post the matching ncclRecv from "
+	    "rank 1\n");
+	ck_assert_int_eq(hd_diagram_deadlock_cycle(t, 2, c, 8), 3);
+	ck_assert_int_eq(c[0], 0);
+	ck_assert_int_eq(c[1], 1);
+	ck_assert_int_eq(c[2], 0);
+	memset(&sc, 0, sizeof sc);
+	sc.nranks = 2;
+	hd_trace_lane(t, HD_LANE_API, 0, 0, "CUDA API");
+	hd_trace_lane(t, HD_LANE_API, 1, 0, "CUDA API");
+	hd_screen_set_ascii(s, true);
+	hd_view_opts_init(&o);
+	hd_view_diagram(s, hd_screen_rect(s), t, &sc, &o);
+	text = dump(s);
+	ck_assert_msg(strstr(text, "deadlock: R0 waits for R1 waits for R0") != NULL, "%s", text);
+	free(text);
+	free(t->note);
+	t->note = hd_xstrdup("deadlock\n"
+			     "  rank 0: x, which waits for rank 2 to post\n"
+			     "  rank 1: x, which waits for rank 2 to post\n"
+			     "  rank 2: x, which waits for rank 1 to post\n");
+	ck_assert_int_eq(hd_diagram_deadlock_cycle(t, 3, c, 8), 3);
+	ck_assert_int_eq(c[0], 2);
+	ck_assert_int_eq(c[1], 1);
+	ck_assert_int_eq(c[2], 2);
+	ck_assert_int_eq(hd_diagram_deadlock_cycle(t, 2, c, 8), 0); /* rank 2 unknown: no cycle */
+	hd_screen_free(s);
+	hd_trace_free(t);
+}
+END_TEST
+
 static TCase *
 diagram_tcase(void)
 {
@@ -1431,5 +1695,11 @@ diagram_tcase(void)
 	tcase_add_test(tc, timeline_folds);
 	tcase_add_test(tc, stream_queue);
 	tcase_add_test(tc, ring_steps);
+	tcase_add_test(tc, page_verbatim);
+	tcase_add_test(tc, page_lesson_aligned);
+	tcase_add_test(tc, staged_chunks);
+	tcase_add_test(tc, fault_counter);
+	tcase_add_test(tc, send_arrows);
+	tcase_add_test(tc, deadlock_cycle);
 	return tc;
 }

@@ -300,3 +300,275 @@ hd_diagram_ring(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *
 	free(busy);
 	return 2;
 }
+
+/* ---- the host's path to the link ----------------------------------------- */
+
+static bool
+pcie_lane(const struct hd_trace *t, int lane)
+{
+	const struct hd_lane *ln = &t->lanes[lane];
+
+	return ln->rank == 0 && (ln->kind == HD_LANE_PCIE_H2D || ln->kind == HD_LANE_PCIE_D2H);
+}
+
+/* The 1-based place among rank 0's spans of (op, iter) on lanes `on` of
+ * the one under `at` (0: none), and how many there are into *n. */
+static int
+chunk_at(const struct hd_trace *t, int op, uint32_t iter, hd_time at,
+	 bool (*on)(const struct hd_trace *, const struct hd_span *), int *n)
+{
+	const struct hd_span *cur = NULL;
+	size_t i;
+	int before = 0;
+
+	*n = 0;
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_span *s = &t->spans[i];
+
+		if (s->op != op || s->iter != iter || !on(t, s))
+			continue;
+		++*n;
+		if (s->start <= at && at < s->end && cur == NULL)
+			cur = s;
+	}
+	if (cur == NULL)
+		return 0;
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_span *s = &t->spans[i];
+
+		if (s->op == op && s->iter == iter && on(t, s) && s->start < cur->start)
+			before++;
+	}
+	return before + 1;
+}
+
+static bool
+is_staging(const struct hd_trace *t, const struct hd_span *s)
+{
+	return s->kind == HD_SPAN_STAGING && t->lanes[s->lane].rank == 0;
+}
+
+static bool
+is_chunk(const struct hd_trace *t, const struct hd_span *s)
+{
+	return s->kind == HD_SPAN_COPY && pcie_lane(t, s->lane);
+}
+
+bool
+hd_diagram_staged_at(const struct hd_trace *t, hd_time at, struct hd_diagram_staged *out)
+{
+	const struct hd_span *hit = NULL;
+	size_t i, k;
+	int nl;
+
+	memset(out, 0, sizeof *out);
+	for (i = 0; i < t->nspans && hit == NULL; i++) {
+		const struct hd_span *s = &t->spans[i];
+
+		if (s->start > at || at >= s->end || s->op < 0 ||
+		    !(is_staging(t, s) || is_chunk(t, s)))
+			continue;
+		/* a chunk on the link counts when its copy is staged */
+		for (k = 0; k < t->nspans; k++)
+			if (is_staging(t, &t->spans[k]) && t->spans[k].op == s->op &&
+			    t->spans[k].iter == s->iter)
+				break;
+		if (k < t->nspans)
+			hit = &t->spans[k];
+	}
+	if (hit == NULL)
+		return false;
+	out->op = hit->op;
+	out->iter = hit->iter;
+	out->chunk = hit->bytes;
+	out->host = chunk_at(t, hit->op, hit->iter, at, is_staging, &out->nchunks);
+	out->link = chunk_at(t, hit->op, hit->iter, at, is_chunk, &nl);
+	return true;
+}
+
+bool
+hd_diagram_faults_at(const struct hd_trace *t, hd_time at, uint64_t group, uint64_t *bytes,
+		     uint64_t *groups)
+{
+	bool any = false;
+	double b = 0;
+	size_t i;
+
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_span *s = &t->spans[i];
+
+		if (s->kind != HD_SPAN_FAULT || !pcie_lane(t, s->lane))
+			continue;
+		any = true;
+		if (at >= s->end || s->end <= s->start)
+			b += (double)s->bytes;
+		else if (at > s->start)
+			b += (double)s->bytes * (double)(at - s->start) /
+			    (double)(s->end - s->start);
+	}
+	*bytes = (uint64_t)b;
+	*groups = group > 0 ? (*bytes + group - 1) / group : 0;
+	return any;
+}
+
+int
+hd_diagram_path(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t, hd_time at,
+		uint64_t group)
+{
+	struct hd_style staging = style(
+	    hd_role_of_hue(hd_spanlook_get(HD_SPAN_STAGING, HD_DIR_OUT)->hue), 0);
+	struct hd_diagram_staged sg;
+	uint64_t fb, fg;
+	char a[32];
+	int x, y = r.y;
+
+	r = hd_rect_clip(r, hd_screen_rect(scr));
+	if (r.w <= 0 || r.h <= 0)
+		return 0;
+	if (r.h >= 2 && hd_diagram_staged_at(t, at, &sg)) {
+		/* "chunk 3 of 8: host memcpy; chunk 2 of 8: on PCIe" under the
+		 * buffer's title where it fits, else one part a row */
+		bool both = sg.host > 0 && sg.link > 0;
+		bool one_row = !both ||
+		    r.w >= 49 + 2 * (sg.nchunks >= 10) + 2 * (sg.nchunks >= 100);
+
+		if (one_row)
+			hd_screen_printf(scr, &r, r.x, y++, style(HD_ROLE_TITLE, HD_ATTR_BOLD),
+					 "staging buffer: %d chunks of %s", sg.nchunks,
+					 hd_fmt_bytes(a, sizeof a, sg.chunk));
+		x = r.x;
+		if (sg.host > 0)
+			x = hd_screen_printf(scr, &r, x, y, staging,
+					     "chunk %d of %d: host memcpy%s", sg.host, sg.nchunks,
+					     both && one_row ? "; " : "");
+		if (both && !one_row)
+			x = r.x, y++;
+		if (sg.link > 0)
+			x = hd_screen_printf(scr, &r, x, y, style(HD_ROLE_TEXT, HD_ATTR_BOLD),
+					     "chunk %d of %d: on PCIe", sg.link, sg.nchunks);
+		if (sg.host == 0 && sg.link == 0)
+			hd_screen_puts(scr, &r, x, y, "between chunks",
+				       style(HD_ROLE_TEXT, HD_ATTR_DIM));
+		y++;
+	}
+	if (y < r.y + r.h && hd_diagram_faults_at(t, at, group, &fb, &fg))
+		hd_screen_printf(scr, &r, r.x, y++, style(HD_ROLE_TEXT, 0),
+				 "faults: %llu groups, %s migrated", (unsigned long long)fg,
+				 hd_fmt_bytes(a, sizeof a, fb));
+	return y - r.y;
+}
+
+/* ---- send / recv between ranks ------------------------------------------- */
+
+int
+hd_diagram_sends(const struct hd_trace *t, const struct hd_scenario *sc, hd_time at,
+		 struct hd_diagram_send *out, int max)
+{
+	struct hd_diagram_send d;
+	size_t i;
+	int n = 0, k;
+
+	if (sc == NULL)
+		return 0;
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_span *s = &t->spans[i];
+		const struct hd_lane *ln = &t->lanes[s->lane];
+
+		if (s->kind != HD_SPAN_COMM || ln->kind != HD_LANE_LINK || s->op < 0 ||
+		    s->op >= sc->nops || sc->ops[s->op].kind != HD_OP_SEND || at < s->start ||
+		    at >= s->end)
+			continue;
+		d = (struct hd_diagram_send){ ln->rank, hd_op_peer(sc, &sc->ops[s->op], ln->rank),
+					      s->op };
+		/* in order of the sending rank */
+		for (k = n < max ? n : max; k > 0 && out[k - 1].from > d.from; k--)
+			if (k < max)
+				out[k] = out[k - 1];
+		if (k < max)
+			out[k] = d;
+		n++;
+	}
+	return n;
+}
+
+int
+hd_diagram_deadlock_cycle(const struct hd_trace *t, int nranks, int *out, int max)
+{
+	static const char by[] = "which waits for rank ";
+	const char *line, *p;
+	int *waits, *seen, r, w, start, n = 0;
+
+	if (t->note == NULL || nranks < 1 || max < 1)
+		return 0;
+	waits = hd_xcalloc((size_t)nranks, sizeof *waits);
+	seen = hd_xcalloc((size_t)nranks, sizeof *seen);
+	for (r = 0; r < nranks; r++)
+		waits[r] = -1;
+	for (line = t->note; line != NULL && *line != '\0';
+	     line = (p = strchr(line, '\n')) != NULL ? p + 1 : NULL) {
+		if (sscanf(line, "  rank %d:", &r) != 1 || r < 0 || r >= nranks)
+			continue;
+		p = strstr(line, by);
+		if (p != NULL && (strchr(line, '\n') == NULL || p < strchr(line, '\n')) &&
+		    sscanf(p + sizeof by - 1, "%d", &w) == 1 && w >= 0 && w < nranks)
+			waits[r] = w;
+	}
+	/* from each rank in turn, follow its waits; a rank met twice on one walk
+	 * closes the cycle (seen: the walk's number, 1-based) */
+	for (start = 0; start < nranks && n == 0; start++) {
+		for (r = start; r >= 0 && seen[r] == 0; r = waits[r])
+			seen[r] = start + 1;
+		if (r < 0 || seen[r] != start + 1)
+			continue;
+		for (w = r; n < max; w = waits[w]) {
+			out[n++] = w;
+			if (n > 1 && w == r)
+				break;
+		}
+	}
+	free(waits);
+	free(seen);
+	return n;
+}
+
+int
+hd_diagram_p2p(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
+	       const struct hd_scenario *sc, hd_time at, int nranks)
+{
+	enum {
+		SHOWN = 16
+	};
+	struct hd_style comm = style(hd_role_of_hue(hd_spanlook_get(HD_SPAN_COMM, HD_DIR_OUT)->hue),
+				     HD_ATTR_BOLD);
+	struct hd_diagram_send d[SHOWN];
+	int cyc[SHOWN + 1], n, i, x, y = r.y;
+
+	r = hd_rect_clip(r, hd_screen_rect(scr));
+	if (r.w <= 0 || r.h <= 0)
+		return 0;
+	n = hd_diagram_sends(t, sc, at, d, SHOWN);
+	for (i = 0, x = r.x; i < n && i < SHOWN; i++) {
+		const struct hd_op *op = &sc->ops[d[i].op];
+		const char *buf = op->src >= 0 && op->src < sc->nbuffers ?
+		    sc->buffers[op->src].name :
+		    "";
+
+		x = hd_screen_printf(scr, &r, x, y, style(HD_ROLE_LANE, 0), "R%d ", d[i].from);
+		x = hd_screen_printf(scr, &r, x, y, comm, "--%s-->", buf);
+		x = hd_screen_printf(scr, &r, x, y, style(HD_ROLE_LANE, 0), " R%d   ", d[i].to);
+	}
+	if (n > 0)
+		y++;
+	n = y < r.y + r.h ? hd_diagram_deadlock_cycle(t, nranks, cyc, SHOWN + 1) : 0;
+	if (n > 1) {
+		x = hd_screen_puts(
+		    scr, &r, r.x, y, "deadlock:",
+		    style(hd_role_of_hue(hd_spanlook_get(HD_SPAN_BLOCKED, HD_DIR_OUT)->hue),
+			  HD_ATTR_BOLD));
+		for (i = 0; i < n; i++)
+			x = hd_screen_printf(scr, &r, x, y, style(HD_ROLE_TEXT, 0), "%s R%d",
+					     i > 0 ? " waits for" : "", cyc[i]);
+		y++;
+	}
+	return y - r.y;
+}

@@ -70,4 +70,76 @@ int hd_diagram_ring_chunk(const struct hd_diagram_coll *c, int rank);
 int hd_diagram_ring(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 		    const struct hd_scenario *sc, const struct hd_view_opts *o, int nranks);
 
+/* ---- the host's path to the link -------------------------------------- */
+
+/* Where a staged copy (pageable memory, through the pinned staging buffer)
+ * is at one instant. */
+struct hd_diagram_staged {
+	int op;         /* the copy's op */
+	uint32_t iter;  /* its execution */
+	int nchunks;    /* its chunks (its staging spans on rank 0) */
+	uint64_t chunk; /* the bytes of its first chunk */
+	int host, link; /* the chunk the host memcpy's and the one on PCIe,
+			      * 1 .. nchunks (0: none at the instant) */
+};
+
+/*
+ * The staged copy on rank 0 at `at`: the one whose staging memcpy (a span
+ * of kind staging) or a chunk on a PCIe lane is under the playhead.  False
+ * when there is none.  Chunks count in the order they start.
+ */
+bool hd_diagram_staged_at(const struct hd_trace *t, hd_time at, struct hd_diagram_staged *out);
+
+/*
+ * Managed memory at `at`: the bytes the fault spans on rank 0's PCIe lanes
+ * have migrated by then (each at an even pace over its span) into *bytes,
+ * and the groups of `group` bytes they make (rounded up) into *groups.
+ * False when the trace has no fault spans there.
+ */
+bool hd_diagram_faults_at(const struct hd_trace *t, hd_time at, uint64_t group, uint64_t *bytes,
+			  uint64_t *groups);
+
+/*
+ * The host's path to the link in r, as much of it as is happening at the
+ * playhead: a staged copy's staging buffer with its chunks ("chunk 3 of 8:
+ * host memcpy; chunk 2 of 8: on PCIe"), then the managed-memory fault
+ * counter ("faults: 12 groups, 768 KiB migrated", groups of `group` bytes).
+ * Returns the rows used (0 when neither is there or r has no room).
+ */
+int hd_diagram_path(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t, hd_time at,
+		    uint64_t group);
+
+/* ---- send / recv between ranks ------------------------------------------ */
+
+/* A send on the wire: rank `from` to rank `to`, op `op` of the scenario. */
+struct hd_diagram_send {
+	int from, to, op;
+};
+
+/*
+ * The sends whose bytes are on a link at `at` (comm spans of send ops on
+ * link lanes; the peer from the scenario), by sending rank: up to max into
+ * out[]; returns how many there are (may exceed max).
+ */
+int hd_diagram_sends(const struct hd_trace *t, const struct hd_scenario *sc, hd_time at,
+		     struct hd_diagram_send *out, int max);
+
+/*
+ * The cycle of waits of a deadlocked run, read from its note (ir/trace.h:
+ * each stuck rank's line names the rank it waits for): the ranks of the
+ * first cycle in rank order into out[], the first again at the end
+ * (0 1 0: rank 0 waits for 1, which waits for 0).  Returns how many were
+ * written (0: no note, or no cycle among its ranks; at most max).
+ */
+int hd_diagram_deadlock_cycle(const struct hd_trace *t, int nranks, int *out, int max);
+
+/*
+ * Point-to-point traffic in r: the sends on the wire at the playhead as
+ * arrows between ranks named by their buffer ("R0 --d--> R1"), and a
+ * deadlock as its cycle ("deadlock: R0 waits for R1 waits for R0").
+ * Returns the rows used (0 when there is neither).
+ */
+int hd_diagram_p2p(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
+		   const struct hd_scenario *sc, hd_time at, int nranks);
+
 #endif

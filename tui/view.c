@@ -806,6 +806,10 @@ draw_ranks(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 	ring = r.h >= 7 ?
 	    hd_diagram_ring(scr, (struct hd_rect){ r.x, r.y + 1, r.w, 2 }, t, sc, o, n) :
 	    0;
+	/* else sends between ranks and a deadlock's cycle */
+	if (ring == 0 && r.h >= 7)
+		ring = hd_diagram_p2p(scr, (struct hd_rect){ r.x, r.y + 1, r.w, 2 }, t, sc, o->t,
+				      n);
 	fit = (r.w + 1) / (bw + 1);
 	if (fit < 1)
 		return;
@@ -880,6 +884,10 @@ draw_ranks(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 	}
 }
 
+/* Managed memory migrates in groups of this many bytes (every profile's
+ * um.page; the view is not given the profile). */
+#define FAULT_GROUP (64 * 1024)
+
 void
 hd_view_diagram(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 		const struct hd_scenario *sc, const struct hd_view_opts *o)
@@ -902,6 +910,10 @@ hd_view_diagram(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *
 	draw_host(scr, host, t, sc, o->t);
 	draw_gpu(scr, gpu, t, sc, o->t);
 	hd_screen_puts(scr, &link, link.x, link.y, "PCIe", style(HD_ROLE_TITLE, HD_ATTR_BOLD));
+	/* a staged copy's chunks and the fault counter in the last two rows */
+	if (hd_diagram_path(scr, (struct hd_rect){ link.x, link.y + link.h - 2, link.w, 2 }, t,
+			    o->t, FAULT_GROUP) > 0)
+		link.h -= 2;
 	/* each direction gets half the rows under the title (r.h >= 3: at least one) */
 	rows = (link.h - 1) / 2;
 	draw_link(scr, &link, link.x, link.y + 1, link.w, rows, t, HD_LANE_PCIE_H2D, o);
