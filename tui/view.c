@@ -884,8 +884,8 @@ draw_ranks(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 	}
 }
 
-/* Managed memory migrates in groups of this many bytes (every profile's
- * um.page; the view is not given the profile). */
+/* Managed memory migrates in groups of the profile's um.page; this many
+ * bytes when the caller does not say. */
 #define FAULT_GROUP (64 * 1024)
 
 void
@@ -912,7 +912,7 @@ hd_view_diagram(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *
 	hd_screen_puts(scr, &link, link.x, link.y, "PCIe", style(HD_ROLE_TITLE, HD_ATTR_BOLD));
 	/* a staged copy's chunks and the fault counter in the last two rows */
 	if (hd_diagram_path(scr, (struct hd_rect){ link.x, link.y + link.h - 2, link.w, 2 }, t,
-			    o->t, FAULT_GROUP) > 0)
+			    o->t, o->fault_group > 0 ? o->fault_group : FAULT_GROUP) > 0)
 		link.h -= 2;
 	/* each direction gets half the rows under the title (r.h >= 3: at least one) */
 	rows = (link.h - 1) / 2;

@@ -37,6 +37,8 @@ struct hd_view_opts {
 					 * fastest span of that lane in the trace */
 	hd_time z0, z1;               /* zoom: the timeline shows [z0, z1); z1 <= z0:
 					 * the whole run */
+	uint64_t fault_group;         /* bytes one demand fault migrates (the profile's
+					 * um.page); 0: 64 KiB */
 };
 /* Defaults: t 0, speed 1, paused, no ghost, no highlight, bandwidth from the
  * trace, the whole run. */
