@@ -122,6 +122,10 @@ hd_op_api_name(const struct hd_op *op)
 {
 	if ((unsigned)op->kind >= HD_OP__COUNT)
 		return "?";
+	if (op->in_graph && op->kind == HD_OP_KERNEL)
+		return "kernel node"; /* cudaGraphNodeTypeKernel, run by cudaGraphLaunch */
+	if (op->in_graph && op->kind == HD_OP_COPY)
+		return "memcpy node"; /* cudaGraphNodeTypeMemcpy */
 	if (op->kind == HD_OP_COPY) {
 		if (op->copy == HD_COPY_P2P)
 			return op->async ? "cudaMemcpyPeerAsync" : "cudaMemcpyPeer";
@@ -197,6 +201,11 @@ count_range(const struct hd_op *ops, int from, int to, int rank)
 				n = n + k < n ? UINT64_MAX : n + k;
 			}
 			i = end - 1;
+		} else if (op->kind == HD_OP_GRAPH) {
+			i = end - 1; /* its body runs at its launches */
+		} else if (op->kind == HD_OP_LAUNCH && op->graph >= 0) {
+			k = ops[op->graph].count;
+			n = n + k < n ? UINT64_MAX : n + k;
 		}
 	}
 	return n;

@@ -26,6 +26,15 @@
  *
  * Ops that do not go on a stream (host work, syncs other than stream sync,
  * alloc, free, barrier) carry the default stream in `stream`.
+ *
+ * Graphs.  A `graph NAME` block of the lesson is an HD_OP_GRAPH header (its
+ * name in `text`, the nodes one launch runs -- loops multiplied out -- in
+ * `count`) followed by its body: kernels, async copies and loops of them,
+ * which carry the default stream and never run where they stand.  A backend
+ * captures the body once before the run (CUDA stream capture) and walks
+ * past it; each HD_OP_LAUNCH (`launch NAME on S`) runs the whole body on
+ * its stream, node after node.  A node's work keeps its own op index, so a
+ * label inside a graph names that node in every launch.
  */
 #ifndef HD_IR_H
 #define HD_IR_H
@@ -93,6 +102,8 @@ enum hd_op_kind {
 	HD_OP_RECV,        /* ncclRecv(dst, bytes, peer) on stream */
 	HD_OP_COLL,        /* collective `coll` over all ranks on stream */
 	HD_OP_BARRIER,     /* host barrier across ranks (MPI_Barrier-like) */
+	HD_OP_GRAPH,       /* a CUDA graph: the next `body_len` ops, captured once (see below) */
+	HD_OP_LAUNCH,      /* cudaGraphLaunch of the graph at op `graph` on `stream` */
 	HD_OP__COUNT
 };
 
@@ -154,8 +165,10 @@ struct hd_op {
 	hd_time duration; /* spin kernels, host work */
 	uint32_t grid;    /* kernels: thread blocks; 0 means "enough to fill the GPU" */
 
-	uint64_t count; /* HD_OP_REPEAT: iterations */
-	int body_len;   /* HD_OP_REPEAT / HD_OP_ON_RANK: ops in the body */
+	uint64_t count; /* HD_OP_REPEAT: iterations; HD_OP_GRAPH: nodes one launch runs */
+	int body_len;   /* HD_OP_REPEAT / HD_OP_ON_RANK / HD_OP_GRAPH: ops in the body */
+	int graph;      /* HD_OP_LAUNCH: index of its HD_OP_GRAPH op, else HD_NONE */
+	bool in_graph;  /* in a graph's body: a node (or a loop of nodes), not run where it stands */
 };
 
 struct hd_scenario {

@@ -12,6 +12,7 @@
 #define STREAM HD_OPND_STREAM
 #define PEER   HD_OPND_PEER
 #define BODY   HD_OPND_BODY
+#define GRAPH  HD_OPND_GRAPH
 
 /* word, name, api, class, operands, on a stream, needs ranks, what the stream shows */
 const struct hd_op_fact hd_op_facts[HD_OP__COUNT] = {
@@ -56,6 +57,12 @@ const struct hd_op_fact hd_op_facts[HD_OP__COUNT] = {
 			 true, true, HD_SPAN_COMM },
 	[HD_OP_BARRIER] = { "barrier", "barrier", "MPI_Barrier", HD_OPC_COLLECTIVE, 0, false, true,
 			    HD_SPAN_API },
+	/* captured before the run: the header never runs where it stands */
+	[HD_OP_GRAPH] = { "graph", "graph", "cudaStreamBeginCapture", HD_OPC_BLOCK, BODY, false,
+			  false, HD_SPAN_API },
+	/* the stream shows the whole graph as one span, its nodes run on the SMs */
+	[HD_OP_LAUNCH] = { "launch", "graph launch", "cudaGraphLaunch", HD_OPC_KERNEL,
+			   STREAM | GRAPH, true, false, HD_SPAN_KERNEL },
 };
 
 const struct hd_op_fact *
@@ -101,6 +108,9 @@ hd_op_operands_ok(const struct hd_scenario *sc, const struct hd_op *op)
 	    ((o & DST) && !in_range(op->dst, sc->nbuffers)) ||
 	    ((o & EVENT) && !in_range(op->event, sc->nevents)) ||
 	    ((o & STREAM) && !in_range(op->stream, sc->nstreams)))
+		return false;
+	if ((o & GRAPH) &&
+	    (!in_range(op->graph, sc->nops) || sc->ops[op->graph].kind != HD_OP_GRAPH))
 		return false;
 	return !(o & BODY) || (op->body_len >= 0 && op->body_len <= sc->nops - i - 1);
 }

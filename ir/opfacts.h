@@ -38,6 +38,7 @@ enum hd_opnd {
 	HD_OPND_STREAM = 1u << 3, /* stream names the stream it uses */
 	HD_OPND_PEER = 1u << 4,   /* peer: the other rank */
 	HD_OPND_BODY = 1u << 5,   /* body_len ops follow: it holds a body */
+	HD_OPND_GRAPH = 1u << 6,  /* graph: the index of an HD_OP_GRAPH op */
 };
 
 struct hd_op_fact {

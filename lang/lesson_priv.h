@@ -29,6 +29,9 @@
 /* options of a choice, items of an order: each answered by a letter from a
  * to g, so no option takes a key the browser uses (h, j, k, l, q ...) */
 #define HD_LESSON_MAX_OPTIONS 7
+/* nodes one launch of a graph runs, loops multiplied out: the model holds a
+ * graph's node list, the real backend captures each node */
+#define HD_LESSON_MAX_GRAPH_NODES 100000
 
 /* One statement of a scenario that becomes IR ops. */
 struct hd_stmt {
@@ -51,12 +54,18 @@ struct hd_stmt {
 	char *text;               /* host work: what it stands for */
 	struct hd_stmt *body;     /* repeat / rank blocks */
 	int nbody;
+	int graph; /* graph: its index in the scenario's graphs; launch: the one it launches */
 };
 
 struct hd_decl_buffer {
 	char *name;
 	enum hd_mem mem;
 	struct hd_expr *size;
+	int line, col;
+};
+
+struct hd_decl_graph {
+	char *name;
 	int line, col;
 };
 
@@ -77,6 +86,8 @@ struct hd_scen {
 	int nbody;
 	char **labels;
 	int nlabels;
+	struct hd_decl_graph *graphs; /* `graph NAME` blocks, in file order */
+	int ngraphs;
 };
 
 enum hd_rel {

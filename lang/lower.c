@@ -25,6 +25,7 @@ struct lower {
 	int nranks;
 	int only_rank; /* inside `rank N`: N, else -1 */
 	struct hd_err *e;
+	int *graph_op; /* per graph of the scenario: its HD_OP_GRAPH op, once lowered */
 };
 
 static int lerr(struct lower *lw, int line, int col, const char *fmt, ...) HD_PRINTF(4, 5);
@@ -145,6 +146,7 @@ emit(struct lower *lw, const struct hd_stmt *s, enum hd_op_kind kind)
 	op->to_device = s->to_device;
 	op->kernel = s->kernel;
 	op->coll = s->coll;
+	op->graph = HD_NONE;
 	return op;
 }
 
@@ -349,12 +351,67 @@ lower_op(struct lower *lw, const struct hd_stmt *s, int peer, bool rel)
 	case HD_OP_EVENT_QUERY:
 	case HD_OP_STREAM_SYNC:
 	case HD_OP_DEVICE_SYNC:
+	case HD_OP_LAUNCH:
+		op->graph = lw->graph_op[s->graph];
+		break;
 	case HD_OP_REPEAT:
 	case HD_OP_ON_RANK:
 	case HD_OP_BARRIER:
+	case HD_OP_GRAPH:
 	case HD_OP__COUNT:
 		break;
 	}
+	return 0;
+}
+
+/* Nodes of ops [from, to) of a graph's body: its kernels and copies, loops
+ * multiplied out (saturating). */
+static uint64_t
+graph_nodes(const struct hd_op *ops, int from, int to)
+{
+	uint64_t n = 0, k;
+	int i;
+
+	for (i = from; i < to; i++) {
+		if (ops[i].kind != HD_OP_REPEAT) {
+			n = n + 1 < n ? UINT64_MAX : n + 1;
+			continue;
+		}
+		k = graph_nodes(ops, i + 1, i + 1 + ops[i].body_len);
+		k = ops[i].count != 0 && k > UINT64_MAX / ops[i].count ? UINT64_MAX :
+									 k * ops[i].count;
+		n = n + k < n ? UINT64_MAX : n + k;
+		i += ops[i].body_len;
+	}
+	return n;
+}
+
+/* `graph NAME`: its header, then its body, once; the nodes a launch runs. */
+static int
+lower_graph(struct lower *lw, const struct hd_stmt *s)
+{
+	struct hd_op *h = emit(lw, s, HD_OP_GRAPH);
+	int at, i;
+	uint64_t nodes;
+
+	if (h == NULL)
+		return -1;
+	h->text = hd_xstrdup(s->text);
+	at = lw->out->nops;
+	lw->graph_op[s->graph] = at - 1;
+	if (lower_list(lw, s->body, s->nbody) < 0)
+		return -1;
+	nodes = graph_nodes(lw->out->ops, at, lw->out->nops);
+	if (nodes == 0 || nodes > HD_LESSON_MAX_GRAPH_NODES)
+		return lerr(lw, s->line, s->col,
+			    "graph %s runs %llu nodes at each launch (loops multiplied out); "
+			    "a graph holds 1 to %d",
+			    s->text, (unsigned long long)nodes, HD_LESSON_MAX_GRAPH_NODES);
+	h = &lw->out->ops[at - 1];
+	h->body_len = lw->out->nops - at;
+	h->count = nodes;
+	for (i = at; i < lw->out->nops; i++)
+		lw->out->ops[i].in_graph = true;
 	return 0;
 }
 
@@ -390,6 +447,8 @@ lower_stmt(struct lower *lw, const struct hd_stmt *s)
 		lw->out->ops[at - 1].body_len = lw->out->nops - at;
 		return 0;
 	}
+	if (s->kind == HD_OP_GRAPH)
+		return lower_graph(lw, s);
 	if (s->peer != NULL)
 		return lower_peer(lw, s);
 	return lower_op(lw, s, HD_NONE, false);
@@ -416,6 +475,16 @@ instances(const struct hd_op *ops, int from, int to)
 	for (i = from; i < to; i++) {
 		const struct hd_op *op = &ops[i];
 		n++;
+		/* a graph's body runs at its launches: each launch runs its nodes */
+		if (op->kind == HD_OP_GRAPH) {
+			i += op->body_len;
+			continue;
+		}
+		if (op->kind == HD_OP_LAUNCH) {
+			k = ops[op->graph].count;
+			n = n + k < n ? UINT64_MAX : n + k;
+			continue;
+		}
 		if (op->kind != HD_OP_REPEAT && op->kind != HD_OP_ON_RANK)
 			continue;
 		k = instances(ops, i + 1, i + 1 + op->body_len);
@@ -462,6 +531,7 @@ hd_lesson_instantiate(const struct hd_lesson *l, int idx, const double *knobs, s
 	lw.e = e;
 	lw.nranks = 1;
 	lw.only_rank = -1;
+	lw.graph_op = hd_xcalloc((size_t)sc->ngraphs + 1, sizeof *lw.graph_op);
 	out = lw.out = hd_xcalloc(1, sizeof *out);
 	out->name = hd_xstrdup(sc->name);
 	out->title = hd_xstrdup(sc->title);
@@ -516,9 +586,11 @@ hd_lesson_instantiate(const struct hd_lesson *l, int idx, const double *knobs, s
 		goto fail;
 	}
 	free(defaults);
+	free(lw.graph_op);
 	return out;
 fail:
 	free(defaults);
+	free(lw.graph_op);
 	hd_scenario_free(out);
 	return NULL;
 }

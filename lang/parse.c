@@ -239,11 +239,12 @@ const char *const hd_parse_top_words[] = {
 	"knob",   "page",  "question", "scenario", "claim",   "require", NULL,
 };
 const char *const hd_parse_scen_words[] = {
-	"buffer",    "stream",    "event",  "default-stream", "ranks",         "alloc",  "free",
-	"pin",       "copy",      "kernel", "prefetch",       "record",        "wait",   "sync",
-	"query",     "host",      "read",   "repeat",         "rank",          "send",   "recv",
-	"allreduce", "broadcast", "reduce", "allgather",      "reducescatter", "gather", "alltoall",
-	"barrier",   "end",       NULL,
+	"buffer",    "stream",        "event",  "default-stream", "ranks",     "alloc",
+	"free",      "pin",           "copy",   "kernel",         "prefetch",  "record",
+	"wait",      "sync",          "query",  "host",           "read",      "repeat",
+	"rank",      "send",          "recv",   "allreduce",      "broadcast", "reduce",
+	"allgather", "reducescatter", "gather", "alltoall",       "barrier",   "end",
+	"graph",     "launch",        NULL,
 };
 
 int

@@ -17,14 +17,13 @@ enum obj_kind {
 	OBJ_NONE,
 	OBJ_BUFFER,
 	OBJ_STREAM,
-	OBJ_EVENT
+	OBJ_EVENT,
+	OBJ_GRAPH
 };
 
 static const char *const obj_word[] = {
-	[OBJ_NONE] = "nothing",
-	[OBJ_BUFFER] = "a buffer",
-	[OBJ_STREAM] = "a stream",
-	[OBJ_EVENT] = "an event",
+	[OBJ_NONE] = "nothing",   [OBJ_BUFFER] = "a buffer", [OBJ_STREAM] = "a stream",
+	[OBJ_EVENT] = "an event", [OBJ_GRAPH] = "a graph",
 };
 
 static enum obj_kind
@@ -44,6 +43,10 @@ find_obj(const struct hd_scen *sc, const struct hd_tok *t, int *idx)
 		if (strlen(sc->events[i].name) == t->len &&
 		    memcmp(sc->events[i].name, t->p, t->len) == 0)
 			return *idx = i, OBJ_EVENT;
+	for (i = 0; i < sc->ngraphs; i++)
+		if (strlen(sc->graphs[i].name) == t->len &&
+		    memcmp(sc->graphs[i].name, t->p, t->len) == 0)
+			return *idx = i, OBJ_GRAPH;
 	return OBJ_NONE;
 }
 
@@ -147,6 +150,7 @@ check_new_name(struct hd_parser *p, const struct hd_tok *t)
 				      (int)t->len, t->p, obj_word[k], p->sc->name,
 				      k == OBJ_BUFFER     ? p->sc->bufs[idx].line :
 					  k == OBJ_STREAM ? p->sc->streams[idx].line :
+					  k == OBJ_GRAPH  ? p->sc->graphs[idx].line :
 							    p->sc->events[idx].line);
 	return 0;
 }
@@ -733,6 +737,13 @@ parse_block(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
 	return parse_body(p, &s->body, &s->nbody);
 }
 
+static int parse_graph(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o);
+static int parse_launch(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o);
+static int graph_kind_ok(struct hd_parser *p, const struct hd_tok *kw, enum hd_op_kind k);
+static int graph_stmt_ok(struct hd_parser *p, const struct hd_stmt *s, const struct hd_tok *kw);
+static int graph_decl_ok(struct hd_parser *p, const struct hd_tok *t);
+static int graph_buffers_ok(struct hd_parser *p, const struct hd_scen *sc);
+
 #define NCCL_MEM MEM_BIT(HD_MEM_DEVICE)
 
 static const struct op_form op_forms[HD_OP__COUNT] = {
@@ -765,6 +776,8 @@ static const struct op_form op_forms[HD_OP__COUNT] = {
 	[HD_OP_COLL] = { parse_coll, NCCL_MEM, "NCCL collectives work on device buffers",
 			 CL_SIZE | CL_ON | CL_ROOT, NULL },
 	[HD_OP_BARRIER] = { parse_bare, 0, NULL, 0, NULL },
+	[HD_OP_GRAPH] = { parse_graph, 0, NULL, 0, NULL },
+	[HD_OP_LAUNCH] = { parse_launch, 0, NULL, CL_ON, NULL },
 };
 
 /* The kind an op's keyword stands for: an op fact's word or a collective's name. */
@@ -801,6 +814,8 @@ parse_op(struct hd_parser *p, struct hd_stmt *s)
 	s->kind = k;
 	s->line = o.kw->line;
 	s->col = o.kw->col;
+	if (p->in_graph && graph_kind_ok(p, o.kw, k) < 0)
+		return -1;
 	if (hd_op_facts[k].ranks && need_ranks(p, o.kw) < 0)
 		return -1;
 	p->pos++;
@@ -811,6 +826,8 @@ parse_op(struct hd_parser *p, struct hd_stmt *s)
 	if (o.clauses != 0 && parse_clauses(p, s, o.clauses) < 0)
 		return -1;
 	if (o.form->check != NULL && o.form->check(p, s) < 0)
+		return -1;
+	if (p->in_graph && graph_stmt_ok(p, s, o.kw) < 0)
 		return -1;
 	return hd_parse_eol(p);
 }
@@ -861,6 +878,8 @@ parse_scen_stmt(struct hd_parser *p, struct hd_stmt **body, int *nbody, int *don
 		if (add_label(p, label) < 0)
 			return -1;
 	}
+	if (p->in_graph && graph_decl_ok(p, t) < 0)
+		return -1;
 	if (is_kw(t, "buffer"))
 		return parse_buffer(p);
 	if (is_kw(t, "stream"))
@@ -920,6 +939,7 @@ parse_scen_stmt(struct hd_parser *p, struct hd_stmt **body, int *nbody, int *don
 	}
 	memset(&s, 0, sizeof s);
 	s.stream = s.event = s.src = s.dst = HD_NONE;
+	s.graph = HD_NONE;
 	s.label = label ? tok_strdup(label) : NULL;
 	if (parse_op(p, &s) < 0)
 		goto fail;
@@ -985,6 +1005,9 @@ hd_scen_free(struct hd_scen *sc)
 	for (i = 0; i < sc->nlabels; i++)
 		free(sc->labels[i]);
 	free(sc->labels);
+	for (i = 0; i < sc->ngraphs; i++)
+		free(sc->graphs[i].name);
+	free(sc->graphs);
 }
 
 int
@@ -1032,6 +1055,301 @@ hd_parse_scenario(struct hd_parser *p)
 	p->sc = sc;
 	if (parse_body(p, &sc->body, &sc->nbody) < 0)
 		return -1;
+	if (graph_buffers_ok(p, sc) < 0)
+		return -1;
 	p->sc = NULL;
 	return 0;
+}
+
+/* --- graphs ------------------------------------------------------------------ */
+
+/*
+ * What a graph may not hold, by kind, and why (NULL: a kernel, a copy or a
+ * loop of them, which stream capture records as nodes).  A graph is
+ * captured once, before the run, on a stream of its own; CUDA refuses calls
+ * that synchronise or allocate while a stream captures (global capture
+ * mode), and CPU work would run at the capture, not at each launch.
+ */
+static const char *const graph_refusal[HD_OP__COUNT] = {
+	[HD_OP_ALLOC] = "cudaMalloc and cudaMallocHost are not allowed while a stream is "
+			"capturing; allocate outside the graph",
+	[HD_OP_FREE] = "cudaFree waits for the device, which stream capture forbids; free "
+		       "after the launches",
+	[HD_OP_PIN] = "cudaHostRegister is not allowed while a stream is capturing; pin "
+		      "before the graph",
+	[HD_OP_PREFETCH] = "hdsim's graphs hold kernels and copies; prefetch before the "
+			   "'launch'",
+	[HD_OP_RECORD] = "hdsim's graphs hold kernels and copies on one stream; record and "
+			 "wait on events around the 'launch'",
+	[HD_OP_WAIT] = "hdsim's graphs hold kernels and copies on one stream; record and "
+		       "wait on events around the 'launch'",
+	[HD_OP_EVENT_SYNC] = "a synchronize while a stream is capturing is an error "
+			     "(cudaErrorStreamCaptureUnsupported); sync after the 'launch'",
+	[HD_OP_EVENT_QUERY] = "cudaEventQuery is not allowed while a stream is capturing; "
+			      "query after the 'launch'",
+	[HD_OP_STREAM_SYNC] = "a synchronize while a stream is capturing is an error "
+			      "(cudaErrorStreamCaptureUnsupported); sync after the 'launch'",
+	[HD_OP_DEVICE_SYNC] = "a synchronize while a stream is capturing is an error "
+			      "(cudaErrorStreamCaptureUnsupported); sync after the 'launch'",
+	[HD_OP_HOST] = "a graph replays GPU work only: CPU work would run once, at the "
+		       "capture, not at each launch; put it beside the 'launch'",
+	[HD_OP_READ] = "it is a synchronous cudaMemcpy to the host, which stream capture "
+		       "forbids; read after the 'launch'",
+	[HD_OP_ON_RANK] = "every rank captures the same graph; put the 'launch' in a 'rank N' "
+			  "block instead",
+	[HD_OP_SEND] = "hdsim does not capture NCCL calls in graphs; call them beside the "
+		       "'launch'",
+	[HD_OP_RECV] = "hdsim does not capture NCCL calls in graphs; call them beside the "
+		       "'launch'",
+	[HD_OP_COLL] = "hdsim does not capture NCCL calls in graphs; call them beside the "
+		       "'launch'",
+	[HD_OP_BARRIER] = "a barrier is the host waiting for other ranks; put it beside the "
+			  "'launch'",
+	[HD_OP_GRAPH] = "graphs do not nest: declare each graph at the top of the scenario",
+	[HD_OP_LAUNCH] = "hdsim's graphs do not launch other graphs; launch them one after "
+			 "the other",
+};
+
+/* The graph being read (the parser is inside its body). */
+static const char *
+graph_now(const struct hd_parser *p)
+{
+	return p->sc->graphs[p->in_graph - 1].name;
+}
+
+static int
+graph_kind_ok(struct hd_parser *p, const struct hd_tok *kw, enum hd_op_kind k)
+{
+	if (graph_refusal[k] == NULL)
+		return 0;
+	return hd_parse_error(p, kw, "'%.*s' cannot be captured in graph %s: %s", (int)kw->len,
+			      kw->p, graph_now(p), graph_refusal[k]);
+}
+
+/* Declarations belong outside graphs. */
+static int
+graph_decl_ok(struct hd_parser *p, const struct hd_tok *t)
+{
+	static const char *const decls[] = { "buffer",         "stream", "event",
+					     "default-stream", "ranks",  "expect" };
+	size_t i;
+
+	for (i = 0; i < HD_ARRAY_LEN(decls); i++)
+		if (is_kw(t, decls[i]))
+			return hd_parse_error(p, t,
+					      "'%s' inside graph %s: declare buffers, streams "
+					      "and events at the top of the scenario, before "
+					      "the graph",
+					      decls[i], graph_now(p));
+	return 0;
+}
+
+/* The token `word` in the current statement (for a clause's position). */
+static const struct hd_tok *
+stmt_word(struct hd_parser *p, const char *word, const struct hd_tok *fallback)
+{
+	size_t i;
+
+	for (i = p->stmt_start; i < p->pos && i < p->toks.n; i++)
+		if (is_kw(&p->toks.v[i], word))
+			return &p->toks.v[i];
+	return fallback;
+}
+
+/* A kernel or copy read inside a graph: what stream capture can record. */
+static int
+graph_stmt_ok(struct hd_parser *p, const struct hd_stmt *s, const struct hd_tok *kw)
+{
+	const struct hd_scen *sc = p->sc;
+	const int bufs[2] = { s->src, s->dst };
+	int i;
+
+	if (s->stream != HD_NONE)
+		return hd_parse_error(p, stmt_word(p, "on", kw),
+				      "'on %s' inside graph %s: a graph's work runs on the "
+				      "stream it is launched on ('launch %s on %s')",
+				      sc->streams[s->stream].name, graph_now(p), graph_now(p),
+				      sc->streams[s->stream].name);
+	if (s->kind != HD_OP_COPY)
+		return 0;
+	if (s->peer != NULL)
+		return hd_parse_error(p, kw,
+				      "a peer copy cannot be captured in graph %s: hdsim's "
+				      "graphs hold the work of one GPU",
+				      graph_now(p));
+	if (!s->async)
+		return hd_parse_error(p, kw,
+				      "'copy' without 'async' cannot be captured in graph %s: "
+				      "cudaMemcpy is synchronous, which stream capture forbids; "
+				      "write 'copy ... async'",
+				      graph_now(p));
+	for (i = 0; i < 2; i++)
+		if (sc->bufs[bufs[i]].mem == HD_MEM_PAGEABLE)
+			return hd_parse_error(p, kw,
+					      "buffer %s is pageable memory: a copy through "
+					      "pageable memory cannot be captured in graph %s "
+					      "(the host stages it); declare the buffer pinned",
+					      sc->bufs[bufs[i]].name, graph_now(p));
+	if (sc->bufs[s->src].mem != HD_MEM_DEVICE && sc->bufs[s->dst].mem != HD_MEM_DEVICE)
+		return hd_parse_error(p, kw,
+				      "a copy between two host buffers is CPU work: it "
+				      "cannot be captured in graph %s",
+				      graph_now(p));
+	return 0;
+}
+
+/* graph NAME, then its kernels and copies up to its `end` */
+static int
+parse_graph(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
+{
+	struct hd_scen *sc = p->sc;
+	struct hd_decl_graph g;
+	char what[96];
+	int rc;
+
+	if (s->label != NULL)
+		return hd_parse_error(p, o->kw,
+				      "a label names an operation; 'graph' declares one: "
+				      "label its 'launch', or the work inside it");
+	if (p->depth > 1)
+		return hd_parse_error(p, o->kw,
+				      "'graph' belongs at the top of the scenario, not inside "
+				      "a block");
+	if (check_new_name(p, tok(p)) < 0)
+		return -1;
+	memset(&g, 0, sizeof g);
+	g.line = o->kw->line;
+	g.col = o->kw->col;
+	if ((g.name = hd_parse_name(p, "the graph's name")) == NULL)
+		return -1;
+	if (hd_parse_eol(p) < 0) {
+		free(g.name);
+		return -1;
+	}
+	snprintf(what, sizeof what, "graph %s", g.name);
+	s->text = hd_xstrdup(g.name);
+	s->graph = sc->ngraphs;
+	sc->graphs = hd_xrealloc(sc->graphs, (size_t)(sc->ngraphs + 1) * sizeof *sc->graphs);
+	sc->graphs[sc->ngraphs++] = g;
+	if (hd_parse_push_block(p, o->kw, what) < 0)
+		return -1;
+	p->in_graph = s->graph + 1;
+	rc = parse_body(p, &s->body, &s->nbody);
+	p->in_graph = 0;
+	if (rc < 0)
+		return -1;
+	if (s->nbody == 0)
+		return hd_parse_error(p, o->kw,
+				      "graph %s captures no work: put kernels or async copies "
+				      "between 'graph %s' and its 'end'",
+				      g.name, g.name);
+	return 0;
+}
+
+/* launch GRAPH */
+static int
+parse_launch(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
+{
+	const struct hd_scen *sc = p->sc;
+	const struct hd_tok *t = tok(p);
+	enum obj_kind k;
+	struct hd_buf b;
+	char d[96];
+	int idx, i;
+
+	(void)o;
+	if (t->kind != HD_TOK_NAME) {
+		hd_tok_describe(t, d, sizeof d);
+		return hd_parse_error(p, t, "expected a graph's name after 'launch', found %s", d);
+	}
+	k = find_obj(sc, t, &idx);
+	if (k == OBJ_GRAPH) {
+		s->graph = idx;
+		p->pos++;
+		return 0;
+	}
+	if (k != OBJ_NONE)
+		return hd_parse_error(p, t, "'%.*s' is %s, but 'launch' needs a graph", (int)t->len,
+				      t->p, obj_word[k]);
+	hd_buf_init(&b);
+	for (i = 0; i < sc->ngraphs; i++)
+		hd_buf_printf(&b, "%s%s", i ? ", " : "", sc->graphs[i].name);
+	hd_parse_error(p, t, "no graph named '%.*s' in scenario %s (graphs: %s)", (int)t->len, t->p,
+		       sc->name,
+		       b.s != NULL ? b.s : "none declared; declare one with 'graph NAME'");
+	hd_buf_free(&b);
+	return -1;
+}
+
+/* Mark in used[] the buffers the statements v[0..n) name. */
+static void
+graph_mark_buffers(const struct hd_stmt *v, int n, char *used)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (v[i].src != HD_NONE)
+			used[v[i].src] = 1;
+		if (v[i].dst != HD_NONE)
+			used[v[i].dst] = 1;
+		graph_mark_buffers(v[i].body, v[i].nbody, used);
+	}
+}
+
+/* The first alloc or free of a buffer in used[], outside graphs, or NULL. */
+static const struct hd_stmt *
+graph_realloc(const struct hd_stmt *v, int n, const char *used)
+{
+	const struct hd_stmt *r;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if ((v[i].kind == HD_OP_ALLOC || v[i].kind == HD_OP_FREE) && used[v[i].dst])
+			return &v[i];
+		if (v[i].kind != HD_OP_GRAPH && (r = graph_realloc(v[i].body, v[i].nbody, used)))
+			return r;
+	}
+	return NULL;
+}
+
+/*
+ * A graph keeps the addresses it was captured with, before the run: a buffer
+ * one uses cannot be allocated or freed while the scenario runs.
+ */
+static int
+graph_buffers_ok(struct hd_parser *p, const struct hd_scen *sc)
+{
+	char *used;
+	const struct hd_stmt *bad;
+	int i, b, rc = 0;
+
+	if (sc->ngraphs == 0)
+		return 0;
+	used = hd_xcalloc((size_t)sc->nbufs + 1, 1);
+	for (i = 0; i < sc->nbody; i++)
+		if (sc->body[i].kind == HD_OP_GRAPH)
+			graph_mark_buffers(sc->body[i].body, sc->body[i].nbody, used);
+	if ((bad = graph_realloc(sc->body, sc->nbody, used)) != NULL) {
+		b = bad->dst;
+		for (i = 0; i < sc->nbody; i++) {
+			const struct hd_stmt *g = &sc->body[i];
+
+			if (g->kind != HD_OP_GRAPH)
+				continue;
+			memset(used, 0, (size_t)sc->nbufs + 1);
+			graph_mark_buffers(g->body, g->nbody, used);
+			if (!used[b])
+				continue;
+			rc = hd_parse_error_line(
+			    p, bad->line, bad->col,
+			    "buffer %s is used by graph %s (line %d): a graph keeps the "
+			    "addresses it was captured with, before the run, so %s cannot be "
+			    "%s while the scenario runs",
+			    sc->bufs[b].name, g->text, g->line, sc->bufs[b].name,
+			    bad->kind == HD_OP_ALLOC ? "allocated" : "freed");
+			break;
+		}
+	}
+	free(used);
+	return rc;
 }

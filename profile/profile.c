@@ -164,6 +164,8 @@ static const struct pkey keys[] = {
 	TIME("api.free", free_cost, "us", 0, "cudaFree, before its implicit device sync"),
 	INT("api.queue_depth", stream_queue, 1, 1000000,
 	    "ops a stream holds before a submit blocks the host"),
+	TIME("api.graph_launch", api_graph_launch, "us", KF_OPT,
+	     "host time inside cudaGraphLaunch, one call for the whole graph"),
 
 	STR("gpu.name", gpu_name, "the GPU as the driver names it"),
 	INT("gpu.sms", sms, 1, 100000, "streaming multiprocessors"),
@@ -174,6 +176,8 @@ static const struct pkey keys[] = {
 	TIME("gpu.kernel_overhead", kernel_overhead, "us", 0, "fixed GPU time per kernel"),
 	INT("gpu.max_kernels", max_kernels, 1, 4096, "kernels the GPU runs at once"),
 	RATE("gpu.d2d", d2d_bw, "TB/s", KF_POS, "device-local copy rate, bytes counted once"),
+	TIME("gpu.graph_node", graph_node, "us", KF_OPT,
+	     "GPU time before each node of a launched graph starts"),
 
 	SIZE("um.page", um_page, KF_POS, "migration granule of a demand fault"),
 	TIME("um.fault", um_fault, "us", 0, "GPU time per fault group"),

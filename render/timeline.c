@@ -934,8 +934,10 @@ op_on_stream(const struct hd_op *op)
 		[HD_OP_COPY] = true,   [HD_OP_KERNEL] = true, [HD_OP_PREFETCH] = true,
 		[HD_OP_RECORD] = true, [HD_OP_WAIT] = true,   [HD_OP_STREAM_SYNC] = true,
 		[HD_OP_SEND] = true,   [HD_OP_RECV] = true,   [HD_OP_COLL] = true,
+		[HD_OP_LAUNCH] = true,
 	};
-	return (unsigned)op->kind < HD_OP__COUNT && on[op->kind];
+	/* a graph's nodes run where the graph is launched */
+	return (unsigned)op->kind < HD_OP__COUNT && on[op->kind] && !op->in_graph;
 }
 
 /* The name an op goes by in tables: its label, else its statement. */

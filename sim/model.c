@@ -134,6 +134,12 @@ model_work_label(struct model *m, int opi)
 		case HD_OP_COLL:
 			s = hd_coll_name(op->coll);
 			break;
+		case HD_OP_LAUNCH:
+			snprintf(tmp, sizeof tmp, "graph %.120s",
+				 op->graph >= 0 && m->sc->ops[op->graph].text != NULL ?
+				     m->sc->ops[op->graph].text :
+				     "");
+			break;
 		case HD_OP_ALLOC:
 		case HD_OP_FREE:
 		case HD_OP_PIN:
@@ -144,6 +150,7 @@ model_work_label(struct model *m, int opi)
 		case HD_OP_REPEAT:
 		case HD_OP_ON_RANK:
 		case HD_OP_BARRIER:
+		case HD_OP_GRAPH:
 		case HD_OP__COUNT:
 			s = "op"; /* no work on the GPU */
 			break;
@@ -293,6 +300,13 @@ make_lanes(struct model *m)
 		case HD_OP_WAIT:
 			used[op->stream] = 1;
 			break;
+		case HD_OP_LAUNCH:
+			used[op->stream] = 1;
+			model_graph_lanes(sc, op->graph, managed, &compute, ce, pcie);
+			break;
+		case HD_OP_GRAPH:
+			i += op->body_len; /* its nodes draw where it is launched */
+			break;
 		case HD_OP_ALLOC:
 		case HD_OP_FREE:
 		case HD_OP_PIN:
@@ -369,6 +383,9 @@ model_at(struct model *m, hd_time t, enum ev_type type, uint32_t a, uint64_t b)
 		case EV_XLAT:
 			op = m->g[m->x[a].gop].op;
 			break;
+		case EV_NODE:
+			op = m->g[a].op;
+			break;
 		case EV_FLOW:
 		case EV_COLL:
 			break;
@@ -420,6 +437,7 @@ model_gop_new(struct model *m, enum gop_kind kind, int stream, int op, uint32_t 
 	g->buf = -1;
 	g->peer = -1;
 	g->pnext = -1;
+	g->parent = -1;
 	m->inflight++;
 	if (m->inflight > m->peak_inflight)
 		m->peak_inflight = m->inflight;
@@ -572,6 +590,9 @@ gop_start(struct model *m, int gi)
 		g->start = now;
 		model_nccl_sms(m, 1);
 		model_coll_arrive(m, gi);
+		break;
+	case G_GRAPH:
+		model_graph_start(m, gi);
 		break;
 	}
 }
@@ -732,6 +753,7 @@ world_free(struct world *w)
 	free(w->nic_in);
 	free(w->host_dma);
 	free(w->problem);
+	model_graph_free(w);
 	hd_flow_free(w->net);
 	hd_engine_free(w->eng);
 }
@@ -776,6 +798,7 @@ world_init(struct world *w, const struct hd_scenario *sc, const struct hd_profil
 							 -1;
 		w->host_dma[i][2] = both > 0 ? hd_flow_resource(w->net, both) : -1;
 	}
+	model_graph_init(w);
 	w->rk = hd_xcalloc((size_t)n, sizeof *w->rk);
 	for (i = 0; i < n; i++)
 		rank_init(&w->rk[i], w, i);
@@ -809,6 +832,10 @@ handle(struct world *w, const struct hd_event_rec *ev, volatile int *stop)
 	case EV_COLL:
 		if (m->g[ev->a].gen == (uint32_t)ev->b)
 			model_coll_done(m, (int)ev->a);
+		break;
+	case EV_NODE:
+		if (m->g[ev->a].gen == (uint32_t)ev->b)
+			model_graph_node_ready(m, (int)ev->a);
 		break;
 	}
 	model_touch(m);

@@ -157,6 +157,7 @@ describe_gop(struct world *w, struct model *m, int gi, struct hd_buf *b)
 		return;
 	case G_KERNEL:
 	case G_COPY:
+	case G_GRAPH:
 	case G_PREFETCH:
 	case G_RECORD:
 	case G_WAIT:

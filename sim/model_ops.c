@@ -605,6 +605,23 @@ op_comm(struct model *m, const struct hd_op *op, int opi)
 	return host_api_end(m);
 }
 
+/* cudaGraphLaunch: one call, one entry on the stream for the whole graph. */
+static int
+op_launch(struct model *m, const struct hd_op *op, int opi)
+{
+	int gi, r;
+
+	if (m->h.phase < 2) {
+		if ((r = submit_prologue(m, op->stream, m->p->api_graph_launch)) != H_NEXT)
+			return r;
+	}
+	gi = model_gop_new(m, G_GRAPH, op->stream, opi, m->h.iter);
+	model_graph_gop(m, gi, op->graph);
+	model_stream_submit(m, gi);
+	model_kick(m);
+	return host_api_end(m);
+}
+
 /* A host barrier across ranks (MPI_Barrier). */
 static int
 op_barrier(struct model *m, const struct hd_op *op, int opi)
@@ -661,6 +678,8 @@ static const op_fn op_table[HD_OP__COUNT] = {
 	[HD_OP_BARRIER] = op_barrier,
 	[HD_OP_REPEAT] = op_block,
 	[HD_OP_ON_RANK] = op_block,
+	[HD_OP_GRAPH] = op_block,
+	[HD_OP_LAUNCH] = op_launch,
 };
 
 bool
@@ -717,6 +736,10 @@ host_next(struct model *m)
 		}
 		if (op->kind == HD_OP_ON_RANK) {
 			h->pc += op->rank == m->rank ? 1 : 1 + op->body_len;
+			continue;
+		}
+		if (op->kind == HD_OP_GRAPH) { /* captured before the run: its launches run it */
+			h->pc += 1 + op->body_len;
 			continue;
 		}
 		h->returned++;

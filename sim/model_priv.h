@@ -10,6 +10,7 @@
  *   model_ranks.c  between ranks: peer paths, send/recv matching, collectives
  *   model_ops.c    the host thread: walking the op list, one handler per op kind
  *   model_check.c  checks of the input, and the deadlock report
+ *   model_graph.c  CUDA graphs: a launch's nodes, one after another
  *
  * Everything here is the model's own: names carry a model_ prefix and no
  * other layer includes this file.
@@ -33,6 +34,7 @@ enum ev_type {
 	EV_XLAT,  /* a transfer's set-up latency has passed: start its flow */
 	EV_FLOW,  /* the earliest flow finishes (a = generation) */
 	EV_COLL,  /* this rank's part of a collective ends */
+	EV_NODE,  /* a graph node's gap has passed: it starts (model_graph.c) */
 };
 /* Event types carry the rank above the low four bits. */
 #define EV_SHIFT 4
@@ -56,6 +58,7 @@ enum gop_kind {
 	G_SEND,
 	G_RECV,
 	G_COLL,
+	G_GRAPH, /* a graph launch: its nodes run one by one as gops off the stream */
 };
 
 enum gop_state {
@@ -108,6 +111,10 @@ struct gop {
 	int peer;     /* send / recv / peer copy: the other rank */
 	int pnext;    /* next in the rank's list of posted sends or recvs */
 	uint64_t seq; /* collectives: which of the rank's collectives */
+	/* graphs */
+	int parent;  /* a graph's node: the G_GRAPH gop it belongs to, else -1 */
+	int graph;   /* G_GRAPH: which of the world's graphs */
+	size_t node; /* G_GRAPH: the node running now (index in its node list) */
 };
 
 struct xfer {
@@ -293,6 +300,8 @@ struct world {
 	bool problem_input; /* ... and it is the lesson's (exit status 2) */
 	uint64_t spans;     /* drawn by every rank so far, at most the sink's max_spans */
 	int lbl_link[HD_LINK__COUNT];
+	struct model_graph *graphs; /* the scenario's graphs, by op index (model_graph.c) */
+	int ngraphs;
 };
 
 /* --- model.c: spans, lanes and labels --------------------------------------------- */
@@ -370,6 +379,32 @@ void model_coll_done(struct model *m, int gi);
 void model_host_poll(struct model *m);
 /* EV_HOST: run the host thread until it waits or is done (or *stop). */
 void model_host_step(struct model *m, volatile int *stop);
+
+/* --- model_graph.c: CUDA graphs --------------------------------------------------- */
+
+/* One graph of the scenario: its HD_OP_GRAPH op and the nodes a launch runs. */
+struct model_graph {
+	int op;
+	int *nodes;
+	size_t n;
+};
+
+/* The scenario's graphs into w->graphs; free them. */
+void model_graph_init(struct world *w);
+void model_graph_free(struct world *w);
+/* The lanes launches of graph op g draw on: set compute, ce[dir] and pcie[0 or 1]
+ * for its kernels (faulting in managed memory when `managed`) and copies. */
+void model_graph_lanes(const struct hd_scenario *sc, int g, int managed, int *compute, int *ce,
+		       int *pcie);
+/* G_GRAPH gop gi launches graph op g: set it up before it is submitted. */
+void model_graph_gop(struct model *m, int gi, int g);
+/* Graph gop gi, the head of its stream, starts: its first node is scheduled. */
+void model_graph_start(struct model *m, int gi);
+/* EV_NODE: node gop ci's gap is over, it starts. */
+void model_graph_node_ready(struct model *m, int ci);
+/* Node gop ci is done (its spans drawn): its slot is freed and the next node,
+ * or the end of the graph, follows. */
+void model_graph_node_done(struct model *m, int ci);
 
 /* --- model_check.c ---------------------------------------------------------------- */
 

@@ -185,6 +185,10 @@ xfer_done(struct model *m, int xi)
 	switch (x.kind) {
 	case X_COPY:
 	case X_PREFETCH:
+		if (g->parent >= 0) { /* a graph's node: the graph's span is the stream's */
+			model_graph_node_done(m, x.gop);
+			break;
+		}
 		model_emit(m, model_stream_lane(m, g->stream), g->op, g->iter, kind, HD_WHY_NONE,
 			   g->start, now, g->bytes, label);
 		if (x.kind == X_PREFETCH && g->buf >= 0)
@@ -351,11 +355,15 @@ model_kernel_done(struct model *m, int gi)
 
 	model_emit(m, model_compute_lane(m), g->op, g->iter, HD_SPAN_KERNEL, HD_WHY_NONE,
 		   g->compute_start, now, 0, label);
-	model_emit(m, model_stream_lane(m, g->stream), g->op, g->iter, HD_SPAN_KERNEL, HD_WHY_NONE,
-		   g->start, now, 0, label);
+	if (g->parent < 0) /* a graph's node: the graph's span is the stream's */
+		model_emit(m, model_stream_lane(m, g->stream), g->op, g->iter, HD_SPAN_KERNEL,
+			   HD_WHY_NONE, g->start, now, 0, label);
 	m->sms_used -= g->sms;
 	m->nkernels--;
-	model_gop_complete(m, gi);
+	if (g->parent >= 0)
+		model_graph_node_done(m, gi);
+	else
+		model_gop_complete(m, gi);
 	kernel_dispatch(m);
 }
 
