@@ -31,6 +31,7 @@
 #include "kernels/kernels.h"
 #include "real/cudaerr.h"
 #include "real/fault.h"
+#include "real/graph.h"
 #include "real/ranks.h"
 #include "real/real.h"
 #include "real/rt.h"
@@ -87,6 +88,7 @@ struct rt {
 	cudaEvent_t base;
 	const struct hd_rt_comm *comm; /* NULL on one GPU */
 	int rank, dev;
+	struct hd_rt_graphs *graphs; /* the scenario's graphs, captured at set-up */
 };
 
 static int64_t
@@ -334,6 +336,24 @@ launch_kernel(struct rt *rt, const struct hd_op *op, cudaStream_t s)
 	return call_ok(rt, (cudaError_t)rc, "kernel launch") ? 0 : -1;
 }
 
+/* A graph's node, as stream capture records it (graph.h): the same kernel or
+ * async copy the op stands for outside a graph. */
+static int
+graph_node(void *ctx, int i, cudaStream_t s, struct hd_err *e)
+{
+	struct rt *rt = ctx;
+	const struct hd_op *op = &rt->sc->ops[i];
+
+	(void)e; /* rt->e, the same */
+	if (op->kind == HD_OP_KERNEL)
+		return launch_kernel(rt, op, s);
+	return CK(rt,
+		  cudaMemcpyAsync(buf_ptr(rt, op->dst), buf_ptr(rt, op->src), op->bytes,
+				  copy_kind(op->copy), s)) ?
+	    0 :
+	    -1;
+}
+
 /* Execute one op (not REPEAT / ON_RANK) on the host thread. */
 static int
 exec_op(struct rt *rt, int i)
@@ -457,8 +477,12 @@ exec_op(struct rt *rt, int i)
 				     cudaMemcpyDeviceToHost));
 		why = HD_WHY_READ;
 		break;
-	case HD_OP_REPEAT: /* walk() opens blocks itself */
+	case HD_OP_LAUNCH:
+		good = hd_rt_graph_launch(rt->graphs, op->graph, s, rt->e) == 0;
+		break;
+	case HD_OP_REPEAT: /* walk() opens blocks itself, and steps over graphs */
 	case HD_OP_ON_RANK:
+	case HD_OP_GRAPH:
 	case HD_OP__COUNT:
 		hd_err_set(rt->e, HD_EXIT_FAIL, "", "op %d (%s) cannot run on one GPU", i,
 			   hd_op_kind_name(op->kind));
@@ -510,6 +534,10 @@ walk(struct rt *rt)
 			return -1;
 		}
 		op = &rt->sc->ops[i];
+		if (op->kind == HD_OP_GRAPH) { /* captured at set-up: its launches run it */
+			i += 1 + op->body_len;
+			continue;
+		}
 		if (op->kind == HD_OP_REPEAT || op->kind == HD_OP_ON_RANK) {
 			int skip = op->kind == HD_OP_REPEAT ? op->count == 0 : op->rank != rt->rank;
 
@@ -597,6 +625,8 @@ setup(struct rt *rt)
 			return -1;
 	if (!CK(rt, cudaMalloc((void **)&rt->scratch, 4096)) || !CK(rt, cudaEventCreate(&rt->base)))
 		return -1;
+	if ((rt->graphs = hd_rt_graphs_new(sc, graph_node, rt, rt->e)) == NULL)
+		return -1;
 	if (rt->comm != NULL) {
 		void **ptrs = hd_xcalloc((size_t)sc->nbuffers + 1, sizeof *ptrs);
 		int rc;
@@ -623,6 +653,7 @@ teardown(struct rt *rt)
 	/* Errors during clean-up must not replace the one being reported. */
 	rt->e = &ignore;
 	cudaDeviceSynchronize();
+	hd_rt_graphs_free(rt->graphs);
 	for (i = 0; rt->bufs && i < sc->nbuffers; i++)
 		free_buf(rt, i);
 	for (i = 2; rt->streams && i < sc->nstreams; i++)
@@ -689,6 +720,8 @@ engine_lane_ok(const struct hd_op *op, enum hd_lane_kind *k)
 	case HD_OP_RECV:
 	case HD_OP_COLL:
 	case HD_OP_BARRIER:
+	case HD_OP_GRAPH:
+	case HD_OP_LAUNCH: /* its nodes run inside the graph, untimed one by one */
 	case HD_OP__COUNT:
 		break;
 	}

@@ -7,6 +7,10 @@
  * waits for it in real time.  Host-side calls (pinning, allocation, copies
  * from pageable memory) spin for their cost.  The latch kernel returns at
  * once, so gated intervals hold exactly the queued work.
+ *
+ * Graphs: work queued on a capturing stream becomes the graph's nodes (their
+ * durations) instead of running; cudaGraphLaunch costs the host
+ * FAKE_GRAPH_LAUNCH and queues each node with FAKE_GRAPH_NODE before it.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -23,7 +27,16 @@
 int fake_cuda_calls, fake_cuda_fail_at, fake_cuda_latch_times_out;
 
 struct CUstream_st {
-	double busy; /* when the last queued operation ends */
+	double busy;            /* when the last queued operation ends */
+	struct CUgraph_st *cap; /* capturing into this graph, or NULL */
+};
+struct CUgraph_st {
+	double *node; /* each node's duration, s */
+	int n, cap;
+};
+struct CUgraphExec_st {
+	double *node;
+	int n;
 };
 struct CUevent_st {
 	double t;
@@ -97,12 +110,32 @@ st(cudaStream_t s)
 	    &legacy;
 }
 
+/* Stream s is capturing: d becomes a node of its graph. */
+static int
+captured(cudaStream_t s, double d)
+{
+	struct CUgraph_st *g = st(s)->cap;
+
+	if (g == NULL)
+		return 0;
+	if (g->n == g->cap) {
+		g->cap = g->cap ? 2 * g->cap : 16;
+		g->node = realloc(g->node, (size_t)g->cap * sizeof *g->node);
+		if (g->node == NULL)
+			abort();
+	}
+	g->node[g->n++] = d;
+	return 1;
+}
+
 static void
 queue(cudaStream_t s, double d)
 {
 	struct CUstream_st *x = st(s);
 	double t = now();
 
+	if (captured(s, d))
+		return;
 	x->busy = (x->busy > t ? x->busy : t) + d;
 }
 
@@ -120,6 +153,8 @@ queue_host_dma(cudaStream_t s, size_t n, double rate)
 	const char *v = getenv("FAKE_CUDA_NODE_DMA");
 	double node = v != NULL ? atof(v) : 0, t = now(), start, end;
 
+	if (captured(s, 1.8e-6 + (double)n / rate))
+		return;
 	start = x->busy > t ? x->busy : t;
 	end = start + 1.8e-6 + (double)n / rate;
 	if (node > 0) {
@@ -245,6 +280,10 @@ cudaStreamCreateWithPriority(cudaStream_t *s, unsigned f, int prio)
 cudaError_t
 cudaStreamDestroy(cudaStream_t s)
 {
+	if (s != NULL && s != cudaStreamLegacy && s != cudaStreamPerThread && st(s)->cap != NULL) {
+		free(st(s)->cap->node); /* a capture never ended */
+		free(st(s)->cap);
+	}
 	free(s);
 	return cudaSuccess;
 }
@@ -454,6 +493,8 @@ cudaMemcpyAsync(void *d, const void *s, size_t n, enum cudaMemcpyKind k, cudaStr
 	spin(2e-6);
 	if (k == cudaMemcpyDeviceToDevice || k == cudaMemcpyDefault) /* default: peer */
 		queue(stream, 1.5e-6 + (double)n / FAKE_D2D);
+	else if (find(h) < 0 && st(stream)->cap != NULL)
+		return cudaErrorStreamCaptureUnsupported; /* pageable: not while capturing */
 	else if (find(h) < 0) {
 		/* pageable: the host stages every byte before returning */
 		cudaStreamSynchronize(stream);
@@ -544,6 +585,70 @@ cudaMemcpyPeerAsync(void *d, int dd, const void *s, int sd, size_t n, cudaStream
 	spin(0.5e-6);
 	queue(stream, FAKE_PEER_LAT + (double)n / FAKE_PEER);
 	return checked();
+}
+
+cudaError_t
+cudaStreamBeginCapture(cudaStream_t s, enum cudaStreamCaptureMode mode)
+{
+	(void)mode;
+	/* the legacy stream cannot capture; a stream captures one graph at a time */
+	if (st(s) == &legacy || st(s)->cap != NULL)
+		return cudaErrorStreamCaptureUnsupported;
+	st(s)->cap = calloc(1, sizeof(struct CUgraph_st));
+	return checked();
+}
+
+cudaError_t
+cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g)
+{
+	if (st(s)->cap == NULL)
+		return cudaErrorIllegalState;
+	*g = st(s)->cap;
+	st(s)->cap = NULL;
+	return checked();
+}
+
+cudaError_t
+cudaGraphInstantiate(cudaGraphExec_t *x, cudaGraph_t g, unsigned long long flags)
+{
+	struct CUgraphExec_st *e = calloc(1, sizeof *e);
+
+	(void)flags;
+	e->n = g->n;
+	e->node = calloc((size_t)g->n + 1, sizeof *e->node);
+	memcpy(e->node, g->node, (size_t)g->n * sizeof *e->node);
+	*x = e;
+	spin(20e-6);
+	return checked();
+}
+
+cudaError_t
+cudaGraphLaunch(cudaGraphExec_t x, cudaStream_t s)
+{
+	int i;
+
+	spin(FAKE_GRAPH_LAUNCH);
+	for (i = 0; i < x->n; i++)
+		queue(s, FAKE_GRAPH_NODE + x->node[i]);
+	return checked();
+}
+
+cudaError_t
+cudaGraphExecDestroy(cudaGraphExec_t x)
+{
+	if (x != NULL)
+		free(x->node);
+	free(x);
+	return cudaSuccess;
+}
+
+cudaError_t
+cudaGraphDestroy(cudaGraph_t g)
+{
+	if (g != NULL)
+		free(g->node);
+	free(g);
+	return cudaSuccess;
 }
 
 /* Not counted: how often a caller polls depends on timing. */

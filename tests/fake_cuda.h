@@ -21,6 +21,9 @@
 #define FAKE_PREFETCH 40e9
 #define FAKE_PEER     300e9 /* peer copies between any two GPUs */
 #define FAKE_PEER_LAT 2e-6
+/* CUDA graphs: the host's cudaGraphLaunch, and the GPU's time before each node */
+#define FAKE_GRAPH_LAUNCH 6e-6
+#define FAKE_GRAPH_NODE   0.4e-6
 
 extern int fake_cuda_calls;           /* checked calls made so far */
 extern int fake_cuda_fail_at;         /* the call number that fails (0: none) */
