@@ -3,7 +3,10 @@
  * and as the PyTorch a learner would write (see cudagen.h).
  *
  * Both printers walk the flat op list with a stack of block ends, so loops
- * and rank blocks come out as nested `for` / `if` blocks.
+ * and rank blocks come out as nested `for` / `if` blocks.  Graphs are
+ * captured in the set-up, as the real backend captures them before the run
+ * (stream capture in C, torch.cuda.graph in PyTorch), and each launch is
+ * one cudaGraphLaunch (g.replay()).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -38,7 +41,8 @@ static const char *const reserved_c[] = {
 	"return",  "short",   "signed",   "sizeof", "static",    "struct",   "switch",
 	"typedef", "union",   "unsigned", "void",   "volatile",  "while",    "main",
 	"rank",    "scratch", "landing",  "big",    "on_device", "on_host",  "busy_cpu_ns",
-	"free",    "malloc",  "memset",   "exit",   "CK",        NULL,
+	"free",    "malloc",  "memset",   "exit",   "CK",        "capture",  "captured",
+	NULL,
 };
 static const char *const reserved_py[] = {
 	"and",    "as",   "assert", "async",  "await",  "break",    "class",    "continue",
@@ -257,6 +261,11 @@ c_op(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, int
 	case HD_OP_KERNEL:
 		c_kernel(b, sc, op, s);
 		break;
+	case HD_OP_LAUNCH:
+		hd_buf_puts(b, "CK(cudaGraphLaunch(");
+		put_ident(b, sc->ops[op->graph].text);
+		hd_buf_printf(b, ", %s));  /* the whole graph: one call */\n", s);
+		break;
 	case HD_OP_PREFETCH:
 		hd_buf_printf(b, "CK(cudaMemPrefetchAsync(");
 		put_buf_ident(b, sc, op->dst);
@@ -308,10 +317,97 @@ c_op(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, int
 	case HD_OP_BARRIER:
 	case HD_OP_REPEAT: /* walk() prints blocks: not reached */
 	case HD_OP_ON_RANK:
+	case HD_OP_GRAPH: /* captured in the set-up: not reached */
 	case HD_OP__COUNT:
 		hd_buf_printf(b, "/* %s: runs with one process per rank (NCCL) */\n",
 			      hd_op_api_name(op));
 		break;
+	}
+}
+
+/* A node of a graph, enqueued on the capturing stream (C). */
+static void
+c_node(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, int depth)
+{
+	if (op->label != NULL) {
+		indent(b, depth);
+		hd_buf_printf(b, "/* %s */\n", op->label);
+	}
+	indent(b, depth);
+	if (op->kind == HD_OP_KERNEL) {
+		c_kernel(b, sc, op, "capture");
+		return;
+	}
+	hd_buf_puts(b, "CK(cudaMemcpyAsync(");
+	put_buf_ident(b, sc, op->dst);
+	hd_buf_puts(b, ", ");
+	put_buf_ident(b, sc, op->src);
+	hd_buf_printf(b, ", %" PRIu64 "ULL, %s, capture));\n", op->bytes, memcpy_kind_c[op->copy]);
+}
+
+/*
+ * The body of graph op g, its loops as `for` blocks (C) or `for ... in
+ * range` (Python), each node through node().
+ */
+static void
+graph_body(struct hd_buf *b, const struct hd_scenario *sc, int g, int depth0, int torch,
+	   void (*node)(struct hd_buf *, const struct hd_scenario *, const struct hd_op *, int))
+{
+	int ends[MAX_DEPTH], depth = 0, i, end = g + 1 + sc->ops[g].body_len;
+
+	for (i = g + 1; i <= end; i++) {
+		while (depth > 0 && ends[depth - 1] == i) {
+			depth--;
+			if (!torch) {
+				indent(b, depth0 + depth);
+				hd_buf_puts(b, "}\n");
+			}
+		}
+		if (i == end)
+			break;
+		if (sc->ops[i].kind == HD_OP_REPEAT) {
+			indent(b, depth0 + depth);
+			if (torch)
+				hd_buf_printf(b, "for i%d in range(%" PRIu64 "):\n", depth,
+					      sc->ops[i].count);
+			else
+				hd_buf_printf(b,
+					      "for (long i%d = 0; i%d < %" PRIu64 "L; i%d++) {\n",
+					      depth, depth, sc->ops[i].count, depth);
+			if (depth < MAX_DEPTH)
+				ends[depth++] = i + 1 + sc->ops[i].body_len;
+			if (sc->ops[i].body_len == 0 && torch) {
+				indent(b, depth0 + depth);
+				hd_buf_puts(b, "pass\n");
+			}
+			continue;
+		}
+		node(b, sc, &sc->ops[i], depth0 + depth);
+	}
+}
+
+/* Every graph of sc captured and instantiated (C), as the set-up does it. */
+static void
+c_graphs(struct hd_buf *b, const struct hd_scenario *sc)
+{
+	int i;
+
+	for (i = 0; i < sc->nops; i++) {
+		if (sc->ops[i].kind != HD_OP_GRAPH)
+			continue;
+		hd_buf_puts(b, "    /* graph ");
+		hd_san_c_comment(b, sc->ops[i].text);
+		hd_buf_printf(b, ": captured once, %" PRIu64 " nodes, launched below */\n",
+			      sc->ops[i].count);
+		hd_buf_puts(
+		    b, "    CK(cudaStreamBeginCapture(capture, cudaStreamCaptureModeGlobal));\n");
+		graph_body(b, sc, i, 1, 0, c_node);
+		hd_buf_puts(
+		    b,
+		    "    CK(cudaStreamEndCapture(capture, &captured));\n    CK(cudaGraphInstantiate(&");
+		put_ident(b, sc->ops[i].text);
+		hd_buf_puts(b, ", captured, 0));\n    CK(cudaGraphDestroy(captured));\n");
+		i += sc->ops[i].body_len;
 	}
 }
 
@@ -332,6 +428,10 @@ walk(struct hd_buf *b, const struct hd_scenario *sc, int depth0, int torch,
 		}
 		if (i == sc->nops)
 			break;
+		if (sc->ops[i].kind == HD_OP_GRAPH) { /* captured in the set-up */
+			i += sc->ops[i].body_len;
+			continue;
+		}
 		if (sc->ops[i].kind == HD_OP_REPEAT || sc->ops[i].kind == HD_OP_ON_RANK) {
 			const struct hd_op *op = &sc->ops[i];
 
@@ -378,7 +478,7 @@ hd_cudagen_c(const struct hd_scenario *sc, struct hd_buf *b)
 {
 	uint64_t read_bytes = max_bytes(sc, HD_OP_READ, 0);
 	uint64_t big_bytes = 0;
-	int i;
+	int i, graphs = 0;
 
 	reserved_lang = 0;
 	for (i = 0; i < sc->nops; i++)
@@ -428,6 +528,17 @@ hd_cudagen_c(const struct hd_scenario *sc, struct hd_buf *b)
 		put_ident(b, sc->events[i].name);
 		hd_buf_puts(b, ";\n");
 	}
+	for (i = 0; i < sc->nops; i++)
+		if (sc->ops[i].kind == HD_OP_GRAPH) {
+			hd_buf_puts(b, "    cudaGraphExec_t ");
+			put_ident(b, sc->ops[i].text);
+			hd_buf_puts(b, ";\n");
+			graphs++;
+		}
+	if (graphs > 0)
+		hd_buf_puts(b,
+			    "    cudaStream_t capture;  /* graphs are captured on it */\n"
+			    "    cudaGraph_t captured;\n");
 	hd_buf_puts(b,
 		    "\n    (void)rank; (void)on_device; (void)on_host; (void)big;\n"
 		    "    CK(cudaMalloc((void **)&scratch, 4096));\n");
@@ -456,6 +567,11 @@ hd_cudagen_c(const struct hd_scenario *sc, struct hd_buf *b)
 		hd_buf_printf(b, ", %s));\n",
 			      sc->events[i].timing ? "cudaEventDefault" : "cudaEventDisableTiming");
 	}
+	if (graphs > 0) {
+		hd_buf_puts(
+		    b, "    CK(cudaStreamCreateWithFlags(&capture, cudaStreamNonBlocking));\n");
+		c_graphs(b, sc);
+	}
 	hd_buf_puts(b, "\n");
 	walk(b, sc, 1, 0, c_op);
 	hd_buf_puts(b,
@@ -478,7 +594,8 @@ py_op(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, in
 	char t[32];
 
 	if (on_stream &&
-	    (op->kind == HD_OP_COPY || op->kind == HD_OP_KERNEL || op->kind == HD_OP_PREFETCH)) {
+	    (op->kind == HD_OP_COPY || op->kind == HD_OP_KERNEL || op->kind == HD_OP_PREFETCH ||
+	     op->kind == HD_OP_LAUNCH)) {
 		indent(b, depth);
 		hd_buf_printf(b, "with torch.cuda.stream(%s):%s%s\n", s, op->label ? "  # " : "",
 			      op->label ? op->label : "");
@@ -566,6 +683,10 @@ py_op(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, in
 	case HD_OP_PREFETCH:
 		hd_buf_puts(b, "pass  # no PyTorch call: cudaMemPrefetchAsync of managed memory\n");
 		break;
+	case HD_OP_LAUNCH:
+		put_ident(b, sc->ops[op->graph].text);
+		hd_buf_puts(b, ".replay()  # the whole graph: one cudaGraphLaunch\n");
+		break;
 	case HD_OP_RECORD:
 		put_ident(b, sc->events[op->event].name);
 		hd_buf_printf(b, ".record(%s)\n", s);
@@ -605,6 +726,7 @@ py_op(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, in
 	case HD_OP_BARRIER:
 	case HD_OP_REPEAT: /* walk() prints blocks: not reached */
 	case HD_OP_ON_RANK:
+	case HD_OP_GRAPH: /* captured in the set-up: not reached */
 	case HD_OP__COUNT:
 		hd_buf_printf(b, "pass  # %s: torch.distributed, one process per rank\n",
 			      hd_op_api_name(op));
@@ -656,6 +778,20 @@ hd_cudagen_torch(const struct hd_scenario *sc, struct hd_buf *b)
 		put_ident(b, sc->events[i].name);
 		hd_buf_printf(b, " = torch.cuda.Event(enable_timing=%s)\n",
 			      sc->events[i].timing ? "True" : "False");
+	}
+	for (i = 0; i < sc->nops; i++) {
+		if (sc->ops[i].kind != HD_OP_GRAPH)
+			continue;
+		hd_buf_puts(b, "# graph ");
+		hd_san_py_comment(b, sc->ops[i].text);
+		hd_buf_printf(b, ": captured once, %" PRIu64 " nodes, replayed below\n",
+			      sc->ops[i].count);
+		put_ident(b, sc->ops[i].text);
+		hd_buf_puts(b, " = torch.cuda.CUDAGraph()\nwith torch.cuda.graph(");
+		put_ident(b, sc->ops[i].text);
+		hd_buf_puts(b, "):\n");
+		graph_body(b, sc, i, 1, 1, py_op);
+		i += sc->ops[i].body_len;
 	}
 	hd_buf_puts(b, "\n");
 	walk(b, sc, 0, 1, py_op);
