@@ -126,8 +126,15 @@ START_TEST(quick_run_finds_the_figures)
 		ck_assert(p.copy_latency > HD_US && p.copy_latency < 4 * HD_US);
 		ck_assert(p.host_memcpy_h2d_bw > 1e9 && p.host_memcpy_h2d_bw < 100e9);
 		ck_assert(p.host_memcpy_d2h_bw > 1e9 && p.host_memcpy_d2h_bw < 100e9);
+		/* a node: the gap, then the empty spin kernel (the fake's 1 us) */
+		ck_assert_msg(REL(hd_time_to_s(p.graph_node), FAKE_GRAPH_NODE + 1e-6) < 0.1,
+			      "graph node %g s", hd_time_to_s(p.graph_node));
+		ck_assert_msg(REL(hd_time_to_s(p.api_graph_launch), FAKE_GRAPH_LAUNCH) < 0.3,
+			      "graph launch %g s", hd_time_to_s(p.api_graph_launch));
 	}
 	ck_assert(p.api_launch > 0 && p.api_memcpy > 0 && p.api_sync > 0);
+	ck_assert_ptr_nonnull(strstr(log.s, "CUDA graphs (graphs of empty spin kernels"));
+	ck_assert_ptr_nonnull(strstr(log.s, "gpu.graph_node"));
 	ck_assert_str_eq(p.origin, "calibrated");
 	ck_assert_str_eq(p.name, "calibrated-nvidia-h100-80gb-hbm3-fake");
 	ck_assert_str_eq(p.gpu_name, "NVIDIA H100 80GB HBM3 (fake)");
@@ -149,6 +156,33 @@ START_TEST(quick_run_finds_the_figures)
 	ck_assert(pr.calls > 10 && pr.last == 1);
 	ck_writes_back(&p);
 	hd_buf_free(&log);
+}
+END_TEST
+
+/* A call of the graph stage, the last, that fails is named and sets nothing. */
+START_TEST(failing_graph_call_is_named)
+{
+	struct hd_profile p, base;
+	struct hd_buf log;
+	struct hd_err e = { 0 };
+	struct prog pr;
+	int total, back;
+
+	ck_assert_int_eq(hd_profile_resolve("h100-sxm", &base, &e), 0);
+	ck_assert_msg(run(0, 0, &p, &log, &e, &pr) == 0, "%s", e.msg);
+	total = fake_cuda_calls;
+	hd_buf_free(&log);
+	/* the graph stage, the last, makes some 480 checked calls (the largest
+	 * graph's 256 captured kernels among them); clean-up some 10 after it */
+	for (back = 60; back <= 300; back += 240) {
+		memset(&e, 0, sizeof e);
+		ck_assert_int_eq(run(total - back, 0, &p, &log, &e, &pr), -1);
+		ck_assert_msg(strstr(e.msg, "failed: fake failure (cudaErrorFake)") != NULL, "%s",
+			      e.msg);
+		ck_assert_ptr_nonnull(strstr(log.s, "CUDA graphs"));
+		ck_assert(hd_profile_equal(&p, &base));
+		hd_buf_free(&log);
+	}
 }
 END_TEST
 
@@ -390,6 +424,7 @@ calibrate_suite(void)
 	tcase_add_test(tc, quick_run_finds_the_figures);
 	tcase_add_test(tc, host_only_keeps_the_gpu_figures);
 	tcase_add_test(tc, failing_calls_are_named);
+	tcase_add_test(tc, failing_graph_call_is_named);
 	tcase_add_test(tc, interrupted);
 	tcase_add_test(tc, gate_timeout_reported);
 	tcase_add_test(tc, two_gpus_fit_the_links);

@@ -936,6 +936,41 @@ START_TEST(live_latency_leaves_out_host_paced_sizes)
 }
 END_TEST
 
+/* Graphs: the GPU's per-node slope and the host's per-launch intercept. */
+START_TEST(graph_fit)
+{
+	const double n[] = { 8, 32, 128, 512 };
+	double gpu[4], host[4], flat[4] = { 3e-6, 3e-6, 3e-6, 3e-6 }, e0[2] = { 1, 1 };
+	struct hd_fit_graph f;
+	struct hd_err e = { 0 };
+	int i;
+
+	/* 2 us to start a launch, 0.7 us per node; the call 4 us + 1 ns per node */
+	for (i = 0; i < 4; i++) {
+		gpu[i] = 2e-6 + 0.7e-6 * n[i];
+		host[i] = 4e-6 + 1e-9 * n[i];
+	}
+	ck_assert_int_eq(hd_fit_graph(n, host, gpu, 4, &f, &e), 0);
+	ck_assert_msg(fabs(f.node - 0.7e-6) < 1e-15, "%g", f.node);
+	ck_assert_msg(fabs(f.fixed - 2e-6) < 1e-14, "%g", f.fixed);
+	ck_assert_msg(fabs(f.launch - 4e-6) < 1e-14, "%g", f.launch);
+	ck_assert_msg(fabs(f.launch_node - 1e-9) < 1e-16, "%g", f.launch_node);
+	ck_assert(f.max_rel < 1e-9 && !f.launch_clamped);
+	/* a call whose line crosses 0 before the first node: clamped at 0 */
+	for (i = 0; i < 4; i++)
+		host[i] = -1e-6 + 1e-8 * n[i];
+	ck_assert_int_eq(hd_fit_graph(n, host, gpu, 4, &f, &e), 0);
+	ck_assert(f.launch == 0 && f.launch_clamped);
+	ck_assert_msg(fabs(f.launch_node - 1e-8) < 1e-15, "%g", f.launch_node);
+	/* GPU time flat in the nodes, one size, or not a number: refused */
+	ck_assert_int_eq(hd_fit_graph(n, host, flat, 4, &f, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "does not grow"));
+	ck_assert_int_eq(hd_fit_graph(e0, flat, flat, 2, &f, &e), -1);
+	gpu[2] = NAN;
+	ck_assert_int_eq(hd_fit_graph(n, host, gpu, 4, &f, &e), -1);
+}
+END_TEST
+
 static Suite *
 fit_suite(void)
 {
@@ -943,6 +978,7 @@ fit_suite(void)
 	TCase *tc = tcase_create("fit");
 
 	tcase_add_test(tc, stats_odd);
+	tcase_add_test(tc, graph_fit);
 	tcase_add_test(tc, stats_even);
 	tcase_add_test(tc, stats_one_and_none);
 	tcase_add_test(tc, ls_exact_and_degenerate);

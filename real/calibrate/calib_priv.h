@@ -171,6 +171,7 @@ int calp_stage_pinned(struct cal *c); /* calib_copy.c */
 int calp_stage_bidir(struct cal *c);
 int calp_stage_latency(struct cal *c); /* calib_kernel.c */
 int calp_stage_kernels(struct cal *c);
+int calp_stage_graphs(struct cal *c); /* calib_graph.c */
 
 /* ---- several GPUs ------------------------------------------------------------------- */
 

@@ -525,3 +525,32 @@ hd_fit_live_latency(const double *n, const double *done, const double *issue, si
 		*alpha = sum / used;
 	return used;
 }
+
+int
+hd_fit_graph(const double *nodes, const double *host, const double *gpu, size_t count,
+	     struct hd_fit_graph *f, struct hd_err *e)
+{
+	size_t i;
+
+	memset(f, 0, sizeof *f);
+	if (hd_fit_ls(nodes, gpu, NULL, count, &f->fixed, &f->node, e) != 0 ||
+	    hd_fit_ls(nodes, host, NULL, count, &f->launch, &f->launch_node, e) != 0)
+		return -1;
+	if (!(f->node > 0)) {
+		hd_err_set(e, HD_EXIT_FAIL, FIT_WHERE,
+			   "a graph's GPU time does not grow with its nodes (%.3g s per node)",
+			   f->node);
+		return -1;
+	}
+	if (f->launch < 0) {
+		f->launch = 0;
+		f->launch_clamped = 1;
+	}
+	for (i = 0; i < count; i++) {
+		double r = fabs(gpu[i] - (f->fixed + f->node * nodes[i])) / gpu[i];
+
+		if (gpu[i] > 0 && r > f->max_rel)
+			f->max_rel = r;
+	}
+	return 0;
+}

@@ -151,4 +151,24 @@ int hd_fit_um(double per_byte, double page, double base_fault, double link_bw, d
 int hd_fit_live_latency(const double *n, const double *done, const double *issue, size_t count,
 			double rate, double *alpha);
 
+/* CUDA graphs, fitted against their node count. */
+struct hd_fit_graph {
+	double launch;      /* host seconds inside one cudaGraphLaunch: the intercept (>= 0) */
+	double launch_node; /* host seconds the call adds per node: the slope */
+	double node;        /* GPU seconds per node: the slope of the GPU's time (> 0) */
+	double fixed;       /* GPU seconds per launch beyond its nodes: that intercept */
+	double max_rel;     /* the GPU fit's worst |time - fit| / time */
+	int launch_clamped; /* the host's intercept came out negative and was set to 0 */
+};
+
+/*
+ * Graphs of nodes[i] kernels: one cudaGraphLaunch call took host[i] seconds
+ * on the host, and the GPU ran one launch in gpu[i] seconds.  Least squares
+ * of both against the node count.  -1 with e set with fewer than two
+ * distinct node counts, input that is not finite, or a GPU time that does
+ * not grow with the nodes.
+ */
+int hd_fit_graph(const double *nodes, const double *host, const double *gpu, size_t count,
+		 struct hd_fit_graph *f, struct hd_err *e);
+
 #endif
