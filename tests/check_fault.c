@@ -49,6 +49,11 @@ static const char lesson_text[] = "hdsim 1\n"
 				  "  query e\n"
 				  "  sync e\n"
 				  "  copy d -> d2 async on q\n"
+				  "  graph g\n"
+				  "    kernel spin 1us\n"
+				  "    copy h -> d async\n"
+				  "  end\n"
+				  "  launch g on s\n"
 				  "  sync q\n"
 				  "  read d 4KiB\n"
 				  "  free d2\n"
@@ -153,6 +158,12 @@ START_TEST(a_clean_run_makes_every_kind_of_call)
 		"cudaEventElapsedTime",
 		"cudaFree",
 		"cudaFreeHost",
+		"cudaStreamCreateWithFlags",
+		"cudaStreamBeginCapture",
+		"cudaStreamEndCapture",
+		"cudaGraphInstantiate",
+		"cudaGraphDestroy",
+		"cudaGraphLaunch",
 	};
 	struct hd_err e = { 0 };
 	char *db = hd_xasprintf("%s/clean.db", dir);

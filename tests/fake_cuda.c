@@ -24,7 +24,7 @@
 #include "kernels/kernels.h"
 #include "tests/fake_cuda.h"
 
-int fake_cuda_calls, fake_cuda_fail_at, fake_cuda_latch_times_out;
+int fake_cuda_calls, fake_cuda_fail_at, fake_cuda_latch_times_out, fake_cuda_captures;
 
 struct CUstream_st {
 	double busy;            /* when the last queued operation ends */
@@ -595,6 +595,7 @@ cudaStreamBeginCapture(cudaStream_t s, enum cudaStreamCaptureMode mode)
 	if (st(s) == &legacy || st(s)->cap != NULL)
 		return cudaErrorStreamCaptureUnsupported;
 	st(s)->cap = calloc(1, sizeof(struct CUgraph_st));
+	fake_cuda_captures++;
 	return checked();
 }
 
