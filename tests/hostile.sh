@@ -124,6 +124,34 @@ lesson execs-over "  repeat 1e8
   end"
 expect 2 "execs-over.hds:4:1: error: scenario a runs 100000001 op executions per rank; the limit is 10^8" \
 	lint "$tmp/execs-over.hds"
+# a graph's nodes: 10^5 at each launch, each launch counting them all
+lesson graph-max "  graph g
+    repeat 100000
+      kernel spin 1us
+    end
+  end
+  repeat 999
+    launch g
+  end"
+expect 0 "" lint "$tmp/graph-max.hds"
+lesson graph-over "  graph g
+    repeat 100001
+      kernel spin 1us
+    end
+  end
+  launch g"
+expect 2 "graph-over.hds:5:3: error: graph g runs 100001 nodes at each launch (loops multiplied out); a graph holds 1 to 100000" \
+	lint "$tmp/graph-over.hds"
+lesson graph-launches-over "  graph g
+    repeat 100000
+      kernel spin 1us
+    end
+  end
+  repeat 1000
+    launch g
+  end"
+expect 2 "graph-launches-over.hds:4:1: error: scenario a runs 100001002 op executions per rank; the limit is 10^8" \
+	lint "$tmp/graph-launches-over.hds"
 { printf '%s\nscenario a\n' "$head"; rep '  host 1us
 ' 1000001; printf 'end\n'; } >"$tmp/ops-over.hds"
 expect 2 "ops-over.hds:1000005:3: error: scenario a lowers to more than 1000000 ops" \
