@@ -60,6 +60,19 @@ grep -qF 'h = (char *)malloc(268435456ULL)' "$tmp/one.txt" ||
 "$HDSIM" show --cuda pinned-vs-pageable --scenario pageable --set size=1MiB > "$tmp/one.txt" || fail=1
 grep -q 'cudaMemcpyAsync(d, h, 1048576ULL' "$tmp/one.txt" ||
 	{ echo "FAIL: --set size=1MiB did not reach the CUDA C"; fail=1; }
+# A graph: captured in the set-up, launched with one call; in PyTorch, a CUDAGraph replayed.
+"$HDSIM" show --cuda cuda-graphs --scenario graph --set n=12 > "$tmp/graph.txt" || fail=1
+for want in 'CK(cudaStreamBeginCapture(capture, cudaStreamCaptureModeGlobal));' \
+	'for (long i0 = 0; i0 < 12L; i0++) {' 'CK(hd_kernel_spin(capture, 1000ULL, 1));' \
+	'CK(cudaStreamEndCapture(capture, &captured));' 'CK(cudaGraphInstantiate(&step, captured, 0));' \
+	'CK(cudaGraphLaunch(step, s));' 'step = torch.cuda.CUDAGraph()' \
+	'with torch.cuda.graph(step):' 'step.replay()'; do
+	grep -qF "$want" "$tmp/graph.txt" ||
+		{ echo "FAIL: cuda-graphs, graph: no '$want' in show --cuda"; fail=1; }
+done
+# the capture comes before the launch, which is not inside the capture
+awk '/cudaStreamEndCapture/ { e = NR } /cudaGraphLaunch\(step/ { l = NR } END { exit !(e && l > e) }' \
+	"$tmp/graph.txt" || { echo "FAIL: cuda-graphs: the launch is not after the capture"; fail=1; }
 if "$HDSIM" show --cuda pinned-vs-pageable --scenario nosuch > /dev/null 2>&1; then
 	echo "FAIL: an unknown --scenario was accepted"; fail=1
 fi
