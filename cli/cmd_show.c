@@ -18,7 +18,7 @@
 static void
 show_ops(struct hd_buf *b, const struct hd_scenario *sc)
 {
-	int stack[32], depth = 0, i;
+	int stack[32], depth = 0, i, k;
 	char by[32];
 
 	for (i = 0; i < sc->nops; i++) {
@@ -31,6 +31,9 @@ show_ops(struct hd_buf *b, const struct hd_scenario *sc)
 			hd_buf_printf(b, "repeat %llu times:", (unsigned long long)op->count);
 		else if (op->kind == HD_OP_ON_RANK)
 			hd_buf_printf(b, "on rank %d:", op->rank);
+		else if (op->kind == HD_OP_GRAPH)
+			hd_buf_printf(b, "graph %s, captured before the run, %llu nodes a launch:",
+				      op->text, (unsigned long long)op->count);
 		else {
 			hd_buf_puts(b, hd_op_api_name_sc(sc, op));
 			if (op->label != NULL)
@@ -48,17 +51,21 @@ show_ops(struct hd_buf *b, const struct hd_scenario *sc)
 			if ((op->kind == HD_OP_KERNEL || op->kind == HD_OP_HOST) &&
 			    op->duration > 0)
 				hd_buf_printf(b, "  %s", hd_fmt_time(by, sizeof by, op->duration));
-			if (op->stream >= 0 && op->stream < sc->nstreams &&
-			    (op->kind == HD_OP_KERNEL || op->kind == HD_OP_RECORD ||
-			     op->kind == HD_OP_WAIT || op->kind == HD_OP_STREAM_SYNC ||
-			     op->kind == HD_OP_PREFETCH || (op->kind == HD_OP_COPY && op->async)))
+			if (op->stream >= 0 && op->stream < sc->nstreams && !op->in_graph &&
+			    (op->kind == HD_OP_KERNEL || op->kind == HD_OP_LAUNCH ||
+			     op->kind == HD_OP_RECORD || op->kind == HD_OP_WAIT ||
+			     op->kind == HD_OP_STREAM_SYNC || op->kind == HD_OP_PREFETCH ||
+			     (op->kind == HD_OP_COPY && op->async)))
 				hd_buf_printf(b, "  on %s", sc->streams[op->stream].name);
 		}
 		hd_buf_putc(b, '\n');
-		if (depth > 0)
-			stack[depth - 1]--;
-		if ((op->kind == HD_OP_REPEAT || op->kind == HD_OP_ON_RANK) && op->body_len > 0 &&
-		    depth < (int)HD_ARRAY_LEN(stack))
+		/* every open block holds this op (a nested loop's body counts in its
+		 * enclosing loop's too) */
+		for (k = 0; k < depth; k++)
+			stack[k]--;
+		if ((op->kind == HD_OP_REPEAT || op->kind == HD_OP_ON_RANK ||
+		     op->kind == HD_OP_GRAPH) &&
+		    op->body_len > 0 && depth < (int)HD_ARRAY_LEN(stack))
 			stack[depth++] = op->body_len;
 	}
 }
