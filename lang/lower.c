@@ -345,15 +345,15 @@ lower_op(struct lower *lw, const struct hd_stmt *s, int peer, bool rel)
 			return -1;
 		op->text = s->text ? hd_xstrdup(s->text) : NULL;
 		break;
+	case HD_OP_LAUNCH:
+		op->graph = lw->graph_op[s->graph];
+		break;
 	case HD_OP_RECORD:
 	case HD_OP_WAIT:
 	case HD_OP_EVENT_SYNC:
 	case HD_OP_EVENT_QUERY:
 	case HD_OP_STREAM_SYNC:
 	case HD_OP_DEVICE_SYNC:
-	case HD_OP_LAUNCH:
-		op->graph = lw->graph_op[s->graph];
-		break;
 	case HD_OP_REPEAT:
 	case HD_OP_ON_RANK:
 	case HD_OP_BARRIER:
