@@ -168,7 +168,7 @@ struct hd_op {
 	uint64_t count; /* HD_OP_REPEAT: iterations; HD_OP_GRAPH: nodes one launch runs */
 	int body_len;   /* HD_OP_REPEAT / HD_OP_ON_RANK / HD_OP_GRAPH: ops in the body */
 	int graph;      /* HD_OP_LAUNCH: index of its HD_OP_GRAPH op, else HD_NONE */
-	bool in_graph;  /* in a graph's body: a node (or a loop of nodes), not run where it stands */
+	bool in_graph;  /* in a graph's body: a node or a loop of them, not run where it is */
 };
 
 struct hd_scenario {

@@ -72,7 +72,11 @@ struct hd_profile {
 	hd_time api_sync;   /* a sync call that finds nothing to wait for */
 	hd_time sync_wake;  /* from the GPU finishing to the blocked host running again */
 	int stream_queue;   /* ops a stream holds before a launch blocks the host */
-	hd_time api_graph_launch; /* cudaGraphLaunch, whatever the graph holds */
+
+	/* CUDA graphs: the host's cudaGraphLaunch, whatever the graph holds, and
+	 * the GPU's time before each node of a launched graph starts. */
+	hd_time api_graph_launch;
+	hd_time graph_node;
 
 	/* GPU. */
 	char gpu_name[64];
@@ -83,7 +87,6 @@ struct hd_profile {
 	hd_time kernel_overhead; /* fixed cost per kernel on the GPU */
 	int max_kernels;         /* concurrent kernels the GPU will run */
 	double d2d_bw;           /* device-local copy, counted once, bytes/s */
-	hd_time graph_node;      /* GPU time before each node of a launched graph starts */
 
 	/* Unified memory. */
 	uint64_t um_page;      /* migration granule for demand faults */
