@@ -150,7 +150,8 @@ START_TEST(a_failing_graph_call_is_named)
 	for (i = 0; i < HD_ARRAY_LEN(calls); i++) {
 		ck_assert_int_eq(hd_fault_set(calls[i]), 0);
 		memset(&e, 0, sizeof e);
-		ck_assert_msg(hd_backend_trace(&hd_real_backend, sc, &o, &e) == NULL, "%s did not fail", calls[i]);
+		ck_assert_msg(hd_backend_trace(&hd_real_backend, sc, &o, &e) == NULL,
+			      "%s did not fail", calls[i]);
 		ck_assert_msg(strstr(e.msg, calls[i]) != NULL && strstr(e.msg, "failed") != NULL,
 			      "%s: %s", calls[i], e.msg);
 	}
