@@ -5,6 +5,7 @@
  * network; kernels take SMs in order of readiness while they fit, fault in
  * managed memory first, and run slower beside NCCL's kernels.
  */
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -359,28 +360,99 @@ model_kernel_done(struct model *m, int gi)
 	kernel_dispatch(m);
 }
 
-/* Duration of a kernel's work on the SMs, from the profile's rates. */
+/* Threads per block of the real backend's kernels, and the blocks per SM
+ * of its default grid (kernels/kernels.cu: 256 threads, at most four
+ * blocks per SM, fewer when the buffer has fewer items). */
+#define BLOCK_THREADS      256
+#define FULL_BLOCKS_PER_SM 4
+
+/* The grid a kernel runs with: its own, or what the real backend picks for
+ * `items` work items. */
+static double
+kernel_grid(const struct hd_profile *p, const struct hd_op *op, double items)
+{
+	double full = (double)p->sms * FULL_BLOCKS_PER_SM, need;
+
+	if (op->grid != 0)
+		return (double)op->grid;
+	need = ceil(items / BLOCK_THREADS);
+	if (need < 1)
+		need = 1;
+	return need < full ? need : full;
+}
+
+/* The HBM rate a memory-bound kernel of `grid` blocks reaches.  Each block
+ * draws `block` bytes/s; the GPU's whole rate is gpu.hbm.  Between the two
+ * the rate bends as a generalised mean, (H^-k + (grid * block)^-k)^(-1/k)
+ * with k = 1.5 (fitted on the probes of bench/probe/grid.hds, H100,
+ * 2026-11-24), H chosen so that a full grid (FULL_BLOCKS_PER_SM per SM)
+ * reaches gpu.hbm exactly, as calibrate measures it. */
+static double
+grid_rate(const struct hd_profile *p, double grid, double block)
+{
+	const double k = 1.5;
+	double full = (double)p->sms * FULL_BLOCKS_PER_SM, inv;
+
+	if (block <= 0 || grid >= full)
+		return p->hbm_bw;
+	inv = pow(p->hbm_bw, -k) - pow(full * block, -k);
+	if (inv <= 0) /* blocks so fast that the bend is below the noise */
+		return fmin(p->hbm_bw, grid * block);
+	return pow(inv + pow(grid * block, -k), -1.0 / k);
+}
+
+/* The share of the GPU's FP32 rate a compute kernel of `grid` blocks gets.
+ * One block keeps an SM's FMA pipes about as busy as several (the kernel
+ * has independent FMA chains), so the rate follows the SMs a grid reaches,
+ * in waves: blocks beyond the SM count share SMs, and the SMs with the
+ * most blocks set the length (the same probes). */
+static double
+grid_share(const struct hd_profile *p, double grid)
+{
+	double s = (double)p->sms;
+
+	if (grid <= 0)
+		return 1;
+	if (grid <= s)
+		return grid / s;
+	return grid / (ceil(grid / s) * s);
+}
+
+/* Duration of a kernel's work on the SMs, from the profile's rates and the
+ * kernel's grid. */
 hd_time
 model_kernel_duration(const struct model *m, const struct hd_op *op)
 {
 	const struct hd_profile *p = m->p;
+	double bytes;
 
 	switch (op->kernel) {
 	case HD_KERNEL_SPIN:
 		return op->duration; /* timed by the global timer: no overhead */
 	case HD_KERNEL_COMPUTE:
-		return p->kernel_overhead + hd_time_for_bytes(op->flops, p->flops);
+		return p->kernel_overhead +
+		    hd_time_for_bytes(op->flops,
+				      p->flops *
+					  grid_share(p,
+						     op->grid ?
+							 (double)op->grid :
+							 (double)p->sms * FULL_BLOCKS_PER_SM));
 	case HD_KERNEL_MEMORY:
+		/* half the bytes read, half written, 16 bytes an item */
+		bytes = (double)model_buf_bytes(m, op->src >= 0 ? op->src : op->dst, op->bytes);
 		return p->kernel_overhead +
 		    hd_time_for_bytes(
-			   (double)model_buf_bytes(m, op->src >= 0 ? op->src : op->dst, op->bytes),
-			   p->hbm_bw);
+			   bytes, grid_rate(p, kernel_grid(p, op, bytes / 32), p->block_memory_bw));
 	case HD_KERNEL_FILL:
+		bytes = (double)model_buf_bytes(m, op->dst, op->bytes);
 		return p->kernel_overhead +
-		    hd_time_for_bytes((double)model_buf_bytes(m, op->dst, op->bytes), p->hbm_bw);
+		    hd_time_for_bytes(
+			   bytes, grid_rate(p, kernel_grid(p, op, bytes / 16), p->block_fill_bw));
 	case HD_KERNEL_REDUCE:
+		bytes = (double)model_buf_bytes(m, op->src, op->bytes);
 		return p->kernel_overhead +
-		    hd_time_for_bytes((double)model_buf_bytes(m, op->src, op->bytes), p->hbm_bw);
+		    hd_time_for_bytes(
+			   bytes, grid_rate(p, kernel_grid(p, op, bytes / 16), p->block_reduce_bw));
 	case HD_KERNEL__COUNT:
 		break;
 	}
