@@ -543,6 +543,26 @@ patience=200
 wait_for "all-gather step 7 of 7 (ring step 14 of 14)"
 patience=50
 screen | grep -qE 'R2 -\[c[0-7]\]-> R3' && ok || fail "no chunk on the link R2 -> R3"
+# Under the ring each rank's buffer in 8 pieces, read from the trace at the
+# playhead: before the all-reduce every piece holds its own rank's share
+# alone (1); stepping event by event into the all-gather, pieces hold the
+# sums of several ranks (2 .. 7) and some are complete (8).
+keys Home
+wait_for "ar allreduce to come: 14 ring steps"
+has "11111111   11111111   11111111"
+before=$(screen | grep -E '^[0-9]{8}   [0-9]{8}' | head -n 1)
+i=0
+while [ $i -lt 80 ] && ! screen | grep -qF "(ring step 9 of 14)"; do
+	keys Right
+	sleep 0.1
+	i=$((i + 1))
+done
+wait_for "(ring step 9 of 14)"
+after=$(screen | grep -E '^[0-9]{8}   [0-9]{8}' | head -n 1)
+[ -n "$after" ] && [ "$after" != "$before" ] && ok ||
+	fail "the pieces did not change between two playhead positions: '$before', '$after'"
+echo "$after" | grep -qE '^[1-8]*8[1-8]*   ' && echo "$after" | grep -qE '^[1-8]*[2-7]' && ok ||
+	fail "R0's buffer at ring step 9 lacks a complete piece and a partial sum: '$after'"
 keys q q
 wait_for "hdsim-exit=0"
 

@@ -802,9 +802,11 @@ draw_ranks(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 	}
 	snprintf(title, sizeof title, "%d ranks, one GPU each", n);
 	hd_screen_puts(scr, &r, r.x, r.y, title, style(HD_ROLE_TITLE, HD_ATTR_BOLD));
-	/* the collective on its ring, when there is room for boxes beneath */
+	/* the collective on its ring, when there is room for boxes beneath;
+	 * the ranks' buffers under it where the boxes keep two rows inside */
 	ring = r.h >= 7 ?
-	    hd_diagram_ring(scr, (struct hd_rect){ r.x, r.y + 1, r.w, 2 }, t, sc, o, n) :
+	    hd_diagram_ring(scr, (struct hd_rect){ r.x, r.y + 1, r.w, r.h >= 8 ? 3 : 2 }, t, sc, o,
+			    n) :
 	    0;
 	/* else sends between ranks and a deadlock's cycle */
 	if (ring == 0 && r.h >= 7)
