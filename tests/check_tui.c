@@ -1000,7 +1000,7 @@ START_TEST(help_per_screen)
 		{ HD_TUI_CONFIDENCE, "Enter,?,Ctrl-L,q Esc" },
 		{ HD_TUI_RUN,
 		  "Space,Right l,Left h,+ -,Home End,r,Tab,R,Enter n,k,m,P,p,A,c,L,"
-		  "] [ 0,< >,z,?,Ctrl-L,q Esc" },
+		  "] [ < > 0,z,PgDn PgUp J K,?,Ctrl-L,q Esc" },
 		{ HD_TUI_KNOBS, "k,Up Down,Right Left l h,5ms Enter,m,P,p,A,?,Ctrl-L,q Esc" },
 		{ HD_TUI_SUMMARY, "Enter,e,A,p,?,Ctrl-L,q Esc" },
 	};
@@ -1597,6 +1597,72 @@ START_TEST(timeline_folds)
 END_TEST
 
 /*
+ * Folded ranks scroll: four ranks of three lanes in 8 rows.  Scrolled to
+ * rank 1, a row for rank 0, ranks 1 and 2 whole, a row for rank 3; to rank
+ * 5, as far as the last rank shows at the end (rank 2: a row for ranks 0
+ * and 1, then ranks 2 and 3); what was folded comes back in o.fold.
+ */
+START_TEST(timeline_scrolls)
+{
+	struct hd_trace *t = ranks_trace();
+	struct hd_screen *s = hd_screen_new(80, 10);
+	struct hd_view_opts o;
+	struct hd_view_fold f;
+	char *r;
+	int y;
+
+	hd_screen_set_ascii(s, true);
+	hd_view_opts_init(&o);
+	o.t = 50 * HD_US;
+	o.fold = &f;
+	hd_view_timeline(s, hd_screen_rect(s), t, NULL, &o);
+	ck_assert(f.folded);
+	ck_assert_int_eq(f.from, 0);
+	ck_assert_int_eq(f.first, 0);
+	ck_assert_int_eq(f.last, 0); /* rank 0 whole, then the fold, then rank 3 */
+	ck_assert_int_eq(f.nranks, 4);
+	o.rank_from = 1;
+	hd_screen_clear(s);
+	hd_view_timeline(s, hd_screen_rect(s), t, NULL, &o);
+	ck_assert_int_eq(f.from, 1);
+	ck_assert_int_eq(f.first, 1);
+	ck_assert_int_eq(f.last, 2);
+	r = row_text(s, 0);
+	ck_assert_msg(strncmp(r, "R0 ", 3) == 0 && strstr(r, "(1 rank like these not shown)") &&
+			  strstr(r, "PgUp K"),
+		      "%s", r);
+	free(r);
+	for (y = 1; y <= 6; y++) {
+		r = row_text(s, y);
+		ck_assert_msg(strncmp(r, y <= 3 ? "R1 " : "R2 ", 3) == 0, "row %d: %s", y, r);
+		free(r);
+	}
+	r = row_text(s, 7);
+	ck_assert_msg(strncmp(r, "R3 ", 3) == 0 && strstr(r, "PgDn J"), "%s", r);
+	free(r);
+	o.rank_from = 5;
+	hd_screen_clear(s);
+	hd_view_timeline(s, hd_screen_rect(s), t, NULL, &o);
+	ck_assert_int_eq(f.from, 2);
+	ck_assert_int_eq(f.last, 3);
+	r = row_text(s, 0);
+	ck_assert_msg(strncmp(r, "R0-R1 ", 6) == 0 && strstr(r, "(2 ranks like these not shown)"),
+		      "%s", r);
+	free(r);
+	r = row_text(s, 6);
+	ck_assert_msg(strncmp(r, "R3 NVLink out", 13) == 0, "%s", r);
+	free(r);
+	/* room for every rank: nothing folded, nothing to scroll */
+	hd_screen_resize(s, 80, 16);
+	hd_view_timeline(s, hd_screen_rect(s), t, NULL, &o);
+	ck_assert(!f.folded);
+	ck_assert_int_eq(f.from, 0);
+	hd_screen_free(s);
+	hd_trace_free(t);
+}
+END_TEST
+
+/*
  * Pages verbatim: an aligned table and indented code keep their spaces; a
  * line longer than the width wraps at a space, its continuation indented
  * under the line's own indentation; the row count agrees with the drawing.
@@ -1870,6 +1936,7 @@ diagram_tcase(void)
 	tcase_add_test(tc, ring_steps);
 	tcase_add_test(tc, ring_pieces);
 	tcase_add_test(tc, ring_got);
+	tcase_add_test(tc, timeline_scrolls);
 	tcase_add_test(tc, page_verbatim);
 	tcase_add_test(tc, page_lesson_aligned);
 	tcase_add_test(tc, staged_chunks);

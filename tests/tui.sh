@@ -3,7 +3,8 @@
 # open a lesson, page through it, predict (the run is locked until then),
 # compare its scenarios on one axis, the legend, play to the end, read the
 # explanation, help, resize (80x24, 200x60, too small), search, resume,
-# quit, SIGTERM, idle gaps of a loop shown and zoomed into; the terminal
+# quit, SIGTERM, idle gaps of a loop shown and zoomed into, the ring's
+# pieces filling, folded ranks scrolled to at 80x24; the terminal
 # must be restored and the answers stored.  Without a terminal `hdsim` must
 # still print text.
 #
@@ -638,6 +639,41 @@ screen | grep -qE '^R[0-9]+-R62 +\([0-9]+ ranks like these not shown\)' && ok ||
 	fail "lesson 19's 64 ranks are not folded"
 has "R0 Stream 2 (s)"
 has "R63 Stream 2 (s)"
+has "PgDn J: scroll to them"
+# The folded ranks are reachable: PgDn pages through them (a row for the
+# ranks above, the next ranks whole, a row for the rest), J and K move one
+# rank; at the end R62 and R63 show whole and nothing is folded below;
+# PgUp goes back to the first ranks.
+lacks "R62 Stream 2 (s)"
+keys NPage
+wait_for "PgUp K: scroll up"
+screen | grep -qE '^R0-R[0-9]+ +\([0-9]+ ranks like these not shown\)' && ok ||
+	fail "scrolled, the ranks above are not one row"
+lacks "R0 Stream 2 (s)"
+i=0
+while [ $i -lt 64 ] && ! screen | grep -qF "R62 Stream 2 (s)"; do
+	keys NPage
+	sleep 0.1
+	i=$((i + 1))
+done
+wait_for "R62 Stream 2 (s)"
+has "R63 Stream 2 (s)"
+has "R63 NVLink out"
+lacks "PgDn J: scroll to them"
+keys K
+wait_for "(1 rank like these not shown)"
+screen | grep -qE '^R63 +\(1 rank like these not shown\)' && ok || fail "K did not fold R63"
+keys J
+wait_for "R63 Stream 2 (s)"
+lacks "(1 rank like these not shown)"
+i=0
+while [ $i -lt 64 ] && ! screen | grep -qF "R0 Stream 2 (s)"; do
+	keys PPage
+	sleep 0.1
+	i=$((i + 1))
+done
+wait_for "R0 Stream 2 (s)"
+lacks "PgUp K: scroll up"
 keys q q q
 wait_for "hdsim-exit=0"
 
