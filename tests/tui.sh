@@ -3,8 +3,9 @@
 # open a lesson, page through it, predict (the run is locked until then),
 # compare its scenarios on one axis, the legend, play to the end, read the
 # explanation, help, resize (80x24, 200x60, too small), search, resume,
-# quit, SIGTERM, idle gaps of a loop shown and zoomed into, the ring's
-# pieces filling, folded ranks scrolled to at 80x24; the terminal
+# quit, SIGTERM, idle gaps of a loop shown and zoomed into, managed pages
+# arriving group by group, the ring's pieces filling, folded ranks
+# scrolled to at 80x24; the terminal
 # must be restored and the answers stored.  Without a terminal `hdsim` must
 # still print text.
 #
@@ -522,6 +523,56 @@ wait_for "queue 1: ▶k"
 keys End
 wait_for "Stream 0 (default) idle"
 keys q q
+wait_for "hdsim-exit=0"
+
+# Lesson 13's faults: managed pages arrive group by group while the first
+# kernel stalls.  Stepping event by event, the fault counter rises in steps
+# long before the end; the PCIe row carries transfers all along the stall
+# (no idle stretch, then one labelled bulk transfer at the end).
+counter() {
+	screen | sed -n 's/.*faults: \([0-9][0-9]*\) groups.*/\1/p' | head -n 1
+}
+start
+wait_for "Pinned vs pageable"
+keys /
+keys u n i f i e d
+wait_for "/unified_"
+keys Enter Enter
+wait_for "(page 1 of"
+keys End Space
+wait_for "(question 1 of 2)"
+keys b Enter
+wait_for "(question 2 of 2)"
+keys b Enter
+wait_for "scenario 1 of 3: faults"
+keys End
+wait_for "faults: "
+last=$(counter)
+keys Home
+wait_for "faults: 0 groups, 0 B migrated"
+first=0
+i=0
+while [ $i -lt 40 ] && [ "${first:-0}" -eq 0 ]; do
+	keys Right
+	sleep 0.1
+	first=$(counter)
+	i=$((i + 1))
+done
+second=$first
+while [ $i -lt 80 ] && [ "${second:-0}" -eq "${first:-0}" ]; do
+	keys Right
+	sleep 0.1
+	second=$(counter)
+	i=$((i + 1))
+done
+[ "${first:-0}" -gt 0 ] && [ "$second" -gt "$first" ] && [ "$last" -gt "$second" ] && ok ||
+	fail "the fault counter does not rise group by group: $first, then $second, of $last"
+keys End
+wait_for "faults: $last groups"
+bar=$(screen | grep '^PCIe HtoD' | cut -c 15-)
+echo "$bar" | grep -q "MiB" && fail "PCIe HtoD is one labelled transfer: '$bar'" || ok
+echo "$bar" | grep -q "          " && fail "PCIe HtoD idles through the stall: '$bar'" || ok
+keys q q q
 wait_for "hdsim-exit=0"
 
 # Lesson 17's ring8 at a quarter speed: the all-reduce's counter reaches its
