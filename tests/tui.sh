@@ -518,6 +518,7 @@ keys Home Right
 wait_for "queue 1: [k]"
 has "running"
 has "op 2 of 3"
+screen | grep -qE '^│ work +│' && ok || fail "the Host box does not show the host in 'work'"
 keys Right
 wait_for "queue 1: ▶k"
 keys End
