@@ -106,6 +106,41 @@ flow_resched(struct world *w)
 static void kernel_compute(struct model *m, int gi);
 
 /*
+ * Demand faults migrate managed memory group by group: the kernel touches a
+ * group of the profile's um.page bytes that is on the host, the GPU raises
+ * a fault and the driver handles it (um.fault, the link idle), then the
+ * group crosses PCIe at um.fault_rate, and the next group faults once it is
+ * in.  Each transfer is a span of its own on the PCIe row, between the
+ * handling times.  At most FAULT_BATCHES transfers per kernel: beyond that
+ * many groups, neighbouring groups go together, as evenly as they divide
+ * (their handling times add up, as do their bytes), so the time is the
+ * same as group by group, up to rounding a batch's transfer to the
+ * picosecond, and a kernel's fault spans stay few whatever the buffer size.
+ */
+#define FAULT_BATCHES 64u
+
+static uint64_t
+fault_page(const struct model *m)
+{
+	return m->p->um_page > 0 ? m->p->um_page : 4096;
+}
+
+/* Kernel gop gi's next batch of fault groups: handled, then migrated. */
+static void
+fault_next(struct model *m, int gi)
+{
+	struct gop *g = &m->g[gi];
+	uint64_t page = fault_page(m), b = g->fault_batch, n = g->fault_batches;
+	uint64_t g0 = g->fault_groups * b / n, g1 = g->fault_groups * (b + 1) / n;
+	uint64_t lo = g0 * page, hi = g1 * page < g->fault_bytes ? g1 * page : g->fault_bytes;
+	int xi = model_xfer_new(m, X_FAULT, gi, DIR_H2D, hi - lo, m->p->um_fault_bw,
+				(hd_time)(g1 - g0) * m->p->um_fault, -1);
+
+	g->fault_batch++;
+	model_xfer_begin(m, xi);
+}
+
+/*
  * NCCL's kernels hold coll_sms SMs while they run: kernels computing beside
  * them get the rest, sms / (sms - coll_sms) times slower (a spin kernel
  * waits on the clock, not on SMs).
@@ -202,8 +237,12 @@ xfer_done(struct model *m, int xi)
 		}
 		break;
 	case X_FAULT:
+		if (g->fault_batch < g->fault_batches) {
+			fault_next(m, x.gop);
+			break;
+		}
 		model_emit(m, model_compute_lane(m), g->op, g->iter, HD_SPAN_FAULT, HD_WHY_NONE,
-			   g->start, now, x.bytes, m->lbl_fault);
+			   g->start, now, g->fault_bytes, m->lbl_fault);
 		kernel_compute(m, x.gop);
 		break;
 	case X_COMM: {
@@ -304,12 +343,13 @@ kernel_dispatch(struct model *m)
 			}
 		}
 		if (fault > 0) {
-			uint64_t page = m->p->um_page > 0 ? m->p->um_page : 4096;
-			uint64_t groups = (fault + page - 1) / page;
-			int xi = model_xfer_new(m, X_FAULT, gi, DIR_H2D, fault, m->p->um_fault_bw,
-						(hd_time)groups * m->p->um_fault, -1);
-
-			model_xfer_begin(m, xi);
+			g->fault_bytes = fault;
+			g->fault_groups = (fault + fault_page(m) - 1) / fault_page(m);
+			g->fault_batch = 0;
+			g->fault_batches = g->fault_groups < FAULT_BATCHES ?
+			    (uint32_t)g->fault_groups :
+			    FAULT_BATCHES;
+			fault_next(m, gi);
 		} else
 			kernel_compute(m, gi);
 	}

@@ -985,9 +985,120 @@ START_TEST(managed_faults)
 	ck_assert_int_eq(
 	    k_fault, 640 * HD_US + 6710886400LL + 2 * HD_US + hd_time_for_bytes(64.0 * MiB, 2e12));
 	ck_assert_int_eq(k_pre, 2 * HD_US + hd_time_for_bytes(64.0 * MiB, 2e12));
-	ck_assert_int_eq(f_fault, 2); /* compute lane and PCIe lane */
+	ck_assert_int_eq(f_fault, 33); /* compute lane, and a PCIe span per group */
 	ck_assert_int_eq(f_pre, 0);
 	ck_assert_int_lt(ms_pre, ms_fault);
+}
+END_TEST
+
+/* A kernel reading a managed buffer of `bytes` on the host, with um.page =
+ * `page`: its trace. */
+static struct hd_trace *
+fault_run(uint64_t bytes, uint64_t page)
+{
+	struct hd_scenario *sc = sc_new("um");
+	struct hd_profile p = test_profile();
+	int s = sc_stream(sc, "s", 0);
+	int m = sc_buf(sc, "m", HD_MEM_MANAGED, bytes);
+	struct hd_trace *t;
+	struct hd_op *op;
+
+	op = sc_op(sc, HD_OP_KERNEL, s);
+	op->kernel = HD_KERNEL_REDUCE;
+	op->src = m;
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	p.um_page = page;
+	t = run_p(sc, &p);
+	sc_free(sc);
+	return t;
+}
+
+/* The fault spans on the PCIe HtoD lane in order into out[] (at most max);
+ * returns how many there are. */
+static int
+fault_spans(const struct hd_trace *t, const struct hd_span **out, int max)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < t->nspans; i++)
+		if (t->spans[i].kind == HD_SPAN_FAULT &&
+		    t->lanes[t->spans[i].lane].kind == HD_LANE_PCIE_H2D) {
+			if (n < max)
+				out[n] = &t->spans[i];
+			n++;
+		}
+	return n;
+}
+
+/*
+ * Demand faults group by group: 5 MiB in groups of 2 MiB are three groups
+ * (2, 2 and 1 MiB), each 20 us of fault handling with PCIe idle, then its
+ * transfer at 10 GB/s as a span of its own; the kernel's stall on the
+ * compute lane covers them all, and the kernel computes after the last.
+ */
+START_TEST(managed_fault_groups)
+{
+	struct hd_trace *t = fault_run(5 * MiB, 2 * MiB);
+	const struct hd_span *f[4], *stall, *k;
+	hd_time at, two = 209715200, one = 104857600; /* 2 and 1 MiB at 10 GB/s, ps */
+	int i;
+
+	ck_assert_int_eq(fault_spans(t, f, 4), 3);
+	stall = need(t, 0, 0, HD_LANE_COMPUTE, HD_SPAN_FAULT);
+	at = stall->start;
+	for (i = 0; i < 3; i++) {
+		hd_time len = i < 2 ? two : one;
+
+		ck_assert_int_eq(f[i]->start, at + 20 * HD_US);
+		ck_assert_int_eq(f[i]->end, at + 20 * HD_US + len);
+		ck_assert_uint_eq(f[i]->bytes, i < 2 ? 2 * MiB : 1 * MiB);
+		at = f[i]->end;
+	}
+	ck_assert_int_eq(stall->end, f[2]->end);
+	ck_assert_uint_eq(stall->bytes, 5 * MiB);
+	ck_assert_int_eq(stall->end - stall->start, 3 * 20 * HD_US + 2 * two + one);
+	k = need(t, 0, 0, HD_LANE_COMPUTE, HD_SPAN_KERNEL);
+	ck_assert_int_eq(k->start, stall->end);
+	hd_trace_free(t);
+}
+END_TEST
+
+/*
+ * Past 64 groups they go in 64 batches: 100 groups of 1 MiB make batches of
+ * one or two groups (100 * b / 64 .. 100 * (b + 1) / 64), each its groups'
+ * handling time then its bytes; the stall is what 100 groups one by one
+ * take (100 x 20 us and 100 MiB at 10 GB/s), up to a picosecond a batch.
+ */
+START_TEST(managed_fault_batches)
+{
+	struct hd_trace *t = fault_run(100 * MiB, 1 * MiB);
+	const struct hd_span *f[64], *stall;
+	hd_time at, one = 104857600, want = 100 * 20 * HD_US + 100 * one;
+	uint64_t total = 0, g0, g1;
+	int i;
+
+	ck_assert_int_eq(fault_spans(t, f, 64), 64);
+	stall = need(t, 0, 0, HD_LANE_COMPUTE, HD_SPAN_FAULT);
+	at = stall->start;
+	for (i = 0; i < 64; i++) {
+		g0 = 100u * (uint64_t)i / 64;
+		g1 = 100u * (uint64_t)(i + 1) / 64;
+		ck_assert_uint_eq(f[i]->bytes, (g1 - g0) * MiB);
+		ck_assert_int_eq(f[i]->start, at + (hd_time)(g1 - g0) * 20 * HD_US);
+		ck_assert_int_eq(f[i]->end - f[i]->start, (hd_time)(g1 - g0) * one);
+		total += f[i]->bytes;
+		at = f[i]->end;
+	}
+	ck_assert_uint_eq(total, 100 * MiB);
+	ck_assert_int_eq(stall->end, at);
+	ck_assert_int_ge(stall->end - stall->start, want);
+	ck_assert_int_le(stall->end - stall->start, want + 64);
+	hd_trace_free(t);
+	/* a million groups of 1 byte: still 64 transfers */
+	t = fault_run(1000000, 1);
+	ck_assert_int_eq(fault_spans(t, f, 64), 64);
+	hd_trace_free(t);
 }
 END_TEST
 
@@ -1333,6 +1444,8 @@ model_suite(void)
 	tcase_add_test(tc, queue_full_blocks);
 	tcase_add_test(tc, kernel_concurrency);
 	tcase_add_test(tc, managed_faults);
+	tcase_add_test(tc, managed_fault_groups);
+	tcase_add_test(tc, managed_fault_batches);
 	tcase_add_test(tc, million_iterations);
 	tcase_add_test(tc, multi_rank_refused);
 	tcase_add_test(tc, backend_trace_sorted);

@@ -100,8 +100,10 @@ struct hd_tui_app {
 	bool playing, explained;
 	double speed, last;
 	int highlight;
-	hd_time z0, z1;       /* the timeline's zoom window (z1 <= z0: all) */
-	bool legend, compare; /* L: the legend shown; c: the scenarios compared */
+	hd_time z0, z1;           /* the timeline's zoom window (z1 <= z0: all) */
+	bool legend, compare;     /* L: the legend shown; c: the scenarios compared */
+	int rank_from;            /* ranks folded: the first scrolled to (0: unscrolled) */
+	struct hd_view_fold fold; /* what the last frame folded (view.h) */
 };
 
 /* One key of a screen: what it does, and its line in the help overlay (name
