@@ -88,9 +88,11 @@ hd_export_set_init(struct hd_export_set *s)
 	memset(s, 0, sizeof *s);
 }
 
-static void
-answer_free(struct hd_export_answer *a)
+void
+hd_export_answer_free(struct hd_export_answer *a)
 {
+	if (a == NULL)
+		return;
 	free(a->db);
 	free(a->learner);
 	free(a->lesson);
@@ -98,6 +100,7 @@ answer_free(struct hd_export_answer *a)
 	free(a->answer);
 	free(a->profile);
 	free(a->created);
+	free(a->lesson_hash);
 }
 
 void
@@ -113,7 +116,7 @@ hd_export_set_free(struct hd_export_set *s)
 		free(s->runs[i].db);
 	}
 	for (i = 0; i < s->nanswers; i++)
-		answer_free(&s->answers[i]);
+		hd_export_answer_free(&s->answers[i]);
 	free(s->runs);
 	free(s->answers);
 	free(s->note);
@@ -169,6 +172,8 @@ hd_export_answer_copy(struct hd_export_answer *a, const char *db, const struct h
 	a->answer = dup_or(p->answer, none);
 	a->profile = dup_or(p->profile, NULL);
 	a->created = dup_or(p->created, none);
+	a->lesson_hash = dup_or(p->lesson_hash, NULL);
+	a->seen = p->seen;
 	a->id = p->id;
 	a->correct = p->correct;
 	a->confidence = p->confidence;
@@ -237,7 +242,7 @@ truncate_set(struct hd_export_set *s, size_t nruns, size_t nanswers)
 		free(r->db);
 	}
 	while (s->nanswers > nanswers)
-		answer_free(&s->answers[--s->nanswers]);
+		hd_export_answer_free(&s->answers[--s->nanswers]);
 }
 
 int

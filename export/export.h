@@ -56,8 +56,10 @@ struct hd_export_run {
 /* One stored answer (strings owned). */
 struct hd_export_answer {
 	char *db, *learner, *lesson, *question, *answer, *profile, *created;
+	char *lesson_hash; /* the lesson version answered, or NULL */
 	int64_t id;
 	int correct, confidence, hints;
+	int seen; /* the run had been shown: 1, 0, or -1 not recorded */
 	double seconds;
 };
 
@@ -68,6 +70,8 @@ struct hd_export_answer {
  */
 void hd_export_answer_copy(struct hd_export_answer *a, const char *db,
 			   const struct hd_store_progress *p, bool blank);
+/* Free a's strings (a itself is the caller's); accepts NULL. */
+void hd_export_answer_free(struct hd_export_answer *a);
 
 struct hd_export_set {
 	struct hd_export_run *runs;
