@@ -753,7 +753,6 @@ hd_export_is_dir(const char *path)
 
 struct fill_class {
 	const struct hd_export_class *c;
-	struct hd_catalog *cat;
 	int which;
 };
 
@@ -765,14 +764,13 @@ fill_class(void *ctx, struct hd_exw *w)
 	if (fc->which == 0)
 		hd_export_class_answers(fc->c, w);
 	else if (fc->which == 1)
-		hd_export_class_gradebook(fc->c, fc->cat, w);
+		hd_export_class_gradebook(fc->c, w);
 	else
-		hd_export_class_html(fc->c, fc->cat, w);
+		hd_export_class_html(fc->c, w);
 }
 
 int
-hd_export_class_write(const struct hd_export_class *c, struct hd_catalog *cat, const char *dir,
-		      FILE *out, struct hd_err *e)
+hd_export_class_write(const struct hd_export_class *c, const char *dir, FILE *out, struct hd_err *e)
 {
 	static const char *const names[] = { "answers.csv", "gradebook.csv", "class.html" };
 	int i;
@@ -780,7 +778,7 @@ hd_export_class_write(const struct hd_export_class *c, struct hd_catalog *cat, c
 	if (hd_paths_mkdir(dir, 0755, e) != 0)
 		return -1;
 	for (i = 0; i < (int)HD_ARRAY_LEN(names); i++) {
-		struct fill_class fc = { c, cat, i };
+		struct fill_class fc = { c, i };
 		char *path = join(dir, names[i]);
 
 		if (hd_export_to_file(path, NULL, fill_class, &fc, e) != 0) {
