@@ -299,6 +299,22 @@ worth(const struct hd_store_snapshot *s, const struct hd_lesson *l, const char *
 	return 1;
 }
 
+/* The version a row's graded attempt answered; for one stored before hdsim
+ * kept it, the newest version another of its attempts answered. */
+static const struct hd_store_snapshot *
+row_version(const struct hd_export_class *c, const struct hd_export_class_row *r)
+{
+	const struct hd_store_snapshot *v = version_of(c, &r->a), *vk;
+	size_t k;
+
+	if (v != NULL)
+		return v;
+	for (k = r->first; k < r->first + (size_t)r->attempts; k++)
+		if ((vk = version_of(c, &c->attempts[k])) != NULL)
+			v = vk; /* oldest first: the last found is the newest */
+	return v;
+}
+
 /* One row per learner and question, graded. */
 static void
 make_rows(struct hd_export_class *c, struct hd_catalog *cat)
@@ -306,6 +322,7 @@ make_rows(struct hd_export_class *c, struct hd_catalog *cat)
 	size_t i, j;
 
 	for (i = 0; i < c->nattempts; i = j) {
+		const struct hd_store_snapshot *v;
 		struct hd_export_class_row *r;
 
 		for (j = i + 1; j < c->nattempts && same_question(&c->attempts[i], &c->attempts[j]);
@@ -318,7 +335,9 @@ make_rows(struct hd_export_class *c, struct hd_catalog *cat)
 		r->attempts = (int)(j - i);
 		r->graded = pick(c->grade, &c->attempts[i], r->attempts, &r->initial);
 		r->a = c->attempts[i + (size_t)r->graded];
-		r->points = worth(version_of(c, &r->a), installed(cat, r->a.lesson), r->a.question);
+		v = row_version(c, r);
+		/* the installed lesson only for answers older than versions */
+		r->points = worth(v, v == NULL ? installed(cat, r->a.lesson) : NULL, r->a.question);
 	}
 }
 
@@ -416,7 +435,8 @@ make_scores(struct hd_export_class *c, struct hd_catalog *cat)
 		     strcmp(c->rows[j].a.lesson, s->lesson) == 0;
 		     j++)
 			;
-		/* the version graded: the newest a graded attempt answered */
+		/* the version graded: the newest a graded attempt answered (for
+		 * attempts older than versions, another attempt's: row_version) */
 		for (k = i; k < j; k++) {
 			const struct hd_export_class_row *r = &c->rows[k];
 
@@ -425,8 +445,7 @@ make_scores(struct hd_export_class *c, struct hd_catalog *cat)
 				s->right++;
 				s->earned += r->points;
 			}
-			if ((vk = version_of(c, &r->a)) != NULL &&
-			    strcmp(r->a.created, when) >= 0) {
+			if ((vk = row_version(c, r)) != NULL && strcmp(r->a.created, when) >= 0) {
 				v = vk;
 				when = r->a.created;
 			}
@@ -583,7 +602,7 @@ make_lessons(struct hd_export_class *c, struct hd_catalog *cat, const char **gra
 		qsort(v, c->nscores, sizeof *v, lkey_cmp);
 	for (i = 0, z = 0; i < c->nscores; i = j, z++) {
 		struct hd_export_class_lesson *le = &c->lessons[z];
-		const struct hd_lesson *l = installed(cat, le->lesson);
+		const struct hd_lesson *l = NULL;
 		size_t best = 0;
 		const char *best_when = "";
 		int most = 0, legacy = 0;
@@ -606,6 +625,8 @@ make_lessons(struct hd_export_class *c, struct hd_catalog *cat, const char **gra
 				le->snap = hd_export_class_snapshot(c, v[j].hash);
 			}
 		}
+		if (le->snap == NULL || legacy > 0)
+			l = installed(cat, le->lesson);
 		le->possible = le->snap != NULL ? hd_store_snapshot_points(le->snap) :
 		    l != NULL                   ? hd_lesson_points(l) :
 						  most;

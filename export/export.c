@@ -2,7 +2,8 @@
  * export.c - `hdsim export`: choosing what to export, reading it from the
  * databases, and writing it out atomically (export.h).  The formats live in
  * export_csv.c, export_json.c, export_perfetto.c, export_svg.c,
- * export_html.c (HTML and Markdown) and export_class.c.
+ * export_html.c (HTML and Markdown), export_class.c and class_grade.c (the
+ * class files, and reading and grading a class).
  */
 #include "config.h"
 
