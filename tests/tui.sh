@@ -443,10 +443,20 @@ keys Tab
 wait_for "scenario 2 of 2: ring8"
 keys A
 wait_for "predict before you run (question 1 of 3)"
+# answered again having seen the runs: stored as seen, the first was not
+keys b Enter
+wait_for "predict before you run (question 2 of 3)"
 keys p
 wait_for "(page 1 of"
 keys q
 wait_for "done: 3/3 answered, 3 right, 0 wrong"
+# the progress table by id (its second column), oldest first: seen is its
+# next-to-last column
+seen=$("$HDSIM" export --format csv --table progress --db "$tmp/db" --learner t |
+	grep ',collectives,cost,' | sort -t, -k2,2n | awk -F, '{ print $(NF - 1) }' |
+	tr '\n' ' ')
+[ "$seen" = "no yes " ] && ok ||
+	fail "the attempts at collectives/cost are stored as seen '$seen', not 'no yes '"
 
 # ---- lesson 1: cpu typed as long as t, and its claims hold -----------------
 keys /

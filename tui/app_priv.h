@@ -80,6 +80,7 @@ struct hd_tui_app {
 	int knob;                  /* knob selected in the panel */
 	struct hd_tui_said *said;  /* [questions]: the answers given */
 	bool explore;              /* no question pending: runs and knobs unlocked */
+	bool run_seen;             /* a run of the open lesson has been shown */
 	char kinput[80];           /* a knob value being typed */
 	bool kinput_on;            /* typing one: keys go to kinput */
 	int page, q;
