@@ -123,7 +123,12 @@ START_TEST(quick_run_finds_the_figures)
 		ck_assert(REL(p.um_prefetch_bw, FAKE_PREFETCH) < 0.1);
 		/* both directions ran at full rate at once */
 		ck_assert(REL(p.bidir_bw, FAKE_H2D + FAKE_D2H) < 0.05);
-		ck_assert(p.copy_latency > HD_US && p.copy_latency < 4 * HD_US);
+		/* the fake's copies cost 2 us each on top of their bytes; the gap the
+		 * fit reads is timed on the host clock, which a loaded machine (CI's
+		 * two cores running the other suites) stretches by microseconds: the
+		 * bound says the figure was found, not how quiet the machine was */
+		ck_assert_msg(p.copy_latency > HD_US && p.copy_latency < 10 * HD_US,
+			      "copy latency %.3g us", hd_time_to_s(p.copy_latency) * 1e6);
 		ck_assert(p.host_memcpy_h2d_bw > 1e9 && p.host_memcpy_h2d_bw < 100e9);
 		ck_assert(p.host_memcpy_d2h_bw > 1e9 && p.host_memcpy_d2h_bw < 100e9);
 		/* one block's rate, solved from a grid of 8 through the model's bend */
