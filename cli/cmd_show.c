@@ -83,7 +83,8 @@ show_cuda(struct hd_cmd_ctx *x, const struct hd_lesson *l)
 		if (x->o->scenario != NULL &&
 		    strcmp(x->o->scenario, hd_lesson_scenario_name(l, i)) != 0)
 			continue;
-		if ((sc = hd_lesson_instantiate(l, i, knobs, &e)) == NULL) {
+		/* the printers' form: an `if` on a loop index stays an `if` */
+		if ((sc = hd_lesson_instantiate_written(l, i, knobs, &e)) == NULL) {
 			hd_buf_free(&b);
 			goto fail;
 		}
