@@ -224,8 +224,8 @@ parse_profile(struct hd_expr_parser *p)
 	k = hd_profkey_find(a->p, (size_t)(b->p + b->len - a->p));
 	if (k < 0 || dot->space_before || b->space_before) {
 		hd_buf_init(&list);
-		hd_profkey_list(&list);
-		perr(p, a, "no profile key '%.*s' that a lesson can read (keys: %s)",
+		hd_profkey_explain(a->p, (size_t)(b->p + b->len - a->p), &list);
+		perr(p, a, "no profile key '%.*s' that a lesson can read%s",
 		     (int)(b->p + b->len - a->p), a->p, list.s);
 		hd_buf_free(&list);
 		return NULL;
@@ -742,9 +742,10 @@ hd_expr_parse_cond(struct hd_expr_parser *p, const char *what)
 	p->allow = allow;
 	p->depth = depth;
 	if (x != NULL && !x->is_bool) {
-		perr(p, &p->toks[p->pos],
-		     "expected %s, found %s '%.*s': compare it, as in '%.*s == 0'", what,
-		     dim_word(x->dim), (int)x->src_len, x->src_p, (int)x->src_len, x->src_p);
+		hd_src_error(p->src, p->e, x->sline, x->scol,
+			     "expected %s, found %s '%.*s': compare it, as in '%.*s == 0'", what,
+			     dim_word(x->dim), (int)x->src_len, x->src_p, (int)x->src_len,
+			     x->src_p);
 		hd_expr_free(x);
 		return NULL;
 	}

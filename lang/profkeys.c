@@ -2,8 +2,10 @@
  * profkeys.c - the numeric keys of the profile format that lessons may read
  * with profile(KEY) (profkeys.h), in the order of profile.c's table.
  */
+#include <stdio.h>
 #include <string.h>
 
+#include "lang/lex.h"
 #include "lang/profkeys.h"
 
 static const struct hd_profkey keys[] = {
@@ -81,10 +83,38 @@ hd_profkey_find(const char *key, size_t len)
 }
 
 void
-hd_profkey_list(struct hd_buf *b)
+hd_profkey_explain(const char *key, size_t len, struct hd_buf *b)
 {
-	int i;
+	const char *dot = memchr(key, '.', len);
+	size_t glen = dot != NULL ? (size_t)(dot - key) : len;
+	char want[80];
+	int i, best = -1, bestd = 99, n = 0;
 
+	snprintf(want, sizeof want, "%.*s", (int)len, key);
+	for (i = 0; i < hd_profkey_count(); i++) {
+		int d = hd_edit_distance(want, keys[i].key);
+		if (d < bestd) {
+			bestd = d;
+			best = i;
+		}
+	}
+	if (best >= 0 && bestd <= 2)
+		hd_buf_printf(b, ": did you mean '%s'?", keys[best].key);
 	for (i = 0; i < hd_profkey_count(); i++)
-		hd_buf_printf(b, "%s%s", i > 0 ? ", " : "", keys[i].key);
+		if (strncmp(keys[i].key, key, glen) == 0 && keys[i].key[glen] == '.')
+			hd_buf_printf(b, "%s%s", n++ == 0 ? " (the keys of its group: " : ", ",
+				      keys[i].key);
+	if (n > 0) {
+		hd_buf_puts(b, ")");
+		return;
+	}
+	hd_buf_puts(b, " (groups: ");
+	for (i = 0; i < hd_profkey_count(); i++) {
+		const char *d = strchr(keys[i].key, '.');
+		size_t gl = (size_t)(d - keys[i].key);
+		if (i == 0 || strncmp(keys[i - 1].key, keys[i].key, gl) != 0 ||
+		    keys[i - 1].key[gl] != '.')
+			hd_buf_printf(b, "%s%.*s", i > 0 ? ", " : "", (int)gl, keys[i].key);
+	}
+	hd_buf_puts(b, "; 'hdsim profiles h100-sxm' lists every key)");
 }

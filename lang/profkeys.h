@@ -27,7 +27,8 @@ int hd_profkey_count(void);
 const struct hd_profkey *hd_profkey(int i);
 /* The index of `key` (len bytes), or -1. */
 int hd_profkey_find(const char *key, size_t len);
-/* "api.launch, api.memcpy, ..." into b: every key, for messages. */
-void hd_profkey_list(struct hd_buf *b);
+/* For a message about an unknown key (len bytes): ": did you mean 'X'?"
+ * when one is near, then the keys of its group, or the groups, into b. */
+void hd_profkey_explain(const char *key, size_t len, struct hd_buf *b);
 
 #endif

@@ -403,9 +403,7 @@ grade_estimate(struct hd_tui_app *a, const struct hd_question *q)
 		snprintf(a->msg, sizeof a->msg, "the answer is %s", hd_dim_name(q->estimate_dim));
 		return false;
 	}
-	if (!a->have_run ||
-	    hd_lesson_eval_expr(a->l, q->estimate_expr, a->run.knobs, a->run.traces, &truth, &e) !=
-		0) {
+	if (!a->have_run || hd_run_eval_expr(&a->run, q->estimate_expr, &truth, &e) != 0) {
 		snprintf(a->msg, sizeof a->msg, "cannot grade: %s", e.msg);
 		a->correct = -1;
 		snprintf(a->answer, sizeof a->answer, "%s", a->input);
