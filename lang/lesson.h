@@ -52,7 +52,10 @@ struct hd_question {
 	char *explain;            /* shown after the run; names the decisive event */
 	char **hints;
 	int nhints;
-	char *scenario; /* the scenario whose run answers it, or NULL for the first */
+	char *scenario;         /* the scenario whose run answers it, or NULL for the first */
+	char **option_feedback; /* CHOICE: per option, what to say when it is chosen
+				 * (`option ID "text" feedback "..."`), or NULL;
+				 * the array is NULL when no option has any */
 };
 
 struct hd_knob {

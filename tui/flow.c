@@ -302,7 +302,25 @@ hd_tui_flow_choose(struct hd_tui_app *a, int i)
 			 "Not quite. You chose %s; the answer "
 			 "is %c) %s",
 			 a->shown, 'a' + q->answer, q->options[q->answer]);
+	/* the lesson's word on this choice follows the verdict wherever it shows */
+	if (hd_tui_flow_feedback(a) != NULL)
+		snprintf(a->verdict + strlen(a->verdict), sizeof a->verdict - strlen(a->verdict),
+			 ". %s", hd_tui_flow_feedback(a));
 	to_confidence(a);
+}
+
+const char *
+hd_tui_flow_feedback(const struct hd_tui_app *a)
+{
+	const struct hd_question *q = hd_tui_flow_cur(a);
+	int i;
+
+	if (q == NULL || q->kind != HD_Q_CHOICE || q->option_feedback == NULL)
+		return NULL;
+	for (i = 0; i < q->noptions; i++)
+		if (strcmp(q->option_ids[i], a->answer) == 0)
+			return q->option_feedback[i];
+	return NULL;
 }
 
 /* What a bare number in an estimate means: ms, MiB or GB/s in base units. */
