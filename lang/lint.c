@@ -227,12 +227,14 @@ warn_conditions(const struct hd_lesson *l, const unsigned char *seen, hd_lint_wa
 			continue;
 		hd_src_error(&l->src, &w, s->line, s->col,
 			     seen[k] == 2 ?
-				 "the condition '%.*s' holds for none of the knob "
-				 "values lint tried (the defaults, each knob's limits and "
-				 "the corners of their ranges): what it guards never runs" :
-				 "the condition '%.*s' holds for every knob value lint "
-				 "tried (the defaults, each knob's limits and the corners "
-				 "of their ranges): its 'else' never runs",
+				 "the condition '%.*s' never holds where it is reached, at "
+				 "any of the knob values lint tried (the defaults, each "
+				 "knob's limits and the corners of their ranges): what it "
+				 "guards never runs" :
+				 "the condition '%.*s' holds wherever it is reached, at "
+				 "every knob value lint tried (the defaults, each knob's "
+				 "limits and the corners of their ranges): its 'else' never "
+				 "runs",
 			     (int)s->cond->src_len, s->cond->src_p);
 		if (warn != NULL)
 			warn(arg, &w);

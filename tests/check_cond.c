@@ -661,11 +661,13 @@ START_TEST(lint_warns)
 	ck_assert_int_eq(s.n, 2);
 	ck_assert_str_eq(s.where[0], "t.hds:8:5");
 	ck_assert_str_eq(s.msg[0],
-			 "the condition 'i % every == 0 && i > steps' holds for none of "
-			 "the knob values lint tried (the defaults, each knob's limits "
-			 "and the corners of their ranges): what it guards never runs");
+			 "the condition 'i % every == 0 && i > steps' never holds where it "
+			 "is reached, at any of the knob values lint tried (the defaults, "
+			 "each knob's limits and the corners of their ranges): what it "
+			 "guards never runs");
 	ck_assert_str_eq(s.where[1], "t.hds:11:5");
-	ck_assert_ptr_nonnull(strstr(s.msg[1], "'every >= 1' holds for every knob value"));
+	ck_assert_ptr_nonnull(
+	    strstr(s.msg[1], "'every >= 1' holds wherever it is reached, at every knob value"));
 	ck_assert_ptr_nonnull(strstr(s.msg[1], "its 'else' never runs"));
 	hd_lesson_free(l);
 }
