@@ -16,6 +16,7 @@
 #include "cli/cmd.h"
 #include "cli/rcfile.h"
 #include "lang/lesson.h"
+#include "render/timeline.h"
 #include "store/store.h"
 
 /* One stored answer, copied out of the store's callback. */
@@ -103,10 +104,39 @@ result_name(int correct)
 	return correct > 0 ? "right" : correct == 0 ? "wrong" : "-";
 }
 
+/* The lesson's feedback on a stored choice answer (`option ID "text"
+ * feedback "..."`), or NULL when the lesson is not installed or has none. */
+static const char *
+answer_feedback(struct hd_catalog *cat, const struct answer *w)
+{
+	struct hd_err ignored = { 0 };
+	const struct hd_lesson *l;
+	int i, j;
+
+	if (cat == NULL || (i = hd_catalog_find(cat, w->lesson, &ignored)) < 0)
+		return NULL;
+	l = hd_catalog_get(cat, i);
+	if (strcmp(hd_lesson_id(l), w->lesson) != 0)
+		return NULL;
+	for (i = 0; i < hd_lesson_nquestions(l); i++) {
+		const struct hd_question *q = hd_lesson_question(l, i);
+
+		if (strcmp(q->id, w->question) != 0 || q->kind != HD_Q_CHOICE ||
+		    q->option_feedback == NULL)
+			continue;
+		for (j = 0; j < q->noptions; j++)
+			if (strcmp(q->option_ids[j], w->answer) == 0)
+				return q->option_feedback[j];
+	}
+	return NULL;
+}
+
 /* One lesson's answers (rows from first on, those of its lesson), then its
- * summary over the latest answer to each question. */
+ * summary over the latest answer to each question; under an answer, the
+ * lesson's feedback on it when it has some. */
 static void
-put_lesson(struct hd_buf *b, const struct answers *a, size_t first, int width)
+put_lesson(struct hd_buf *b, const struct answers *a, size_t first, int width,
+	   struct hd_catalog *cat)
 {
 	const char *lesson = a->v[first].lesson;
 	int qw = 8, aw = 6, answered = 0, right = 0, wrong = 0, total = 0;
@@ -155,6 +185,12 @@ put_lesson(struct hd_buf *b, const struct answers *a, size_t first, int width)
 		hd_buf_printf(b, "  %-6s  %-4s  %7s  %5d  %.10s %.5s\n", result_name(w->correct),
 			      conf, t, w->hints, w->created,
 			      strlen(w->created) > 11 ? w->created + 11 : "");
+		if (answer_feedback(cat, w) != NULL) {
+			char *fb = hd_san_term_dup(answer_feedback(cat, w), false);
+
+			hd_timeline_wrap(b, "    on that answer: ", fb, width, 20);
+			free(fb);
+		}
 		/* Rows come newest first: an answer is its question's latest
 		 * unless a row before it answered the same question. */
 		total++;
@@ -255,7 +291,7 @@ hd_cmd_progress(struct hd_cmd_ctx *x)
 			for (j = 0; j < k && strcmp(a.v[j].lesson, a.v[k].lesson) != 0; j++)
 				;
 			if (j == k)
-				put_lesson(&b, &a, k, x->width);
+				put_lesson(&b, &a, k, x->width, x->cat);
 		}
 	}
 	hd_cmd_put(x, &b);

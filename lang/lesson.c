@@ -294,7 +294,10 @@ question_free(struct hd_question *q)
 	for (i = 0; i < q->noptions; i++) {
 		free(q->options[i]);
 		free(q->option_ids[i]);
+		if (q->option_feedback != NULL)
+			free(q->option_feedback[i]);
 	}
+	free(q->option_feedback);
 	free(q->options);
 	free(q->option_ids);
 	free(q->order);
@@ -317,6 +320,44 @@ find_option(const struct hd_question *q, const struct hd_tok *t)
 		    memcmp(q->option_ids[i], t->p, t->len) == 0)
 			return i;
 	return -1;
+}
+
+/*
+ * What may follow an option's text on its line, for option i (just read):
+ * `feedback "..."`, shown when the learner chooses it.  Attributes of
+ * options each have their own clause here.
+ */
+static int
+parse_option_attrs(struct hd_parser *p, struct hd_question *q, int i)
+{
+	while (!at_eol(tok(p))) {
+		const struct hd_tok *t = tok(p);
+		char d[96], sf[80];
+
+		if (is_kw(t, "feedback") && q->kind == HD_Q_CHOICE) {
+			if (q->option_feedback != NULL && q->option_feedback[i] != NULL)
+				return hd_parse_error(p, t, "'feedback' is given twice");
+			p->pos++;
+			if (q->option_feedback == NULL)
+				q->option_feedback = hd_xcalloc(HD_LESSON_MAX_OPTIONS,
+								sizeof *q->option_feedback);
+			if ((q->option_feedback[i] = hd_parse_string(
+				 p, "what to tell a learner who chooses it")) == NULL)
+				return -1;
+			continue;
+		}
+		hd_tok_describe(t, d, sizeof d);
+		hd_parse_so_far(p, sf, sizeof sf);
+		if (is_kw(t, "feedback"))
+			return hd_parse_error(p, t,
+					      "'feedback' belongs to the options of a choice "
+					      "question, not to the items of an order question");
+		return hd_parse_error(p, t,
+				      "unexpected %s after %s: expected 'feedback \"...\"' or "
+				      "the end of the line",
+				      d, sf);
+	}
+	return hd_parse_eol(p);
 }
 
 static int
@@ -364,7 +405,7 @@ parse_question_stmt(struct hd_parser *p, struct hd_question *q, struct hd_expr *
 					    (size_t)(q->noptions + 1) * sizeof *q->option_ids);
 		q->options[q->noptions] = v;
 		q->option_ids[q->noptions++] = id;
-		return hd_parse_eol(p);
+		return parse_option_attrs(p, q, q->noptions - 1);
 	}
 	if (is_kw(kw, "answer")) {
 		if (*has_answer)

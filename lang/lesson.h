@@ -59,6 +59,9 @@ struct hd_question {
 	 * (`misconception "..."`), or NULL; the array itself is NULL when the
 	 * question names none. */
 	char **misconceptions;
+	char **option_feedback; /* CHOICE: per option, what to say when it is chosen
+				 * (`option ID "text" feedback "..."`), or NULL;
+				 * the array is NULL when no option has any */
 };
 
 struct hd_knob {
@@ -139,6 +142,16 @@ int hd_lesson_knob_check(const struct hd_lesson *l, const double *values, struct
  * NULL with e set (status HD_EXIT_INPUT, where and context at the statement). */
 struct hd_scenario *hd_lesson_instantiate(const struct hd_lesson *l, int i, const double *knobs,
 					  struct hd_err *e);
+/*
+ * Scenario i as the lesson wrote it, for printing (`show --cuda`): as
+ * hd_lesson_instantiate, except that a loop keeps its index's name
+ * (op->index_name) and an `if` on a loop index keeps both branches, each op
+ * marked with the condition block it sits in (ir.h, "Conditions").  Never
+ * run it: a backend takes hd_lesson_instantiate's scenario, where every
+ * condition has been decided.  NULL with e set.
+ */
+struct hd_scenario *hd_lesson_instantiate_written(const struct hd_lesson *l, int i,
+						  const double *knobs, struct hd_err *e);
 
 /*
  * Is claim c stated for the hardware of profile `profile` (a built-in

@@ -21,6 +21,9 @@
 #define HD_LESSON_MAX_INSTANCES 100000000ull /* op executions per rank */
 #define HD_LESSON_MAX_RANKS     16384        /* the GPUs of the largest published training runs */
 #define HD_LESSON_MAX_OPS       1000000      /* IR ops of one scenario */
+/* IR ops built for the loops that read their index (`repeat N as i` with an
+ * `if` on i), which are built iteration by iteration, per scenario */
+#define HD_LESSON_MAX_UNROLL 10000000ull
 /* Names of one kind: buffers, streams and events together, or labels, in a
  * scenario; knobs, scenarios or questions in a lesson.  Names are looked up
  * by scanning, so this keeps a file of a million names from taking hours. */
@@ -52,8 +55,20 @@ struct hd_stmt {
 	struct hd_expr *root;     /* rooted collectives, or NULL */
 	struct hd_expr *rank;     /* rank block */
 	char *text;               /* host work: what it stands for */
-	struct hd_stmt *body;     /* repeat / rank blocks */
+	struct hd_stmt *body;     /* repeat / rank blocks; `if`: the branch when it holds */
 	int nbody;
+	/* `if COND` ... [`else` ...] `end` (kind HD_OP__COUNT): evaluated when
+	 * the scenario is lowered, so only the ops of the branch taken remain */
+	bool is_if;
+	struct hd_expr *cond;
+	struct hd_stmt *else_body;
+	int nelse;
+	int cond_id; /* `if`: its index among the lesson's conditions (lint) */
+	/* `repeat N as NAME`: the loop's index (0 .. N-1), its slot among the
+	 * indexed loops around the body, and whether a condition reads it */
+	char *index_name;
+	int index_slot;
+	bool index_used;
 };
 
 struct hd_decl_buffer {
@@ -130,9 +145,24 @@ struct hd_lesson {
 	int nscens;
 	struct hd_require *reqs;
 	int nreqs;
+	int nconds; /* `if` statements, over all scenarios */
 };
 
 void hd_stmt_free_list(struct hd_stmt *v, int n);
+
+/* What lowering tells lint besides the scenario. */
+struct hd_lower_report {
+	unsigned char *seen; /* per condition (l->nconds): 1 held, 2 did not, when evaluated */
+	uint64_t work;       /* IR ops built, those built and merged again included */
+};
+/*
+ * Lower scenario idx with knob values `knobs` (NULL: the defaults), as
+ * hd_lesson_instantiate (written false) or hd_lesson_instantiate_written
+ * (true) do; rep, when not NULL, gets what lint needs (its `seen` array is
+ * the caller's, l->nconds long, and is only added to).  NULL with e set.
+ */
+struct hd_scenario *hd_lesson_lower(const struct hd_lesson *l, int idx, const double *knobs,
+				    bool written, struct hd_lower_report *rep, struct hd_err *e);
 /* The expression parser's knob lookup (arg is the lesson): index and unit. */
 int hd_lesson_knob_lookup(void *arg, const char *name, enum hd_dim *dim);
 /* Resolve a timing function's scenario and label: -1 with e set. */

@@ -483,6 +483,43 @@ hd_profile_format(const struct hd_profile *p)
 }
 
 int
+hd_profile_value(const struct hd_profile *p, const char *key, double *v, enum hd_dim *dim)
+{
+	int i;
+
+	for (i = 0; i < NKEYS; i++) {
+		const struct pkey *k = &keys[i];
+		const void *f = cfield(p, k);
+
+		if (strcmp(k->key, key) != 0)
+			continue;
+		switch (k->type) {
+		case KT_INT:
+			*v = *(const int *)f;
+			*dim = HD_DIM_NONE;
+			return 0;
+		case KT_RATE:
+			*v = *(const double *)f;
+			*dim = k->dim;
+			return 0;
+		case KT_TIME:
+			*v = (double)*(const hd_time *)f;
+			*dim = k->dim;
+			return 0;
+		case KT_SIZE:
+			*v = (double)*(const uint64_t *)f;
+			*dim = k->dim;
+			return 0;
+		case KT_STR:
+		case KT_WORD:
+		case KT__COUNT:
+			return -1;
+		}
+	}
+	return -1;
+}
+
+int
 hd_profile_equal(const struct hd_profile *a, const struct hd_profile *b)
 {
 	int i;

@@ -142,6 +142,10 @@ char *hd_profile_format(const struct hd_profile *p);
 
 /* The built-in profile called `name`, or NULL. */
 const struct hd_profile *hd_profile_builtin_find(const char *name);
+/* The value of numeric key `key` ("api.launch") of p in base units (bytes,
+ * picoseconds, bytes/s, FLOP/s; a count as it is) and its dimension (counts:
+ * HD_DIM_NONE).  0, or -1 for an unknown key or one holding text or a word. */
+int hd_profile_value(const struct hd_profile *p, const char *key, double *v, enum hd_dim *dim);
 /* 1 when every key of a and b is equal (origin is not compared). */
 int hd_profile_equal(const struct hd_profile *a, const struct hd_profile *b);
 /* "single", "nvswitch", "nvlink-pairs", "pcie". */

@@ -1431,6 +1431,12 @@ static const char *const tokens[] = {
 	"\xe2\x80\xae",
 	"\r",
 	"%",
+	"if i % 2 == 0",
+	"else",
+	"as i",
+	"&& !(i != 1) ||",
+	"profile(api.launch)",
+	"feedback \"f\"",
 };
 
 /* One random edit of the text in b. */

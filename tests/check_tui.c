@@ -1168,6 +1168,55 @@ START_TEST(lesson_flow)
 END_TEST
 
 /*
+ * An option's feedback (`option ID "text" feedback "..."`): the confidence
+ * screen shows it right after the choice, and the verdict, which the run's
+ * explanation and the summary show, carries it.
+ */
+START_TEST(option_feedback)
+{
+	char dir[64], db[96], *text;
+	struct hd_catalog *cat = hd_catalog_new();
+	struct hd_tui_opts o = { 0 };
+	struct hd_err e = { 0 };
+	struct hd_tui_app a;
+	int li;
+
+	hd_test_mkdtemp(dir, sizeof dir, "tui-feedback");
+	snprintf(db, sizeof db, "%s/db", dir);
+	o.db = db;
+	o.learner = "t";
+	ck_assert_int_eq(hd_catalog_add_builtin(cat), 0);
+	ck_assert_int_ge((li = hd_catalog_find(cat, "log-every-n", &e)), 0);
+	hd_tui_app_init(&a, cat, hd_profile_builtin(0), &o);
+	a.scr = hd_screen_new(100, 30);
+	hd_screen_set_ascii(a.scr, true);
+	hd_tui_flow_open(&a, li);
+	ck_assert_int_eq(a.screen, HD_TUI_PAGE);
+	press(&a, "  ");
+	ck_assert_int_eq(a.screen, HD_TUI_QUESTION);
+	ck_assert_ptr_null(hd_tui_flow_feedback(&a));
+	press(&a, "c");
+	ck_assert_int_eq(a.screen, HD_TUI_CONFIDENCE);
+	ck_assert_int_eq(a.correct, 0);
+	ck_assert_str_eq(hd_tui_flow_feedback(&a),
+			 "Only the logged steps pay: between two logs the host gets ahead of the "
+			 "GPU again, and its work hides under the GPU's.");
+	text = draw_app(&a);
+	ck_assert_ptr_nonnull(strstr(text, "On that answer: Only the logged steps pay"));
+	free(text);
+	ck_assert_ptr_nonnull(strstr(a.verdict, "the answer is b) About 10 x 2 ms"));
+	ck_assert_ptr_nonnull(strstr(a.verdict, ". Only the logged steps pay: between two logs"));
+	press(&a, "4");
+	ck_assert_int_eq(a.screen, HD_TUI_QUESTION); /* the estimate: no feedback */
+	ck_assert_ptr_null(hd_tui_flow_feedback(&a));
+	hd_screen_free(a.scr);
+	hd_tui_app_free(&a);
+	hd_catalog_free(cat);
+	hd_test_rmtree(dir);
+}
+END_TEST
+
+/*
  * The lesson flow on lesson 1 (no terminal): pages from the run and back,
  * a typed knob value with its unit (and one out of range refused), the
  * summary's next lesson, a finished lesson re-opened straight into explore
@@ -1256,6 +1305,7 @@ app_tcase(void)
 	tcase_add_test(tc, help_per_screen);
 	tcase_add_test(tc, keys_unique);
 	tcase_add_test(tc, lesson_flow);
+	tcase_add_test(tc, option_feedback);
 	tcase_add_test(tc, lesson_flow_explore);
 	return tc;
 }

@@ -193,6 +193,9 @@ void hd_tui_flow_close(struct hd_tui_app *a);
 void hd_tui_flow_question(struct hd_tui_app *a, int q);
 /* Answer the current choice question with option i (0-based), then ask how sure. */
 void hd_tui_flow_choose(struct hd_tui_app *a, int i);
+/* The lesson's feedback on the option just chosen in the current choice
+ * question (`option ID "text" feedback "..."`), or NULL. */
+const char *hd_tui_flow_feedback(const struct hd_tui_app *a);
 /* Grade the typed answer, then ask how sure; when the answer is not
  * complete the footer says why and the question stays. */
 void hd_tui_flow_grade(struct hd_tui_app *a);
