@@ -100,6 +100,11 @@ static const char *const migrations[] = {
 	"  SELECT l.name AS learner, p.* FROM progress p JOIN learners l ON l.id = p.learner_id"
 	"  WHERE p.id = (SELECT max(q.id) FROM progress q WHERE q.learner_id = p.learner_id"
 	"    AND q.lesson = p.lesson AND q.question = p.question);",
+	/* 2 -> 3: the id a learner gives for the class roster (learner-id in
+	 * the configuration file: a student number or a login), so that an
+	 * instructor's gradebook finds their row in Canvas's roster. */
+	"ALTER TABLE learners ADD COLUMN roster_id TEXT"
+	"  CHECK (roster_id IS NULL OR length(roster_id) BETWEEN 1 AND 64);",
 };
 
 _Static_assert(HD_ARRAY_LEN(migrations) == HD_STORE_SCHEMA, "one migration per schema version");

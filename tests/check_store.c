@@ -394,6 +394,24 @@ count_runs(void *ctx, const struct hd_store_run_row *row)
 	return 0;
 }
 
+/* Learners seen by hd_store_learners_each, copied out. */
+struct learner_ids {
+	int n;
+	char name[4][80], id[4][80];
+};
+
+static int
+see_learner(void *ctx, const char *name, const char *roster_id)
+{
+	struct learner_ids *v = ctx;
+
+	ck_assert_int_lt(v->n, 4);
+	snprintf(v->name[v->n], sizeof v->name[0], "%s", name);
+	snprintf(v->id[v->n], sizeof v->id[0], "%s", roster_id ? roster_id : "(none)");
+	v->n++;
+	return 0;
+}
+
 START_TEST(v1_database_migrates_in_place)
 {
 	struct hd_err e = { 0 };
@@ -404,6 +422,7 @@ START_TEST(v1_database_migrates_in_place)
 				       .question = "q",
 				       .answer = "yes",
 				       .correct = 1 };
+	struct learner_ids ids;
 	int n = 0;
 
 	raw_exec(p, v1_schema);
@@ -420,7 +439,7 @@ START_TEST(v1_database_migrates_in_place)
 
 	s = hd_store_open(p, HD_STORE_RW, &e);
 	ck_assert_msg(s != NULL, "%s", e.msg);
-	ck_assert_int_eq(hd_store_schema_version(s), 2);
+	ck_assert_int_eq(hd_store_schema_version(s), HD_STORE_SCHEMA);
 	ck_assert_int_eq(hd_store_runs(s, NULL, count_runs, &n, &e), 0);
 	ck_assert_int_eq(n, 1);
 	ck_assert_int_eq(hd_store_progress_add(s, &a, NULL, &e), 0);
@@ -433,6 +452,83 @@ START_TEST(v1_database_migrates_in_place)
 	hd_store_close(s);
 	ck_assert_int_eq(count_rows(p, "runs"), 1);
 	ck_assert_int_eq(count_rows(p, "progress"), 1);
+	/* the learner of an upgraded database gives no roster id yet */
+	s = hd_store_open(p, HD_STORE_RO, &e);
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	memset(&ids, 0, sizeof ids);
+	ck_assert_int_eq(hd_store_learners_each(s, see_learner, &ids, &e), 0);
+	ck_assert_int_eq(ids.n, 1);
+	ck_assert_str_eq(ids.name[0], "ada");
+	ck_assert_str_eq(ids.id[0], "(none)");
+	hd_store_close(s);
+	free(p);
+}
+END_TEST
+
+START_TEST(learner_roster_ids)
+{
+	struct hd_err e = { 0 };
+	char *p = path_in("roster-ids.db"), longest[HD_STORE_NAME_MAX + 2];
+	struct hd_store *s = hd_store_open(p, HD_STORE_RW, &e);
+	struct learner_ids ids;
+	static const struct {
+		const char *id, *says;
+	} bad[] = {
+		{ "", "empty" },
+		{ " s123", "starts or ends with a space" },
+		{ "s123 ", "starts or ends with a space" },
+		{ "s1\n23", "control character" },
+		{ "s1\x1b[2J", "control character" },
+	};
+	size_t i;
+
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	/* a learner new to the database is created with their id */
+	ck_assert_msg(hd_store_learner_set_roster_id(s, "ada", "s1234567", &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(hd_store_learner(s, "grace", NULL, &e), 0);
+	/* the last id recorded stands */
+	ck_assert_int_eq(hd_store_learner_set_roster_id(s, "ada", "alovelace", &e), 0);
+	for (i = 0; i < HD_ARRAY_LEN(bad); i++) {
+		memset(&e, 0, sizeof e);
+		ck_assert_int_eq(hd_store_learner_set_roster_id(s, "ada", bad[i].id, &e), -1);
+		ck_assert_msg(strstr(e.msg, bad[i].says) != NULL, "%zu: %s", i, e.msg);
+		ck_assert_int_eq(e.status, HD_EXIT_INPUT);
+	}
+	memset(longest, '7', sizeof longest);
+	longest[HD_STORE_NAME_MAX] = '\0';
+	ck_assert_int_eq(hd_store_learner_set_roster_id(s, "grace", longest, &e), 0);
+	longest[HD_STORE_NAME_MAX] = '7';
+	longest[HD_STORE_NAME_MAX + 1] = '\0';
+	ck_assert_int_eq(hd_store_learner_set_roster_id(s, "grace", longest, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "at most 64"));
+	ck_assert_int_eq(hd_store_learner_set_roster_id(s, "a\tb", "x", &e), -1);
+	memset(&ids, 0, sizeof ids);
+	ck_assert_int_eq(hd_store_learners_each(s, see_learner, &ids, &e), 0);
+	ck_assert_int_eq(ids.n, 2);
+	ck_assert_str_eq(ids.name[0], "ada");
+	ck_assert_str_eq(ids.id[0], "alovelace");
+	ck_assert_str_eq(ids.name[1], "grace");
+	ck_assert_uint_eq(strlen(ids.id[1]), HD_STORE_NAME_MAX);
+	hd_store_close(s);
+
+	/* read-only: nothing recorded; a crafted id is refused, naming the row */
+	s = hd_store_open(p, HD_STORE_RO, &e);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(hd_store_learner_set_roster_id(s, "ada", "x", &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "read-only"));
+	hd_store_close(s);
+	raw_exec(p,
+		 "PRAGMA ignore_check_constraints = 1;"
+		 " UPDATE learners SET roster_id = 'x' || char(27) || '[2J' WHERE name = 'ada'");
+	s = hd_store_open(p, HD_STORE_RO, &e);
+	ck_assert_ptr_nonnull(s);
+	memset(&ids, 0, sizeof ids);
+	memset(&e, 0, sizeof e);
+	ck_assert_int_eq(hd_store_learners_each(s, see_learner, &ids, &e), -1);
+	ck_assert_msg(strstr(e.msg, "roster_id") != NULL && strstr(e.msg, "not a learner id"), "%s",
+		      e.msg);
+	ck_assert_int_eq(e.status, HD_EXIT_INPUT);
+	hd_store_close(s);
 	free(p);
 }
 END_TEST
@@ -941,6 +1037,7 @@ store_suite(void)
 	tcase_add_test(tc, default_path_follows_xdg);
 	tcase_add_test(tc, v1_database_migrates_in_place);
 	tcase_add_test(tc, learner_found_or_created);
+	tcase_add_test(tc, learner_roster_ids);
 	tcase_add_test(tc, progress_add_list_reset);
 	tcase_add_test(tc, progress_bad_inputs_refused);
 	tcase_add_test(tc, progress_failed_write_leaves_nothing);
