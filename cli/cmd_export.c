@@ -14,6 +14,8 @@
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "export/export.h"
+#include "export/gradebook.h"
+#include "export/roster.h"
 #include "lang/catalog.h"
 #include "store/store.h"
 
@@ -62,6 +64,12 @@ hd_cmd_export(const struct hd_cli_opts *o, char **args, int nargs, struct hd_cat
 
 	if (o->class_export)
 		return class_command(o, args, nargs, cat, out, err);
+	if (o->roster != NULL) {
+		hd_err_set(&e, HD_EXIT_INPUT, "--roster",
+			   "--roster goes with --class: hdsim export --class DB... --roster "
+			   "FILE [-o DIR]");
+		return fail_with(err, &e);
+	}
 	hd_export_set_init(&set);
 	memset(&sel, 0, sizeof sel);
 	picks = (o->run != NULL) + (o->lesson != NULL) + o->all;
@@ -186,6 +194,8 @@ class_command(const struct hd_cli_opts *o, char **args, int nargs, struct hd_cat
 	      FILE *out, FILE *err)
 {
 	struct hd_export_class c;
+	struct hd_roster roster;
+	struct hd_gradebook_join join;
 	struct hd_err e = { 0 };
 	const char *dir = o->output != NULL ? o->output : ".";
 	char **dbs = hd_xcalloc((size_t)(nargs + o->ndbs) + 1, sizeof *dbs);
@@ -196,10 +206,12 @@ class_command(const struct hd_cli_opts *o, char **args, int nargs, struct hd_cat
 	for (i = 0; i < o->ndbs; i++)
 		dbs[n++] = o->dbs[i];
 	memset(&c, 0, sizeof c);
+	memset(&roster, 0, sizeof roster);
+	memset(&join, 0, sizeof join);
 	if (o->format != NULL || o->run != NULL || o->lesson != NULL || o->all || o->table != NULL)
 		hd_err_set(&e, HD_EXIT_INPUT, "--class",
 			   "--class writes its own files; it "
-			   "takes databases and -o DIR only");
+			   "takes databases, --roster FILE and -o DIR only");
 	else if (n == 0)
 		hd_err_set(&e, HD_EXIT_INPUT, "--class",
 			   "name the learners' databases: "
@@ -208,13 +220,21 @@ class_command(const struct hd_cli_opts *o, char **args, int nargs, struct hd_cat
 		hd_err_set(&e, HD_EXIT_INPUT, o->output,
 			   "is a file; --class writes three files "
 			   "into a folder");
-	if (e.set || hd_export_class_load(&c, dbs, n, &e) != 0) {
+	/* Everything is read, and the roster joined, before any file is made. */
+	if (e.set || hd_export_class_load(&c, dbs, n, &e) != 0 ||
+	    (o->roster != NULL && hd_roster_load(&roster, o->roster, &e) != 0) ||
+	    (o->roster != NULL && hd_gradebook_join(&join, &c, &roster, err, &e) != 0)) {
 		status = fail_with(err, &e);
 		goto out;
 	}
+	if (o->roster != NULL)
+		c.join = &join;
+	hd_gradebook_report(&c, err);
 	if (hd_export_class_write(&c, cat, dir, out, &e) != 0)
 		status = fail_with(err, &e);
 out:
+	hd_gradebook_join_free(&join);
+	hd_roster_free(&roster);
 	hd_export_class_free(&c);
 	free(dbs);
 	return status;

@@ -54,6 +54,8 @@ static const struct hd_cli_opt opt_table[] = {
 	  "export: merge learners' databases into class files" },
 	{ "--table", 0, 1, HD_OPT_TABLE, "T",
 	  "export --format csv: runs, spans, claims or progress" },
+	{ "--roster", 0, 1, HD_OPT_ROSTER, "FILE",
+	  "export --class: the roster exported from Canvas, for gradebook.csv" },
 };
 
 const struct hd_cli_opt *
@@ -139,6 +141,8 @@ set_opt(struct hd_cli_opts *o, const struct hd_cli_opt *p, const char *val, FILE
 		o->class_export = true;
 	else if (p->bit == HD_OPT_TABLE)
 		o->table = val;
+	else if (p->bit == HD_OPT_ROSTER)
+		o->roster = val;
 	else if (p->bit == HD_OPT_LEARNER)
 		o->learner = val;
 	else if (p->bit == HD_OPT_RESET)

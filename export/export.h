@@ -156,11 +156,15 @@ struct hd_export_class_row {
 	struct hd_export_answer a; /* the newest answer */
 	int attempts;              /* answers given to this question in all */
 };
+struct hd_gradebook_join;
 struct hd_export_class {
 	struct hd_export_class_row *rows; /* sorted: learner, lesson, question */
 	size_t nrows, rows_cap;
 	char **dbs;
 	int ndbs;
+	/* gradebook.csv's rows: the roster joined to the learners
+	 * (export/gradebook.h), or NULL for a row per learner */
+	const struct hd_gradebook_join *join;
 };
 /*
  * Read every database (read-only) and merge their answers: per learner,
@@ -172,10 +176,22 @@ int hd_export_class_load(struct hd_export_class *c, char *const *dbs, int n, str
 void hd_export_class_free(struct hd_export_class *c);
 /* answers.csv: a row per learner and question, with an empty comments column. */
 void hd_export_class_answers(const struct hd_export_class *c, struct hd_exw *w);
-/* gradebook.csv in Canvas's import layout (see hdsim(1)); cat (may be NULL)
- * gives each lesson's number of questions, the points possible. */
+/* gradebook.csv in Canvas's import layout (export/gradebook.c, hdsim(1)): a
+ * row per roster row of c->join, or without one a row per learner; cat (may
+ * be NULL) gives each lesson's points possible. */
 void hd_export_class_gradebook(const struct hd_export_class *c, struct hd_catalog *cat,
 			       struct hd_exw *w);
+/* The class's learners or lessons, distinct and sorted: how many,
+ * and an array of pointers into c's rows (*out, freed by the caller). */
+size_t hd_export_class_learners(const struct hd_export_class *c, const char ***out);
+size_t hd_export_class_lessons(const struct hd_export_class *c, const char ***out);
+/* Points possible of lessons[0 .. n), as the class files count them (an
+ * array the caller frees). */
+int *hd_export_class_points(const struct hd_export_class *c, struct hd_catalog *cat,
+			    const char *const *lessons, size_t n);
+/* A learner's score in a lesson: questions right and answered. */
+void hd_export_class_score(const struct hd_export_class *c, const char *learner, const char *lesson,
+			   int *right, int *answered);
 /* class.html: the class summary page. */
 void hd_export_class_html(const struct hd_export_class *c, struct hd_catalog *cat,
 			  struct hd_exw *w);

@@ -5,11 +5,8 @@
  *   answers.csv    a row per learner and question: the newest answer, right
  *                  or wrong, confidence, time, hints, how many attempts, and
  *                  an empty comments column for the instructor;
- *   gradebook.csv  Canvas's gradebook import layout: Student, ID, SIS User
- *                  ID, SIS Login ID, Section, then a column per lesson
- *                  holding the questions answered right, under a "Points
- *                  Possible" row; Moodle's and Blackboard's CSV importers map
- *                  the same columns;
+ *   gradebook.csv  Canvas's gradebook import layout, written by
+ *                  gradebook.c from the scores computed here;
  *   class.html     the class at a glance: per lesson, per question, per
  *                  learner, and where the class was sure but wrong.
  *
@@ -289,45 +286,32 @@ score(const struct hd_export_class *c, const char *learner, const char *lesson, 
 	}
 }
 
-void
-hd_export_class_gradebook(const struct hd_export_class *c, struct hd_catalog *cat, struct hd_exw *w)
+/* ---- what gradebook.c reads (the grading stays here) ---------------------- */
+
+size_t
+hd_export_class_learners(const struct hd_export_class *c, const char ***out)
 {
-	const char **learners, **lessons;
-	size_t nl = distinct(c, 0, &learners), nz = distinct(c, 1, &lessons), i, j;
-	int *pts;
+	return distinct(c, 0, out);
+}
 
-	hd_exw_puts(w, "Student,ID,SIS User ID,SIS Login ID,Section");
-	for (j = 0; j < nz; j++) {
-		char col[160];
+size_t
+hd_export_class_lessons(const struct hd_export_class *c, const char ***out)
+{
+	return distinct(c, 1, out);
+}
 
-		snprintf(col, sizeof col, "hdsim %s", lessons[j]);
-		hd_exw_putc(w, ',');
-		hd_exw_csv(w, col);
-	}
-	hd_exw_puts(w, EOL "Points Possible,,,,");
-	pts = points_possible(c, cat, lessons, nz);
-	for (j = 0; j < nz; j++)
-		hd_exw_printf(w, ",%d", pts[j]);
-	hd_exw_puts(w, EOL);
-	for (i = 0; i < nl; i++) {
-		hd_exw_csv(w, learners[i]);
-		hd_exw_puts(w, ",,,");
-		hd_exw_csv(w, learners[i]);
-		hd_exw_putc(w, ',');
-		for (j = 0; j < nz; j++) {
-			int right, answered;
+int *
+hd_export_class_points(const struct hd_export_class *c, struct hd_catalog *cat,
+		       const char *const *lessons, size_t n)
+{
+	return points_possible(c, cat, lessons, n);
+}
 
-			score(c, learners[i], lessons[j], &right, &answered);
-			hd_exw_putc(w, ',');
-			/* an empty cell leaves Canvas's grade as it is */
-			if (answered > 0)
-				hd_exw_i64(w, right);
-		}
-		hd_exw_puts(w, EOL);
-	}
-	free(pts);
-	free(learners);
-	free(lessons);
+void
+hd_export_class_score(const struct hd_export_class *c, const char *learner, const char *lesson,
+		      int *right, int *answered)
+{
+	score(c, learner, lesson, right, answered);
 }
 
 static void
