@@ -130,6 +130,12 @@ void hd_export_svg_timeline(const struct hd_export_group *g, struct hd_exw *w, b
 /* A lesson's predicted-vs-measured makespan chart over groups[0..n). */
 void hd_export_svg_chart(const char *lesson, const struct hd_export_group *g, size_t n,
 			 struct hd_exw *w, bool standalone);
+/* Predicted against measured makespan, log-log, one point per group with
+ * both sides (tooltip: lesson, scenario, both times, the error), the line
+ * where they are equal and the band within 10 % of the measurement.  Draws
+ * nothing and returns 0 when no group has both; else how many points. */
+size_t hd_export_svg_scatter(const struct hd_export_group *g, size_t n, struct hd_exw *w,
+			     bool standalone);
 void hd_export_html(const struct hd_export_set *s, struct hd_exw *w);
 void hd_export_md(const struct hd_export_set *s, struct hd_exw *w);
 
