@@ -346,11 +346,14 @@ hd_gradebook_join(struct hd_gradebook_join *j, const struct hd_export_class *c,
 	}
 	for (i = 0; i < n; i++)
 		j->orphans += !placed[i];
+	for (i = 0, k = 0; i < r->nrows; i++)
+		k += hd_roster_test_student(&r->rows[i]);
 	say(report,
-	    "roster %s: %zu student%s, %zu with a learner (%zu by learner id, %zu by name); "
+	    "roster %s: %zu student%s%s, %zu with a learner (%zu by learner id, %zu by name); "
 	    "%zu learner%s of %zu left out of gradebook.csv",
-	    r->path, r->nrows, r->nrows == 1 ? "" : "s", j->by_id + j->by_name, j->by_id,
-	    j->by_name, j->orphans, j->orphans == 1 ? "" : "s", n);
+	    r->path, r->nrows - k, r->nrows - k == 1 ? "" : "s",
+	    k > 0 ? " and Canvas's test student" : "", j->by_id + j->by_name, j->by_id, j->by_name,
+	    j->orphans, j->orphans == 1 ? "" : "s", n);
 	rc = 0;
 out:
 	for (i = 0; i < n; i++) {

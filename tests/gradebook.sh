@@ -87,7 +87,7 @@ else
 fi
 grep -q "roster.csv:6: the SIS Login ID '=enoether' starts like a spreadsheet formula" \
 	"$tmp/err" && ok || fail "the formula guard is not reported: $(cat "$tmp/err")"
-grep -q "5 students, 3 with a learner (2 by learner id, 1 by name); 1 learner of 4 left out" \
+grep -q "4 students and Canvas.s test student, 3 with a learner (2 by learner id, 1 by name); 1 learner of 4 left out" \
 	"$tmp/err" && ok || fail "no summary: $(cat "$tmp/err")"
 grep -q "Student, Test" "$tmp/err" && fail "the test student was reported" || ok
 
