@@ -197,4 +197,17 @@ rc=$?
 	"$tmp/out" && [ ! -e "$tmp/badid.db" ] && ok ||
 	fail "a bad learner id: exit $rc: $(cat "$tmp/out")"
 
+# doc/instructors.md: its lesson lints clean and its roster is read
+src=${HDSIM_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+awk '/^## 1\. Write a lesson/ { on = 1 } on && /^```$/ { if (inb) exit; inb = 1; next }
+	inb { print }' "$src/doc/instructors.md" > "$tmp/doc-lesson.hds"
+"$HDSIM" lint "$tmp/doc-lesson.hds" > "$tmp/out" 2>&1 &&
+	grep -q ': ok: lesson course-sync-copy' "$tmp/out" && ok ||
+	fail "the lesson of doc/instructors.md does not lint: $(cat "$tmp/out")"
+awk '/^\$ cat roster.csv$/ { on = 1; next } on && /^```$/ { exit } on { print }' \
+	"$src/doc/instructors.md" > "$tmp/doc-roster.csv"
+"$HDSIM" export --class "$tmp/ada.db" --roster "$tmp/doc-roster.csv" -o "$tmp/doc" \
+	> /dev/null 2> "$tmp/err" && grep -q "4 students and Canvas.s test student" "$tmp/err" &&
+	ok || fail "the roster of doc/instructors.md: $(cat "$tmp/err")"
+
 finish gradebook.sh
