@@ -5,10 +5,13 @@
  * learner in it by learner id or by name.
  *
  * The layout is Canvas's own (lib/gradebook_exporter.rb in
- * instructure/canvas-lms): a header "Student, ID, [SIS User ID,] SIS Login
- * ID, [Integration ID, Root Account,] Section, <custom columns>,
- * <assignments>, <totals>" (or "LastName, FirstName, ..." where names are
- * split), an optional row marking hidden assignments ("Manual Posting"), a
+ * https://github.com/instructure/canvas-lms; described for instructors in
+ * https://teaching.resources.osu.edu/toolsets/carmencanvas/guides/
+ * calculating-final-grades/import-csv-file-carmen-grades and in nemogb's
+ * https://nemogb-dev.github.io/nemogb-r/articles/detailed-canvas-export-info.html):
+ * a header "Student, ID, [SIS User ID,] SIS Login ID, [Integration ID,
+ * Root Account,] Section, <custom columns>, <assignments>, <totals>" (or
+ * "LastName, FirstName, ..." where names are split), an optional row marking hidden assignments ("Manual Posting"), a
  * "    Points Possible" row, then a row per student whose Student cell is the
  * sortable name "Last, First"; CSV as RFC 4180 quotes it, UTF-8 with or
  * without a byte-order mark, commas or (in some locales) semicolons, CRLF
