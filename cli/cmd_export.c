@@ -53,12 +53,14 @@ static int class_command(const struct hd_cli_opts *o, char **args, int nargs,
 /*
  * No run is stored where the export looked (where names it): simulate each
  * installed lesson the answers are to, in the order first answered, and say
- * so.  With no answer either, empty tables are written, but a report or a
- * picture of nothing is not: -1 with e saying what would fill it.
+ * so.  With no answer either (of learner, when not NULL), empty tables are
+ * written, but a report or a picture of nothing is not: -1 with e saying
+ * what would fill it.
  */
 static int
 simulate_answered(struct hd_export_set *set, struct hd_catalog *cat, const struct hd_profile *p,
-		  enum hd_export_format f, const char *where, FILE *err, struct hd_err *e)
+		  enum hd_export_format f, const char *learner, const char *where, FILE *err,
+		  struct hd_err *e)
 {
 	/* CSV and JSON tables can be empty; a report or a picture of nothing
 	 * cannot help */
@@ -67,6 +69,14 @@ simulate_answered(struct hd_export_set *set, struct hd_catalog *cat, const struc
 	size_t i, j, n = 0;
 	int idx;
 
+	if (set->nanswers == 0 && !tables && learner != NULL) {
+		hd_err_set(e, HD_EXIT_INPUT, where,
+			   "nothing to export: no run, and no answer of learner '%.64s', is stored "
+			   "here ('hdsim export --format csv --table progress' lists the answers "
+			   "and their learners)",
+			   learner);
+		return -1;
+	}
 	if (set->nanswers == 0 && !tables) {
 		hd_err_set(
 		    e, HD_EXIT_INPUT, where,
@@ -243,7 +253,7 @@ hd_cmd_export(const struct hd_cli_opts *o, char **args, int nargs, struct hd_cat
 		 * answered, simulated now, make the report worth reading. */
 		const char *where = o->ndbs == 1 ? o->dbs[0] : o->ndbs > 1 ? "the databases" : def;
 
-		if (simulate_answered(&set, cat, p, f, where, err, &e) != 0) {
+		if (simulate_answered(&set, cat, p, f, o->learner, where, err, &e) != 0) {
 			status = fail_with(err, &e);
 			goto out;
 		}

@@ -96,4 +96,19 @@ grep -q '^"Liddell, Alice",2001,s2001,alice,A,0' "$tmp/work/class/gradebook.csv"
 	grep -q '^"Builder, Bob",2002,s2002,bob,A,0' "$tmp/work/class/gradebook.csv" && ok ||
 	fail "the class example's gradebook: $(cat "$tmp/work/class/gradebook.csv")"
 
+# a learner who has answered nothing yet: a clear word, not an empty report
+printf 'quit\n' | "$HDSIM" --interactive --learner idle --db "$tmp/idle.db" > /dev/null 2>&1
+"$HDSIM" export --format html --db "$tmp/idle.db" -o "$tmp/idle.html" 2> "$tmp/stderr"
+rc=$?
+[ "$rc" -eq 2 ] && [ ! -e "$tmp/idle.html" ] &&
+	grep -q "nothing to export: no run and no answer is stored here yet; answer a lesson" \
+		"$tmp/stderr" && ok || fail "html of an empty database: exit $rc: $(cat "$tmp/stderr")"
+"$HDSIM" export --format csv --db "$tmp/idle.db" -o "$tmp/idle/" > /dev/null 2> "$tmp/stderr" &&
+	[ -s "$tmp/idle/runs.csv" ] && grep -q "the tables are empty" "$tmp/stderr" && ok ||
+	fail "csv of an empty database: $(cat "$tmp/stderr")"
+"$HDSIM" export --format md --learner nobody -o "$tmp/nobody.md" 2> "$tmp/stderr"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "no answer of learner 'nobody'" "$tmp/stderr" && ok ||
+	fail "md of a learner with no answer: exit $rc: $(cat "$tmp/stderr")"
+
 finish readme_exports.sh
