@@ -722,16 +722,19 @@ claim_line(struct sink *k, const struct hd_export_set *s, const struct hd_export
 	if (verified + refuted + unchecked + holds + fails == 0) {
 		snprintf(line, sizeof line, "Claims: none stored with these runs.");
 	} else {
-		char not_checked[64] = "";
+		char gpu[96];
 
-		if (unchecked > 0)
-			snprintf(not_checked, sizeof not_checked, ", %d not checked there",
-				 unchecked);
-		snprintf(line, sizeof line,
-			 "Claims: %d verified and %d refuted on the GPU%s; on the model %d %s "
-			 "and %d %s not.",
-			 verified, refuted, not_checked, holds, holds == 1 ? "holds" : "hold",
-			 fails, fails == 1 ? "does" : "do");
+		if (verified + refuted + unchecked == 0)
+			snprintf(gpu, sizeof gpu, "none checked on a GPU");
+		else if (unchecked == 0)
+			snprintf(gpu, sizeof gpu, "%d verified and %d refuted on the GPU", verified,
+				 refuted);
+		else
+			snprintf(gpu, sizeof gpu,
+				 "%d verified and %d refuted on the GPU, %d not checked there",
+				 verified, refuted, unchecked);
+		snprintf(line, sizeof line, "Claims: %s; on the model %d %s and %d %s not.", gpu,
+			 holds, holds == 1 ? "holds" : "hold", fails, fails == 1 ? "does" : "do");
 	}
 	para(k, line);
 }
