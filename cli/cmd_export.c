@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/sanitize.h"
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "export/export.h"
@@ -139,10 +140,15 @@ hd_cmd_export(const struct hd_cli_opts *o, char **args, int nargs, struct hd_cat
 
 	if (o->class_export)
 		return class_command(o, args, nargs, cat, out, err);
-	if (o->roster != NULL) {
-		hd_err_set(&e, HD_EXIT_INPUT, "--roster",
-			   "--roster goes with --class: hdsim export --class DB... --roster "
-			   "FILE [-o DIR]");
+	if (o->roster != NULL || o->grade != NULL || o->keep_going) {
+		const char *opt = o->roster != NULL ? "--roster" :
+		    o->grade != NULL                ? "--grade" :
+						      "--keep-going";
+
+		hd_err_set(&e, HD_EXIT_INPUT, opt,
+			   "%s goes with --class: hdsim export --class DB... [-o DIR] "
+			   "[--grade first|best|last] [--keep-going] [--roster FILE]",
+			   opt);
 		return fail_with(err, &e);
 	}
 	hd_export_set_init(&set);
@@ -275,11 +281,27 @@ out:
 	return status;
 }
 
+/* The class's notes on standard error, each through the terminal's
+ * sanitiser (they quote paths and lesson ids from the databases). */
+static void
+print_notes(const struct hd_export_class *c, FILE *err)
+{
+	int k;
+
+	for (k = 0; k < c->nnotes; k++) {
+		char *clean = hd_san_term_dup(c->notes[k], false);
+
+		fprintf(err, "hdsim: export: warning: %s\n", clean);
+		free(clean);
+	}
+}
+
 static int
 class_command(const struct hd_cli_opts *o, char **args, int nargs, struct hd_catalog *cat,
 	      FILE *out, FILE *err)
 {
 	struct hd_export_class c;
+	struct hd_export_class_opts co = { HD_EXPORT_GRADE_FIRST, o->keep_going, cat };
 	struct hd_roster roster;
 	struct hd_gradebook_join join;
 	struct hd_err e = { 0 };
@@ -297,7 +319,7 @@ class_command(const struct hd_cli_opts *o, char **args, int nargs, struct hd_cat
 	if (o->format != NULL || o->run != NULL || o->lesson != NULL || o->all || o->table != NULL)
 		hd_err_set(&e, HD_EXIT_INPUT, "--class",
 			   "--class writes its own files; it "
-			   "takes databases, --roster FILE and -o DIR only");
+			   "takes databases, -o DIR, --grade, --keep-going and --roster FILE only");
 	else if (n == 0)
 		hd_err_set(&e, HD_EXIT_INPUT, "--class",
 			   "name the learners' databases: "
@@ -306,17 +328,29 @@ class_command(const struct hd_cli_opts *o, char **args, int nargs, struct hd_cat
 		hd_err_set(&e, HD_EXIT_INPUT, o->output,
 			   "is a file; --class writes three files "
 			   "into a folder");
-	/* Everything is read, and the roster joined, before any file is made. */
-	if (e.set || hd_export_class_load(&c, dbs, n, &e) != 0 ||
-	    (o->roster != NULL && hd_roster_load(&roster, o->roster, &e) != 0) ||
-	    (o->roster != NULL && hd_gradebook_join(&join, &c, &roster, err, &e) != 0)) {
+	else if (o->grade != NULL)
+		hd_export_grade_parse(o->grade, &co.grade, &e);
+	if (e.set) {
 		status = fail_with(err, &e);
 		goto out;
 	}
-	if (o->roster != NULL)
+	/* Everything is read, and the roster joined, before any file is made. */
+	if (hd_export_class_load(&c, dbs, n, &co, &e) != 0) {
+		print_notes(&c, err);
+		status = fail_with(err, &e);
+		goto out;
+	}
+	print_notes(&c, err);
+	if (o->roster != NULL) {
+		if (hd_roster_load(&roster, o->roster, &e) != 0 ||
+		    hd_gradebook_join(&join, &c, &roster, err, &e) != 0) {
+			status = fail_with(err, &e);
+			goto out;
+		}
 		c.join = &join;
+	}
 	hd_gradebook_report(&c, err);
-	if (hd_export_class_write(&c, cat, dir, out, &e) != 0)
+	if (hd_export_class_write(&c, dir, out, &e) != 0)
 		status = fail_with(err, &e);
 out:
 	hd_gradebook_join_free(&join);

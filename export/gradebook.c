@@ -1,8 +1,9 @@
 /*
  * gradebook.c - gradebook.csv in Canvas's import layout, and the join of a
  * class's learners to Canvas's roster (gradebook.h).  The scores are
- * export_class.c's (hd_export_class_score, hd_export_class_points): this
- * file decides only which row and column they go in.
+ * class_grade.c's, under the class's grading policy (hd_export_class_score;
+ * points possible of the stored lesson version, hd_export_class_lesson):
+ * this file decides only which row and column they go in.
  */
 #include "config.h"
 
@@ -69,16 +70,14 @@ hd_gradebook_lesson_ok(const char *id)
 void
 hd_gradebook_report(const struct hd_export_class *c, FILE *report)
 {
-	const char **lessons;
-	size_t nz = hd_export_class_lessons(c, &lessons), j;
+	size_t j;
 
-	for (j = 0; j < nz; j++)
-		if (!hd_gradebook_lesson_ok(lessons[j]))
+	for (j = 0; j < c->nlessons; j++)
+		if (!hd_gradebook_lesson_ok(c->lessons[j].lesson))
 			say(report,
 			    "lesson '%.80s' is not a lesson id (letters, digits, '-' and '_'): "
 			    "its answers are left out of gradebook.csv",
-			    lessons[j]);
-	free(lessons);
+			    c->lessons[j].lesson);
 	if (c->join == NULL)
 		say(report,
 		    "gradebook.csv has a row per learner by the name they chose, with no "
@@ -311,8 +310,8 @@ int
 hd_gradebook_join(struct hd_gradebook_join *j, const struct hd_export_class *c,
 		  const struct hd_roster *r, FILE *report, struct hd_err *e)
 {
-	const char **names;
-	size_t n = hd_export_class_learners(c, &names), i, k, nclaims = 0, *placed;
+	const char *const *names = c->learners;
+	size_t n = c->nlearners, i, k, nclaims = 0, *placed;
 	struct learner *ls = hd_xcalloc(n + 1, sizeof *ls);
 	struct claim *cl = hd_xcalloc(n + 1, sizeof *cl);
 	int rc = -1;
@@ -365,7 +364,6 @@ out:
 	free(ls);
 	free(cl);
 	free(placed);
-	free(names);
 	if (rc != 0)
 		hd_gradebook_join_free(j);
 	return rc;
@@ -383,52 +381,51 @@ hd_gradebook_join_free(struct hd_gradebook_join *j)
 
 /* ---- the file ---------------------------------------------------------------- */
 
-/* A learner's scores, one cell per lesson column (empty where they answered
- * nothing: Canvas then keeps the grade it has). */
+/* A learner's points earned, one cell per lesson column (empty where they
+ * answered nothing: Canvas then keeps the grade it has). */
 static void
-scores(struct hd_exw *w, const struct hd_export_class *c, const char *learner,
-       const char *const *lessons, size_t nz)
+scores(struct hd_exw *w, const struct hd_export_class *c, const char *learner)
 {
 	size_t j;
 
-	for (j = 0; j < nz; j++) {
-		int right = 0, answered = 0;
+	for (j = 0; j < c->nlessons; j++) {
+		const struct hd_export_class_score *s = NULL;
 
-		if (!hd_gradebook_lesson_ok(lessons[j]))
+		if (!hd_gradebook_lesson_ok(c->lessons[j].lesson))
 			continue;
 		if (learner != NULL)
-			hd_export_class_score(c, learner, lessons[j], &right, &answered);
+			s = hd_export_class_score(c, learner, c->lessons[j].lesson);
 		hd_exw_putc(w, ',');
-		if (answered > 0)
-			hd_exw_i64(w, right);
+		if (s != NULL)
+			hd_exw_i64(w, s->earned);
 	}
 }
 
 void
-hd_export_class_gradebook(const struct hd_export_class *c, struct hd_catalog *cat, struct hd_exw *w)
+hd_export_class_gradebook(const struct hd_export_class *c, struct hd_exw *w)
 {
-	const char **learners, **lessons;
-	size_t nl = hd_export_class_learners(c, &learners),
-	       nz = hd_export_class_lessons(c, &lessons);
-	int *pts = hd_export_class_points(c, cat, lessons, nz);
 	size_t i, j;
 	int k;
 
 	hd_exw_puts(w, "Student,ID,SIS User ID,SIS Login ID,Section");
-	for (j = 0; j < nz; j++) {
-		char col[80];
+	for (j = 0; j < c->nlessons; j++) {
+		char col[120];
 
-		if (!hd_gradebook_lesson_ok(lessons[j]))
+		if (!hd_gradebook_lesson_ok(c->lessons[j].lesson))
 			continue;
-		snprintf(col, sizeof col, "hdsim %s", lessons[j]);
+		/* the policy in the column's name: another policy is another
+		 * assignment to Canvas, never one silently regraded */
+		snprintf(col, sizeof col, "hdsim %s (grade: %s)", c->lessons[j].lesson,
+			 hd_export_grade_name(c->grade));
 		hd_exw_putc(w, ',');
 		hd_exw_csv(w, col);
 	}
-	/* Canvas reads the row whose first cell holds "Points Possible" */
+	/* Canvas reads the row whose first cell holds "Points Possible": the
+	 * points of each lesson's stored version */
 	hd_exw_puts(w, EOL "Points Possible,,,,");
-	for (j = 0; j < nz; j++)
-		if (hd_gradebook_lesson_ok(lessons[j]))
-			hd_exw_printf(w, ",%d", pts[j]);
+	for (j = 0; j < c->nlessons; j++)
+		if (hd_gradebook_lesson_ok(c->lessons[j].lesson))
+			hd_exw_printf(w, ",%d", c->lessons[j].possible);
 	hd_exw_puts(w, EOL);
 	if (c->join != NULL) {
 		const struct hd_roster *r = c->join->roster;
@@ -439,20 +436,17 @@ hd_export_class_gradebook(const struct hd_export_class *c, struct hd_catalog *ca
 					hd_exw_putc(w, ',');
 				hd_exw_csv(w, r->rows[i].cell[k]);
 			}
-			scores(w, c, c->join->learner[i], lessons, nz);
+			scores(w, c, c->join->learner[i]);
 			hd_exw_puts(w, EOL);
 		}
 	} else {
-		for (i = 0; i < nl; i++) {
-			hd_exw_csv(w, learners[i]);
+		for (i = 0; i < c->nlearners; i++) {
+			hd_exw_csv_text(w, c->learners[i]);
 			hd_exw_puts(w, ",,,");
-			hd_exw_csv(w, learners[i]);
+			hd_exw_csv_text(w, c->learners[i]);
 			hd_exw_putc(w, ',');
-			scores(w, c, learners[i], lessons, nz);
+			scores(w, c, c->learners[i]);
 			hd_exw_puts(w, EOL);
 		}
 	}
-	free(pts);
-	free(learners);
-	free(lessons);
 }

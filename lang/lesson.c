@@ -57,7 +57,8 @@ parse_const(struct hd_parser *p, enum hd_dim *dim, double *v, const char *what)
 }
 
 static const char *const question_words[] = {
-	"option", "item", "answer", "explain", "hint", "scenario", "end", NULL,
+	"option",   "item", "answer", "explain",       "hint",
+	"scenario", "end",  "points", "misconception", NULL,
 };
 
 /* --- metadata and knobs ------------------------------------------------------- */
@@ -303,6 +304,7 @@ question_free(struct hd_question *q)
 		free(q->hints[i]);
 	free(q->hints);
 	free(q->scenario);
+	hd_question_grade_free(q);
 }
 
 static int
@@ -526,6 +528,8 @@ parse_question_stmt(struct hd_parser *p, struct hd_question *q, struct hd_expr *
 			return -1;
 		return hd_parse_eol(p);
 	}
+	if (hd_question_grade_word(kw))
+		return hd_question_grade_stmt(p, q);
 	return hd_parse_unknown(p, question_words, "inside a question");
 }
 
@@ -556,6 +560,7 @@ parse_question(struct hd_parser *p, struct pending_scen **pend, int *npend)
 	char what[96];
 
 	memset(&q, 0, sizeof q);
+	q.points = 1;
 	p->pos++;
 	t = tok(p);
 	if ((q.id = hd_parse_name(p, "the question's identifier")) == NULL)
@@ -617,6 +622,8 @@ parse_question(struct hd_parser *p, struct pending_scen **pend, int *npend)
 		hd_parse_error(p, kw, "question %s has no 'answer'", q.id);
 		goto fail;
 	}
+	if (hd_question_grade_check(p, &q, kw) < 0)
+		goto fail;
 	if (scen_tok != NULL) {
 		*pend = hd_xrealloc(*pend, (size_t)(*npend + 1) * sizeof **pend);
 		(*pend)[*npend].question = l->nquestions;
@@ -1037,6 +1044,7 @@ hd_lesson_parse(const char *text, size_t len, const char *path, struct hd_err *e
 	memcpy(l->text, text, len);
 	l->text[len] = '\0';
 	l->len = len;
+	hd_sha256_hex(l->text, l->len, l->hash);
 	hd_src_init(&l->src, l->path, l->text, l->len);
 
 	memset(&p, 0, sizeof p);
@@ -1137,6 +1145,20 @@ const char *
 hd_lesson_id(const struct hd_lesson *l)
 {
 	return l->id;
+}
+const char *
+hd_lesson_hash(const struct hd_lesson *l)
+{
+	return l->hash;
+}
+int
+hd_lesson_points(const struct hd_lesson *l)
+{
+	int i, n = 0;
+
+	for (i = 0; i < l->nquestions; i++)
+		n += l->questions[i].points;
+	return n;
 }
 const char *
 hd_lesson_replaces(const struct hd_lesson *l)

@@ -53,6 +53,12 @@ struct hd_question {
 	char **hints;
 	int nhints;
 	char *scenario; /* the scenario whose run answers it, or NULL for the first */
+	int points;     /* what it is worth in a grade (`points N`, default 1) */
+	bool has_points;
+	/* CHOICE: per option, the misconception choosing it stands for
+	 * (`misconception "..."`), or NULL; the array itself is NULL when the
+	 * question names none. */
+	char **misconceptions;
 };
 
 struct hd_knob {
@@ -81,6 +87,10 @@ void hd_lesson_free(struct hd_lesson *l); /* accepts NULL */
 /* Metadata. */
 const char *hd_lesson_path(const struct hd_lesson *l);
 const char *hd_lesson_id(const struct hd_lesson *l); /* "pinned-vs-pageable" */
+/* The SHA-256 of the lesson's text, 64 hex digits: this version of it. */
+const char *hd_lesson_hash(const struct hd_lesson *l);
+/* What the lesson's questions are worth together (their `points`). */
+int hd_lesson_points(const struct hd_lesson *l);
 /* The id named by `replaces ID` (the lesson's own: it deliberately takes
  * the place of another lesson with that id), or NULL. */
 const char *hd_lesson_replaces(const struct hd_lesson *l);

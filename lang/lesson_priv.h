@@ -1,14 +1,15 @@
 /*
  * lesson_priv.h - the parsed form of a lesson, shared by the parser
  * (lesson.c), the lowering to the IR (lower.c), claim evaluation
- * (claims.c), lint's checks (lint.c) and the catalogue's identity check
- * (catalog.c).  Nothing outside lang/ sees these types.
+ * (claims.c), lint's checks (lint.c), the catalogue's identity check
+ * (catalog.c) and a question's grading statements (question_grade.c).  Nothing outside lang/ sees these types.
  */
 #ifndef HD_LESSON_PRIV_H
 #define HD_LESSON_PRIV_H
 
 #include <stdbool.h>
 
+#include "base/sha256.h"
 #include "ir/ir.h"
 #include "lang/expr.h"
 #include "lang/lesson.h"
@@ -29,6 +30,8 @@
 /* options of a choice, items of an order: each answered by a letter from a
  * to g, so no option takes a key the browser uses (h, j, k, l, q ...) */
 #define HD_LESSON_MAX_OPTIONS 7
+/* what one question is worth: `points N` */
+#define HD_LESSON_MAX_POINTS 1000
 
 /* One statement of a scenario that becomes IR ops. */
 struct hd_stmt {
@@ -105,6 +108,7 @@ struct hd_lesson {
 	char *path;
 	char *text; /* the source, kept for messages */
 	size_t len;
+	char hash[HD_SHA256_HEX]; /* SHA-256 of text: this version of the lesson */
 	struct hd_src src;
 
 	char *id, *title, *part, *summary, *rule, *rule_url;
@@ -143,6 +147,16 @@ int hd_lesson_resolve_expr(const struct hd_lesson *l, const struct hd_src *src, 
  * (the claim or question) and the op; lang/lint.c. */
 int hd_lint_quantities(const struct hd_lesson *l, const struct hd_src *src, const struct hd_expr *x,
 		       const char *what, struct hd_err *e);
+/* A question's grading statements, `points N` and `misconception "..."`
+ * (question_grade.c): is kw one of them; parse the one at the cursor (0, or
+ * -1 with the parser's error set); check the whole question once read, at
+ * its keyword kw; free what they added to q. */
+struct hd_parser;
+bool hd_question_grade_word(const struct hd_tok *kw);
+int hd_question_grade_stmt(struct hd_parser *p, struct hd_question *q);
+int hd_question_grade_check(struct hd_parser *p, const struct hd_question *q,
+			    const struct hd_tok *kw);
+void hd_question_grade_free(struct hd_question *q);
 /* Does a < b (rel) hold?  within: fraction for ==, < 0 when absent. */
 int hd_rel_holds(enum hd_rel rel, double a, double b, double within);
 

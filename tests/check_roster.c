@@ -4,7 +4,8 @@
  * student, semicolons, split names, columns in any order), hostile rosters
  * refused with the line and the limit named, learners found by id and by
  * name, and the join of a class to a roster: what matches, what is
- * reported, what stays empty.
+ * reported, what stays empty, and how its rows are graded (--grade, the
+ * stored lesson version's points).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "export/export.h"
 #include "export/gradebook.h"
 #include "export/roster.h"
+#include "lang/lesson.h"
 #include "store/store.h"
 #include "tests/testutil.h"
 
@@ -315,6 +317,7 @@ START_TEST(class_joined_to_roster)
 	char *d1 = hd_xasprintf("%s/a.db", dir), *d2 = hd_xasprintf("%s/b.db", dir);
 	char *dbs[2] = { d1, d2 }, *text;
 	struct hd_export_class c;
+	struct hd_export_class_opts opts = { HD_EXPORT_GRADE_FIRST, false, NULL };
 	struct hd_gradebook_join j;
 	struct hd_roster r;
 	struct hd_err e = { 0 };
@@ -333,7 +336,7 @@ START_TEST(class_joined_to_roster)
 	answer(d2, "Alan Turing", NULL, "two-streams", 1); /* by name; aturing has it by id */
 	ck_assert_msg(hd_roster_parse(&r, "roster.csv", roster, sizeof roster - 1, &e) == 0, "%s",
 		      e.msg);
-	ck_assert_msg(hd_export_class_load(&c, dbs, 2, &e) == 0, "%s", e.msg);
+	ck_assert_msg(hd_export_class_load(&c, dbs, 2, &opts, &e) == 0, "%s", e.msg);
 	ck_assert_msg(hd_gradebook_join(&j, &c, &r, rep, &e) == 0, "%s", e.msg);
 	text = slurp_stream(rep);
 
@@ -375,10 +378,11 @@ START_TEST(class_joined_to_roster)
 	/* the file: the roster's rows and ids, a score where a learner is */
 	c.join = &j;
 	hd_exw_init(&w, NULL);
-	hd_export_class_gradebook(&c, NULL, &w);
+	hd_export_class_gradebook(&c, &w);
 	ck_assert_ptr_nonnull(strstr(w.b.s,
 				     "Student,ID,SIS User ID,SIS Login ID,Section,"
-				     "hdsim pinned-vs-pageable,hdsim two-streams\r\n"
+				     "hdsim pinned-vs-pageable (grade: first),"
+				     "hdsim two-streams (grade: first)\r\n"
 				     "Points Possible,,,,,1,1\r\n"
 				     "\"Lovelace, Ada\",1001,S-1001,alovelace,A,1,\r\n"
 				     "\"Hopper, Grace\",1002,S-1002,ghopper,A,0,\r\n"
@@ -396,6 +400,99 @@ START_TEST(class_joined_to_roster)
 	hd_roster_free(&r);
 	free(d1);
 	free(d2);
+}
+END_TEST
+
+/* The gradebook a roster fills is graded by the class's policy, with the
+ * points of the stored lesson version (no lesson file on any path): a wrong
+ * answer given before the run was shown, then a right one after it. */
+START_TEST(roster_rows_graded_by_policy)
+{
+	static const char lesson[] = "hdsim 1\nlesson worth\ntitle \"Worth\"\n"
+				     "question q1 choice \"Which?\"\n"
+				     "  option a \"A\"\n  option b \"B\"\n"
+				     "  answer a\n  points 3\nend\n"
+				     "question q2 choice \"And?\"\n"
+				     "  option a \"A\"\n  option b \"B\"\n"
+				     "  answer b\n  points 2\nend\n"
+				     "scenario s\n  host 1ms\nend\n";
+	static const char roster[] = "Student,ID,SIS User ID,SIS Login ID,Section\r\n"
+				     "\"Lovelace, Ada\",1001,S-1001,alovelace,A\r\n"
+				     "\"Hopper, Grace\",1002,S-1002,ghopper,A\r\n";
+	static const struct {
+		enum hd_export_grade g;
+		const char *file;
+	} want[] = {
+		{ HD_EXPORT_GRADE_FIRST,
+		  "Student,ID,SIS User ID,SIS Login ID,Section,"
+		  "hdsim worth (grade: first)\r\n"
+		  "Points Possible,,,,,5\r\n"
+		  "\"Lovelace, Ada\",1001,S-1001,alovelace,A,0\r\n"
+		  "\"Hopper, Grace\",1002,S-1002,ghopper,A,\r\n" },
+		{ HD_EXPORT_GRADE_BEST,
+		  "Student,ID,SIS User ID,SIS Login ID,Section,"
+		  "hdsim worth (grade: best)\r\n"
+		  "Points Possible,,,,,5\r\n"
+		  "\"Lovelace, Ada\",1001,S-1001,alovelace,A,3\r\n"
+		  "\"Hopper, Grace\",1002,S-1002,ghopper,A,\r\n" },
+		{ HD_EXPORT_GRADE_LAST,
+		  "Student,ID,SIS User ID,SIS Login ID,Section,"
+		  "hdsim worth (grade: last)\r\n"
+		  "Points Possible,,,,,5\r\n"
+		  "\"Lovelace, Ada\",1001,S-1001,alovelace,A,3\r\n"
+		  "\"Hopper, Grace\",1002,S-1002,ghopper,A,\r\n" },
+	};
+	char *db = hd_xasprintf("%s/ada.db", dir);
+	struct hd_err e = { 0 };
+	struct hd_lesson *l = hd_lesson_parse(lesson, sizeof lesson - 1, "worth.hds", &e);
+	struct hd_store_snapshot *snap;
+	struct hd_store_progress p = { .learner = "ada",
+				       .lesson = "worth",
+				       .question = "q1",
+				       .answer = "b",
+				       .correct = 0,
+				       .confidence = 5,
+				       .seen = 0 };
+	struct hd_store *st;
+	struct hd_roster r;
+	size_t i;
+
+	ck_assert_msg(l != NULL, "%s", e.msg);
+	snap = hd_store_snapshot_of(l);
+	p.snapshot = snap;
+	st = hd_store_open(db, HD_STORE_RW, &e);
+	ck_assert_msg(st != NULL, "%s", e.msg);
+	ck_assert_msg(hd_store_progress_add(st, &p, NULL, &e) == 0, "%s", e.msg);
+	p.answer = "a";
+	p.correct = 1;
+	p.seen = 1;
+	ck_assert_msg(hd_store_progress_add(st, &p, NULL, &e) == 0, "%s", e.msg);
+	ck_assert_msg(hd_store_learner_set_roster_id(st, "ada", "alovelace", &e) == 0, "%s", e.msg);
+	hd_store_close(st);
+	ck_assert_msg(hd_roster_parse(&r, "roster.csv", roster, sizeof roster - 1, &e) == 0, "%s",
+		      e.msg);
+
+	for (i = 0; i < HD_ARRAY_LEN(want); i++) {
+		struct hd_export_class_opts opts = { want[i].g, false, NULL };
+		struct hd_export_class c;
+		struct hd_gradebook_join j;
+		struct hd_exw w;
+
+		ck_assert_msg(hd_export_class_load(&c, &db, 1, &opts, &e) == 0, "%s", e.msg);
+		ck_assert_msg(hd_gradebook_join(&j, &c, &r, NULL, &e) == 0, "%s", e.msg);
+		ck_assert_uint_eq(j.by_id, 1);
+		c.join = &j;
+		hd_exw_init(&w, NULL);
+		hd_export_class_gradebook(&c, &w);
+		ck_assert_str_eq(w.b.s, want[i].file);
+		hd_exw_free(&w);
+		hd_gradebook_join_free(&j);
+		hd_export_class_free(&c);
+	}
+	hd_roster_free(&r);
+	hd_store_snapshot_free(snap);
+	hd_lesson_free(l);
+	free(db);
 }
 END_TEST
 
@@ -425,6 +522,7 @@ roster_suite(void)
 	tcase_add_test(tc, hostile_rosters_refused);
 	tcase_add_test(tc, roster_file_refused);
 	tcase_add_test(tc, class_joined_to_roster);
+	tcase_add_test(tc, roster_rows_graded_by_policy);
 	tcase_add_test(tc, lesson_ids_as_columns);
 	suite_add_tcase(s, tc);
 	return s;

@@ -325,7 +325,7 @@ python3 -c '
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1], newline="", encoding="utf-8")))
 assert rows[0][-1] == "comments" and len(rows) == 3, rows
-assert rows[1][3] == "yes, \"really\"\nsure", rows[1]' "$tmp/class/answers.csv" &&
+assert rows[1][5] == "yes, \"really\"\nsure", rows[1]' "$tmp/class/answers.csv" &&
 	ok || fail "answers.csv does not read back"
 
 "$HDSIM" help export | grep -q 'export --class' && ok || fail "hdsim help export"

@@ -9,8 +9,9 @@
 # the Points Possible row, the ids copied from the roster, a number where a
 # learner is matched.  The report on standard error names the roster row
 # with no learner and the learner with no row, sanitised for the terminal;
-# without a roster it says Canvas will not match and points to --roster; a
-# bad roster or learner id exits 2 and writes nothing.
+# without a roster it says Canvas will not match and points to --roster;
+# --roster goes with --grade and --keep-going; a bad roster or learner id
+# exits 2 and writes nothing.
 #
 # Run by `make check` with $HDSIM set; exits 77 (skipped) without it or
 # without python3.
@@ -109,7 +110,9 @@ assert "Student" in head[0] and "ID" in head[1]              # row_has_student_h
 assert re.match(r"SIS\s+User\s+ID", head[2]) and re.match(r"SIS\s+Login\s+ID", head[3])
 assert "Section" in head[4]
 lessons = head[5:]
-assert lessons == ["hdsim pinned-vs-pageable"], lessons   # the lesson id, not its number
+# the lesson id, not its number, and the grading policy (the default: the
+# first answer before the run was shown)
+assert lessons == ["hdsim pinned-vs-pageable (grade: first)"], lessons
 for t in lessons:
     assert not re.search(r"\(\d+\)\s*$", t), t             # no "(id)" of another assignment
     assert not re.search("Current Score|Current Points|Current Grade|Final Score|"
@@ -119,7 +122,7 @@ assert len(set(head)) == len(head), "a column twice"
 # the Points Possible row: the first cell says so, numbers under assignments
 assert "Points Possible" in pp[0] and pp[1:5] == ["", "", "", ""], pp
 points = [float(x) for x in pp[5:]]
-assert points == [3.0], points                            # lesson 4 has 3 questions
+assert points == [3.0], points          # lesson 4's 3 questions, a point each
 
 # a row per roster row, in its order, ids copied as Canvas exported them
 assert len(body) == len(roster), (len(body), len(roster))
@@ -144,6 +147,24 @@ for r in body:
         assert cell == "" or (re.fullmatch(r"\d+(\.\d+)?", cell) and float(cell) <= most), r
 EOF
 then ok; else fail "gradebook.csv is not what Canvas imports"; fi
+
+# --roster with --grade and --keep-going: a database that is not there is
+# skipped and named, the roster joined as before, the policy in the column
+"$HDSIM" export --class "$tmp/ada.db" "$tmp/absent.db" "$tmp/grace.db" --grade best \
+	--keep-going --roster "$tmp/roster.csv" -o "$tmp/best" > /dev/null 2> "$tmp/err" ||
+	fail "export --class --roster --grade best --keep-going exited $?: $(cat "$tmp/err")"
+grep -q "warning: skipped .*absent.db" "$tmp/err" && ok ||
+	fail "--keep-going did not name the database it skipped: $(cat "$tmp/err")"
+grep -q "4 students and Canvas.s test student, 2 with a learner (1 by learner id, 1 by name); 0 learners of 2 left out" \
+	"$tmp/err" && ok || fail "--keep-going with --roster: $(cat "$tmp/err")"
+python3 -c '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="", encoding="utf-8")))
+assert rows[0][5:] == ["hdsim pinned-vs-pageable (grade: best)"], rows[0]
+got = {r[0]: (r[1], r[5]) for r in rows[2:]}
+assert got["Lovelace, Ada"] == ("1001", "1") and got["Hopper, Grace"] == ("1002", "0"), got
+assert got["Turing, Alan"] == ("1003", ""), got' "$tmp/best/gradebook.csv" && ok ||
+	fail "the gradebook graded best with a roster: $(cat "$tmp/best/gradebook.csv")"
 
 # without a roster: today's rows by name, and a word on why Canvas will not
 # match them

@@ -3,7 +3,8 @@
 # written on a new learner's database: a learner who has answered one
 # question of lesson 4 in the plain mode (hdsim --interactive) and stored
 # nothing else, in the default database; alice.db and bob.db made the same
-# way, and a roster.csv as Canvas exports it, for the class example.  Each
+# way, a roster.csv as Canvas exports it, and a folder handed-in/ of both
+# with a file that is not a database, for the class examples.  Each
 # command must exit 0, say nothing is wrong, and write what it names, not
 # an empty report ("No runs were selected").  The commands are read from
 # README.md, so the README cannot show one that fails.
@@ -45,6 +46,10 @@ printf 'Student,ID,SIS User ID,SIS Login ID,Section\r\n' > "$tmp/work/roster.csv
 printf '    Points Possible,,,,\r\n' >> "$tmp/work/roster.csv"
 printf '"Liddell, Alice",2001,s2001,alice,A\r\n' >> "$tmp/work/roster.csv"
 printf '"Builder, Bob",2002,s2002,bob,A\r\n' >> "$tmp/work/roster.csv"
+# the databases handed in, one of them not a database at all
+mkdir -p "$tmp/work/handed-in"
+cp "$tmp/work/alice.db" "$tmp/work/bob.db" "$tmp/work/handed-in/"
+printf 'my answers\n' > "$tmp/work/handed-in/carol.db"
 
 grep -E '^_build/hdsim export ' "$src/README.md" | sed 's/ *#.*//' > "$tmp/commands"
 count=$(wc -l < "$tmp/commands")
@@ -89,12 +94,23 @@ while IFS= read -r line; do
 			fail "'$line' did not say the lesson was simulated: $(cat "$tmp/stderr")"
 		;;
 	esac
+	case $line in
+	*--keep-going*)
+		grep -q 'warning: skipped handed-in/carol.db: .*not a database' "$tmp/stderr" && ok ||
+			fail "'$line' did not name the file it skipped: $(cat "$tmp/stderr")"
+		;;
+	esac
 done < "$tmp/commands"
 
 # the class example: both learners found in the roster, a score each
 grep -q '^"Liddell, Alice",2001,s2001,alice,A,0' "$tmp/work/class/gradebook.csv" &&
 	grep -q '^"Builder, Bob",2002,s2002,bob,A,0' "$tmp/work/class/gradebook.csv" && ok ||
 	fail "the class example's gradebook: $(cat "$tmp/work/class/gradebook.csv")"
+# graded by --grade best, the policy in the column, carol's file skipped
+head -n 1 "$tmp/work/best/gradebook.csv" | grep -q ',hdsim pinned-vs-pageable (grade: best)' &&
+	grep -q '^"Liddell, Alice",2001,s2001,alice,A,0' "$tmp/work/best/gradebook.csv" &&
+	grep -q '^"Builder, Bob",2002,s2002,bob,A,0' "$tmp/work/best/gradebook.csv" && ok ||
+	fail "the --grade best example's gradebook: $(cat "$tmp/work/best/gradebook.csv")"
 
 # a learner who has answered nothing yet: a clear word, not an empty report
 printf 'quit\n' | "$HDSIM" --interactive --learner idle --db "$tmp/idle.db" > /dev/null 2>&1

@@ -45,6 +45,7 @@ hd_tui_flow_close(struct hd_tui_app *a)
 	free(a->said);
 	a->said = NULL;
 	a->explore = false;
+	a->run_seen = false;
 	a->l = NULL;
 }
 
@@ -119,6 +120,7 @@ start_run(struct hd_tui_app *a)
 	a->qsc = q != NULL ? sc : -1;
 	a->explained = false;
 	a->screen = HD_TUI_RUN;
+	a->run_seen = true; /* answers from now on are given having seen it */
 	hd_tui_run_show(a, sc);
 }
 
@@ -186,6 +188,7 @@ hd_tui_flow_explore(struct hd_tui_app *a)
 	a->qsc = -1;
 	a->explained = false;
 	a->screen = HD_TUI_RUN;
+	a->run_seen = true;
 	hd_tui_run_show(a, 0);
 	snprintf(a->msg, sizeof a->msg,
 		 "exploring lesson %d: every scenario and knob unlocked; "
