@@ -38,6 +38,7 @@ struct hd_cli_opts {
 	const char *table;   /* export --table T (one CSV table) */
 	const char *grade;   /* export --class --grade first|best|last */
 	bool keep_going;     /* export --class --keep-going: skip unreadable databases */
+	const char *roster;  /* export --class --roster FILE (Canvas's roster) */
 	char **dbs;          /* every --db in order (db is the last one) */
 	int ndbs;
 	unsigned given; /* HD_OPT_* bits of the options that were given */
@@ -71,6 +72,7 @@ enum {
 	HD_OPT_INTERACTIVE = 1 << 21,
 	HD_OPT_GRADE = 1 << 22,
 	HD_OPT_KEEP_GOING = 1 << 23,
+	HD_OPT_ROSTER = 1 << 24,
 };
 
 /* One row of the option table: its spellings, its bit and its help line. */

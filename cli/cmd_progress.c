@@ -236,6 +236,51 @@ open_db(const char *path, const struct stat *sb, bool reset, struct hd_err *e)
 	return hd_store_open(path, HD_STORE_RW, e);
 }
 
+/* The learner's roster id as the database records it (for the class
+ * gradebook), found by name. */
+struct roster_id {
+	const char *who;
+	char id[HD_STORE_NAME_MAX + 1];
+	bool found;
+};
+
+static int
+find_roster_id(void *ctx, const char *name, const char *roster_id)
+{
+	struct roster_id *r = ctx;
+
+	if (strcmp(name, r->who) != 0 || roster_id == NULL)
+		return 0;
+	snprintf(r->id, sizeof r->id, "%s", roster_id);
+	r->found = true;
+	return 1;
+}
+
+/* One line: the id the class gradebook will match this learner by, or how
+ * to give one.  A database too damaged to say is left to the listing. */
+static void
+put_learner_id(struct hd_buf *b, struct hd_store *st, const char *who)
+{
+	struct roster_id r = { .who = who };
+	struct hd_err ignored = { 0 };
+
+	if (hd_store_learners_each(st, find_roster_id, &r, &ignored) != 0)
+		return;
+	if (r.found) {
+		char *id = hd_san_term_dup(r.id, false);
+
+		hd_buf_printf(b,
+			      "Learner id %s: your instructor's gradebook finds you by it "
+			      "(learner-id in the configuration file).\n",
+			      id);
+		free(id);
+	} else
+		hd_buf_printf(b,
+			      "No learner id recorded: the instructor's gradebook finds you by "
+			      "name; to be found by your student id, put 'learner-id = ID' in "
+			      "~/.config/hdsim/config and open hdsim once.\n");
+}
+
 /*
  * hdsim progress [LESSON] [--learner NAME] [--reset]: the learner's answers,
  * newest first, grouped by lesson with a summary each; or delete them.  A
@@ -294,6 +339,8 @@ hd_cmd_progress(struct hd_cmd_ctx *x)
 				put_lesson(&b, &a, k, x->width, x->cat);
 		}
 	}
+	if (st != NULL && !x->o->reset)
+		put_learner_id(&b, st, who);
 	hd_cmd_put(x, &b);
 out:
 	answers_free(&a);

@@ -59,6 +59,8 @@ static const struct hd_cli_opt opt_table[] = {
 	  "the best, or the last" },
 	{ "--keep-going", 0, 0, HD_OPT_KEEP_GOING, NULL,
 	  "export --class: skip a missing or foreign database, saying so" },
+	{ "--roster", 0, 1, HD_OPT_ROSTER, "FILE",
+	  "export --class: the roster exported from Canvas, for gradebook.csv" },
 };
 
 const struct hd_cli_opt *
@@ -148,6 +150,8 @@ set_opt(struct hd_cli_opts *o, const struct hd_cli_opt *p, const char *val, FILE
 		o->grade = val;
 	else if (p->bit == HD_OPT_KEEP_GOING)
 		o->keep_going = true;
+	else if (p->bit == HD_OPT_ROSTER)
+		o->roster = val;
 	else if (p->bit == HD_OPT_LEARNER)
 		o->learner = val;
 	else if (p->bit == HD_OPT_RESET)

@@ -134,6 +134,12 @@ void hd_export_svg_timeline(const struct hd_export_group *g, struct hd_exw *w, b
 /* A lesson's predicted-vs-measured makespan chart over groups[0..n). */
 void hd_export_svg_chart(const char *lesson, const struct hd_export_group *g, size_t n,
 			 struct hd_exw *w, bool standalone);
+/* Predicted against measured makespan, log-log, one point per group with
+ * both sides (tooltip: lesson, scenario, both times, the error), the line
+ * where they are equal and the band within 10 % of the measurement.  Draws
+ * nothing and returns 0 when no group has both; else how many points. */
+size_t hd_export_svg_scatter(const struct hd_export_group *g, size_t n, struct hd_exw *w,
+			     bool standalone);
 void hd_export_html(const struct hd_export_set *s, struct hd_exw *w);
 void hd_export_md(const struct hd_export_set *s, struct hd_exw *w);
 
@@ -204,6 +210,7 @@ struct hd_export_class_lesson {
 	int nversions;                        /* distinct versions answered */
 };
 
+struct hd_gradebook_join;
 struct hd_export_class {
 	struct hd_export_class_row *rows; /* sorted: learner, lesson, question */
 	size_t nrows, rows_cap;
@@ -224,6 +231,9 @@ struct hd_export_class {
 	char **notes; /* warnings, untrusted text: databases skipped or named
 		       * twice, lessons in several versions, grades without one */
 	int nnotes;
+	/* gradebook.csv's rows: the roster joined to the learners
+	 * (export/gradebook.h), or NULL for a row per learner */
+	const struct hd_gradebook_join *join;
 };
 
 /* How to read and grade a class. */
@@ -268,9 +278,11 @@ const struct hd_store_snapshot *hd_export_class_snapshot(const struct hd_export_
 /* answers.csv: a row per attempt, the graded one marked, the policy named,
  * with an empty comments column. */
 void hd_export_class_answers(const struct hd_export_class *c, struct hd_exw *w);
-/* gradebook.csv in Canvas's import layout (see hdsim(1)): the points earned
- * under the policy (named in each lesson's column), under the points
- * possible. */
+/* gradebook.csv in Canvas's import layout (export/gradebook.c, hdsim(1)):
+ * a column per lesson, named with the policy, holding the points earned
+ * under it, below a "Points Possible" row of the points of each lesson's
+ * version (hd_export_class_lesson); a row per roster row of c->join, or
+ * without one a row per learner. */
 void hd_export_class_gradebook(const struct hd_export_class *c, struct hd_exw *w);
 /* class.html: what the class thinks, question by question, and each
  * learner's lessons. */

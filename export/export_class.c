@@ -6,11 +6,9 @@
  *                  time, hints, whether the run had been shown, which attempt
  *                  is graded and by which policy, the question's points and
  *                  the lesson version, and an empty comments column;
- *   gradebook.csv  Canvas's gradebook import layout: Student, ID, SIS User
- *                  ID, SIS Login ID, Section, then a column per lesson (its
- *                  name says the policy) holding the points earned, under a
- *                  "Points Possible" row; Moodle's and Blackboard's CSV
- *                  importers map the same columns;
+ *   gradebook.csv  Canvas's gradebook import layout, written by
+ *                  gradebook.c (joined to Canvas's roster with --roster)
+ *                  from the scores class_grade.c computes;
  *   class.html     what the class thinks: per lesson and question, the
  *                  question's text, how many chose each option and the
  *                  misconception it stands for, confidence against
@@ -27,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/sanitize.h"
 #include "export/export.h"
 #include "export/export_page.h"
 
@@ -35,23 +32,6 @@
 
 /* The most distinct answers of an order or estimate question listed. */
 #define CLASS_ANSWERS_SHOWN 7
-
-/* A CSV cell of untrusted text: a control character shows as an escape
- * ("\x1b"; line breaks stay), so that no file hdsim writes carries one to
- * a terminal or a spreadsheet, and hd_exw_csv makes a formula inert. */
-static void
-cell(struct hd_exw *w, const char *s)
-{
-	char *clean;
-
-	if (s == NULL || hd_san_term_ok(s, true)) {
-		hd_exw_csv(w, s);
-		return;
-	}
-	clean = hd_san_term_dup(s, true);
-	hd_exw_csv(w, clean);
-	free(clean);
-}
 
 static const char *
 result(int correct)
@@ -95,13 +75,13 @@ hd_export_class_answers(const struct hd_export_class *c, struct hd_exw *w)
 		for (t = 0; t < r->attempts; t++) {
 			const struct hd_export_answer *a = &c->attempts[r->first + (size_t)t];
 
-			cell(w, a->learner);
+			hd_exw_csv_text(w, a->learner);
 			hd_exw_putc(w, ',');
-			cell(w, a->lesson);
+			hd_exw_csv_text(w, a->lesson);
 			hd_exw_putc(w, ',');
-			cell(w, a->question);
+			hd_exw_csv_text(w, a->question);
 			hd_exw_printf(w, ",%d,%d,", t + 1, r->attempts);
-			cell(w, a->answer);
+			hd_exw_csv_text(w, a->answer);
 			hd_exw_printf(w, ",%s,", result(a->correct));
 			if (a->correct >= 0)
 				hd_exw_i64(w, a->correct);
@@ -113,53 +93,13 @@ hd_export_class_answers(const struct hd_export_class *c, struct hd_exw *w)
 			hd_exw_printf(w, ",%d,%s,%s,%s,%d,", a->hints, seen_word(a->seen),
 				      t == r->graded ? "yes" : "", hd_export_grade_name(c->grade),
 				      attempt_points(c, r, a));
-			cell(w, a->lesson_hash);
+			hd_exw_csv_text(w, a->lesson_hash);
 			hd_exw_putc(w, ',');
-			cell(w, a->created);
+			hd_exw_csv_text(w, a->created);
 			hd_exw_putc(w, ',');
-			cell(w, a->db);
+			hd_exw_csv_text(w, a->db);
 			hd_exw_puts(w, "," EOL);
 		}
-	}
-}
-
-/* ---- the gradebook ------------------------------------------------------------ */
-
-void
-hd_export_class_gradebook(const struct hd_export_class *c, struct hd_exw *w)
-{
-	size_t i, j;
-
-	hd_exw_puts(w, "Student,ID,SIS User ID,SIS Login ID,Section");
-	for (j = 0; j < c->nlessons; j++) {
-		char col[200];
-
-		/* the policy in the column's name: another policy is another
-		 * assignment to Canvas, never one silently regraded */
-		snprintf(col, sizeof col, "hdsim %s (grade: %s)", c->lessons[j].lesson,
-			 hd_export_grade_name(c->grade));
-		hd_exw_putc(w, ',');
-		cell(w, col);
-	}
-	hd_exw_puts(w, EOL "Points Possible,,,,");
-	for (j = 0; j < c->nlessons; j++)
-		hd_exw_printf(w, ",%d", c->lessons[j].possible);
-	hd_exw_puts(w, EOL);
-	for (i = 0; i < c->nlearners; i++) {
-		cell(w, c->learners[i]);
-		hd_exw_puts(w, ",,,");
-		cell(w, c->learners[i]);
-		hd_exw_putc(w, ',');
-		for (j = 0; j < c->nlessons; j++) {
-			const struct hd_export_class_score *s = hd_export_class_score(
-			    c, c->learners[i], c->lessons[j].lesson);
-
-			hd_exw_putc(w, ',');
-			/* an empty cell leaves Canvas's grade as it is */
-			if (s != NULL)
-				hd_exw_i64(w, s->earned);
-		}
-		hd_exw_puts(w, EOL);
 	}
 }
 

@@ -129,6 +129,11 @@ static const char *const migrations[] = {
 	"    ON DELETE CASCADE);"
 	"ALTER TABLE progress ADD COLUMN seen INTEGER CHECK (seen IN (0, 1));"
 	"ALTER TABLE progress ADD COLUMN lesson_hash TEXT REFERENCES lesson_snapshots(hash);",
+	/* 3 -> 4: the id a learner gives for the class roster (learner-id in
+	 * the configuration file: a student number or a login), so that an
+	 * instructor's gradebook finds their row in Canvas's roster. */
+	"ALTER TABLE learners ADD COLUMN roster_id TEXT"
+	"  CHECK (roster_id IS NULL OR length(roster_id) BETWEEN 1 AND 64);",
 };
 
 _Static_assert(HD_ARRAY_LEN(migrations) == HD_STORE_SCHEMA, "one migration per schema version");

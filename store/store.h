@@ -34,7 +34,7 @@
 #include "ir/trace.h"
 #include "lang/lesson.h"
 
-#define HD_STORE_SCHEMA 3
+#define HD_STORE_SCHEMA 4
 #define HD_STORE_APP_ID 0x68647369 /* "hdsi" */
 
 /* Every time, spread and size read back (spans, makespans) is within
@@ -179,6 +179,31 @@ void hd_store_run_info_free(struct hd_store_run_info *ri); /* accepts NULL */
 int hd_store_learner(struct hd_store *s, const char *name, int64_t *id, struct hd_err *e);
 /* Whether name is a valid learner name: 0, or -1 with e set saying why. */
 int hd_store_learner_check(const char *name, struct hd_err *e);
+
+/*
+ * A learner's roster id: the id they give once (learner-id in the
+ * configuration file), a student number or a login, so that an instructor's
+ * gradebook export finds their row in the class roster.  It is 1 to
+ * HD_STORE_NAME_MAX bytes without control characters and without a space at
+ * either end: 0, or -1 with e set saying why.
+ */
+int hd_store_roster_id_check(const char *id, struct hd_err *e);
+/*
+ * Record id as the roster id of the learner called name, creating the
+ * learner if new; the last one recorded stands.  0, or -1 with e set (a bad
+ * name or id, a read-only store, SQLite) and nothing changed.
+ */
+int hd_store_learner_set_roster_id(struct hd_store *s, const char *name, const char *id,
+				   struct hd_err *e);
+/*
+ * Call fn for each learner, by name, with their roster id (NULL when they
+ * gave none); the strings live until fn returns, and fn returns non-zero to
+ * stop.  A name or an id hdsim would not have stored is refused, naming the
+ * learner row.  0, or -1 with e set.
+ */
+int hd_store_learners_each(struct hd_store *s,
+			   int (*fn)(void *ctx, const char *name, const char *roster_id), void *ctx,
+			   struct hd_err *e);
 
 /* ---- the lesson as it was answered ---------------------------------------- */
 

@@ -395,6 +395,24 @@ count_runs(void *ctx, const struct hd_store_run_row *row)
 	return 0;
 }
 
+/* Learners seen by hd_store_learners_each, copied out. */
+struct learner_ids {
+	int n;
+	char name[4][80], id[4][80];
+};
+
+static int
+see_learner(void *ctx, const char *name, const char *roster_id)
+{
+	struct learner_ids *v = ctx;
+
+	ck_assert_int_lt(v->n, 4);
+	snprintf(v->name[v->n], sizeof v->name[0], "%s", name);
+	snprintf(v->id[v->n], sizeof v->id[0], "%s", roster_id ? roster_id : "(none)");
+	v->n++;
+	return 0;
+}
+
 START_TEST(v1_database_migrates_in_place)
 {
 	struct hd_err e = { 0 };
@@ -405,6 +423,7 @@ START_TEST(v1_database_migrates_in_place)
 				       .question = "q",
 				       .answer = "yes",
 				       .correct = 1 };
+	struct learner_ids ids;
 	int n = 0;
 
 	raw_exec(p, v1_schema);
@@ -434,6 +453,83 @@ START_TEST(v1_database_migrates_in_place)
 	hd_store_close(s);
 	ck_assert_int_eq(count_rows(p, "runs"), 1);
 	ck_assert_int_eq(count_rows(p, "progress"), 1);
+	/* the learner of an upgraded database gives no roster id yet */
+	s = hd_store_open(p, HD_STORE_RO, &e);
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	memset(&ids, 0, sizeof ids);
+	ck_assert_int_eq(hd_store_learners_each(s, see_learner, &ids, &e), 0);
+	ck_assert_int_eq(ids.n, 1);
+	ck_assert_str_eq(ids.name[0], "ada");
+	ck_assert_str_eq(ids.id[0], "(none)");
+	hd_store_close(s);
+	free(p);
+}
+END_TEST
+
+START_TEST(learner_roster_ids)
+{
+	struct hd_err e = { 0 };
+	char *p = path_in("roster-ids.db"), longest[HD_STORE_NAME_MAX + 2];
+	struct hd_store *s = hd_store_open(p, HD_STORE_RW, &e);
+	struct learner_ids ids;
+	static const struct {
+		const char *id, *says;
+	} bad[] = {
+		{ "", "empty" },
+		{ " s123", "starts or ends with a space" },
+		{ "s123 ", "starts or ends with a space" },
+		{ "s1\n23", "control character" },
+		{ "s1\x1b[2J", "control character" },
+	};
+	size_t i;
+
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	/* a learner new to the database is created with their id */
+	ck_assert_msg(hd_store_learner_set_roster_id(s, "ada", "s1234567", &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(hd_store_learner(s, "grace", NULL, &e), 0);
+	/* the last id recorded stands */
+	ck_assert_int_eq(hd_store_learner_set_roster_id(s, "ada", "alovelace", &e), 0);
+	for (i = 0; i < HD_ARRAY_LEN(bad); i++) {
+		memset(&e, 0, sizeof e);
+		ck_assert_int_eq(hd_store_learner_set_roster_id(s, "ada", bad[i].id, &e), -1);
+		ck_assert_msg(strstr(e.msg, bad[i].says) != NULL, "%zu: %s", i, e.msg);
+		ck_assert_int_eq(e.status, HD_EXIT_INPUT);
+	}
+	memset(longest, '7', sizeof longest);
+	longest[HD_STORE_NAME_MAX] = '\0';
+	ck_assert_int_eq(hd_store_learner_set_roster_id(s, "grace", longest, &e), 0);
+	longest[HD_STORE_NAME_MAX] = '7';
+	longest[HD_STORE_NAME_MAX + 1] = '\0';
+	ck_assert_int_eq(hd_store_learner_set_roster_id(s, "grace", longest, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "at most 64"));
+	ck_assert_int_eq(hd_store_learner_set_roster_id(s, "a\tb", "x", &e), -1);
+	memset(&ids, 0, sizeof ids);
+	ck_assert_int_eq(hd_store_learners_each(s, see_learner, &ids, &e), 0);
+	ck_assert_int_eq(ids.n, 2);
+	ck_assert_str_eq(ids.name[0], "ada");
+	ck_assert_str_eq(ids.id[0], "alovelace");
+	ck_assert_str_eq(ids.name[1], "grace");
+	ck_assert_uint_eq(strlen(ids.id[1]), HD_STORE_NAME_MAX);
+	hd_store_close(s);
+
+	/* read-only: nothing recorded; a crafted id is refused, naming the row */
+	s = hd_store_open(p, HD_STORE_RO, &e);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(hd_store_learner_set_roster_id(s, "ada", "x", &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "read-only"));
+	hd_store_close(s);
+	raw_exec(p,
+		 "PRAGMA ignore_check_constraints = 1;"
+		 " UPDATE learners SET roster_id = 'x' || char(27) || '[2J' WHERE name = 'ada'");
+	s = hd_store_open(p, HD_STORE_RO, &e);
+	ck_assert_ptr_nonnull(s);
+	memset(&ids, 0, sizeof ids);
+	memset(&e, 0, sizeof e);
+	ck_assert_int_eq(hd_store_learners_each(s, see_learner, &ids, &e), -1);
+	ck_assert_msg(strstr(e.msg, "roster_id") != NULL && strstr(e.msg, "not a learner id"), "%s",
+		      e.msg);
+	ck_assert_int_eq(e.status, HD_EXIT_INPUT);
+	hd_store_close(s);
 	free(p);
 }
 END_TEST
@@ -462,6 +558,40 @@ static const char v2_extra[] =
     "  SELECT l.name AS learner, p.* FROM progress p JOIN learners l ON l.id = p.learner_id"
     "  WHERE p.id = (SELECT max(q.id) FROM progress q WHERE q.learner_id = p.learner_id"
     "    AND q.lesson = p.lesson AND q.question = p.question);";
+
+/* What schema 3 added to schema 2, exactly as released: attempts as history
+ * and the lesson as answered. */
+static const char v3_extra[] =
+    "CREATE TABLE lesson_snapshots ("
+    "  hash TEXT PRIMARY KEY CHECK (length(hash) = 64),"
+    "  lesson TEXT NOT NULL CHECK (length(lesson) > 0),"
+    "  title TEXT NOT NULL,"
+    "  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));"
+    "CREATE TABLE snapshot_questions ("
+    "  hash TEXT NOT NULL REFERENCES lesson_snapshots(hash) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL CHECK (idx >= 0),"
+    "  question TEXT NOT NULL CHECK (length(question) > 0),"
+    "  kind TEXT NOT NULL CHECK (kind IN ('choice', 'order', 'estimate')),"
+    "  prompt TEXT NOT NULL, answer TEXT NOT NULL,"
+    "  points INTEGER NOT NULL CHECK (points BETWEEN 0 AND 1000),"
+    "  PRIMARY KEY (hash, idx));"
+    "CREATE TABLE snapshot_options ("
+    "  hash TEXT NOT NULL, question_idx INTEGER NOT NULL,"
+    "  idx INTEGER NOT NULL CHECK (idx >= 0),"
+    "  option TEXT NOT NULL CHECK (length(option) > 0),"
+    "  text TEXT NOT NULL, misconception TEXT,"
+    "  PRIMARY KEY (hash, question_idx, idx),"
+    "  FOREIGN KEY (hash, question_idx) REFERENCES snapshot_questions(hash, idx)"
+    "    ON DELETE CASCADE);"
+    "ALTER TABLE progress ADD COLUMN seen INTEGER CHECK (seen IN (0, 1));"
+    "ALTER TABLE progress ADD COLUMN lesson_hash TEXT REFERENCES lesson_snapshots(hash);";
+
+/* The schema version in the file's header, as another program reads it. */
+static int
+raw_version(const char *path)
+{
+	return hd_test_count(path, "PRAGMA user_version");
+}
 
 /* A lesson of three questions, one of each kind, with points and a
  * misconception. */
@@ -567,6 +697,7 @@ START_TEST(v2_database_migrates_keeping_answers)
 	struct hd_store *s;
 	struct rows r;
 	struct snaps v = { 0, NULL };
+	struct learner_ids ids;
 
 	raw_exec(p, v1_schema);
 	raw_exec(p, v2_extra);
@@ -611,12 +742,120 @@ START_TEST(v2_database_migrates_keeping_answers)
 	hd_store_close(s);
 	ck_assert_int_eq(count_rows(p, "snapshot_questions"), 3);
 	ck_assert_int_eq(count_rows(p, "snapshot_options"), 4);
+	/* through schema 3 to 4: the learner has no roster id yet, and may
+	 * give one */
+	ck_assert_int_eq(raw_version(p), 4);
+	s = hd_store_open(p, HD_STORE_RW, &e);
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	memset(&ids, 0, sizeof ids);
+	ck_assert_int_eq(hd_store_learners_each(s, see_learner, &ids, &e), 0);
+	ck_assert_int_eq(ids.n, 1);
+	ck_assert_str_eq(ids.id[0], "(none)");
+	ck_assert_msg(hd_store_learner_set_roster_id(s, "ada", "s1234567", &e) == 0, "%s", e.msg);
+	hd_store_close(s);
 	s = hd_store_open(p, HD_STORE_RO, &e);
 	ck_assert_msg(s != NULL, "%s", e.msg);
+	memset(&ids, 0, sizeof ids);
+	ck_assert_int_eq(hd_store_learners_each(s, see_learner, &ids, &e), 0);
+	ck_assert_str_eq(ids.id[0], "s1234567");
 	hd_store_close(s);
+	ck_assert_int_eq(count_rows(p, "progress"), 4);
 	hd_store_snapshot_free(v.last);
 	hd_store_snapshot_free(snap);
 	hd_lesson_free(l);
+	free(p);
+}
+END_TEST
+
+/* A database of schema 3 (attempts as history and lesson versions, before
+ * roster ids) with answers and a stored version opens, migrates to schema 4
+ * in place and keeps every answer, whether its run was seen, and the version
+ * with its questions; its learners have no roster id until they give one. */
+START_TEST(v3_database_migrates_to_roster_ids)
+{
+	struct hd_err e = { 0 };
+	char *p = path_in("v3.db"), sql[400], hash[65];
+	struct hd_store *s;
+	struct rows r;
+	struct snaps v = { 0, NULL };
+	struct learner_ids ids;
+
+	memset(hash, 'c', 64);
+	hash[64] = '\0';
+	raw_exec(p, v1_schema);
+	raw_exec(p, v2_extra);
+	raw_exec(p, v3_extra);
+	snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = 3",
+		 HD_STORE_APP_ID);
+	raw_exec(p, sql);
+	snprintf(sql, sizeof sql,
+		 "INSERT INTO lesson_snapshots (hash, lesson, title) VALUES ('%s', 'graded', 'G')",
+		 hash);
+	raw_exec(p, sql);
+	snprintf(
+	    sql, sizeof sql,
+	    "INSERT INTO snapshot_questions VALUES ('%s', 0, 'q1', 'choice', 'Which?', 'a', 3)",
+	    hash);
+	raw_exec(p, sql);
+	snprintf(sql, sizeof sql,
+		 "INSERT INTO snapshot_options VALUES ('%s', 0, 0, 'a', 'A', NULL),"
+		 " ('%s', 0, 1, 'b', 'B', 'thinks B')",
+		 hash, hash);
+	raw_exec(p, sql);
+	raw_exec(p, "INSERT INTO learners (name) VALUES ('ada'), ('grace')");
+	snprintf(sql, sizeof sql,
+		 "INSERT INTO progress (learner_id, lesson, question, answer, correct, confidence,"
+		 " seconds, hints, version, created, seen, lesson_hash) VALUES"
+		 " (1, 'graded', 'q1', 'b', 0, 5, 3, 1, '0.1.0', '2026-01-02T03:04:05Z', 0, '%s')",
+		 hash);
+	raw_exec(p, sql);
+	snprintf(sql, sizeof sql,
+		 "INSERT INTO progress (learner_id, lesson, question, answer, correct, confidence,"
+		 " seconds, hints, version, created, seen, lesson_hash) VALUES"
+		 " (1, 'graded', 'q1', 'a', 1, 4, 2, 0, '0.1.0', '2026-01-03T03:04:05Z', 1, '%s')",
+		 hash);
+	raw_exec(p, sql);
+	/* a read-only open needs no roster ids and so refuses to upgrade */
+	ck_assert_ptr_null(hd_store_open(p, HD_STORE_RO, &e));
+	ck_assert_ptr_nonnull(strstr(e.msg, "needs upgrading"));
+	ck_assert_int_eq(raw_version(p), 3);
+
+	s = hd_store_open(p, HD_STORE_RW, &e);
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	ck_assert_int_eq(hd_store_schema_version(s), 4);
+	ck_assert_int_eq(hd_store_check(s, &e), 0);
+	memset(&r, 0, sizeof r);
+	ck_assert_int_eq(hd_store_progress_each(s, NULL, NULL, take_row, &r, &e), 0);
+	ck_assert_int_eq(r.n, 2);
+	ck_assert_str_eq(r.answer[0], "a");
+	ck_assert_int_eq(r.seen[0], 1);
+	ck_assert_str_eq(r.answer[1], "b");
+	ck_assert_int_eq(r.seen[1], 0);
+	ck_assert_str_eq(r.hash[1], hash);
+	ck_assert_int_eq(hd_store_snapshots_each(s, take_snap, &v, &e), 0);
+	ck_assert_int_eq(v.n, 1);
+	ck_assert_int_eq(hd_store_snapshot_points(v.last), 3);
+	ck_assert_str_eq(v.last->questions[0].options[1].misconception, "thinks B");
+	memset(&ids, 0, sizeof ids);
+	ck_assert_int_eq(hd_store_learners_each(s, see_learner, &ids, &e), 0);
+	ck_assert_int_eq(ids.n, 2);
+	ck_assert_str_eq(ids.id[0], "(none)");
+	ck_assert_str_eq(ids.id[1], "(none)");
+	ck_assert_msg(hd_store_learner_set_roster_id(s, "grace", "ghopper", &e) == 0, "%s", e.msg);
+	hd_store_close(s);
+	ck_assert_int_eq(raw_version(p), 4);
+
+	/* opened again: nothing to do, the id kept, the answers all there */
+	s = hd_store_open(p, HD_STORE_RO, &e);
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	memset(&ids, 0, sizeof ids);
+	ck_assert_int_eq(hd_store_learners_each(s, see_learner, &ids, &e), 0);
+	ck_assert_str_eq(ids.name[1], "grace");
+	ck_assert_str_eq(ids.id[1], "ghopper");
+	hd_store_close(s);
+	ck_assert_int_eq(count_rows(p, "progress"), 2);
+	ck_assert_int_eq(count_rows(p, "snapshot_options"), 2);
+	hd_store_snapshot_free(v.last);
 	free(p);
 }
 END_TEST
@@ -1231,8 +1470,10 @@ store_suite(void)
 	tcase_add_test(tc, default_path_follows_xdg);
 	tcase_add_test(tc, v1_database_migrates_in_place);
 	tcase_add_test(tc, v2_database_migrates_keeping_answers);
+	tcase_add_test(tc, v3_database_migrates_to_roster_ids);
 	tcase_add_test(tc, snapshot_read_back_and_refused);
 	tcase_add_test(tc, learner_found_or_created);
+	tcase_add_test(tc, learner_roster_ids);
 	tcase_add_test(tc, progress_add_list_reset);
 	tcase_add_test(tc, progress_bad_inputs_refused);
 	tcase_add_test(tc, progress_failed_write_leaves_nothing);

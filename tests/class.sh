@@ -108,7 +108,10 @@ for policy in default first best last; do
 	fi
 	rc=$?
 	[ "$rc" -eq 0 ] && ok || fail "--grade $policy exited $rc: $(cat "$tmp/err")"
-	[ -s "$tmp/err" ] && fail "--grade $policy warned: $(cat "$tmp/err")"
+	# nothing on standard error but the word that, without --roster, the
+	# gradebook's rows carry no Canvas ids (gradebook.sh tests the roster)
+	grep -v -q "gradebook.csv has a row per learner by the name they chose" "$tmp/err" &&
+		fail "--grade $policy warned: $(cat "$tmp/err")"
 done
 # wrong, then right after the run: graded wrong (wes: 2 of 5, the second
 # question); best: 5; last: 3 (first right, second wrong)

@@ -74,6 +74,10 @@ hd_tui_store_open(struct hd_tui_app *a)
 	a->store = hd_store_open(a->o->db, HD_STORE_RW, &e);
 	if (a->store == NULL)
 		snprintf(a->msg, sizeof a->msg, "answers are not stored: %s", e.msg);
+	/* the roster id goes with the answers, for the class gradebook */
+	else if (a->o->learner_id != NULL &&
+		 hd_store_learner_set_roster_id(a->store, a->o->learner, a->o->learner_id, &e) != 0)
+		snprintf(a->msg, sizeof a->msg, "learner id not stored: %s", e.msg);
 	hd_tui_store_marks(a);
 }
 
