@@ -27,6 +27,19 @@
  * Ops that do not go on a stream (host work, syncs other than stream sync,
  * alloc, free, barrier) carry the default stream in `stream`.
  *
+ * Conditions.  A lesson's `if` is decided when the scenario is lowered, so
+ * the ops a backend runs never hold one.  A loop whose body reads the loop's
+ * index (`repeat N as i` ... `if i % 10 == 0`) is built iteration by
+ * iteration: consecutive iterations that come out the same merge into one
+ * HD_OP_REPEAT, and a pattern of those that repeats into an HD_OP_REPEAT
+ * around it (`repeat 100 { repeat 1 {A B}; repeat 9 {A} }`), each header
+ * carrying the loop's label.  The printers' form of a scenario
+ * (hd_lesson_instantiate_written, for `show --cuda`) keeps such an `if` as
+ * the lesson wrote it: the ops of both branches, each marked with its
+ * condition block (op->cblock, op->cblock_else), the blocks in sc->cblocks
+ * with their condition as a tree of hd_cx nodes, knobs and constants folded
+ * into numbers.  That form is for printing only: never run it.
+ *
  * Graphs.  A `graph NAME` block of the lesson is an HD_OP_GRAPH header (its
  * name in `text`, the nodes one launch runs -- loops multiplied out -- in
  * `count`) followed by its body: kernels, async copies and loops of them,
@@ -34,7 +47,9 @@
  * captures the body once before the run (CUDA stream capture) and walks
  * past it; each HD_OP_LAUNCH (`launch NAME on S`) runs the whole body on
  * its stream, node after node.  A node's work keeps its own op index, so a
- * label inside a graph names that node in every launch.
+ * label inside a graph names that node in every launch.  The language
+ * refuses an `if` inside a graph, so a graph's body holds no condition
+ * block in either form.
  */
 #ifndef HD_IR_H
 #define HD_IR_H
@@ -139,6 +154,44 @@ enum hd_copy_kind {
 
 #define HD_NONE (-1)
 
+/* A node of a condition in the printers' form (see "Conditions" above). */
+enum hd_cx_kind {
+	HD_CX_NUM,   /* num: a constant, knobs folded in (1 or 0 for a condition) */
+	HD_CX_INDEX, /* the index of the loop whose HD_OP_REPEAT header is op `loop` */
+	HD_CX_NEG,   /* -a */
+	HD_CX_ADD,
+	HD_CX_SUB,
+	HD_CX_MUL,
+	HD_CX_DIV, /* a / b, not rounded */
+	HD_CX_MOD, /* the remainder, sign of a (C's fmod) */
+	HD_CX_LT,
+	HD_CX_LE,
+	HD_CX_GT,
+	HD_CX_GE,
+	HD_CX_EQ,
+	HD_CX_NE,
+	HD_CX_NOT, /* !a */
+	HD_CX_AND,
+	HD_CX_OR,
+	HD_CX__COUNT
+};
+
+struct hd_cx {
+	enum hd_cx_kind kind;
+	double num; /* NUM */
+	int a, b;   /* operands: indices into the block's nodes, or HD_NONE */
+	int loop;   /* INDEX: the op index of the loop's header */
+};
+
+/* An `if` of the printers' form: the ops marked with it are its branches. */
+struct hd_cblock {
+	int parent;       /* the block around it + 1, or 0 */
+	bool parent_else; /* it sits in that block's else branch */
+	char *text;       /* the condition as the lesson wrote it */
+	struct hd_cx *cx; /* the condition's nodes; the root is the last */
+	int ncx;
+};
+
 struct hd_op {
 	enum hd_op_kind kind;
 	int line, col; /* source position, for messages and `show` */
@@ -167,8 +220,14 @@ struct hd_op {
 
 	uint64_t count; /* HD_OP_REPEAT: iterations; HD_OP_GRAPH: nodes one launch runs */
 	int body_len;   /* HD_OP_REPEAT / HD_OP_ON_RANK / HD_OP_GRAPH: ops in the body */
-	int graph;      /* HD_OP_LAUNCH: index of its HD_OP_GRAPH op, else HD_NONE */
-	bool in_graph;  /* in a graph's body: a node or a loop of them, not run where it is */
+
+	/* The printers' form only (see "Conditions"); 0, false, NULL otherwise. */
+	int cblock;       /* the innermost condition block holding the op + 1, or 0 */
+	bool cblock_else; /* the op is in that block's else branch */
+	char *index_name; /* HD_OP_REPEAT: the lesson's name of the loop's index */
+
+	int graph;     /* HD_OP_LAUNCH: index of its HD_OP_GRAPH op, else HD_NONE */
+	bool in_graph; /* in a graph's body: a node or a loop of them, not run where it is */
 };
 
 struct hd_scenario {
@@ -187,6 +246,8 @@ struct hd_scenario {
 	int nevents;
 	struct hd_op *ops;
 	int nops;
+	struct hd_cblock *cblocks; /* the printers' form only (see "Conditions") */
+	int ncblocks;
 };
 
 /* Names for the enums above, for output and the lesson language. */

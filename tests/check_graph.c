@@ -166,6 +166,13 @@ static const struct bad bad[] = {
 	{ HDR SC "  alloc h\n  graph g\n    copy h -> d async\n  end\nend\n", 8, 3,
 	  "so h cannot be allocated" },
 	{ HDR "graph g\n", 4, 1, "'graph' is a scenario statement" },
+	/* a graph replays the same nodes at every launch: no condition inside */
+	{ HDR "knob k 1 1 .. 2 \"k\"\n" SC "  graph g\n    kernel spin 1us\n    if k > 1\n"
+	      "      kernel spin 1us\n    end\n  end\nend\n",
+	  11, 5, "'if' cannot be used in graph g: a graph replays the same nodes at every launch" },
+	{ HDR "knob k 1 1 .. 2 \"k\"\n" SC "  if k == 1\n    graph g\n      kernel spin 1us\n"
+	      "    end\n  end\nend\n",
+	  10, 5, "'graph' belongs at the top of the scenario, not inside a block" },
 };
 
 START_TEST(refused_at_line_and_column)
@@ -409,6 +416,68 @@ START_TEST(deterministic_and_keys_read_back)
 }
 END_TEST
 
+/* Spans on lanes of kind lk of the ops labelled label. */
+static int
+count_label(const struct hd_scenario *sc, const struct hd_trace *t, const char *label,
+	    enum hd_lane_kind lk)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_op *op = &sc->ops[t->spans[i].op];
+
+		n += op->label != NULL && strcmp(op->label, label) == 0 &&
+		    t->lanes[t->spans[i].lane].kind == lk;
+	}
+	return n;
+}
+
+/*
+ * An `if` on a loop index around a launch is decided at lowering, as
+ * anywhere: of 4 iterations, 0 and 2 launch the graph, 1 and 3 run a kernel
+ * beside it.  The first launch is the call [0, 7], its node [11, 21].
+ */
+START_TEST(if_around_a_launch)
+{
+	static const char text[] = HDR "scenario g\n"
+				       "  stream s\n"
+				       "  graph gr\n"
+				       "    n: kernel spin 10us\n"
+				       "  end\n"
+				       "  repeat 4 as i\n"
+				       "    if i % 2 == 0\n"
+				       "      l: launch gr on s\n"
+				       "    else\n"
+				       "      k: kernel spin 10us on s\n"
+				       "    end\n"
+				       "  end\n"
+				       "  sync s\n"
+				       "end\n";
+	struct hd_scenario *sc = lower(text, "g");
+	struct hd_profile p = round_profile();
+	struct hd_trace *t = run_model(sc, &p);
+	int i, launches = 0;
+
+	ck_assert_int_eq(sc->ops[0].kind, HD_OP_GRAPH);
+	ck_assert_uint_eq(sc->ops[0].count, 1);
+	for (i = 0; i < sc->nops; i++) {
+		ck_assert_int_eq(sc->ops[i].cblock, 0); /* decided: no condition is left */
+		if (sc->ops[i].kind == HD_OP_LAUNCH) {
+			ck_assert_int_eq(sc->ops[i].graph, 0);
+			launches++;
+		}
+	}
+	ck_assert_int_ge(launches, 1);
+	ck_assert_int_eq(count_label(sc, t, "l", HD_LANE_API), 2);
+	ck_assert_int_eq(count_label(sc, t, "n", HD_LANE_COMPUTE), 2);
+	ck_assert_int_eq(count_label(sc, t, "k", HD_LANE_COMPUTE), 2);
+	at(need(t, 1, 0, HD_LANE_COMPUTE, HD_SPAN_KERNEL), 11 * US, 21 * US);
+	hd_trace_free(t);
+	hd_scenario_free(sc);
+}
+END_TEST
+
 static Suite *
 graph_suite(void)
 {
@@ -422,6 +491,7 @@ graph_suite(void)
 	tcase_add_test(tc, copy_node_then_kernel_node);
 	tcase_add_test(tc, a_launch_is_one_queue_entry);
 	tcase_add_test(tc, deterministic_and_keys_read_back);
+	tcase_add_test(tc, if_around_a_launch);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -60,6 +60,17 @@ grep -qF 'h = (char *)malloc(268435456ULL)' "$tmp/one.txt" ||
 "$HDSIM" show --cuda pinned-vs-pageable --scenario pageable --set size=1MiB > "$tmp/one.txt" || fail=1
 grep -q 'cudaMemcpyAsync(d, h, 1048576ULL' "$tmp/one.txt" ||
 	{ echo "FAIL: --set size=1MiB did not reach the CUDA C"; fail=1; }
+# A lesson's `if` on a loop index prints as an if on the loop's variable,
+# the knob's value in place of its name, the lesson's words in a comment.
+"$HDSIM" show --cuda log-every-n --scenario log-every-n > "$tmp/one.txt" || fail=1
+grep -qF '    for (long i = 0; i < 100L; i++) {' "$tmp/one.txt" &&
+	grep -qF '        if (i % 10 == 0) {  /* if i % every == 0 */' "$tmp/one.txt" &&
+	grep -qF 'for i in range(100):' "$tmp/one.txt" &&
+	grep -qF '    if i % 10 == 0:  # if i % every == 0' "$tmp/one.txt" ||
+	{ echo "FAIL: log-every-n: the condition is not an if on the loop's variable"; fail=1; }
+"$HDSIM" show --cuda log-every-n --scenario log-every-n --set every=7 > "$tmp/one.txt" || fail=1
+grep -qF 'if (i % 7 == 0) {' "$tmp/one.txt" ||
+	{ echo "FAIL: --set every=7 did not reach the condition"; fail=1; }
 # A graph: captured in the set-up, launched with one call; in PyTorch, a CUDAGraph replayed.
 "$HDSIM" show --cuda cuda-graphs --scenario graph --set n=12 > "$tmp/graph.txt" || fail=1
 for want in 'CK(cudaStreamBeginCapture(capture, cudaStreamCaptureModeGlobal));' \
