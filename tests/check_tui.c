@@ -1547,6 +1547,17 @@ START_TEST(ranks_topology)
 		      "'%s'", d);
 	ck_assert_int_le(hd_utf8_width(d), 80);
 	free(d);
+	/* 1024 nodes of one GPU, and a row too narrow for a node: clipped */
+	p.topo = HD_TOPO_SINGLE;
+	p.gpus_per_node = 1;
+	hd_screen_clear(s);
+	ck_assert_int_eq(hd_diagram_topo_line(s, (struct hd_rect){ 0, 0, 80, 1 }, &p, 1024), 1);
+	d = row_text(s, 0);
+	ck_assert_msg(strstr(d, "1024 ranks on 1024 nodes: node 0: R0 | ") != NULL &&
+			  strstr(d, "node 1023: R1023") != NULL,
+		      "'%s'", d);
+	free(d);
+	ck_assert_int_eq(hd_diagram_topo_line(s, (struct hd_rect){ 0, 1, 6, 1 }, &p, 1024), 1);
 	hd_screen_free(s);
 	hd_trace_free(t);
 }

@@ -933,8 +933,10 @@ hd_diagram_topo_line(struct hd_screen *scr, struct hd_rect r, const struct hd_pr
 	hd_buf_init(&b);
 	for (f = 0; f < HD_ARRAY_LEN(forms); f++) {
 		/* every node, then the first ones and the last, as many first
-		 * ones as fit, down to one */
-		for (first = tp.nodes; first >= 1;
+		 * ones as fit, down to one; a node takes 10 columns or more
+		 * ("node 0: R0" and " | "), so no more than r.w / 10 are tried
+		 * (cost: r.w squared, whatever the nodes) */
+		for (first = tp.nodes <= r.w / 10 ? tp.nodes : r.w / 10; first >= 1;
 		     first = first == tp.nodes ? tp.nodes - 2 : first - 1) {
 			hd_buf_free(&b);
 			hd_buf_init(&b);
@@ -959,7 +961,8 @@ hd_diagram_topo_line(struct hd_screen *scr, struct hd_rect r, const struct hd_pr
 		}
 	}
 fits: /* else the shortest, clipped */
-	hd_screen_puts(scr, &r, r.x, r.y, b.s, style(HD_ROLE_TITLE, HD_ATTR_BOLD));
+	if (b.s != NULL)
+		hd_screen_puts(scr, &r, r.x, r.y, b.s, style(HD_ROLE_TITLE, HD_ATTR_BOLD));
 	hd_buf_free(&b);
 	return 1;
 }
