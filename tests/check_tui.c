@@ -15,6 +15,7 @@
 #include "base/units.h"
 #include "ir/spanlook.h"
 #include "ir/trace.h"
+#include "profile/profile.h"
 #include "render/timeline.h"
 #include "tui/app_priv.h"
 #include "tui/diagram.h"
@@ -1421,6 +1422,147 @@ START_TEST(ring_steps)
 }
 END_TEST
 
+/*
+ * Ranks on their topology: on h100-sxm (NVSwitch, 8 GPUs a node) 8 ranks
+ * fill node 0 and every transfer goes through the NVSwitch; 16 ranks fill
+ * two nodes, R7 -> R8 crosses the network from node 0 to node 1 while
+ * R8 -> R9 stays in node 1.  On NVLink pairs, a pair's link, else PCIe.
+ * Read from a trace: the ring's transfers on a link at the playhead, the
+ * network's first, drawn with their paths; the nodes folded at 80 columns.
+ */
+START_TEST(ranks_topology)
+{
+	struct hd_profile p = *hd_profile_builtin_find("h100-sxm");
+	struct hd_diagram_topo tp;
+	struct hd_diagram_hop h, hs[4];
+	struct hd_trace *t = hd_trace_new();
+	struct hd_op op;
+	struct hd_scenario sc;
+	struct hd_screen *s = hd_screen_new(80, 2);
+	int st = hd_trace_lane(t, HD_LANE_STREAM, 0, 2, "Stream 2 (s)");
+	int nv = hd_trace_lane(t, HD_LANE_LINK, 0, HD_LINK_NVLINK, "NVLink out");
+	int net = hd_trace_lane(t, HD_LANE_LINK, 7, HD_LINK_NET, "Network out");
+	int ar = hd_trace_string(t, "ar");
+	struct hd_span sp[] = {
+		{ st, 0, 0, HD_SPAN_COMM, HD_WHY_NONE, 0, 300 * HD_US, 1 << 20, ar, 0 },
+		{ net, 0, 0, HD_SPAN_COMM, HD_WHY_NONE, 5 * HD_US, 20 * HD_US, 1 << 16, ar, 0 },
+	};
+	size_t i;
+	char *d;
+
+	ck_assert_int_eq(p.topo, HD_TOPO_NVSWITCH);
+	ck_assert_int_eq(p.gpus_per_node, 8);
+	hd_diagram_topo_of(&p, 8, &tp);
+	ck_assert_int_eq(tp.nodes, 1);
+	ck_assert_int_eq(hd_diagram_node(&tp, 7), 0);
+	ck_assert_int_eq(hd_diagram_route(&p, 0, 7, &h), 0);
+	ck_assert_int_eq(h.cls, HD_LINK_NVLINK);
+	ck_assert_int_eq(h.from_node, 0);
+	ck_assert_int_eq(h.to_node, 0);
+	ck_assert_str_eq(hd_diagram_via(p.topo, h.cls), "NVSwitch");
+	ck_assert_int_eq(hd_diagram_route(&p, 3, 3, &h), -1);
+	hd_diagram_topo_of(&p, 16, &tp);
+	ck_assert_int_eq(tp.nodes, 2);
+	ck_assert_int_eq(hd_diagram_node(&tp, 7), 0);
+	ck_assert_int_eq(hd_diagram_node(&tp, 8), 1);
+	ck_assert_int_eq(hd_diagram_node(&tp, 15), 1);
+	ck_assert_int_eq(hd_diagram_route(&p, 7, 8, &h), 0);
+	ck_assert_int_eq(h.cls, HD_LINK_NET);
+	ck_assert_int_eq(h.from_node, 0);
+	ck_assert_int_eq(h.to_node, 1);
+	ck_assert_str_eq(hd_diagram_via(p.topo, h.cls), "network");
+	ck_assert_int_eq(hd_diagram_route(&p, 15, 0, &h), 0);
+	ck_assert_int_eq(h.cls, HD_LINK_NET);
+	ck_assert_int_eq(h.from_node, 1);
+	ck_assert_int_eq(hd_diagram_route(&p, 8, 9, &h), 0);
+	ck_assert_int_eq(h.cls, HD_LINK_NVLINK);
+	ck_assert_int_eq(h.from_node, 1);
+	p.topo = HD_TOPO_NVLINK_PAIRS;
+	ck_assert_int_eq(hd_diagram_route(&p, 0, 1, &h), 0);
+	ck_assert_int_eq(h.cls, HD_LINK_NVLINK);
+	ck_assert_str_eq(hd_diagram_via(p.topo, h.cls), "NVLink pair");
+	ck_assert_int_eq(hd_diagram_route(&p, 1, 2, &h), 0);
+	ck_assert_int_eq(h.cls, HD_LINK_PCIE);
+	p.topo = HD_TOPO_NVSWITCH;
+
+	/* an all-reduce's ring on 16 ranks: R0's NVLink a step each 10 us
+	 * (30 steps), R7's network 5..20 us (its receiver, R8, the ring's
+	 * next rank) */
+	memset(&op, 0, sizeof op);
+	op.kind = HD_OP_COLL;
+	op.coll = HD_COLL_ALLREDUCE;
+	op.label = "ar";
+	op.bytes = 1 << 20;
+	memset(&sc, 0, sizeof sc);
+	sc.nranks = 16;
+	sc.ops = &op;
+	sc.nops = 1;
+	for (i = 0; i < HD_ARRAY_LEN(sp); i++)
+		hd_trace_add(t, &sp[i]);
+	for (i = 0; i < 30; i++) {
+		struct hd_span x = { nv,
+				     0,
+				     0,
+				     HD_SPAN_COMM,
+				     HD_WHY_NONE,
+				     (hd_time)i * 10 * HD_US,
+				     (hd_time)(i + 1) * 10 * HD_US,
+				     1 << 16,
+				     ar,
+				     0 };
+
+		hd_trace_add(t, &x);
+	}
+	hd_trace_sort(t);
+	ck_assert_int_eq(hd_diagram_hops(t, &sc, &tp, 2 * HD_US, hs, 4), 1);
+	ck_assert_int_eq(hs[0].from, 0);
+	ck_assert_int_eq(hs[0].to, 1);
+	ck_assert_int_eq(hs[0].cls, HD_LINK_NVLINK);
+	ck_assert_int_eq(hd_diagram_hops(t, &sc, &tp, 7 * HD_US, hs, 4), 2);
+	ck_assert_int_eq(hs[0].from, 7); /* the network's first */
+	ck_assert_int_eq(hs[0].to, 8);
+	ck_assert_int_eq(hs[0].cls, HD_LINK_NET);
+	ck_assert_int_eq(hs[0].from_node, 0);
+	ck_assert_int_eq(hs[0].to_node, 1);
+	ck_assert_int_eq(hs[1].from, 0);
+	ck_assert_int_eq(hd_diagram_hops(t, &sc, &tp, 25 * HD_US, hs, 4), 1);
+	ck_assert_int_eq(hd_diagram_hops(t, &sc, &tp, 400 * HD_US, hs, 4), 0);
+	hd_screen_set_ascii(s, true);
+	ck_assert_int_eq(hd_diagram_topo_line(s, (struct hd_rect){ 0, 0, 80, 1 }, &p, 16), 1);
+	ck_assert_int_eq(
+	    hd_diagram_hops_line(s, (struct hd_rect){ 0, 1, 80, 1 }, t, &sc, &p, 7 * HD_US, 16), 1);
+	d = dump(s);
+	ck_assert_msg(strstr(d, "node 0: R0-R7 | node 1: R8-R15") != NULL, "%s", d);
+	ck_assert_msg(strstr(d, "NVSwitch") != NULL, "no fabric named:\n%s", d);
+	ck_assert_msg(
+	    strstr(d, "R7 -> R8 network node 0 -> node 1   R0 -> R1 NVSwitch in node 0") != NULL,
+	    "%s", d);
+	free(d);
+	hd_screen_clear(s);
+	/* 64 ranks at 80 columns: the first node, the ones between, the last */
+	hd_diagram_topo_line(s, (struct hd_rect){ 0, 0, 80, 1 }, &p, 64);
+	d = row_text(s, 0);
+	ck_assert_msg(strstr(d, "on 8 nodes") != NULL && strstr(d, "node 0: R0-R7 | ") != NULL &&
+			  strstr(d, " | node 7: R56-R63") != NULL && strstr(d, "node 3:") == NULL,
+		      "'%s'", d);
+	ck_assert_int_le(hd_utf8_width(d), 80);
+	free(d);
+	/* 1024 nodes of one GPU, and a row too narrow for a node: clipped */
+	p.topo = HD_TOPO_SINGLE;
+	p.gpus_per_node = 1;
+	hd_screen_clear(s);
+	ck_assert_int_eq(hd_diagram_topo_line(s, (struct hd_rect){ 0, 0, 80, 1 }, &p, 1024), 1);
+	d = row_text(s, 0);
+	ck_assert_msg(strstr(d, "1024 ranks on 1024 nodes: node 0: R0 | ") != NULL &&
+			  strstr(d, "node 1023: R1023") != NULL,
+		      "'%s'", d);
+	free(d);
+	ck_assert_int_eq(hd_diagram_topo_line(s, (struct hd_rect){ 0, 1, 6, 1 }, &p, 1024), 1);
+	hd_screen_free(s);
+	hd_trace_free(t);
+}
+END_TEST
+
 /* A collective of `coll` on n ranks over 0 .. 140 us, for its pieces. */
 static struct hd_diagram_coll
 coll_of(enum hd_coll coll, int n)
@@ -1986,6 +2128,7 @@ diagram_tcase(void)
 	tcase_add_test(tc, ring_steps);
 	tcase_add_test(tc, ring_pieces);
 	tcase_add_test(tc, ring_got);
+	tcase_add_test(tc, ranks_topology);
 	tcase_add_test(tc, timeline_scrolls);
 	tcase_add_test(tc, page_verbatim);
 	tcase_add_test(tc, page_lesson_aligned);

@@ -5,7 +5,8 @@
 # explanation, help, resize (80x24, 200x60, too small), search, resume,
 # quit, SIGTERM, idle gaps of a loop shown and zoomed into, managed pages
 # arriving group by group, the ring's pieces filling, folded ranks
-# scrolled to at 80x24; the terminal
+# scrolled to at 80x24, ranks on their nodes with a transfer crossing the
+# network; the terminal
 # must be restored and the answers stored.  Without a terminal `hdsim` must
 # still print text.
 #
@@ -696,7 +697,7 @@ keys b Enter
 wait_for "scenario 1 of 4"
 keys Tab
 wait_for "scenario 2 of 4"
-wait_for "64 ranks, one GPU each"
+wait_for "64 ranks on 8 nodes: node 0: R0-R7 | ... | node 7: R56-R63"
 screen | grep -qE '^R[0-9]+-R62 +\([0-9]+ ranks like these not shown\)' && ok ||
 	fail "lesson 19's 64 ranks are not folded"
 has "R0 Stream 2 (s)"
@@ -736,6 +737,45 @@ while [ $i -lt 64 ] && ! screen | grep -qF "R0 Stream 2 (s)"; do
 done
 wait_for "R0 Stream 2 (s)"
 lacks "PgUp K: scroll up"
+keys q q q
+wait_for "hdsim-exit=0"
+
+# Ranks on their topology (its questions answered above, lesson 19 opens to
+# explore): the large all-reduce with nodes = 2 puts
+# 16 ranks on two NVSwitch nodes; stepping through the ring, a transfer
+# crosses the network from node 0 to node 1 (R7 -> R8) while the others go
+# through the NVSwitch inside their node.
+start
+wait_for "Pinned vs pageable"
+keys /
+keys s c a l i n g
+wait_for "/scaling_"
+keys Enter Enter
+wait_for "exploring lesson 19"
+keys k
+wait_for "Knobs ("
+keys n o d e s Space = Space 2 Enter
+wait_for "nodes      2 "
+keys k Tab Tab Tab
+wait_for "scenario 4 of 4: big-many"
+wait_for "16 ranks, one GPU each, on 2 nodes of 8: node 0: R0-R7 | node 1: R8-R15; NVSwitch"
+keys Home
+wait_for "links idle"
+i=0
+while [ $i -lt 80 ] && ! screen | grep -qE 'R[0-9]+ -> R[0-9]+ NVSwitch in node [01]'; do
+	keys Right
+	sleep 0.1
+	i=$((i + 1))
+done
+screen | grep -qE 'R[0-9]+ -> R[0-9]+ NVSwitch in node [01]' && ok ||
+	fail "no transfer through the NVSwitch inside a node"
+lacks "network node"
+while [ $i -lt 160 ] && ! screen | grep -qF "R7 -> R8 network node 0 -> node 1"; do
+	keys Right
+	sleep 0.1
+	i=$((i + 1))
+done
+wait_for "R7 -> R8 network node 0 -> node 1"
 keys q q q
 wait_for "hdsim-exit=0"
 

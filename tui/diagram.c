@@ -1,6 +1,7 @@
 /*
- * diagram.c - the run screen's moving diagrams (diagram.h): stream queues
- * and the ring of a collective, each read from the trace at the playhead.
+ * diagram.c - the run screen's moving diagrams (diagram.h): stream queues,
+ * the ring of a collective, the host's path to the link, send / recv, and
+ * the ranks on their topology, each read from the trace at the playhead.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -726,4 +727,303 @@ hd_diagram_p2p(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t
 		y++;
 	}
 	return y - r.y;
+}
+
+/* ---- ranks on their topology --------------------------------------------- */
+
+/* How a profile's topology reads: the fabric inside a node (across nodes,
+ * on one node), and what each path is called. */
+static const struct topo_look {
+	const char *across, *across_short, *one;
+	const char *via[HD_LINK__COUNT];
+} topo_looks[HD_TOPO__COUNT] = {
+	[HD_TOPO_SINGLE] = { "one GPU a node, network between nodes",
+			     "network",
+			     "one GPU",
+			     { [HD_LINK_NVLINK] = "NVLink",
+			       [HD_LINK_PCIE] = "PCIe",
+			       [HD_LINK_NET] = "network" } },
+	[HD_TOPO_NVSWITCH] = { "NVSwitch in each node, network between nodes",
+			       "NVSwitch + network",
+			       "NVSwitch between them",
+			       { [HD_LINK_NVLINK] = "NVSwitch",
+				 [HD_LINK_PCIE] = "PCIe",
+				 [HD_LINK_NET] = "network" } },
+	[HD_TOPO_NVLINK_PAIRS] = { "NVLink pairs in each node (PCIe between pairs), network "
+				   "between nodes",
+				   "NVLink pairs + network",
+				   "NVLink pairs, PCIe between pairs",
+				   { [HD_LINK_NVLINK] = "NVLink pair",
+				     [HD_LINK_PCIE] = "PCIe",
+				     [HD_LINK_NET] = "network" } },
+	[HD_TOPO_PCIE] = { "PCIe in each node, network between nodes",
+			   "PCIe + network",
+			   "PCIe between them",
+			   { [HD_LINK_NVLINK] = "NVLink",
+			     [HD_LINK_PCIE] = "PCIe",
+			     [HD_LINK_NET] = "network" } },
+};
+
+static const struct topo_look *
+topo_look(enum hd_topo k)
+{
+	return &topo_looks[(unsigned)k < HD_TOPO__COUNT ? k : HD_TOPO_NVSWITCH];
+}
+
+void
+hd_diagram_topo_of(const struct hd_profile *p, int nranks, struct hd_diagram_topo *out)
+{
+	memset(out, 0, sizeof *out);
+	out->kind = p->topo;
+	out->nranks = nranks > 0 ? nranks : 1;
+	out->gpn = p->gpus_per_node > 0 ? p->gpus_per_node : 1;
+	out->nodes = (out->nranks + out->gpn - 1) / out->gpn;
+}
+
+int
+hd_diagram_node(const struct hd_diagram_topo *tp, int rank)
+{
+	return rank / (tp->gpn > 0 ? tp->gpn : 1);
+}
+
+int
+hd_diagram_route(const struct hd_profile *p, int from, int to, struct hd_diagram_hop *out)
+{
+	if (from < 0 || to < 0 || from == to)
+		return -1;
+	out->from = from;
+	out->to = to;
+	out->from_node = hd_coll_node(p, from);
+	out->to_node = hd_coll_node(p, to);
+	out->cls = hd_coll_link(p, from, to).cls;
+	return 0;
+}
+
+const char *
+hd_diagram_via(enum hd_topo kind, enum hd_link_class cls)
+{
+	return (unsigned)cls < HD_LINK__COUNT ? topo_look(kind)->via[cls] : "?";
+}
+
+static int
+hop_cmp(const void *a, const void *b)
+{
+	const struct hd_diagram_hop *x = a, *y = b;
+	int nx = x->cls == HD_LINK_NET, ny = y->cls == HD_LINK_NET;
+
+	if (nx != ny)
+		return ny - nx;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return (x->cls > y->cls) - (x->cls < y->cls);
+}
+
+int
+hd_diagram_hops(const struct hd_trace *t, const struct hd_scenario *sc,
+		const struct hd_diagram_topo *tp, hd_time at, struct hd_diagram_hop *out, int max)
+{
+	struct hd_diagram_coll c;
+	struct hd_diagram_hop *all = NULL, h;
+	size_t i, n = 0, cap = 0, k;
+	bool ring = sc != NULL && hd_diagram_coll_at(t, sc, at, &c) && c.nsteps > 0;
+	int nr = tp->nranks, m = 0;
+
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_span *s = &t->spans[i];
+		const struct hd_lane *ln = &t->lanes[s->lane];
+
+		if (s->kind != HD_SPAN_COMM || ln->kind != HD_LANE_LINK || ln->rank < 0 ||
+		    ln->rank >= nr || ln->index < 0 || ln->index >= HD_LINK__COUNT ||
+		    at < s->start || at >= s->end)
+			continue;
+		h.from = ln->rank;
+		h.to = -1;
+		h.cls = (enum hd_link_class)ln->index;
+		if (ring && s->op == c.op)
+			h.to = (ln->rank + 1) % nr;
+		else if (sc != NULL && s->op >= 0 && s->op < sc->nops &&
+			 sc->ops[s->op].kind == HD_OP_SEND)
+			h.to = hd_op_peer(sc, &sc->ops[s->op], ln->rank);
+		if (h.to < 0 || h.to >= nr || h.to == h.from)
+			h.to = -1;
+		h.from_node = hd_diagram_node(tp, h.from);
+		h.to_node = h.to >= 0 ? hd_diagram_node(tp, h.to) : -1;
+		/* a receiver on the other side of the path than the lane says:
+		 * not the one we guessed */
+		if (h.to >= 0 && (h.cls == HD_LINK_NET) != (h.from_node != h.to_node))
+			h.to = h.to_node = -1;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			all = hd_xrealloc(all, cap * sizeof *all);
+		}
+		all[n++] = h;
+	}
+	if (n == 0)
+		return 0;
+	qsort(all, n, sizeof *all, hop_cmp);
+	for (i = 0, k = 0; i < n; i++)
+		if (k == 0 || hop_cmp(&all[k - 1], &all[i]) != 0)
+			all[k++] = all[i];
+	for (i = 0; i < k; i++, m++)
+		if (m < max)
+			out[m] = all[i];
+	free(all);
+	return m;
+}
+
+/* The nodes of tp as "node 0: R0-R7 | node 1: R8-R15", the first `first`
+ * of them and the last when there are more, the ones between as one
+ * ("nodes 2-6", or "..." when `terse`), into b. */
+static void
+nodes_text(struct hd_buf *b, const struct hd_diagram_topo *tp, int first, bool terse)
+{
+	int k, last = tp->nodes - 1;
+
+	for (k = 0; k <= last; k++) {
+		int r0 = k * tp->gpn,
+		    r1 = r0 + tp->gpn - 1 < tp->nranks - 1 ? r0 + tp->gpn - 1 : tp->nranks - 1;
+
+		if (k > 0)
+			hd_buf_puts(b, " | ");
+		if (k == first && k < last) {
+			if (terse)
+				hd_buf_puts(b, "...");
+			else if (last - 1 > first)
+				hd_buf_printf(b, "nodes %d-%d", first, last - 1);
+			else
+				hd_buf_printf(b, "node %d", first);
+			k = last - 1;
+			continue;
+		}
+		if (r0 == r1)
+			hd_buf_printf(b, "node %d: R%d", k, r0);
+		else
+			hd_buf_printf(b, "node %d: R%d-R%d", k, r0, r1);
+	}
+}
+
+int
+hd_diagram_topo_line(struct hd_screen *scr, struct hd_rect r, const struct hd_profile *p,
+		     int nranks)
+{
+	/* the forms, the fullest first: head, then whether the fabric is long */
+	static const struct {
+		bool full_head, long_fabric, fabric, terse;
+	} forms[] = {
+		{ true, true, true, false },   { true, false, true, false },
+		{ false, false, true, false }, { false, false, true, true },
+		{ false, false, false, true },
+	};
+	struct hd_diagram_topo tp;
+	const struct topo_look *look;
+	struct hd_buf b;
+	size_t f;
+	int first;
+
+	r = hd_rect_clip(r, hd_screen_rect(scr));
+	if (r.w <= 0 || r.h <= 0)
+		return 0;
+	if (p == NULL) {
+		hd_screen_printf(scr, &r, r.x, r.y, style(HD_ROLE_TITLE, HD_ATTR_BOLD),
+				 "%d ranks, one GPU each", nranks);
+		return 1;
+	}
+	hd_diagram_topo_of(p, nranks, &tp);
+	look = topo_look(tp.kind);
+	hd_buf_init(&b);
+	for (f = 0; f < HD_ARRAY_LEN(forms); f++) {
+		/* every node, then the first ones and the last, as many first
+		 * ones as fit, down to one; a node takes 10 columns or more
+		 * ("node 0: R0" and " | "), so no more than r.w / 10 are tried
+		 * (cost: r.w squared, whatever the nodes) */
+		for (first = tp.nodes <= r.w / 10 ? tp.nodes : r.w / 10; first >= 1;
+		     first = first == tp.nodes ? tp.nodes - 2 : first - 1) {
+			hd_buf_free(&b);
+			hd_buf_init(&b);
+			if (forms[f].full_head)
+				hd_buf_printf(&b, "%d ranks, one GPU each, ", tp.nranks);
+			else
+				hd_buf_printf(&b, "%d ranks ", tp.nranks);
+			if (tp.nodes == 1)
+				hd_buf_puts(&b, "on ");
+			else if (forms[f].full_head)
+				hd_buf_printf(&b, "on %d nodes of %d: ", tp.nodes, tp.gpn);
+			else
+				hd_buf_printf(&b, "on %d nodes: ", tp.nodes);
+			nodes_text(&b, &tp, first, forms[f].terse);
+			if (forms[f].fabric)
+				hd_buf_printf(&b, "; %s",
+					      tp.nodes == 1            ? look->one :
+						  forms[f].long_fabric ? look->across :
+									 look->across_short);
+			if (hd_utf8_width(b.s) <= r.w)
+				goto fits;
+		}
+	}
+fits: /* else the shortest, clipped */
+	if (b.s != NULL)
+		hd_screen_puts(scr, &r, r.x, r.y, b.s, style(HD_ROLE_TITLE, HD_ATTR_BOLD));
+	hd_buf_free(&b);
+	return 1;
+}
+
+int
+hd_diagram_hops_line(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
+		     const struct hd_scenario *sc, const struct hd_profile *p, hd_time at,
+		     int nranks)
+{
+	enum {
+		SHOWN = 32
+	};
+	struct hd_style comm = style(hd_role_of_hue(hd_spanlook_get(HD_SPAN_COMM, HD_DIR_OUT)->hue),
+				     HD_ATTR_BOLD);
+	struct hd_diagram_topo tp;
+	struct hd_diagram_hop h[SHOWN];
+	char item[128], more[32];
+	int n, i, x, shown;
+
+	r = hd_rect_clip(r, hd_screen_rect(scr));
+	if (r.w <= 0 || r.h <= 0 || p == NULL)
+		return 0;
+	hd_diagram_topo_of(p, nranks, &tp);
+	n = hd_diagram_hops(t, sc, &tp, at, h, SHOWN);
+	if (n == 0) {
+		hd_screen_puts(scr, &r, r.x, r.y, "links idle", style(HD_ROLE_TEXT, HD_ATTR_DIM));
+		return 1;
+	}
+	x = r.x;
+	for (i = 0, shown = 0; i < n && i < SHOWN; i++) {
+		const struct hd_diagram_hop *d = &h[i];
+		const char *via = hd_diagram_via(tp.kind, d->cls);
+		int w, left;
+
+		if (d->cls == HD_LINK_NET && d->to >= 0)
+			snprintf(item, sizeof item, "R%d -> R%d %s node %d -> node %d", d->from,
+				 d->to, via, d->from_node, d->to_node);
+		else if (d->cls == HD_LINK_NET)
+			snprintf(item, sizeof item, "R%d -> %s from node %d", d->from, via,
+				 d->from_node);
+		else if (d->to >= 0)
+			snprintf(item, sizeof item, "R%d -> R%d %s in node %d", d->from, d->to, via,
+				 d->from_node);
+		else
+			snprintf(item, sizeof item, "R%d -> %s in node %d", d->from, via,
+				 d->from_node);
+		/* room for this one, and for "+N more" after it unless it is the last */
+		snprintf(more, sizeof more, "   +%d more", n - i - 1);
+		w = hd_utf8_width(item) + (i > 0 ? 3 : 0);
+		left = r.x + r.w - x - (i + 1 < n ? hd_utf8_width(more) : 0);
+		if (w > left)
+			break;
+		if (i > 0)
+			x = hd_screen_puts(scr, &r, x, r.y, "   ", style(HD_ROLE_TEXT, 0));
+		x = hd_screen_puts(scr, &r, x, r.y, item,
+				   d->cls == HD_LINK_NET ? comm : style(HD_ROLE_TEXT, 0));
+		shown++;
+	}
+	if (shown < n) {
+		snprintf(more, sizeof more, "%s+%d more", shown > 0 ? "   " : "", n - shown);
+		hd_screen_puts(scr, &r, x, r.y, more, style(HD_ROLE_TEXT, HD_ATTR_DIM));
+	}
+	return 1;
 }

@@ -1,8 +1,10 @@
 /*
  * diagram.h - the run screen's moving diagrams, drawn from the trace at the
  * playhead: each stream as the queue of ops the host has launched and the
- * GPU has not finished, and a collective's ranks on their ring with the
- * chunk on each link, the ring's step and the collective's bandwidths.
+ * GPU has not finished, a collective's ranks on their ring with the
+ * chunk on each link, the ring's step and the collective's bandwidths, and
+ * the ranks on their topology (nodes, the fabric inside a node, the network
+ * between) with the path each transfer on a link takes.
  *
  * Pure functions of (trace, scenario, playhead, rectangle) like view.h;
  * nothing here reads a clock or a terminal.
@@ -15,6 +17,8 @@
 #include "base/units.h"
 #include "ir/ir.h"
 #include "ir/trace.h"
+#include "profile/profile.h"
+#include "sim/coll.h"
 #include "tui/screen.h"
 #include "tui/view.h"
 
@@ -176,5 +180,75 @@ int hd_diagram_deadlock_cycle(const struct hd_trace *t, int nranks, int *out, in
  */
 int hd_diagram_p2p(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 		   const struct hd_scenario *sc, hd_time at, int nranks);
+
+/* ---- ranks on their topology ------------------------------------------- */
+
+/* Where a scenario's ranks sit: ranks fill nodes in order, gpus_per_node
+ * to a node, as the model places them (sim/coll.h, hd_coll_node). */
+struct hd_diagram_topo {
+	enum hd_topo kind; /* the fabric inside a node */
+	int nranks;
+	int gpn;   /* ranks on a node, at least 1 */
+	int nodes; /* nodes the ranks fill (the last one may be part full) */
+};
+
+/* The topology of nranks ranks on profile p. */
+void hd_diagram_topo_of(const struct hd_profile *p, int nranks, struct hd_diagram_topo *out);
+/* The node rank `rank` is on. */
+int hd_diagram_node(const struct hd_diagram_topo *tp, int rank);
+
+/* The path of one transfer between two ranks. */
+struct hd_diagram_hop {
+	int from, to;           /* ranks; to -1 where the trace does not say */
+	int from_node, to_node; /* to_node -1 with to */
+	enum hd_link_class cls; /* NVLink, PCIe peer or the network (sim/coll.h) */
+};
+
+/*
+ * The path from rank `from` to rank `to` on profile p, as the model takes
+ * it (hd_coll_link): over the network between their nodes, else inside the
+ * node over NVLink (the NVSwitch, or a pair's link) or PCIe.  Returns 0, or
+ * -1 where from == to or either is negative (*out unset).
+ */
+int hd_diagram_route(const struct hd_profile *p, int from, int to, struct hd_diagram_hop *out);
+
+/* What a path is called on profile topology `kind` ("NVSwitch", "NVLink
+ * pair", "PCIe", "network"). */
+const char *hd_diagram_via(enum hd_topo kind, enum hd_link_class cls);
+
+/*
+ * The transfers on a link at `at` (spans of kind comm on link lanes, the
+ * lane's index its path, the lane's rank the sender) of ranks below
+ * nranks, one per sender and path: the receiver is the next rank for a
+ * collective's ring at `at` (hd_diagram_coll_at with a ring counter), the
+ * peer for a send, else unknown (-1).  Network transfers first, then by
+ * sender; up to max into out[]; returns how many there are (may exceed
+ * max).  The nodes from tp.  One pass over the trace and a sort.
+ */
+int hd_diagram_hops(const struct hd_trace *t, const struct hd_scenario *sc,
+		    const struct hd_diagram_topo *tp, hd_time at, struct hd_diagram_hop *out,
+		    int max);
+
+/*
+ * The topology in row r.y: the ranks, then by node
+ * ("node 0: R0-R7 | node 1: R8-R15"), folded to the first nodes, the
+ * nodes between as one ("nodes 2-6") and the last where they do not fit,
+ * then the fabric inside a node and the network between.  Shorter forms
+ * where r is narrow; without a profile "8 ranks, one GPU each".  Returns 1,
+ * or 0 when r has no room.
+ */
+int hd_diagram_topo_line(struct hd_screen *scr, struct hd_rect r, const struct hd_profile *p,
+			 int nranks);
+
+/*
+ * The transfers on a link at `at` in row r.y (hd_diagram_hops) with the
+ * path each takes ("R7 -> R8 network node 0 -> node 1",
+ * "R0 -> R1 NVSwitch in node 0"), as many as fit, then "+N more"; "links
+ * idle" when there are none.  Returns 1, or 0 when r has no room or there
+ * is no profile.
+ */
+int hd_diagram_hops_line(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
+			 const struct hd_scenario *sc, const struct hd_profile *p, hd_time at,
+			 int nranks);
 
 #endif

@@ -204,6 +204,7 @@ draw(struct hd_tui_app *a, int w, int h)
 	vo.playing = a->playing;
 	vo.highlight = a->explained && a->sc == a->qsc ? a->highlight : -1;
 	vo.fault_group = a->prof.um_page;
+	vo.profile = &a->prof;
 	vo.ghost = a->have_prev && a->sc < a->prev.nscen ? a->prev.traces[a->sc] : NULL;
 	if (vo.ghost != NULL)
 		vo.ghost_about = ghost_about(a, about, sizeof about);

@@ -842,10 +842,10 @@ draw_ranks(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 {
 	static const enum hd_lane_kind gpu_k[] = { HD_LANE_STREAM, HD_LANE_COMPUTE, HD_LANE_CE_H2D,
 						   HD_LANE_CE_D2H, HD_LANE_CE_D2D };
-	int n = maxr + 1, bw = 16, fit, shown, i, rank, ring, base;
+	int n = maxr + 1, bw = 16, fit, shown, i, rank, ring, base, top;
 	double peak = 0;
 	size_t k;
-	char lab[96], title[64];
+	char lab[96];
 
 	/* 100 % of a link: the fastest transfer on any link row */
 	for (k = 0; k < t->nspans; k++) {
@@ -855,18 +855,23 @@ draw_ranks(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 		    (double)s->bytes * 1e12 / (double)(s->end - s->start) > peak)
 			peak = (double)s->bytes * 1e12 / (double)(s->end - s->start);
 	}
-	snprintf(title, sizeof title, "%d ranks, one GPU each", n);
-	hd_screen_puts(scr, &r, r.x, r.y, title, style(HD_ROLE_TITLE, HD_ATTR_BOLD));
+	/* the ranks on their topology; under it, where there is a row to
+	 * spare, the path of each transfer on a link */
+	top = hd_diagram_topo_line(scr, (struct hd_rect){ r.x, r.y, r.w, 1 }, o->profile, n);
+	if (r.h >= 9 && o->profile != NULL)
+		top += hd_diagram_hops_line(scr, (struct hd_rect){ r.x, r.y + top, r.w, 1 }, t, sc,
+					    o->profile, o->t, n);
 	/* the collective on its ring, when there is room for boxes beneath;
 	 * the ranks' buffers under it where the boxes keep two rows inside */
-	ring = r.h >= 7 ?
-	    hd_diagram_ring(scr, (struct hd_rect){ r.x, r.y + 1, r.w, r.h >= 8 ? 3 : 2 }, t, sc, o,
-			    n) :
+	ring = r.h - top >= 6 ?
+	    hd_diagram_ring(scr, (struct hd_rect){ r.x, r.y + top, r.w, r.h - top >= 7 ? 3 : 2 }, t,
+			    sc, o, n) :
 	    0;
 	/* else sends between ranks and a deadlock's cycle */
-	if (ring == 0 && r.h >= 7)
-		ring = hd_diagram_p2p(scr, (struct hd_rect){ r.x, r.y + 1, r.w, 2 }, t, sc, o->t,
+	if (ring == 0 && r.h - top >= 6)
+		ring = hd_diagram_p2p(scr, (struct hd_rect){ r.x, r.y + top, r.w, 2 }, t, sc, o->t,
 				      n);
+	ring += top - 1;
 	fit = (r.w + 1) / (bw + 1);
 	if (fit < 1)
 		return;
@@ -1019,6 +1024,19 @@ hd_view_status(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t
 
 /* ---- the run screen ------------------------------------------------------ */
 
+/* Do t's ranks fill more than one node of p? */
+static bool
+multi_node(const struct hd_trace *t, const struct hd_profile *p)
+{
+	struct hd_diagram_topo tp;
+	int maxr = hd_timeline_max_rank(t);
+
+	if (maxr < 1)
+		return false;
+	hd_diagram_topo_of(p, maxr + 1, &tp);
+	return tp.nodes > 1;
+}
+
 void
 hd_view_run(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 	    const struct hd_scenario *sc, const struct hd_view_opts *o)
@@ -1030,6 +1048,10 @@ hd_view_run(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 	if (r.w <= 0 || r.h <= 0)
 		return;
 	dh = r.h >= 40 ? 12 : r.h >= 20 ? 8 : r.h >= 14 ? 6 : 0;
+	/* ranks on several nodes: a row for the path each transfer takes,
+	 * where the timeline keeps room to fold its ranks */
+	if (dh == 8 && r.h >= 26 && o->profile != NULL && multi_node(t, o->profile))
+		dh = 9;
 	/* the timeline's lanes before the diagram: it shrinks, then goes, where
 	 * they would not fit even folded (status line and axis: 3 rows) */
 	need = dh > 0 && r.h - dh - 3 < t->nlanes ? tl_rows_min(t, o->ghost) : 0;

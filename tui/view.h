@@ -21,28 +21,31 @@
 #include "base/units.h"
 #include "ir/ir.h"
 #include "ir/trace.h"
+#include "profile/profile.h"
 #include "tui/screen.h"
 
 struct hd_view_opts {
-	hd_time t;                    /* the playhead */
-	double speed;                 /* playback speed shown in the status line (1 = 1x) */
-	bool playing;                 /* status line: playing or paused */
-	const struct hd_trace *ghost; /* previous run drawn dim beneath, or NULL */
-	const char *ghost_name;       /* what the ghost is, for the status line and its
+	hd_time t;                        /* the playhead */
+	double speed;                     /* playback speed shown in the status line (1 = 1x) */
+	bool playing;                     /* status line: playing or paused */
+	const struct hd_trace *ghost;     /* previous run drawn dim beneath, or NULL */
+	const char *ghost_name;           /* what the ghost is, for the status line and its
 					 * rows (NULL: "before", the run before a knob change) */
-	const char *ghost_about;      /* how the ghost's run differs, for the status
+	const char *ghost_about;          /* how the ghost's run differs, for the status
 					 * line ("cpu = 2.00 ms"), or NULL */
-	int highlight;                /* span index drawn highlighted, or -1 */
-	double h2d_bw, d2h_bw;        /* PCIe peak per direction, bytes/s; 0: the
+	int highlight;                    /* span index drawn highlighted, or -1 */
+	double h2d_bw, d2h_bw;            /* PCIe peak per direction, bytes/s; 0: the
 					 * fastest span of that lane in the trace */
-	hd_time z0, z1;               /* zoom: the timeline shows [z0, z1); z1 <= z0:
+	hd_time z0, z1;                   /* zoom: the timeline shows [z0, z1); z1 <= z0:
 					 * the whole run */
-	uint64_t fault_group;         /* bytes one demand fault migrates (the profile's
+	uint64_t fault_group;             /* bytes one demand fault migrates (the profile's
 					 * um.page); 0: 64 KiB */
-	int rank_from;                /* ranks folded in the timeline: 0 keeps the first
+	int rank_from;                    /* ranks folded in the timeline: 0 keeps the first
 					 * ranks and the last (as hdsim run folds them);
 					 * k > 0 scrolls, rank k first (see hd_view_fold) */
-	struct hd_view_fold *fold;    /* where the timeline says what it folded, or NULL */
+	struct hd_view_fold *fold;        /* where the timeline says what it folded, or NULL */
+	const struct hd_profile *profile; /* the run's profile, for the ranks' topology
+					   * (tui/diagram.h), or NULL: none drawn */
 };
 
 /* What the timeline folded, for scrolling through ranks (written by
