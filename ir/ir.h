@@ -71,6 +71,15 @@ struct hd_event {
 	int line, col;
 };
 
+/* A bounded queue between the host threads of a rank (`queue NAME DEPTH`):
+ * `put` blocks while it holds `depth` items, `get` while it is empty.  Items
+ * carry no data; they say "a batch is ready".  See ir/threads.h. */
+struct hd_queue {
+	char *name;
+	uint32_t depth; /* 1 .. HD_QUEUE_MAX_DEPTH */
+	int line, col;
+};
+
 /* What each kind is and takes, for every layer: ir/opfacts.h. */
 enum hd_op_kind {
 	HD_OP_ALLOC,       /* allocate buffer `dst` now (cost shows; pinning costs) */
@@ -93,6 +102,10 @@ enum hd_op_kind {
 	HD_OP_RECV,        /* ncclRecv(dst, bytes, peer) on stream */
 	HD_OP_COLL,        /* collective `coll` over all ranks on stream */
 	HD_OP_BARRIER,     /* host barrier across ranks (MPI_Barrier-like) */
+	HD_OP_WORKERS,     /* `count` host threads beside the main one, each running the
+			    * next `body_len` ops; `text`: a `thread NAME`'s name (ir/threads.h) */
+	HD_OP_PUT,         /* put an item into queue `queue`: waits while it is full */
+	HD_OP_GET,         /* take an item from queue `queue`: waits while it is empty */
 	HD_OP__COUNT
 };
 
@@ -154,8 +167,9 @@ struct hd_op {
 	hd_time duration; /* spin kernels, host work */
 	uint32_t grid;    /* kernels: thread blocks; 0 means "enough to fill the GPU" */
 
-	uint64_t count; /* HD_OP_REPEAT: iterations */
-	int body_len;   /* HD_OP_REPEAT / HD_OP_ON_RANK: ops in the body */
+	uint64_t count; /* HD_OP_REPEAT: iterations; HD_OP_WORKERS: threads */
+	int body_len;   /* HD_OP_REPEAT / HD_OP_ON_RANK / HD_OP_WORKERS: ops in the body */
+	int queue;      /* HD_OP_PUT / HD_OP_GET: queue index, else HD_NONE */
 };
 
 struct hd_scenario {
@@ -174,6 +188,8 @@ struct hd_scenario {
 	int nevents;
 	struct hd_op *ops;
 	int nops;
+	struct hd_queue *queues; /* bounded queues between host threads */
+	int nqueues;
 };
 
 /* Names for the enums above, for output and the lesson language. */
