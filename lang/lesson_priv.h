@@ -48,15 +48,23 @@ struct hd_stmt {
 	struct hd_expr *peer;     /* send / recv / peer copy */
 	struct hd_expr *root;     /* rooted collectives, or NULL */
 	struct hd_expr *rank;     /* rank block */
-	char *text;               /* host work: what it stands for */
+	char *text;               /* host work: what it stands for; `thread NAME`: NAME */
 	struct hd_stmt *body;     /* repeat / rank blocks */
 	int nbody;
+	int queue; /* put / get: queue index, or HD_NONE */
 };
 
 struct hd_decl_buffer {
 	char *name;
 	enum hd_mem mem;
 	struct hd_expr *size;
+	int line, col;
+};
+
+/* `queue NAME DEPTH` (ir/threads.h) */
+struct hd_decl_queue {
+	char *name;
+	struct hd_expr *depth;
 	int line, col;
 };
 
@@ -77,6 +85,8 @@ struct hd_scen {
 	int nbody;
 	char **labels;
 	int nlabels;
+	struct hd_decl_queue *queues; /* bounded queues between host threads */
+	int nqueues;
 };
 
 enum hd_rel {

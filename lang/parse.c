@@ -243,7 +243,8 @@ const char *const hd_parse_scen_words[] = {
 	"pin",       "copy",      "kernel", "prefetch",       "record",        "wait",   "sync",
 	"query",     "host",      "read",   "repeat",         "rank",          "send",   "recv",
 	"allreduce", "broadcast", "reduce", "allgather",      "reducescatter", "gather", "alltoall",
-	"barrier",   "end",       NULL,
+	"barrier",   "end",       "queue",  "workers",        "thread",        "put",    "get",
+	NULL,
 };
 
 int

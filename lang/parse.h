@@ -31,6 +31,7 @@ struct hd_parser {
 	int seen_block;     /* a page, question or scenario was seen */
 	struct hd_scen *sc; /* the scenario being parsed */
 	size_t stmt_start;  /* first token of the current statement */
+	int in_thread;      /* parsing the body of a `workers` or `thread` block */
 };
 
 /* Looking at tokens: small enough to inline in both parsers. */
