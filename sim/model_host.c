@@ -245,7 +245,9 @@ cpu_schedule(struct model *m)
 			least = th->jobs[i].left;
 	if (least < 0)
 		least = 0;
-	dt = rate == 1.0 ? (hd_time)llround(least) : (hd_time)ceil(least / rate);
+	/* shared: the first whole picosecond by which it is done (a thousandth
+	 * of one is rounding, not work) */
+	dt = rate == 1.0 ? (hd_time)llround(least) : (hd_time)ceil(least / rate - 1e-3);
 	model_at(m, now + dt, EV_CPU, th->cpu_gen, 0);
 }
 
