@@ -64,5 +64,24 @@ if "$HDSIM" show --cuda pinned-vs-pageable --scenario nosuch > /dev/null 2>&1; t
 	echo "FAIL: an unknown --scenario was accepted"; fail=1
 fi
 
+# Host threads: pthreads and a bounded queue in C; in PyTorch, the DataLoader
+# for the input pipeline's shape, threading and queue.Queue otherwise.
+"$HDSIM" show --cuda dataloader-workers --scenario pinned > "$tmp/dl.txt" || fail=1
+for want in 'pthread_create(&th_0[w], NULL, worker_fn_0, (void *)w)' 'q_get(&ready);' \
+	'memmove(staged, h, 33554432ULL);' 'q_init(&batches, 8);' \
+	'loader = DataLoader(Batches(), batch_size=None, num_workers=4, pin_memory=True,' \
+	'staged = next(loader_it)'; do
+	grep -qF "$want" "$tmp/dl.txt" ||
+		{ echo "FAIL: dataloader-workers, pinned: no '$want'"; fail=1; }
+done
+"$HDSIM" show --cuda dataloader-workers --scenario one > "$tmp/dl.txt" || fail=1
+grep -qF 'num_workers=1, pin_memory=False' "$tmp/dl.txt" ||
+	{ echo "FAIL: dataloader-workers, one: no DataLoader of one worker"; fail=1; }
+grep -qF 'h = next(loader_it)' "$tmp/dl.txt" ||
+	{ echo "FAIL: dataloader-workers, one: the batch is not taken from the loader"; fail=1; }
+"$HDSIM" show --cuda dataloader-workers --scenario workers --set workers=2 > "$tmp/dl.txt" || fail=1
+grep -qF 'num_workers=2, pin_memory=False,' "$tmp/dl.txt" ||
+	{ echo "FAIL: --set workers=2 did not reach the DataLoader"; fail=1; }
+
 echo "checked $checked scenarios (nvcc: ${nvcc:-none}, python3: ${py:-none})"
 exit $fail
