@@ -123,6 +123,8 @@ hd_op_api_name(const struct hd_op *op)
 	if ((unsigned)op->kind >= HD_OP__COUNT)
 		return "?";
 	if (op->kind == HD_OP_COPY) {
+		if (op->worker) /* a host thread's copy between host buffers */
+			return "memcpy";
 		if (op->copy == HD_COPY_P2P)
 			return op->async ? "cudaMemcpyPeerAsync" : "cudaMemcpyPeer";
 		return op->async ? "cudaMemcpyAsync" : "cudaMemcpy";

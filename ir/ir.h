@@ -170,6 +170,7 @@ struct hd_op {
 	uint64_t count; /* HD_OP_REPEAT: iterations; HD_OP_WORKERS: threads */
 	int body_len;   /* HD_OP_REPEAT / HD_OP_ON_RANK / HD_OP_WORKERS: ops in the body */
 	int queue;      /* HD_OP_PUT / HD_OP_GET: queue index, else HD_NONE */
+	bool worker;    /* in a workers block's body: its threads run it (a copy is a memcpy) */
 };
 
 struct hd_scenario {

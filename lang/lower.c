@@ -389,6 +389,8 @@ lower_workers(struct lower *lw, const struct hd_stmt *s)
 	if (lower_list(lw, s->body, s->nbody) < 0)
 		return -1;
 	lw->out->ops[at - 1].body_len = lw->out->nops - at;
+	for (; at < lw->out->nops; at++)
+		lw->out->ops[at].worker = true;
 	return 0;
 }
 

@@ -187,6 +187,7 @@ put_op(struct hd_wbuf *w, const struct hd_op *op)
 	hd_wbuf_u64(w, op->count);
 	PUT_I(w, op->body_len);
 	PUT_I(w, op->queue);
+	PUT_I(w, op->worker);
 }
 
 static void
@@ -217,6 +218,7 @@ get_op(struct hd_rbuf *r, struct hd_op *op)
 	op->count = hd_rbuf_u64(r);
 	op->body_len = GET_I(r);
 	op->queue = GET_I(r);
+	op->worker = GET_I(r) != 0;
 }
 
 void
