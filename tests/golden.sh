@@ -25,7 +25,7 @@ trap 'rm -f "$tmp"' EXIT INT TERM
 . "$(dirname "$0")/check-lib.sh"
 
 profiles="h100-sxm h200-sxm a100-pcie rtx4090 gen3-v100"
-lessons=$(seq 1 20)
+lessons=$(seq 1 21)
 for p in $profiles; do
 	for l in $lessons; do
 		d=$("$HDSIM" run "$l" --json --profile "$p" 2>&1 | sha256sum | cut -d' ' -f1)
