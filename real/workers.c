@@ -313,7 +313,7 @@ run_op(struct wthread *t, int i)
 			pthread_mutex_unlock(&th->mu);
 			return -1;
 		}
-		memcpy(dst, src, op->bytes);
+		memmove(dst, src, op->bytes); /* a lesson may copy a buffer onto itself */
 		add_span(t, i, iter, HD_SPAN_HOST, HD_WHY_NONE, t0, now_ns(), op->bytes);
 		return 0;
 	}
