@@ -19,7 +19,9 @@
 #include "ir/trace.h"
 #include "lang/lesson.h"
 #include "profile/profile.h"
+#include "run/run.h"
 #include "sim/model.h"
+#include "sim/sim_backend.h"
 
 /* --- lessons, runs and traces as text ---------------------------------------------- */
 
@@ -471,6 +473,42 @@ START_TEST(expected_deadlock_on_a_queue)
 }
 END_TEST
 
+/* Claims read threads: a label on a workers block covers its body on every
+ * thread; blocked() and call() are the main thread's. */
+START_TEST(claims_on_threads)
+{
+	static const char text[] = "hdsim 1\nlesson t\ntitle \"t\"\n"
+				   "scenario s\n"
+				   "  queue q 4\n"
+				   "  loaders: workers 2\n"
+				   "    work: host 3ms\n"
+				   "    put q\n"
+				   "  end\n"
+				   "  repeat 2\n"
+				   "    take: get q\n"
+				   "  end\n"
+				   "end\n"
+				   "claim \"a\" time(s.loaders) == 3ms within 0.1%\n"
+				   "claim \"b\" time(s.work) == 3ms within 0.1%\n"
+				   "claim \"c\" blocked(s) == 3ms within 0.1%\n"
+				   "claim \"d\" call(s.take) == 3ms within 0.1%\n"
+				   "claim \"e\" makespan(s) == 3ms within 0.1%\n";
+	struct hd_err e = { 0 };
+	struct hd_lesson *l = hd_lesson_parse(text, sizeof text - 1, "t.hds", &e);
+	struct hd_profile p = profile(0);
+	struct hd_run r;
+	int i;
+
+	ck_assert_msg(l != NULL, "%s", e.msg);
+	ck_assert_msg(hd_run_lesson(&r, l, 0, &p, &hd_sim_backend, NULL, 0, &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(r.nclaims, 5);
+	for (i = 0; i < r.nclaims; i++)
+		ck_assert_msg(r.claims[i].status == 1, "claim %d: %s", i, r.claims[i].detail);
+	hd_run_free(&r);
+	hd_lesson_free(l);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -486,6 +524,7 @@ suite(void)
 	tcase_add_test(tc, deterministic_and_per_rank);
 	tcase_add_test(tc, get_without_producer_is_a_deadlock);
 	tcase_add_test(tc, expected_deadlock_on_a_queue);
+	tcase_add_test(tc, claims_on_threads);
 	suite_add_tcase(s, tc);
 	return s;
 }
