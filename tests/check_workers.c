@@ -15,6 +15,8 @@
 #include "lang/lesson.h"
 #include "real/real.h"
 #include "run/backends.h"
+#include "run/verify.h"
+#include "tests/testdb.h"
 #include "tests/testutil.h"
 
 static struct hd_scenario *
@@ -231,6 +233,55 @@ START_TEST(put_without_consumer_ends_the_run)
 }
 END_TEST
 
+/* Lesson 21 through --real's pipeline (small knobs): predicted and measured
+ * stored as pairs, the threads' rows and their queue waits in both. */
+START_TEST(lesson_21_verified_and_stored)
+{
+	char *path = hd_xasprintf("%s/lessons/21-dataloader-workers.hds", HDSIM_SRCDIR), dir[64];
+	char *const sets[] = { "batches=4", "workers=2", "prep=1ms", "step=1ms", "batch=1MiB" };
+	struct hd_err e = { 0 };
+	struct hd_lesson *l = hd_lesson_load(path, &e);
+	const struct hd_lesson *ls[1];
+	struct hd_verify_opts o;
+	struct hd_verify_result res;
+	struct hd_profile p;
+	struct hd_buf out;
+	char *db;
+
+	ck_assert_msg(l != NULL, "%s", e.msg);
+	ck_assert_int_eq(hd_profile_resolve("h100-sxm", &p, &e), 0);
+	hd_test_mkdtemp(dir, sizeof dir, "workers");
+	db = hd_xasprintf("%s/v.db", dir);
+	ls[0] = l;
+	memset(&o, 0, sizeof o);
+	o.measured = &hd_real_backend;
+	o.profile = &p;
+	o.db_path = db;
+	o.sets = sets;
+	o.nsets = 5;
+	o.warmup = 1;
+	o.repeats = 3;
+	o.width = 100;
+	hd_buf_init(&out);
+	ck_assert_msg(hd_verify_lessons(ls, 1, &o, &out, &res, &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(res.scenarios_run, 4);
+	ck_assert_int_eq(res.runs_stored, 8);
+	/* the pin-memory thread's row in the predicted and the measured run */
+	ck_assert_int_eq(hd_test_count(db,
+				       "SELECT count(DISTINCT run_id) FROM lanes WHERE "
+				       "stream = 3 AND name = 'Thread pin-memory'"),
+			 2);
+	ck_assert_int_ge(hd_test_count(db, "SELECT count(*) FROM spans WHERE why = 'queue-empty'"),
+			 2);
+	hd_buf_free(&out);
+	hd_verify_result_free(&res);
+	hd_test_rmtree(dir);
+	free(db);
+	free(path);
+	hd_lesson_free(l);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -242,6 +293,7 @@ suite(void)
 	tcase_add_test(tc, four_workers);
 	tcase_add_test(tc, get_without_producer_ends_the_run);
 	tcase_add_test(tc, put_without_consumer_ends_the_run);
+	tcase_add_test(tc, lesson_21_verified_and_stored);
 	suite_add_tcase(s, tc);
 	return s;
 }
