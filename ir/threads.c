@@ -79,6 +79,37 @@ hd_thread_lane_name(const struct hd_scenario *sc, int k, char *buf, size_t n)
 	snprintf(buf, n, "Worker %d", unnamed + ti.index);
 }
 
+int
+hd_threads_table(const struct hd_scenario *sc, struct hd_thread_info *info, char (*name)[48], int n)
+{
+	int i, j, k = 0, unnamed = 0;
+
+	for (i = 0; i < sc->nops; i++) {
+		const struct hd_op *op = &sc->ops[i];
+
+		if (op->kind != HD_OP_WORKERS)
+			continue;
+		for (j = 0; (uint64_t)j < op->count && k < INT32_MAX; j++) {
+			if (++k < n && info != NULL) {
+				info[k].op = i;
+				info[k].index = j;
+				info[k].n = (int)op->count;
+			}
+			if (k < n && name != NULL) {
+				if (op->text != NULL)
+					snprintf(name[k], sizeof name[k], "Thread %s", op->text);
+				else if (op->label != NULL)
+					snprintf(name[k], sizeof name[k], "%s %d", op->label, j);
+				else
+					snprintf(name[k], sizeof name[k], "Worker %d", unnamed + j);
+			}
+		}
+		if (op->text == NULL && op->label == NULL)
+			unnamed += j;
+	}
+	return k;
+}
+
 uint32_t
 hd_thread_iter(uint64_t exec, int index, int n)
 {

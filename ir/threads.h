@@ -50,6 +50,15 @@ int hd_thread_info(const struct hd_scenario *sc, int k, struct hd_thread_info *i
  */
 void hd_thread_lane_name(const struct hd_scenario *sc, int k, char *buf, size_t n);
 
+/*
+ * Every thread's origin and lane name at once, in one pass over the ops:
+ * info[k] and name[k] for k = 1 .. min(T, n - 1) (either may be NULL).
+ * Returns T.  What hd_thread_info and hd_thread_lane_name give one at a
+ * time, for callers that want them all.
+ */
+int hd_threads_table(const struct hd_scenario *sc, struct hd_thread_info *info, char (*name)[48],
+		     int n);
+
 /* The iteration number of a worker's `exec`-th execution (see above). */
 uint32_t hd_thread_iter(uint64_t exec, int index, int n);
 

@@ -1003,6 +1003,8 @@ hd_rt_run(const struct hd_scenario *sc, const struct hd_run_opts *o, const struc
 	int r, good = 0;
 	uint64_t execs;
 	hd_time *starts = NULL, *ends = NULL;
+	char(*tnames)[48] = NULL; /* host thread k's row name */
+	int nthreads = 0;
 	int64_t last;
 
 	if (sc->nranks > 1 && comm == NULL) {
@@ -1070,6 +1072,10 @@ hd_rt_run(const struct hd_scenario *sc, const struct hd_run_opts *o, const struc
 	if (comm != NULL && comm->barrier(comm->ctx, &last, e) != 0)
 		goto out;
 	/* Median start and end of each span over the repeats. */
+	/* the host threads' row names, once each */
+	nthreads = hd_threads_count(sc);
+	tnames = hd_xcalloc((size_t)nthreads + 1, sizeof *tnames);
+	hd_threads_table(sc, NULL, tnames, nthreads + 1);
 	starts = hd_xcalloc((size_t)repeats, sizeof *starts);
 	ends = hd_xcalloc((size_t)repeats, sizeof *ends);
 	for (k = 0; k < nreps[0]; k++) {
@@ -1097,9 +1103,9 @@ hd_rt_run(const struct hd_scenario *sc, const struct hd_run_opts *o, const struc
 		if (s0->lane_kind == HD_LANE_STREAM) {
 			stream_lane_name(sc, s0->lane_index, name, sizeof name);
 			lname = name;
-		} else if (s0->lane_kind == HD_LANE_HOST && s0->lane_index > 0) {
-			hd_thread_lane_name(sc, s0->lane_index, name, sizeof name);
-			lname = name;
+		} else if (s0->lane_kind == HD_LANE_HOST && s0->lane_index > 0 &&
+			   s0->lane_index <= nthreads) {
+			lname = tnames[s0->lane_index];
 		}
 		out.lane = sink->lane(sink->ctx, s0->lane_kind, rt.rank, s0->lane_index, lname);
 		out.label = sink->string(sink->ctx, op->label ? op->label : hd_op_api_name(op));
@@ -1113,6 +1119,7 @@ out:
 	free(nreps);
 	free(starts);
 	free(ends);
+	free(tnames);
 	teardown(&rt);
 	return good ? 0 : -1;
 }

@@ -106,8 +106,9 @@ model_threads_init(struct model *m)
 {
 	const struct hd_scenario *sc = m->sc;
 	struct mthreads *th;
+	struct hd_thread_info *ti;
+	char(*name)[48];
 	int n = hd_threads_count(sc), k, i;
-	char name[48];
 
 	if (n <= 0 && sc->nqueues == 0)
 		return;
@@ -117,22 +118,23 @@ model_threads_init(struct model *m)
 	th->t[0].state = T_RUN;
 	th->t[0].lane = -1;
 	th->t[0].qnext = -1;
+	ti = hd_xcalloc((size_t)n + 1, sizeof *ti);
+	name = hd_xcalloc((size_t)n + 1, sizeof *name);
+	hd_threads_table(sc, ti, name, n + 1);
 	for (k = 1; k <= n; k++) {
 		struct mthread *t = &th->t[k];
-		struct hd_thread_info ti;
 
-		if (hd_thread_info(sc, k, &ti) < 0)
-			hd_fatal("model: no thread %d", k);
-		t->op0 = ti.op;
-		t->end = ti.op + 1 + sc->ops[ti.op].body_len;
-		t->index = ti.index;
-		t->n = ti.n;
+		t->op0 = ti[k].op;
+		t->end = ti[k].op + 1 + sc->ops[ti[k].op].body_len;
+		t->index = ti[k].index;
+		t->n = ti[k].n;
 		t->op = -1;
 		t->qnext = -1;
-		t->exec = hd_xcalloc((size_t)sc->ops[ti.op].body_len + 1, sizeof *t->exec);
-		hd_thread_lane_name(sc, k, name, sizeof name);
-		t->lane = m->sink->lane(m->sink->ctx, HD_LANE_HOST, m->rank, k, name);
+		t->exec = hd_xcalloc((size_t)sc->ops[ti[k].op].body_len + 1, sizeof *t->exec);
+		t->lane = m->sink->lane(m->sink->ctx, HD_LANE_HOST, m->rank, k, name[k]);
 	}
+	free(ti);
+	free(name);
 	th->nq = sc->nqueues;
 	th->q = hd_xcalloc((size_t)sc->nqueues + 1, sizeof *th->q);
 	th->put_ops = hd_xcalloc((size_t)sc->nqueues + 1, sizeof *th->put_ops);

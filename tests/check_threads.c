@@ -207,6 +207,22 @@ START_TEST(parse_builds_threads_and_queues)
 	ck_assert_str_eq(name, "Thread pinner");
 	hd_thread_lane_name(sc, 6, name, sizeof name);
 	ck_assert_str_eq(name, "Worker 2");
+	/* all at once, as one at a time */
+	{
+		struct hd_thread_info tab[8];
+		char names[8][48];
+		int k;
+
+		ck_assert_int_eq(hd_threads_table(sc, tab, names, 8), 6);
+		for (k = 1; k <= 6; k++) {
+			ck_assert_int_eq(hd_thread_info(sc, k, &ti), 0);
+			ck_assert(tab[k].op == ti.op && tab[k].index == ti.index &&
+				  tab[k].n == ti.n);
+			hd_thread_lane_name(sc, k, name, sizeof name);
+			ck_assert_str_eq(names[k], name);
+		}
+		ck_assert_int_eq(hd_threads_table(sc, NULL, NULL, 0), 6);
+	}
 	/* the workers' bodies run once per thread: 1 + 2 * (1 + 3 * 2) + 1 + 3 + 1 + 3 * 1 + 1 */
 	ck_assert_uint_eq(hd_scenario_op_instances(sc, 0), 24);
 	ck_assert(hd_op_operands_ok(sc, &sc->ops[3]));
