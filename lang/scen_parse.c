@@ -23,8 +23,13 @@ enum obj_kind {
 };
 
 static const char *const obj_word[] = {
-	[OBJ_NONE] = "nothing",   [OBJ_BUFFER] = "a buffer", [OBJ_STREAM] = "a stream",
-	[OBJ_EVENT] = "an event", [OBJ_QUEUE] = "a queue",
+	/* clang-format off */
+	[OBJ_NONE] = "nothing",
+	[OBJ_BUFFER] = "a buffer",
+	[OBJ_STREAM] = "a stream",
+	[OBJ_EVENT] = "an event",
+	[OBJ_QUEUE] = "a queue",
+	/* clang-format on */
 };
 
 static enum obj_kind
@@ -79,8 +84,13 @@ expect_obj(struct hd_parser *p, enum obj_kind want, enum obj_kind alt, const cha
 {
 	const struct hd_tok *t = tok(p);
 	static const char *const plural[] = {
-		[OBJ_NONE] = "",        [OBJ_BUFFER] = "buffers", [OBJ_STREAM] = "streams",
-		[OBJ_EVENT] = "events", [OBJ_QUEUE] = "queues",
+		/* clang-format off */
+		[OBJ_NONE] = "",
+		[OBJ_BUFFER] = "buffers",
+		[OBJ_STREAM] = "streams",
+		[OBJ_EVENT] = "events",
+		[OBJ_QUEUE] = "queues",
+		/* clang-format on */
 	};
 	enum obj_kind k;
 	char list[400], s[80];

@@ -45,18 +45,25 @@ static const char *const reserved_c[] = {
 	"return",  "short",   "signed",   "sizeof", "static",    "struct",   "switch",
 	"typedef", "union",   "unsigned", "void",   "volatile",  "while",    "main",
 	"rank",    "scratch", "landing",  "big",    "on_device", "on_host",  "busy_cpu_ns",
-	"free",    "malloc",  "memset",   "exit",   "CK",        "queue",    "q_init",
-	"q_put",   "q_get",   "memmove",  NULL,
+	"free",    "malloc",  "memset",   "exit",   "CK",        NULL,
 };
 static const char *const reserved_py[] = {
-	"and",      "as",        "assert",    "async",     "await",      "break",   "class",
-	"continue", "def",       "del",       "elif",      "else",       "except",  "finally",
-	"for",      "from",      "global",    "if",        "import",     "in",      "is",
-	"lambda",   "nonlocal",  "not",       "or",        "pass",       "raise",   "return",
-	"try",      "while",     "with",      "yield",     "None",       "True",    "False",
-	"torch",    "time",      "busy_cpu",  "clock_hz",  "total",      "rank",    "big",
-	"print",    "mm_x",      "threading", "queue_mod", "DataLoader", "Dataset", "Batches",
-	"loader",   "loader_it", "worker",    NULL,
+	"and",    "as",   "assert", "async",  "await",  "break",    "class",    "continue",
+	"def",    "del",  "elif",   "else",   "except", "finally",  "for",      "from",
+	"global", "if",   "import", "in",     "is",     "lambda",   "nonlocal", "not",
+	"or",     "pass", "raise",  "return", "try",    "while",    "with",     "yield",
+	"None",   "True", "False",  "torch",  "time",   "busy_cpu", "clock_hz", "total",
+	"rank",   "big",  "print",  "mm_x",   NULL,
+};
+
+/* ... and those of host threads' code (pthreads and queues; threading, queues
+ * and the DataLoader). */
+static const char *const reserved_thr_c[] = {
+	"queue", "q_init", "q_put", "q_get", "memmove", NULL,
+};
+static const char *const reserved_thr_py[] = {
+	"threading", "queue_mod", "DataLoader", "Dataset", "Batches",
+	"loader",    "loader_it", "worker",     NULL,
 };
 
 static int reserved_lang; /* 0: C, 1: Python; set by the printer in use */
@@ -97,6 +104,8 @@ put_ident(struct hd_buf *b, const char *name)
 		clash = 1;
 
 	for (; !clash && *r; r++)
+		clash = strcmp(*r, name) == 0;
+	for (r = reserved_lang ? reserved_thr_py : reserved_thr_c; !clash && *r; r++)
 		clash = strcmp(*r, name) == 0;
 	for (p = name; *p; p++)
 		hd_buf_putc(b, *p == '-' ? '_' : *p);
