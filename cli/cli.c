@@ -51,11 +51,13 @@ static const struct hd_cmd_entry cmd_table[] = {
 	  HD_OPT_LEARNER | HD_OPT_RESET | HD_OPT_DB, 0, 1, true },
 	{ "export",
 	  "export --format csv|json|perfetto|svg|html|md [--run ID | --lesson L | "
-	  "--all] [--db FILE]... [-o FILE]\n       hdsim export --class DB... [-o DIR]",
+	  "--all] [--db FILE]... [-o FILE]\n       hdsim export --class DB... [-o DIR] "
+	  "[--grade first|best|last] [--keep-going] [--roster FILE]",
 	  "runs, claims, answers as CSV, JSON, Perfetto, SVG, HTML, Markdown; class files",
 	  cmd_export,
 	  HD_OPT_FORMAT | HD_OPT_OUTPUT | HD_OPT_RUN | HD_OPT_LESSON | HD_OPT_ALL | HD_OPT_CLASS |
-	      HD_OPT_TABLE | HD_OPT_DB | HD_OPT_LEARNER,
+	      HD_OPT_TABLE | HD_OPT_DB | HD_OPT_LEARNER | HD_OPT_GRADE | HD_OPT_KEEP_GOING |
+	      HD_OPT_ROSTER,
 	  0, -1, true },
 	{ "help", "help [COMMAND]", "show help for hdsim or for one command", hd_cmd_help, 0, 0, 1,
 	  false },

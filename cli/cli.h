@@ -36,6 +36,9 @@ struct hd_cli_opts {
 	bool all;            /* export --all */
 	bool class_export;   /* export --class */
 	const char *table;   /* export --table T (one CSV table) */
+	const char *grade;   /* export --class --grade first|best|last */
+	bool keep_going;     /* export --class --keep-going: skip unreadable databases */
+	const char *roster;  /* export --class --roster FILE (Canvas's roster) */
 	char **dbs;          /* every --db in order (db is the last one) */
 	int ndbs;
 	unsigned given; /* HD_OPT_* bits of the options that were given */
@@ -67,6 +70,9 @@ enum {
 	HD_OPT_CLASS = 1 << 19,
 	HD_OPT_TABLE = 1 << 20,
 	HD_OPT_INTERACTIVE = 1 << 21,
+	HD_OPT_GRADE = 1 << 22,
+	HD_OPT_KEEP_GOING = 1 << 23,
+	HD_OPT_ROSTER = 1 << 24,
 };
 
 /* One row of the option table: its spellings, its bit and its help line. */

@@ -40,8 +40,10 @@ use_plain_mode(const struct hd_cmd_ctx *x)
 int
 hd_cmd_default(struct hd_cmd_ctx *x)
 {
-	struct hd_tui_opts to = { x->o->db, hd_rcfile_learner(x->o->learner), x->o->no_color,
-				  x->o->reduced_motion };
+	struct hd_tui_opts to = { .db = x->o->db,
+				  .learner = hd_rcfile_learner(x->o->learner),
+				  .no_color = x->o->no_color,
+				  .reduced_motion = x->o->reduced_motion };
 	struct hd_err e = { 0 };
 	struct hd_buf b;
 	int status, idx = -1;
@@ -49,8 +51,16 @@ hd_cmd_default(struct hd_cmd_ctx *x)
 	if (x->nargs == 1 && (idx = hd_catalog_find(x->cat, x->args[0], &e)) < 0)
 		return hd_cmd_fail(x, &e);
 	if ((use_tui(x) || use_plain_mode(x)) && hd_catalog_count(x->cat) > 0) {
+		struct hd_err why = { 0 };
+		const char *from = NULL;
+
 		if (hd_store_learner_check(to.learner, &e) != 0)
 			return hd_cmd_fail(x, &e);
+		to.learner_id = hd_rcfile_learner_id(&from);
+		if (to.learner_id != NULL && hd_store_roster_id_check(to.learner_id, &why) != 0) {
+			hd_err_set(&e, HD_EXIT_INPUT, from, "learner-id: %s", why.msg);
+			return hd_cmd_fail(x, &e);
+		}
 		fflush(stdout);
 		if (use_plain_mode(x))
 			return hd_tui_plain_main(x->cat, &x->profile, &to, idx, stdin, x->out);

@@ -5,15 +5,19 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/sanitize.h"
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "export/export.h"
+#include "export/gradebook.h"
+#include "export/roster.h"
 #include "lang/catalog.h"
 #include "store/store.h"
 
@@ -47,6 +51,80 @@ parse_run_id(const char *s, int64_t *id, struct hd_err *e)
 static int class_command(const struct hd_cli_opts *o, char **args, int nargs,
 			 struct hd_catalog *cat, FILE *out, FILE *err);
 
+/*
+ * No run is stored where the export looked (where names it): simulate each
+ * installed lesson the answers are to, in the order first answered, and say
+ * so.  With no answer either (of learner, when not NULL), empty tables are
+ * written, but a report or a picture of nothing is not: -1 with e saying
+ * what would fill it.
+ */
+static int
+simulate_answered(struct hd_export_set *set, struct hd_catalog *cat, const struct hd_profile *p,
+		  enum hd_export_format f, const char *learner, const char *where, FILE *err,
+		  struct hd_err *e)
+{
+	/* CSV and JSON tables can be empty; a report or a picture of nothing
+	 * cannot help */
+	bool tables = f == HD_EXPORT_CSV || f == HD_EXPORT_JSON;
+	struct hd_buf ids;
+	size_t i, j, n = 0;
+	int idx;
+
+	if (set->nanswers == 0 && !tables && learner != NULL) {
+		hd_err_set(e, HD_EXIT_INPUT, where,
+			   "nothing to export: no run, and no answer of learner '%.64s', is stored "
+			   "here ('hdsim export --format csv --table progress' lists the answers "
+			   "and their learners)",
+			   learner);
+		return -1;
+	}
+	if (set->nanswers == 0 && !tables) {
+		hd_err_set(
+		    e, HD_EXIT_INPUT, where,
+		    "nothing to export: no run and no answer is stored here yet; answer a "
+		    "lesson's questions ('hdsim', or 'hdsim --plain' on a terminal), measure "
+		    "on a GPU with 'hdsim --real', or export a lesson simulated now: hdsim "
+		    "export --format %s --lesson 4",
+		    hd_export_format_name(f));
+		return -1;
+	}
+	if (set->nanswers == 0) {
+		fprintf(err,
+			"hdsim: export: no run and no answer is stored here yet: the tables "
+			"are empty\n");
+		return 0;
+	}
+	hd_buf_init(&ids);
+	for (i = 0; i < set->nanswers; i++) {
+		const char *id = set->answers[i].lesson;
+		struct hd_err ignored = { 0 };
+
+		for (j = 0; j < i && strcmp(set->answers[j].lesson, id) != 0; j++)
+			;
+		if (j < i || (idx = hd_catalog_find(cat, id, &ignored)) < 0 ||
+		    strcmp(hd_lesson_id(hd_catalog_get(cat, idx)), id) != 0)
+			continue;
+		if (hd_export_simulate(set, hd_catalog_get(cat, idx), p, e) != 0) {
+			hd_buf_free(&ids);
+			return -1;
+		}
+		hd_buf_printf(&ids, "%s%s", n++ > 0 ? ", " : "", id);
+	}
+	if (n > 0) {
+		set->note = hd_xasprintf("No run is stored, so the lesson%s answered here (%s) %s "
+					 "simulated now on profile %s; measured runs come from "
+					 "'hdsim --real'.",
+					 n == 1 ? "" : "s", ids.s, n == 1 ? "was" : "were",
+					 p->name);
+		fprintf(err, "hdsim: export: %s\n", set->note);
+	} else
+		fprintf(err,
+			"hdsim: export: no run is stored, and no lesson answered here is installed "
+			"to simulate: the export holds the answers only\n");
+	hd_buf_free(&ids);
+	return 0;
+}
+
 int
 hd_cmd_export(const struct hd_cli_opts *o, char **args, int nargs, struct hd_catalog *cat,
 	      const struct hd_profile *p, FILE *out, FILE *err)
@@ -62,6 +140,17 @@ hd_cmd_export(const struct hd_cli_opts *o, char **args, int nargs, struct hd_cat
 
 	if (o->class_export)
 		return class_command(o, args, nargs, cat, out, err);
+	if (o->roster != NULL || o->grade != NULL || o->keep_going) {
+		const char *opt = o->roster != NULL ? "--roster" :
+		    o->grade != NULL                ? "--grade" :
+						      "--keep-going";
+
+		hd_err_set(&e, HD_EXIT_INPUT, opt,
+			   "%s goes with --class: hdsim export --class DB... [-o DIR] "
+			   "[--grade first|best|last] [--keep-going] [--roster FILE]",
+			   opt);
+		return fail_with(err, &e);
+	}
 	hd_export_set_init(&set);
 	memset(&sel, 0, sizeof sel);
 	picks = (o->run != NULL) + (o->lesson != NULL) + o->all;
@@ -113,9 +202,10 @@ hd_cmd_export(const struct hd_cli_opts *o, char **args, int nargs, struct hd_cat
 			def = NULL;
 		} else if (stat(def, &st) != 0 && errno == ENOENT) {
 			hd_err_set(&e, HD_EXIT_INPUT, def,
-				   "no database here yet: runs are stored "
-				   "by 'hdsim --real' (name another with --db), and --lesson L "
-				   "exports a lesson simulated now");
+				   "no database here yet: a learner's answers are stored here "
+				   "once they answer a lesson ('hdsim'), measured runs by 'hdsim "
+				   "--real'; name another with --db, or export a lesson simulated "
+				   "now with --lesson L");
 			status = fail_with(err, &e);
 			goto out;
 		} else if ((n = hd_export_load(&set, def, &sel, &e)) < 0) {
@@ -136,9 +226,11 @@ hd_cmd_export(const struct hd_cli_opts *o, char **args, int nargs, struct hd_cat
 			   o->ndbs > 1      ? "any of the databases given" :
 			       o->ndbs == 1 ? o->dbs[0] :
 					      def,
-			   o->ndbs > 1 ? "" :
-					 " (see 'hdsim export --format csv' for the "
-					 "runs it holds)");
+			   o->ndbs > 1 ?
+			       "" :
+			       " (runs are stored by 'hdsim --real', which prints "
+			       "their ids; 'hdsim export --format csv --table runs' lists "
+			       "those it holds; --lesson L exports a lesson simulated now)");
 		status = fail_with(err, &e);
 		goto out;
 	}
@@ -162,8 +254,16 @@ hd_cmd_export(const struct hd_cli_opts *o, char **args, int nargs, struct hd_cat
 					hd_lesson_id(lesson), p->name);
 		fprintf(err, "hdsim: export: %s\n", set.note);
 	}
-	if (set.nruns == 0 && set.nanswers == 0)
-		fprintf(err, "hdsim: export: nothing stored matches; the export is empty\n");
+	if (set.nruns == 0 && o->run == NULL && o->lesson == NULL) {
+		/* A learner's database holds answers and no runs: the lessons
+		 * answered, simulated now, make the report worth reading. */
+		const char *where = o->ndbs == 1 ? o->dbs[0] : o->ndbs > 1 ? "the databases" : def;
+
+		if (simulate_answered(&set, cat, p, f, o->learner, where, err, &e) != 0) {
+			status = fail_with(err, &e);
+			goto out;
+		}
+	}
 	if (o->output != NULL && hd_export_is_dir(o->output)) {
 		if (o->table != NULL)
 			hd_err_set(&e, HD_EXIT_INPUT, o->output,
@@ -181,11 +281,29 @@ out:
 	return status;
 }
 
+/* The class's notes on standard error, each through the terminal's
+ * sanitiser (they quote paths and lesson ids from the databases). */
+static void
+print_notes(const struct hd_export_class *c, FILE *err)
+{
+	int k;
+
+	for (k = 0; k < c->nnotes; k++) {
+		char *clean = hd_san_term_dup(c->notes[k], false);
+
+		fprintf(err, "hdsim: export: warning: %s\n", clean);
+		free(clean);
+	}
+}
+
 static int
 class_command(const struct hd_cli_opts *o, char **args, int nargs, struct hd_catalog *cat,
 	      FILE *out, FILE *err)
 {
 	struct hd_export_class c;
+	struct hd_export_class_opts co = { HD_EXPORT_GRADE_FIRST, o->keep_going, cat };
+	struct hd_roster roster;
+	struct hd_gradebook_join join;
 	struct hd_err e = { 0 };
 	const char *dir = o->output != NULL ? o->output : ".";
 	char **dbs = hd_xcalloc((size_t)(nargs + o->ndbs) + 1, sizeof *dbs);
@@ -196,10 +314,12 @@ class_command(const struct hd_cli_opts *o, char **args, int nargs, struct hd_cat
 	for (i = 0; i < o->ndbs; i++)
 		dbs[n++] = o->dbs[i];
 	memset(&c, 0, sizeof c);
+	memset(&roster, 0, sizeof roster);
+	memset(&join, 0, sizeof join);
 	if (o->format != NULL || o->run != NULL || o->lesson != NULL || o->all || o->table != NULL)
 		hd_err_set(&e, HD_EXIT_INPUT, "--class",
 			   "--class writes its own files; it "
-			   "takes databases and -o DIR only");
+			   "takes databases, -o DIR, --grade, --keep-going and --roster FILE only");
 	else if (n == 0)
 		hd_err_set(&e, HD_EXIT_INPUT, "--class",
 			   "name the learners' databases: "
@@ -208,13 +328,33 @@ class_command(const struct hd_cli_opts *o, char **args, int nargs, struct hd_cat
 		hd_err_set(&e, HD_EXIT_INPUT, o->output,
 			   "is a file; --class writes three files "
 			   "into a folder");
-	if (e.set || hd_export_class_load(&c, dbs, n, &e) != 0) {
+	else if (o->grade != NULL)
+		hd_export_grade_parse(o->grade, &co.grade, &e);
+	if (e.set) {
 		status = fail_with(err, &e);
 		goto out;
 	}
-	if (hd_export_class_write(&c, cat, dir, out, &e) != 0)
+	/* Everything is read, and the roster joined, before any file is made. */
+	if (hd_export_class_load(&c, dbs, n, &co, &e) != 0) {
+		print_notes(&c, err);
+		status = fail_with(err, &e);
+		goto out;
+	}
+	print_notes(&c, err);
+	if (o->roster != NULL) {
+		if (hd_roster_load(&roster, o->roster, &e) != 0 ||
+		    hd_gradebook_join(&join, &c, &roster, err, &e) != 0) {
+			status = fail_with(err, &e);
+			goto out;
+		}
+		c.join = &join;
+	}
+	hd_gradebook_report(&c, err);
+	if (hd_export_class_write(&c, dir, out, &e) != 0)
 		status = fail_with(err, &e);
 out:
+	hd_gradebook_join_free(&join);
+	hd_roster_free(&roster);
 	hd_export_class_free(&c);
 	free(dbs);
 	return status;

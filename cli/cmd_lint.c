@@ -11,9 +11,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sanitize.h"
 #include "cli/cmd.h"
 #include "lang/lesson.h"
 #include "lang/lint.h"
+
+/* A lint warning, as an error prints but for its word: the where, the
+ * message and the quoted line are the lesson's text, so never raw. */
+static void
+print_warning(void *arg, const struct hd_err *w)
+{
+	struct hd_cmd_ctx *x = arg;
+	char *where = hd_san_term_dup(w->where, false), *msg = hd_san_term_dup(w->msg, false);
+	char *ctx = hd_san_term_dup(w->context, true);
+	size_t n = strlen(ctx);
+
+	fprintf(x->err, "%s: warning: %s\n", where, msg);
+	if (n > 0)
+		fprintf(x->err, "%s%s", ctx, ctx[n - 1] == '\n' ? "" : "\n");
+	free(where);
+	free(msg);
+	free(ctx);
+}
 
 static int
 lint_file(struct hd_cmd_ctx *x, struct hd_catalog *cat, const char *path)
@@ -35,7 +54,7 @@ lint_file(struct hd_cmd_ctx *x, struct hd_catalog *cat, const char *path)
 		}
 		hd_scenario_free(sc);
 	}
-	if (status == 0 && hd_lint_knobs(l, &e) < 0)
+	if (status == 0 && hd_lint_knobs_warn(l, print_warning, x, &e) < 0)
 		status = hd_cmd_fail(x, &e);
 	if (hd_catalog_check_id(cat, l, path, &e) < 0)
 		status = hd_cmd_fail(x, &e);

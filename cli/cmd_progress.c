@@ -16,6 +16,7 @@
 #include "cli/cmd.h"
 #include "cli/rcfile.h"
 #include "lang/lesson.h"
+#include "render/timeline.h"
 #include "store/store.h"
 
 /* One stored answer, copied out of the store's callback. */
@@ -103,10 +104,39 @@ result_name(int correct)
 	return correct > 0 ? "right" : correct == 0 ? "wrong" : "-";
 }
 
+/* The lesson's feedback on a stored choice answer (`option ID "text"
+ * feedback "..."`), or NULL when the lesson is not installed or has none. */
+static const char *
+answer_feedback(struct hd_catalog *cat, const struct answer *w)
+{
+	struct hd_err ignored = { 0 };
+	const struct hd_lesson *l;
+	int i, j;
+
+	if (cat == NULL || (i = hd_catalog_find(cat, w->lesson, &ignored)) < 0)
+		return NULL;
+	l = hd_catalog_get(cat, i);
+	if (strcmp(hd_lesson_id(l), w->lesson) != 0)
+		return NULL;
+	for (i = 0; i < hd_lesson_nquestions(l); i++) {
+		const struct hd_question *q = hd_lesson_question(l, i);
+
+		if (strcmp(q->id, w->question) != 0 || q->kind != HD_Q_CHOICE ||
+		    q->option_feedback == NULL)
+			continue;
+		for (j = 0; j < q->noptions; j++)
+			if (strcmp(q->option_ids[j], w->answer) == 0)
+				return q->option_feedback[j];
+	}
+	return NULL;
+}
+
 /* One lesson's answers (rows from first on, those of its lesson), then its
- * summary over the latest answer to each question. */
+ * summary over the latest answer to each question; under an answer, the
+ * lesson's feedback on it when it has some. */
 static void
-put_lesson(struct hd_buf *b, const struct answers *a, size_t first, int width)
+put_lesson(struct hd_buf *b, const struct answers *a, size_t first, int width,
+	   struct hd_catalog *cat)
 {
 	const char *lesson = a->v[first].lesson;
 	int qw = 8, aw = 6, answered = 0, right = 0, wrong = 0, total = 0;
@@ -155,6 +185,12 @@ put_lesson(struct hd_buf *b, const struct answers *a, size_t first, int width)
 		hd_buf_printf(b, "  %-6s  %-4s  %7s  %5d  %.10s %.5s\n", result_name(w->correct),
 			      conf, t, w->hints, w->created,
 			      strlen(w->created) > 11 ? w->created + 11 : "");
+		if (answer_feedback(cat, w) != NULL) {
+			char *fb = hd_san_term_dup(answer_feedback(cat, w), false);
+
+			hd_timeline_wrap(b, "    on that answer: ", fb, width, 20);
+			free(fb);
+		}
 		/* Rows come newest first: an answer is its question's latest
 		 * unless a row before it answered the same question. */
 		total++;
@@ -198,6 +234,51 @@ open_db(const char *path, const struct stat *sb, bool reset, struct hd_err *e)
 		return NULL;
 	memset(e, 0, sizeof *e);
 	return hd_store_open(path, HD_STORE_RW, e);
+}
+
+/* The learner's roster id as the database records it (for the class
+ * gradebook), found by name. */
+struct roster_id {
+	const char *who;
+	char id[HD_STORE_NAME_MAX + 1];
+	bool found;
+};
+
+static int
+find_roster_id(void *ctx, const char *name, const char *roster_id)
+{
+	struct roster_id *r = ctx;
+
+	if (strcmp(name, r->who) != 0 || roster_id == NULL)
+		return 0;
+	snprintf(r->id, sizeof r->id, "%s", roster_id);
+	r->found = true;
+	return 1;
+}
+
+/* One line: the id the class gradebook will match this learner by, or how
+ * to give one.  A database too damaged to say is left to the listing. */
+static void
+put_learner_id(struct hd_buf *b, struct hd_store *st, const char *who)
+{
+	struct roster_id r = { .who = who };
+	struct hd_err ignored = { 0 };
+
+	if (hd_store_learners_each(st, find_roster_id, &r, &ignored) != 0)
+		return;
+	if (r.found) {
+		char *id = hd_san_term_dup(r.id, false);
+
+		hd_buf_printf(b,
+			      "Learner id %s: your instructor's gradebook finds you by it "
+			      "(learner-id in the configuration file).\n",
+			      id);
+		free(id);
+	} else
+		hd_buf_printf(b,
+			      "No learner id recorded: the instructor's gradebook finds you by "
+			      "name; to be found by your student id, put 'learner-id = ID' in "
+			      "~/.config/hdsim/config and open hdsim once.\n");
 }
 
 /*
@@ -255,9 +336,11 @@ hd_cmd_progress(struct hd_cmd_ctx *x)
 			for (j = 0; j < k && strcmp(a.v[j].lesson, a.v[k].lesson) != 0; j++)
 				;
 			if (j == k)
-				put_lesson(&b, &a, k, x->width);
+				put_lesson(&b, &a, k, x->width, x->cat);
 		}
 	}
+	if (st != NULL && !x->o->reset)
+		put_learner_id(&b, st, who);
 	hd_cmd_put(x, &b);
 out:
 	answers_free(&a);

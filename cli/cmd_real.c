@@ -76,7 +76,7 @@ hd_cmd_real(struct hd_cmd_ctx *x)
 	struct hd_verify_opts vo;
 	struct hd_verify_result res;
 	struct hd_store_machine m;
-	struct hd_profile pick;
+	struct hd_profile pick, stored;
 	struct hd_err e = { 0 };
 	struct hd_buf b;
 	struct hd_cmd_stop_saved saved;
@@ -98,13 +98,19 @@ hd_cmd_real(struct hd_cmd_ctx *x)
 		return hd_cmd_fail(x, &e);
 	}
 	memset(&vo, 0, sizeof vo);
+	/* the profile alone, beside what predicts: the GPU's built-in one, and
+	 * the stored calibrated one before this process's host figures */
+	vo.alone[0] = hd_profile_builtin_find(hd_verify_builtin_for_gpu(m.gpu_name));
 	if (x->o->profile != NULL) {
 		vo.profile = &x->profile;
 		snprintf(why, sizeof why, "--profile %s", x->o->profile);
 	} else {
-		if (hd_verify_pick_profile(m.gpu_name, &pick, why, sizeof why) == 1 &&
-		    getenv("HDSIM_KEEP_HOST_FIGURES") == NULL)
-			refresh_host_figures(x, &pick, why, sizeof why);
+		if (hd_verify_pick_profile(m.gpu_name, &pick, why, sizeof why) == 1) {
+			stored = pick;
+			vo.alone[1] = &stored;
+			if (getenv("HDSIM_KEEP_HOST_FIGURES") == NULL)
+				refresh_host_figures(x, &pick, why, sizeof why);
+		}
 		vo.profile = &pick;
 	}
 	vo.measured = x->backend;

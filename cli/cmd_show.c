@@ -19,13 +19,13 @@
 static void
 show_ops(struct hd_buf *b, const struct hd_scenario *sc)
 {
-	int stack[32], depth = 0, i; /* the ends of the open blocks' bodies */
+	int ends[32], depth = 0, i; /* the op after each open block's body */
 	char by[32];
 
 	for (i = 0; i < sc->nops; i++) {
 		const struct hd_op *op = &sc->ops[i];
 
-		while (depth > 0 && stack[depth - 1] <= i)
+		while (depth > 0 && ends[depth - 1] <= i)
 			depth--;
 		hd_buf_printf(b, "      line %-4d %*s", op->line, depth * 2, "");
 		if (op->kind == HD_OP_REPEAT)
@@ -60,9 +60,10 @@ show_ops(struct hd_buf *b, const struct hd_scenario *sc)
 				hd_buf_printf(b, "  on %s", sc->streams[op->stream].name);
 		}
 		hd_buf_putc(b, '\n');
+		/* a body counts its nested blocks' ops too: close it by its end */
 		if ((hd_op_facts[op->kind].operands & HD_OPND_BODY) && op->body_len > 0 &&
-		    depth < (int)HD_ARRAY_LEN(stack))
-			stack[depth++] = i + 1 + op->body_len;
+		    depth < (int)HD_ARRAY_LEN(ends))
+			ends[depth++] = i + 1 + op->body_len;
 	}
 }
 
@@ -86,7 +87,8 @@ show_cuda(struct hd_cmd_ctx *x, const struct hd_lesson *l)
 		if (x->o->scenario != NULL &&
 		    strcmp(x->o->scenario, hd_lesson_scenario_name(l, i)) != 0)
 			continue;
-		if ((sc = hd_lesson_instantiate(l, i, knobs, &e)) == NULL) {
+		/* the printers' form: an `if` on a loop index stays an `if` */
+		if ((sc = hd_lesson_instantiate_written(l, i, knobs, &e)) == NULL) {
 			hd_buf_free(&b);
 			goto fail;
 		}

@@ -54,6 +54,13 @@ static const struct hd_cli_opt opt_table[] = {
 	  "export: merge learners' databases into class files" },
 	{ "--table", 0, 1, HD_OPT_TABLE, "T",
 	  "export --format csv: runs, spans, claims or progress" },
+	{ "--grade", 0, 1, HD_OPT_GRADE, "first|best|last",
+	  "export --class: grade the first answer before the run was shown (the default), "
+	  "the best, or the last" },
+	{ "--keep-going", 0, 0, HD_OPT_KEEP_GOING, NULL,
+	  "export --class: skip a missing or foreign database, saying so" },
+	{ "--roster", 0, 1, HD_OPT_ROSTER, "FILE",
+	  "export --class: the roster exported from Canvas, for gradebook.csv" },
 };
 
 const struct hd_cli_opt *
@@ -139,6 +146,12 @@ set_opt(struct hd_cli_opts *o, const struct hd_cli_opt *p, const char *val, FILE
 		o->class_export = true;
 	else if (p->bit == HD_OPT_TABLE)
 		o->table = val;
+	else if (p->bit == HD_OPT_GRADE)
+		o->grade = val;
+	else if (p->bit == HD_OPT_KEEP_GOING)
+		o->keep_going = true;
+	else if (p->bit == HD_OPT_ROSTER)
+		o->roster = val;
 	else if (p->bit == HD_OPT_LEARNER)
 		o->learner = val;
 	else if (p->bit == HD_OPT_RESET)

@@ -2,7 +2,8 @@
  * export.c - `hdsim export`: choosing what to export, reading it from the
  * databases, and writing it out atomically (export.h).  The formats live in
  * export_csv.c, export_json.c, export_perfetto.c, export_svg.c,
- * export_html.c (HTML and Markdown) and export_class.c.
+ * export_html.c (HTML and Markdown), export_class.c and class_grade.c (the
+ * class files, and reading and grading a class).
  */
 #include "config.h"
 
@@ -88,9 +89,11 @@ hd_export_set_init(struct hd_export_set *s)
 	memset(s, 0, sizeof *s);
 }
 
-static void
-answer_free(struct hd_export_answer *a)
+void
+hd_export_answer_free(struct hd_export_answer *a)
 {
+	if (a == NULL)
+		return;
 	free(a->db);
 	free(a->learner);
 	free(a->lesson);
@@ -98,6 +101,7 @@ answer_free(struct hd_export_answer *a)
 	free(a->answer);
 	free(a->profile);
 	free(a->created);
+	free(a->lesson_hash);
 }
 
 void
@@ -113,7 +117,7 @@ hd_export_set_free(struct hd_export_set *s)
 		free(s->runs[i].db);
 	}
 	for (i = 0; i < s->nanswers; i++)
-		answer_free(&s->answers[i]);
+		hd_export_answer_free(&s->answers[i]);
 	free(s->runs);
 	free(s->answers);
 	free(s->note);
@@ -169,6 +173,8 @@ hd_export_answer_copy(struct hd_export_answer *a, const char *db, const struct h
 	a->answer = dup_or(p->answer, none);
 	a->profile = dup_or(p->profile, NULL);
 	a->created = dup_or(p->created, none);
+	a->lesson_hash = dup_or(p->lesson_hash, NULL);
+	a->seen = p->seen;
 	a->id = p->id;
 	a->correct = p->correct;
 	a->confidence = p->confidence;
@@ -237,7 +243,7 @@ truncate_set(struct hd_export_set *s, size_t nruns, size_t nanswers)
 		free(r->db);
 	}
 	while (s->nanswers > nanswers)
-		answer_free(&s->answers[--s->nanswers]);
+		hd_export_answer_free(&s->answers[--s->nanswers]);
 }
 
 int
@@ -748,7 +754,6 @@ hd_export_is_dir(const char *path)
 
 struct fill_class {
 	const struct hd_export_class *c;
-	struct hd_catalog *cat;
 	int which;
 };
 
@@ -760,14 +765,13 @@ fill_class(void *ctx, struct hd_exw *w)
 	if (fc->which == 0)
 		hd_export_class_answers(fc->c, w);
 	else if (fc->which == 1)
-		hd_export_class_gradebook(fc->c, fc->cat, w);
+		hd_export_class_gradebook(fc->c, w);
 	else
-		hd_export_class_html(fc->c, fc->cat, w);
+		hd_export_class_html(fc->c, w);
 }
 
 int
-hd_export_class_write(const struct hd_export_class *c, struct hd_catalog *cat, const char *dir,
-		      FILE *out, struct hd_err *e)
+hd_export_class_write(const struct hd_export_class *c, const char *dir, FILE *out, struct hd_err *e)
 {
 	static const char *const names[] = { "answers.csv", "gradebook.csv", "class.html" };
 	int i;
@@ -775,7 +779,7 @@ hd_export_class_write(const struct hd_export_class *c, struct hd_catalog *cat, c
 	if (hd_paths_mkdir(dir, 0755, e) != 0)
 		return -1;
 	for (i = 0; i < (int)HD_ARRAY_LEN(names); i++) {
-		struct fill_class fc = { c, cat, i };
+		struct fill_class fc = { c, i };
 		char *path = join(dir, names[i]);
 
 		if (hd_export_to_file(path, NULL, fill_class, &fc, e) != 0) {

@@ -56,8 +56,10 @@ struct hd_export_run {
 /* One stored answer (strings owned). */
 struct hd_export_answer {
 	char *db, *learner, *lesson, *question, *answer, *profile, *created;
+	char *lesson_hash; /* the lesson version answered, or NULL */
 	int64_t id;
 	int correct, confidence, hints;
+	int seen; /* the run had been shown: 1, 0, or -1 not recorded */
 	double seconds;
 };
 
@@ -68,6 +70,8 @@ struct hd_export_answer {
  */
 void hd_export_answer_copy(struct hd_export_answer *a, const char *db,
 			   const struct hd_store_progress *p, bool blank);
+/* Free a's strings (a itself is the caller's); accepts NULL. */
+void hd_export_answer_free(struct hd_export_answer *a);
 
 struct hd_export_set {
 	struct hd_export_run *runs;
@@ -130,6 +134,12 @@ void hd_export_svg_timeline(const struct hd_export_group *g, struct hd_exw *w, b
 /* A lesson's predicted-vs-measured makespan chart over groups[0..n). */
 void hd_export_svg_chart(const char *lesson, const struct hd_export_group *g, size_t n,
 			 struct hd_exw *w, bool standalone);
+/* Predicted against measured makespan, log-log, one point per group with
+ * both sides (tooltip: lesson, scenario, both times, the error), the line
+ * where they are equal and the band within 10 % of the measurement.  Draws
+ * nothing and returns 0 when no group has both; else how many points. */
+size_t hd_export_svg_scatter(const struct hd_export_group *g, size_t n, struct hd_exw *w,
+			     bool standalone);
 void hd_export_html(const struct hd_export_set *s, struct hd_exw *w);
 void hd_export_md(const struct hd_export_set *s, struct hd_exw *w);
 
@@ -151,34 +161,132 @@ int hd_export_to_file(const char *path, FILE *out, void (*fill)(void *ctx, struc
 
 /* ---- the class ----------------------------------------------------------- */
 
-/* One learner's latest answer to one question, merged over databases. */
-struct hd_export_class_row {
-	struct hd_export_answer a; /* the newest answer */
-	int attempts;              /* answers given to this question in all */
+/* Which attempt at a question is graded (`hdsim export --class --grade`). */
+enum hd_export_grade {
+	HD_EXPORT_GRADE_FIRST, /* the first made before the run was shown (default) */
+	HD_EXPORT_GRADE_BEST,  /* a right one if any */
+	HD_EXPORT_GRADE_LAST,  /* the newest */
+	HD_EXPORT_GRADE__COUNT
 };
+/* "first", "best", "last" -> *g; -1 with e set (where "--grade") naming them. */
+int hd_export_grade_parse(const char *name, enum hd_export_grade *g, struct hd_err *e);
+const char *hd_export_grade_name(enum hd_export_grade g);
+/* The policy in words, for the files: "the first answer given before the
+ * run was shown". */
+const char *hd_export_grade_words(enum hd_export_grade g);
+
+/* One learner's attempts at one question, merged over databases. */
+struct hd_export_class_row {
+	/* The attempt graded under the policy: a copy of c->attempts[first +
+	 * graded] whose strings belong to c->attempts. */
+	struct hd_export_answer a;
+	size_t first; /* its first attempt in c->attempts; the others follow */
+	int attempts; /* attempts at this question in all */
+	int graded;   /* which of them is graded, 0 = the first */
+	int initial;  /* the first made before the run was shown (the one
+		       * the "first" policy grades): what the learner thought */
+	int points;   /* what the question is worth in the graded attempt's
+		       * version of the lesson */
+};
+
+/* A learner's grade in a lesson (what the gradebook writes). */
+struct hd_export_class_score {
+	const char *learner, *lesson;
+	const char *hash; /* the lesson version graded, NULL when none was kept */
+	int earned;       /* points of the questions graded right */
+	int possible;     /* the points of the lesson's questions in that version */
+	int answered;     /* questions answered */
+	int right;        /* questions graded right */
+	int questions;    /* questions in that version (answered when unknown) */
+	size_t row;       /* its first row in c->rows */
+};
+
+/* A lesson the class answered. */
+struct hd_export_class_lesson {
+	const char *lesson;
+	const struct hd_store_snapshot *snap; /* the version most learners' grades
+					       * come from, or NULL when none was kept */
+	int possible;                         /* its points possible, the gradebook's */
+	int nversions;                        /* distinct versions answered */
+};
+
+struct hd_gradebook_join;
 struct hd_export_class {
 	struct hd_export_class_row *rows; /* sorted: learner, lesson, question */
 	size_t nrows, rows_cap;
-	char **dbs;
+	/* every attempt: by learner, lesson, question, then oldest first */
+	struct hd_export_answer *attempts;
+	size_t nattempts, attempts_cap;
+	struct hd_store_snapshot **snaps; /* lesson versions, by hash */
+	size_t nsnaps, snaps_cap;
+	struct hd_export_class_score *scores; /* by learner, then lesson */
+	size_t nscores;
+	struct hd_export_class_lesson *lessons; /* by id */
+	size_t nlessons;
+	const char **learners; /* distinct, sorted */
+	size_t nlearners;
+	enum hd_export_grade grade;
+	char **dbs; /* the databases read */
 	int ndbs;
+	char **notes; /* warnings, untrusted text: databases skipped or named
+		       * twice, lessons in several versions, grades without one */
+	int nnotes;
+	/* gradebook.csv's rows: the roster joined to the learners
+	 * (export/gradebook.h), or NULL for a row per learner */
+	const struct hd_gradebook_join *join;
 };
+
+/* How to read and grade a class. */
+struct hd_export_class_opts {
+	enum hd_export_grade grade;
+	/* A database missing or not hdsim's is noted and skipped, not an
+	 * error, as long as one was read. */
+	bool keep_going;
+	/* Only for answers stored before hdsim kept the lesson with them: their
+	 * points come from the installed lesson of that id.  May be NULL. */
+	struct hd_catalog *cat;
+};
+
 /*
- * Read every database (read-only) and merge their answers: per learner,
- * lesson and question the newest answer counts; a learner found in several
- * databases is one learner.  0, or -1 with e set (a missing, corrupt,
- * foreign or newer database) and nothing kept.
+ * Read every database (read-only) and merge their attempts: a learner found
+ * in several databases is one learner; a database named twice (the same
+ * path, or the same file by device and inode) is read once, with a note.
+ * Each question is graded by o->grade from its attempts, and each learner's
+ * lesson scored from the lesson version they answered, as stored with the
+ * answers (never the lesson file, but for answers older than that).  0, or
+ * -1 with e set and nothing kept: a missing, corrupt, foreign or newer
+ * database (with keep_going, only when no database could be read: each one
+ * skipped is a note).
  */
-int hd_export_class_load(struct hd_export_class *c, char *const *dbs, int n, struct hd_err *e);
-void hd_export_class_free(struct hd_export_class *c);
-/* answers.csv: a row per learner and question, with an empty comments column. */
+int hd_export_class_load(struct hd_export_class *c, char *const *dbs, int n,
+			 const struct hd_export_class_opts *o, struct hd_err *e);
+void hd_export_class_free(struct hd_export_class *c); /* accepts NULL */
+/*
+ * learner's grade in lesson under the class's policy, or NULL when the
+ * learner answered none of it.  The points earned and possible are those of
+ * the lesson version the learner's graded attempts answered.
+ */
+const struct hd_export_class_score *hd_export_class_score(const struct hd_export_class *c,
+							  const char *learner, const char *lesson);
+/* The lesson's entry, or NULL when nobody answered it. */
+const struct hd_export_class_lesson *hd_export_class_lesson(const struct hd_export_class *c,
+							    const char *lesson);
+/* The stored version with this hash, or NULL. */
+const struct hd_store_snapshot *hd_export_class_snapshot(const struct hd_export_class *c,
+							 const char *hash);
+
+/* answers.csv: a row per attempt, the graded one marked, the policy named,
+ * with an empty comments column. */
 void hd_export_class_answers(const struct hd_export_class *c, struct hd_exw *w);
-/* gradebook.csv in Canvas's import layout (see hdsim(1)); cat (may be NULL)
- * gives each lesson's number of questions, the points possible. */
-void hd_export_class_gradebook(const struct hd_export_class *c, struct hd_catalog *cat,
-			       struct hd_exw *w);
-/* class.html: the class summary page. */
-void hd_export_class_html(const struct hd_export_class *c, struct hd_catalog *cat,
-			  struct hd_exw *w);
+/* gradebook.csv in Canvas's import layout (export/gradebook.c, hdsim(1)):
+ * a column per lesson, named with the policy, holding the points earned
+ * under it, below a "Points Possible" row of the points of each lesson's
+ * version (hd_export_class_lesson); a row per roster row of c->join, or
+ * without one a row per learner. */
+void hd_export_class_gradebook(const struct hd_export_class *c, struct hd_exw *w);
+/* class.html: what the class thinks, question by question, and each
+ * learner's lessons. */
+void hd_export_class_html(const struct hd_export_class *c, struct hd_exw *w);
 
 /*
  * The `hdsim bench` rows: build a database of 100 runs x 10,000 spans in a
@@ -200,7 +308,7 @@ int hd_export_write_dir(const struct hd_export_set *s, enum hd_export_format f, 
 			FILE *out, struct hd_err *e);
 /* answers.csv, gradebook.csv and class.html into folder dir, made if
  * missing, printing each path to out.  0, or -1 with e set. */
-int hd_export_class_write(const struct hd_export_class *c, struct hd_catalog *cat, const char *dir,
-			  FILE *out, struct hd_err *e);
+int hd_export_class_write(const struct hd_export_class *c, const char *dir, FILE *out,
+			  struct hd_err *e);
 
 #endif

@@ -1,21 +1,23 @@
 /*
- * export_class.c - `hdsim export --class DB...`: a class's databases (one
- * per learner, or shared) merged into what an instructor grades from.
+ * export_class.c - the class files `hdsim export --class DB...` writes from
+ * a class read and graded by class_grade.c (export.h):
  *
- *   answers.csv    a row per learner and question: the newest answer, right
- *                  or wrong, confidence, time, hints, how many attempts, and
- *                  an empty comments column for the instructor;
- *   gradebook.csv  Canvas's gradebook import layout: Student, ID, SIS User
- *                  ID, SIS Login ID, Section, then a column per lesson
- *                  holding the questions answered right, under a "Points
- *                  Possible" row; Moodle's and Blackboard's CSV importers map
- *                  the same columns;
- *   class.html     the class at a glance: per lesson, per question, per
- *                  learner, and where the class was sure but wrong.
+ *   answers.csv    a row per attempt: the answer, right or wrong, confidence,
+ *                  time, hints, whether the run had been shown, which attempt
+ *                  is graded and by which policy, the question's points and
+ *                  the lesson version, and an empty comments column;
+ *   gradebook.csv  Canvas's gradebook import layout, written by
+ *                  gradebook.c (joined to Canvas's roster with --roster)
+ *                  from the scores class_grade.c computes;
+ *   class.html     what the class thinks: per lesson and question, the
+ *                  question's text, how many chose each option and the
+ *                  misconception it stands for, confidence against
+ *                  correctness, hints, first against later attempts; per
+ *                  learner the lessons done.
  *
- * Learners are matched by the name they gave (hdsim --learner, or
- * $HDSIM_LEARNER); the same name in two databases is one learner, and the
- * newest answer to a question wins.
+ * All text from the databases is untrusted: CSV cells show control
+ * characters as escapes and go through the CSV writer (which makes formulas
+ * inert), HTML through the escaper.
  */
 #include "config.h"
 
@@ -25,121 +27,11 @@
 
 #include "export/export.h"
 #include "export/export_page.h"
-#include "lang/lesson.h"
 
 #define EOL "\r\n"
 
-struct load_ctx {
-	struct hd_export_class *c;
-	const char *db;
-};
-
-static int
-keep(void *ctx, const struct hd_store_progress *p)
-{
-	struct load_ctx *lc = ctx;
-	struct hd_export_class *c = lc->c;
-	struct hd_export_answer *a;
-
-	c->rows = hd_xgrow(c->rows, &c->rows_cap, c->nrows + 1, sizeof *c->rows);
-	memset(&c->rows[c->nrows], 0, sizeof c->rows[c->nrows]);
-	a = &c->rows[c->nrows++].a;
-	hd_export_answer_copy(a, lc->db, p, true);
-	return 0;
-}
-
-static void
-row_free(struct hd_export_class_row *r)
-{
-	free(r->a.db);
-	free(r->a.learner);
-	free(r->a.lesson);
-	free(r->a.question);
-	free(r->a.answer);
-	free(r->a.profile);
-	free(r->a.created);
-}
-
-/* By learner, lesson, question, then newest first (time, then later row). */
-static int
-row_cmp(const void *pa, const void *pb)
-{
-	const struct hd_export_answer *a = &((const struct hd_export_class_row *)pa)->a;
-	const struct hd_export_answer *b = &((const struct hd_export_class_row *)pb)->a;
-	int c;
-
-	if ((c = strcmp(a->learner, b->learner)) != 0 || (c = strcmp(a->lesson, b->lesson)) != 0 ||
-	    (c = strcmp(a->question, b->question)) != 0)
-		return c;
-	if ((c = strcmp(a->created, b->created)) != 0)
-		return -c;
-	if (a->id != b->id)
-		return a->id > b->id ? -1 : 1;
-	return strcmp(a->db, b->db);
-}
-
-static bool
-same_key(const struct hd_export_answer *a, const struct hd_export_answer *b)
-{
-	return strcmp(a->learner, b->learner) == 0 && strcmp(a->lesson, b->lesson) == 0 &&
-	    strcmp(a->question, b->question) == 0;
-}
-
-int
-hd_export_class_load(struct hd_export_class *c, char *const *dbs, int n, struct hd_err *e)
-{
-	size_t i, u;
-	int k;
-
-	memset(c, 0, sizeof *c);
-	for (k = 0; k < n; k++) {
-		struct load_ctx lc = { c, dbs[k] };
-		struct hd_store *st = hd_store_open(dbs[k], HD_STORE_RO, e);
-
-		if (st == NULL || hd_store_progress_each(st, NULL, NULL, keep, &lc, e) != 0) {
-			hd_store_close(st);
-			hd_export_class_free(c);
-			return -1;
-		}
-		hd_store_close(st);
-	}
-	c->dbs = hd_xcalloc((size_t)n + 1, sizeof *c->dbs);
-	for (k = 0; k < n; k++)
-		c->dbs[k] = hd_xstrdup(dbs[k]);
-	c->ndbs = n;
-	if (c->nrows > 1)
-		qsort(c->rows, c->nrows, sizeof *c->rows, row_cmp);
-	/* keep the newest of each key; count the attempts */
-	for (i = 0, u = 0; i < c->nrows; i++) {
-		if (u > 0 && same_key(&c->rows[u - 1].a, &c->rows[i].a)) {
-			c->rows[u - 1].attempts++;
-			row_free(&c->rows[i]);
-			continue;
-		}
-		c->rows[u] = c->rows[i];
-		c->rows[u].attempts = 1;
-		u++;
-	}
-	c->nrows = u;
-	return 0;
-}
-
-void
-hd_export_class_free(struct hd_export_class *c)
-{
-	size_t i;
-	int k;
-
-	if (c == NULL)
-		return;
-	for (i = 0; i < c->nrows; i++)
-		row_free(&c->rows[i]);
-	for (k = 0; k < c->ndbs; k++)
-		free(c->dbs[k]);
-	free(c->rows);
-	free(c->dbs);
-	memset(c, 0, sizeof *c);
-}
+/* The most distinct answers of an order or estimate question listed. */
+#define CLASS_ANSWERS_SHOWN 7
 
 static const char *
 result(int correct)
@@ -147,188 +39,71 @@ result(int correct)
 	return correct > 0 ? "right" : correct == 0 ? "wrong" : "ungraded";
 }
 
+static const char *
+seen_word(int seen)
+{
+	return seen > 0 ? "yes" : seen == 0 ? "no" : "";
+}
+
+/* What question q is worth in attempt a's version, else what its row says. */
+static int
+attempt_points(const struct hd_export_class *c, const struct hd_export_class_row *r,
+	       const struct hd_export_answer *a)
+{
+	const struct hd_store_snapshot *s = hd_export_class_snapshot(c, a->lesson_hash);
+	int i;
+
+	if (s != NULL && strcmp(s->lesson, a->lesson) == 0 &&
+	    (i = hd_store_snapshot_find(s, a->question)) >= 0)
+		return s->questions[i].points;
+	return r->points;
+}
+
 void
 hd_export_class_answers(const struct hd_export_class *c, struct hd_exw *w)
 {
 	size_t i;
+	int t;
 
 	hd_exw_puts(w,
-		    "learner,lesson,question,answer,result,correct,confidence,seconds,hints,"
-		    "attempts,answered_at,database,comments" EOL);
+		    "learner,lesson,question,attempt,attempts,answer,result,correct,confidence,"
+		    "seconds,hints,seen,graded,grade_policy,points,lesson_version,answered_at,"
+		    "database,comments" EOL);
 	for (i = 0; i < c->nrows; i++) {
-		const struct hd_export_answer *a = &c->rows[i].a;
+		const struct hd_export_class_row *r = &c->rows[i];
 
-		hd_exw_csv(w, a->learner);
-		hd_exw_putc(w, ',');
-		hd_exw_csv(w, a->lesson);
-		hd_exw_putc(w, ',');
-		hd_exw_csv(w, a->question);
-		hd_exw_putc(w, ',');
-		hd_exw_csv(w, a->answer);
-		hd_exw_printf(w, ",%s,", result(a->correct));
-		if (a->correct >= 0)
-			hd_exw_i64(w, a->correct);
-		hd_exw_putc(w, ',');
-		if (a->confidence > 0)
-			hd_exw_i64(w, a->confidence);
-		hd_exw_putc(w, ',');
-		hd_exw_num(w, a->seconds);
-		hd_exw_printf(w, ",%d,%d,", a->hints, c->rows[i].attempts);
-		hd_exw_csv(w, a->created);
-		hd_exw_putc(w, ',');
-		hd_exw_csv(w, a->db);
-		hd_exw_puts(w, "," EOL);
-	}
-}
+		for (t = 0; t < r->attempts; t++) {
+			const struct hd_export_answer *a = &c->attempts[r->first + (size_t)t];
 
-/* ---- summaries ------------------------------------------------------------- */
-
-static int
-str_cmp(const void *pa, const void *pb)
-{
-	return strcmp(*(const char *const *)pa, *(const char *const *)pb);
-}
-
-/* Distinct values of one field, sorted (sorting once, then dropping
- * repeats: n log n however many learners and lessons). */
-static size_t
-distinct(const struct hd_export_class *c, int field, const char ***out)
-{
-	const char **v = hd_xcalloc(c->nrows + 1, sizeof *v);
-	size_t n = 0, i;
-
-	for (i = 0; i < c->nrows; i++)
-		v[i] = field == 0 ? c->rows[i].a.learner : c->rows[i].a.lesson;
-	if (c->nrows > 1)
-		qsort(v, c->nrows, sizeof *v, str_cmp);
-	for (i = 0; i < c->nrows; i++)
-		if (n == 0 || strcmp(v[n - 1], v[i]) != 0)
-			v[n++] = v[i];
-	*out = v;
-	return n;
-}
-
-/* The index of s in the sorted distinct values v[0 .. n). */
-static size_t
-find_sorted(const char *const *v, size_t n, const char *s)
-{
-	const char *const *hit = bsearch(&s, v, n, sizeof *v, str_cmp);
-
-	return hit != NULL ? (size_t)(hit - v) : n;
-}
-
-/* Points possible for each lesson: its questions in the catalogue, else the
- * most questions any learner answered in it.  pts[j] for lessons[j]. */
-static int *
-points_possible(const struct hd_export_class *c, struct hd_catalog *cat, const char *const *lessons,
-		size_t nz)
-{
-	int *pts = hd_xcalloc(nz + 1, sizeof *pts);
-	size_t i, j, k;
-	int n;
-
-	/* rows are sorted by learner, then lesson: one run per pair */
-	for (i = 0; i < c->nrows; i = j) {
-		for (j = i, n = 0;
-		     j < c->nrows && strcmp(c->rows[j].a.learner, c->rows[i].a.learner) == 0 &&
-		     strcmp(c->rows[j].a.lesson, c->rows[i].a.lesson) == 0;
-		     j++)
-			n++;
-		k = find_sorted(lessons, nz, c->rows[i].a.lesson);
-		if (k < nz && n > pts[k])
-			pts[k] = n;
-	}
-	for (k = 0; k < nz; k++) {
-		struct hd_err ignored = { 0 };
-		int idx;
-
-		if (cat != NULL && (idx = hd_catalog_find(cat, lessons[k], &ignored)) >= 0 &&
-		    strcmp(hd_lesson_id(hd_catalog_get(cat, idx)), lessons[k]) == 0)
-			pts[k] = hd_lesson_nquestions(hd_catalog_get(cat, idx));
-	}
-	return pts;
-}
-
-/* The first row at or after (learner, lesson) in the sorted rows. */
-static size_t
-rows_lower(const struct hd_export_class *c, const char *learner, const char *lesson)
-{
-	size_t lo = 0, hi = c->nrows;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct hd_export_answer *a = &c->rows[mid].a;
-		int d = strcmp(a->learner, learner);
-
-		if (d == 0)
-			d = strcmp(a->lesson, lesson);
-		if (d < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* Right answers and answers of a learner in a lesson: a binary search in
- * the rows, sorted by learner, then lesson. */
-static void
-score(const struct hd_export_class *c, const char *learner, const char *lesson, int *right,
-      int *answered)
-{
-	size_t i;
-
-	*right = *answered = 0;
-	for (i = rows_lower(c, learner, lesson); i < c->nrows; i++) {
-		const struct hd_export_answer *a = &c->rows[i].a;
-
-		if (strcmp(a->learner, learner) != 0 || strcmp(a->lesson, lesson) != 0)
-			break;
-		(*answered)++;
-		*right += a->correct > 0;
-	}
-}
-
-void
-hd_export_class_gradebook(const struct hd_export_class *c, struct hd_catalog *cat, struct hd_exw *w)
-{
-	const char **learners, **lessons;
-	size_t nl = distinct(c, 0, &learners), nz = distinct(c, 1, &lessons), i, j;
-	int *pts;
-
-	hd_exw_puts(w, "Student,ID,SIS User ID,SIS Login ID,Section");
-	for (j = 0; j < nz; j++) {
-		char col[160];
-
-		snprintf(col, sizeof col, "hdsim %s", lessons[j]);
-		hd_exw_putc(w, ',');
-		hd_exw_csv(w, col);
-	}
-	hd_exw_puts(w, EOL "Points Possible,,,,");
-	pts = points_possible(c, cat, lessons, nz);
-	for (j = 0; j < nz; j++)
-		hd_exw_printf(w, ",%d", pts[j]);
-	hd_exw_puts(w, EOL);
-	for (i = 0; i < nl; i++) {
-		hd_exw_csv(w, learners[i]);
-		hd_exw_puts(w, ",,,");
-		hd_exw_csv(w, learners[i]);
-		hd_exw_putc(w, ',');
-		for (j = 0; j < nz; j++) {
-			int right, answered;
-
-			score(c, learners[i], lessons[j], &right, &answered);
+			hd_exw_csv_text(w, a->learner);
 			hd_exw_putc(w, ',');
-			/* an empty cell leaves Canvas's grade as it is */
-			if (answered > 0)
-				hd_exw_i64(w, right);
+			hd_exw_csv_text(w, a->lesson);
+			hd_exw_putc(w, ',');
+			hd_exw_csv_text(w, a->question);
+			hd_exw_printf(w, ",%d,%d,", t + 1, r->attempts);
+			hd_exw_csv_text(w, a->answer);
+			hd_exw_printf(w, ",%s,", result(a->correct));
+			if (a->correct >= 0)
+				hd_exw_i64(w, a->correct);
+			hd_exw_putc(w, ',');
+			if (a->confidence > 0)
+				hd_exw_i64(w, a->confidence);
+			hd_exw_putc(w, ',');
+			hd_exw_num(w, a->seconds);
+			hd_exw_printf(w, ",%d,%s,%s,%s,%d,", a->hints, seen_word(a->seen),
+				      t == r->graded ? "yes" : "", hd_export_grade_name(c->grade),
+				      attempt_points(c, r, a));
+			hd_exw_csv_text(w, a->lesson_hash);
+			hd_exw_putc(w, ',');
+			hd_exw_csv_text(w, a->created);
+			hd_exw_putc(w, ',');
+			hd_exw_csv_text(w, a->db);
+			hd_exw_puts(w, "," EOL);
 		}
-		hd_exw_puts(w, EOL);
 	}
-	free(pts);
-	free(learners);
-	free(lessons);
 }
+
+/* ---- class.html: helpers ------------------------------------------------------- */
 
 static void
 td(struct hd_exw *w, const char *s, bool num)
@@ -338,12 +113,18 @@ td(struct hd_exw *w, const char *s, bool num)
 	hd_exw_puts(w, "</td>");
 }
 
-/* Per-question figures over the class. */
-struct qstat {
+static void
+td_int(struct hd_exw *w, int64_t v)
+{
+	hd_exw_printf(w, "<td class=\"num\">%" PRId64 "</td>", v);
+}
+
+/* A question of a lesson: the rows answering it (indices into c->rows). */
+struct qgroup {
 	const char *lesson, *question;
-	size_t first; /* the first row answering it */
-	int answered, right, wrong, sure_wrong, conf_n, hints;
-	double conf, seconds;
+	const size_t *rows;
+	size_t n;
+	int order; /* its place in the lesson's version, or a large number */
 };
 
 /* A row's question, and where the row is. */
@@ -352,7 +133,7 @@ struct qkey {
 	size_t row;
 };
 
-/* By lesson, then question; each question's rows in row order. */
+/* By lesson, question, then the rows' own order (by learner). */
 static int
 by_question(const void *pa, const void *pb)
 {
@@ -361,59 +142,295 @@ by_question(const void *pa, const void *pb)
 
 	if ((c = strcmp(a->lesson, b->lesson)) != 0 || (c = strcmp(a->question, b->question)) != 0)
 		return c;
-	return a->row < b->row ? -1 : a->row > b->row;
+	return a->row < b->row ? -1 : 1;
 }
 
 static int
-by_first_row(const void *pa, const void *pb)
+by_order(const void *pa, const void *pb)
 {
-	const struct qstat *a = pa, *b = pb;
+	const struct qgroup *a = pa, *b = pb;
+	int c;
 
-	return a->first < b->first ? -1 : a->first > b->first;
+	if ((c = strcmp(a->lesson, b->lesson)) != 0)
+		return c;
+	if (a->order != b->order)
+		return a->order < b->order ? -1 : 1;
+	return strcmp(a->question, b->question);
 }
 
-/* The questions in the order the rows first answer them, with their
- * figures: the rows sorted once by question, so n log n. */
+/* The questions, each lesson's in the order of its version (questions it
+ * lacks after, by id); *ix holds the row indices they point into.  A sort
+ * by question, then one by lesson and place: n log n. */
 static size_t
-question_stats(const struct hd_export_class *c, struct qstat **out)
+question_groups(const struct hd_export_class *c, struct qgroup **out, size_t **ix)
 {
-	struct qstat *q = hd_xcalloc(c->nrows + 1, sizeof *q);
-	struct qkey *ix = hd_xcalloc(c->nrows + 1, sizeof *ix);
-	size_t n = 0, i, j;
+	struct qgroup *g = hd_xcalloc(c->nrows + 1, sizeof *g);
+	struct qkey *k = hd_xcalloc(c->nrows + 1, sizeof *k);
+	size_t *v = hd_xcalloc(c->nrows + 1, sizeof *v), n = 0, i, j;
 
 	for (i = 0; i < c->nrows; i++) {
-		ix[i].lesson = c->rows[i].a.lesson;
-		ix[i].question = c->rows[i].a.question;
-		ix[i].row = i;
+		k[i].lesson = c->rows[i].a.lesson;
+		k[i].question = c->rows[i].a.question;
+		k[i].row = i;
 	}
 	if (c->nrows > 1)
-		qsort(ix, c->nrows, sizeof *ix, by_question);
-	for (i = 0; i < c->nrows; i++) {
-		const struct hd_export_answer *a = &c->rows[ix[i].row].a;
+		qsort(k, c->nrows, sizeof *k, by_question);
+	for (i = 0; i < c->nrows; i++)
+		v[i] = k[i].row;
+	free(k);
+	for (i = 0; i < c->nrows; i = j) {
+		const struct hd_export_answer *a = &c->rows[v[i]].a;
+		const struct hd_export_class_lesson *le = hd_export_class_lesson(c, a->lesson);
+		int at = le != NULL && le->snap != NULL ?
+		    hd_store_snapshot_find(le->snap, a->question) :
+		    -1;
 
-		if (n == 0 || strcmp(q[n - 1].lesson, a->lesson) != 0 ||
-		    strcmp(q[n - 1].question, a->question) != 0) {
-			q[n].lesson = a->lesson;
-			q[n].question = a->question;
-			q[n++].first = ix[i].row;
-		}
-		j = n - 1;
-		q[j].answered++;
-		q[j].right += a->correct > 0;
-		q[j].wrong += a->correct == 0;
-		q[j].sure_wrong += a->correct == 0 && a->confidence >= 4;
-		if (a->confidence > 0) {
-			q[j].conf += a->confidence;
-			q[j].conf_n++;
-		}
-		q[j].seconds += a->seconds;
-		q[j].hints += a->hints;
+		for (j = i + 1; j < c->nrows && strcmp(c->rows[v[j]].a.lesson, a->lesson) == 0 &&
+		     strcmp(c->rows[v[j]].a.question, a->question) == 0;
+		     j++)
+			;
+		g[n].lesson = a->lesson;
+		g[n].question = a->question;
+		g[n].rows = &v[i];
+		g[n].n = j - i;
+		g[n++].order = at >= 0 ? at : HD_STORE_SNAP_QUESTIONS + 1;
 	}
 	if (n > 1)
-		qsort(q, n, sizeof *q, by_first_row);
-	free(ix);
-	*out = q;
+		qsort(g, n, sizeof *g, by_order);
+	*out = g;
+	*ix = v;
 	return n;
+}
+
+/* A distinct answer and how many gave it. */
+struct given {
+	const char *answer;
+	int n;
+};
+
+static int
+given_by_text(const void *pa, const void *pb)
+{
+	return strcmp(((const struct given *)pa)->answer, ((const struct given *)pb)->answer);
+}
+
+static int
+given_by_count(const void *pa, const void *pb)
+{
+	const struct given *a = pa, *b = pb;
+
+	if (a->n != b->n)
+		return a->n > b->n ? -1 : 1;
+	return strcmp(a->answer, b->answer);
+}
+
+/* The graded answers to question g, distinct, most given first. */
+static size_t
+answers_given(const struct hd_export_class *c, const struct qgroup *g, struct given **out)
+{
+	struct given *v = hd_xcalloc(g->n + 1, sizeof *v);
+	size_t i, n = 0;
+
+	for (i = 0; i < g->n; i++)
+		v[i].answer = c->rows[g->rows[i]].a.answer;
+	if (g->n > 1)
+		qsort(v, g->n, sizeof *v, given_by_text);
+	for (i = 0; i < g->n; i++) {
+		if (n > 0 && strcmp(v[n - 1].answer, v[i].answer) == 0) {
+			v[n - 1].n++;
+			continue;
+		}
+		v[n].answer = v[i].answer;
+		v[n++].n = 1;
+	}
+	if (n > 1)
+		qsort(v, n, sizeof *v, given_by_count);
+	*out = v;
+	return n;
+}
+
+/* The choice's options with how many chose each (graded attempts), the
+ * misconception each stands for; answers naming no option of this version
+ * counted apart. */
+static void
+options_table(const struct hd_export_class *c, const struct qgroup *g,
+	      const struct hd_store_snap_question *q, struct hd_exw *w)
+{
+	struct given *v;
+	size_t n = answers_given(c, g, &v), i;
+	int k, other = 0;
+
+	hd_exw_puts(w,
+		    "<table class=\"options\">\n<tr><th></th><th>option</th><th>chose it</th>"
+		    "<th>the misconception it stands for</th></tr>\n");
+	for (k = 0; k < q->noptions; k++) {
+		const struct hd_store_snap_option *o = &q->options[k];
+		bool right = strcmp(o->id, q->answer) == 0;
+		int chose = 0;
+
+		for (i = 0; i < n; i++)
+			if (strcmp(v[i].answer, o->id) == 0)
+				chose = v[i].n;
+		hd_exw_printf(w, "<tr class=\"%s\"><td>%c)</td>", right ? "answer" : "wrong",
+			      'a' + k);
+		hd_exw_puts(w, "<td>");
+		hd_exw_xml(w, o->text);
+		if (right)
+			hd_exw_puts(w, " <strong>(the answer)</strong>");
+		hd_exw_puts(w, "</td>");
+		td_int(w, chose);
+		td(w, o->misconception != NULL ? o->misconception : "", false);
+		hd_exw_puts(w, "</tr>\n");
+	}
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < q->noptions; k++)
+			if (strcmp(v[i].answer, q->options[k].id) == 0)
+				break;
+		if (k == q->noptions)
+			other += v[i].n;
+	}
+	if (other > 0) {
+		hd_exw_puts(w,
+			    "<tr class=\"other\"><td></td><td>an option of another version of "
+			    "the lesson</td>");
+		td_int(w, other);
+		hd_exw_puts(w, "<td></td></tr>\n");
+	}
+	hd_exw_puts(w, "</table>\n");
+	free(v);
+}
+
+/* An order's or estimate's answers: the most given, with their counts. */
+static void
+answers_table(const struct hd_export_class *c, const struct qgroup *g,
+	      const struct hd_store_snap_question *q, struct hd_exw *w)
+{
+	struct given *v;
+	size_t n = answers_given(c, g, &v), i;
+	int rest = 0;
+
+	if (q != NULL) {
+		hd_exw_puts(w, "<p>The answer: ");
+		hd_exw_xml(w, q->answer);
+		hd_exw_puts(w, "</p>\n");
+	}
+	hd_exw_puts(w,
+		    "<table class=\"answers\">\n<tr><th>answer given</th><th>gave it</th></tr>\n");
+	for (i = 0; i < n; i++) {
+		if (i >= CLASS_ANSWERS_SHOWN) {
+			rest += v[i].n;
+			continue;
+		}
+		hd_exw_puts(w, "<tr>");
+		td(w, v[i].answer, false);
+		td_int(w, v[i].n);
+		hd_exw_puts(w, "</tr>\n");
+	}
+	if (rest > 0)
+		hd_exw_printf(w, "<tr><td>%zu other answers</td><td class=\"num\">%d</td></tr>\n",
+			      n - CLASS_ANSWERS_SHOWN, rest);
+	hd_exw_puts(w, "</table>\n");
+	free(v);
+}
+
+/* What the first answers say: confidence against correctness, hints; and
+ * how answering again changed them. */
+static void
+question_figures(const struct hd_export_class *c, const struct qgroup *g, struct hd_exw *w)
+{
+	int conf[6][2] = { { 0 } }; /* [confidence 0 (none) .. 5][wrong, right] */
+	int graded_right = 0, graded = 0, sure_wrong = 0, hinted = 0, hinted_right = 0;
+	int plain = 0, plain_right = 0, again = 0, to_right = 0, to_wrong = 0, hints = 0, k;
+	size_t i;
+
+	for (i = 0; i < g->n; i++) {
+		const struct hd_export_class_row *r = &c->rows[g->rows[i]];
+		const struct hd_export_answer *f = &c->attempts[r->first + (size_t)r->initial];
+		const struct hd_export_answer *l = &c->attempts[r->first + (size_t)r->attempts - 1];
+
+		graded += r->a.correct >= 0;
+		graded_right += r->a.correct > 0;
+		if (f->correct >= 0 && f->confidence >= 0 && f->confidence <= 5)
+			conf[f->confidence][f->correct > 0]++;
+		sure_wrong += f->correct == 0 && f->confidence >= 4;
+		hints += f->hints;
+		if (f->hints > 0) {
+			hinted++;
+			hinted_right += f->correct > 0;
+		} else {
+			plain++;
+			plain_right += f->correct > 0;
+		}
+		if (r->attempts > 1) {
+			again++;
+			to_right += f->correct == 0 && l->correct > 0;
+			to_wrong += f->correct > 0 && l->correct == 0;
+		}
+	}
+	hd_exw_printf(w,
+		      "<p class=\"graded\">Graded (%s): <strong>%d of %d right</strong>.</p>\n"
+		      "<table class=\"confidence\">\n<tr><th>first answer: confidence</th>"
+		      "<th>right</th><th>wrong</th></tr>\n",
+		      hd_export_grade_name(c->grade), graded_right, graded);
+	for (k = 5; k >= 0; k--) {
+		if (conf[k][0] + conf[k][1] == 0)
+			continue;
+		if (k > 0)
+			hd_exw_printf(w, "<tr><td>%d of 5%s</td>", k,
+				      k == 5     ? " (sure)" :
+					  k == 1 ? " (a guess)" :
+						   "");
+		else
+			hd_exw_puts(w, "<tr><td>not given</td>");
+		td_int(w, conf[k][1]);
+		td_int(w, conf[k][0]);
+		hd_exw_puts(w, "</tr>\n");
+	}
+	hd_exw_printf(w,
+		      "</table>\n<p class=\"sure-wrong\">Sure but wrong: <strong>%d</strong> "
+		      "(a first answer, wrong, at confidence 4 or 5).</p>\n",
+		      sure_wrong);
+	hd_exw_printf(w,
+		      "<p class=\"hints\">Hints before the first answer: %d of %zu learners "
+		      "took any (%d in all); right with hints %d of %d, without %d of %d.</p>\n",
+		      hinted, g->n, hints, hinted_right, hinted, plain_right, plain);
+	hd_exw_printf(w,
+		      "<p class=\"again\">Answered again: %d learner%s; wrong first, right "
+		      "later: %d; right first, wrong later: %d.</p>\n",
+		      again, again == 1 ? "" : "s", to_right, to_wrong);
+}
+
+/* One question: its text from the lesson version, then the figures. */
+static void
+question_section(const struct hd_export_class *c, const struct qgroup *g,
+		 const struct hd_export_class_lesson *le, struct hd_exw *w)
+{
+	const struct hd_store_snap_question *q = NULL;
+	int at;
+
+	if (le != NULL && le->snap != NULL &&
+	    (at = hd_store_snapshot_find(le->snap, g->question)) >= 0)
+		q = &le->snap->questions[at];
+	hd_exw_puts(w, "<section class=\"question\">\n<h3>");
+	hd_exw_xml(w, g->question);
+	if (q != NULL) {
+		hd_exw_printf(w, " (%d point%s): ", q->points, q->points == 1 ? "" : "s");
+		hd_exw_puts(w, "<span class=\"prompt\">");
+		hd_exw_xml(w, q->prompt);
+		hd_exw_puts(w, "</span>");
+	}
+	hd_exw_puts(w, "</h3>\n");
+	if (q == NULL)
+		hd_exw_puts(w,
+			    "<p>The question's text was not stored with these answers (they "
+			    "predate it, or the question is not in the lesson's main "
+			    "version).</p>\n");
+	if (q != NULL && strcmp(q->kind, "choice") == 0)
+		options_table(c, g, q, w);
+	else
+		answers_table(c, g, q, w);
+	question_figures(c, g, w);
+	hd_exw_puts(w, "</section>\n");
 }
 
 /* The summary's look: plain tables, print-friendly, nothing fetched. */
@@ -423,69 +440,32 @@ static const char css[] =
     "table{border-collapse:collapse;margin:0.6em 0 1.2em}\n"
     "th,td{border:1px solid #ccc;padding:3px 7px;text-align:left}\n"
     "th{background:#f0f0f0}td.num{text-align:right}\n"
-    "h2{border-bottom:1px solid #ccc;margin-top:1.5em}\n";
+    "tr.answer td{background:#eef7ea}\n"
+    "h2{border-bottom:1px solid #ccc;margin-top:1.5em}\n"
+    "section.question{margin-left:1em}\n"
+    "ul.notes li{color:#8a4b00}\n";
 
-void
-hd_export_class_html(const struct hd_export_class *c, struct hd_catalog *cat, struct hd_exw *w)
+/* The bar chart: per question, the share graded right. */
+static void
+share_chart(const struct hd_export_class *c, const struct qgroup *g, size_t nq, struct hd_exw *w)
 {
-	const char **learners, **lessons;
-	size_t nl = distinct(c, 0, &learners), nz = distinct(c, 1, &lessons), i, j;
-	struct qstat *q;
-	size_t nq = question_stats(c, &q);
-	int *pts = points_possible(c, cat, lessons, nz);
-	char buf[64];
-	int k;
+	char buf[160];
+	size_t i, k;
 
-	hd_export_page_open(w, "hdsim class summary", css);
-	hd_exw_printf(w,
-		      "<p>%zu learner%s, %zu lesson%s, %zu answer%s counted (the newest "
-		      "answer of each learner to each question) from %d database%s:",
-		      nl, nl == 1 ? "" : "s", nz, nz == 1 ? "" : "s", c->nrows,
-		      c->nrows == 1 ? "" : "s", c->ndbs, c->ndbs == 1 ? "" : "s");
-	for (k = 0; k < c->ndbs; k++) {
-		hd_exw_puts(w, k > 0 ? ", " : " ");
-		hd_exw_xml(w, c->dbs[k]);
-	}
-	hd_exw_puts(w,
-		    ".</p>\n<h2>Lessons</h2>\n<table>\n<tr><th>lesson</th><th>learners</th>"
-		    "<th>points possible</th><th>mean score</th><th>answers right</th></tr>\n");
-	for (j = 0; j < nz; j++) {
-		int who = 0, right = 0, all = 0;
-
-		for (i = 0; i < nl; i++) {
-			int r, a;
-
-			score(c, learners[i], lessons[j], &r, &a);
-			who += a > 0;
-			right += r;
-			all += a;
-		}
-		hd_exw_puts(w, "<tr>");
-		td(w, lessons[j], false);
-		snprintf(buf, sizeof buf, "%d", who);
-		td(w, buf, true);
-		snprintf(buf, sizeof buf, "%d", pts[j]);
-		td(w, buf, true);
-		snprintf(buf, sizeof buf, "%.2f", who > 0 ? (double)right / who : 0.0);
-		td(w, buf, true);
-		snprintf(buf, sizeof buf, "%.0f %%", all > 0 ? 100.0 * right / all : 0.0);
-		td(w, buf, true);
-		hd_exw_puts(w, "</tr>\n");
-	}
-	hd_exw_puts(w,
-		    "</table>\n<h2>Questions</h2>\n<p>\"Sure but wrong\": answered wrong with "
-		    "confidence 4 or 5 of 5, where a misconception is likely.</p>\n");
-	/* a bar per question: the share answered right */
 	hd_exw_printf(w,
 		      "<figure><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"900\" "
 		      "height=\"%zu\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
-		      "font-size=\"11\"><title>Share of the class answering each question "
-		      "right</title>\n",
+		      "font-size=\"11\"><title>Share of the class graded right on each "
+		      "question</title>\n",
 		      nq * 20 + 10);
 	for (i = 0; i < nq; i++) {
-		double share = q[i].answered > 0 ? (double)q[i].right / q[i].answered : 0;
+		int right = 0;
+		double share;
 
-		snprintf(buf, sizeof buf, "%s / %.30s", q[i].lesson, q[i].question);
+		for (k = 0; k < g[i].n; k++)
+			right += c->rows[g[i].rows[k]].a.correct > 0;
+		share = g[i].n > 0 ? (double)right / (double)g[i].n : 0;
+		snprintf(buf, sizeof buf, "%.60s / %.30s", g[i].lesson, g[i].question);
 		hd_exw_printf(w, "<text x=\"5\" y=\"%zu\">", i * 20 + 19);
 		hd_exw_xml(w, buf);
 		hd_exw_printf(w,
@@ -495,59 +475,156 @@ hd_export_class_html(const struct hd_export_class *c, struct hd_catalog *cat, st
 			      "</text>\n",
 			      i * 20 + 8, i * 20 + 8, 500 * share, i * 20 + 19, 100 * share);
 	}
+	hd_exw_puts(w, "</svg></figure>\n");
+}
+
+/* The lessons at a glance. */
+static void
+lessons_table(const struct hd_export_class *c, struct hd_exw *w)
+{
+	size_t i, j;
+	char buf[64];
+
 	hd_exw_puts(w,
-		    "</svg></figure>\n<table>\n<tr><th>lesson</th><th>question</th>"
-		    "<th>answered</th><th>right</th><th>wrong</th><th>sure but wrong</th>"
-		    "<th>mean confidence</th><th>mean time</th><th>mean hints</th></tr>\n");
-	for (i = 0; i < nq; i++) {
+		    "<h2>Lessons</h2>\n<table class=\"lessons\">\n<tr><th>lesson</th>"
+		    "<th>title</th><th>learners</th><th>points possible</th>"
+		    "<th>mean points</th><th>versions answered</th></tr>\n");
+	for (j = 0; j < c->nlessons; j++) {
+		const struct hd_export_class_lesson *le = &c->lessons[j];
+		int who = 0, earned = 0;
+
+		for (i = 0; i < c->nlearners; i++) {
+			const struct hd_export_class_score *s = hd_export_class_score(
+			    c, c->learners[i], le->lesson);
+
+			if (s != NULL) {
+				who++;
+				earned += s->earned;
+			}
+		}
 		hd_exw_puts(w, "<tr>");
-		td(w, q[i].lesson, false);
-		td(w, q[i].question, false);
-		snprintf(buf, sizeof buf, "%d", q[i].answered);
+		hd_exw_puts(w, "<td><a href=\"#lesson-");
+		hd_exw_xml(w, le->lesson);
+		hd_exw_puts(w, "\">");
+		hd_exw_xml(w, le->lesson);
+		hd_exw_puts(w, "</a></td>");
+		td(w, le->snap != NULL ? le->snap->title : "", false);
+		td_int(w, who);
+		td_int(w, le->possible);
+		snprintf(buf, sizeof buf, "%.2f", who > 0 ? (double)earned / who : 0.0);
 		td(w, buf, true);
-		snprintf(buf, sizeof buf, "%d", q[i].right);
-		td(w, buf, true);
-		snprintf(buf, sizeof buf, "%d", q[i].wrong);
-		td(w, buf, true);
-		snprintf(buf, sizeof buf, "%d", q[i].sure_wrong);
-		td(w, buf, true);
-		if (q[i].conf_n > 0)
-			snprintf(buf, sizeof buf, "%.1f / 5", q[i].conf / q[i].conf_n);
-		else
-			snprintf(buf, sizeof buf, "-");
-		td(w, buf, true);
-		snprintf(buf, sizeof buf, "%.1f s", q[i].seconds / q[i].answered);
-		td(w, buf, true);
-		snprintf(buf, sizeof buf, "%.1f", (double)q[i].hints / q[i].answered);
-		td(w, buf, true);
+		td_int(w, le->nversions);
 		hd_exw_puts(w, "</tr>\n");
 	}
-	hd_exw_puts(w, "</table>\n<h2>Learners</h2>\n<table>\n<tr><th>learner</th>");
-	for (j = 0; j < nz; j++) {
+	hd_exw_puts(w, "</table>\n");
+}
+
+/* Each learner's lessons: the points, done or how far. */
+static void
+learners_table(const struct hd_export_class *c, struct hd_exw *w)
+{
+	size_t i, j;
+	char buf[96];
+
+	hd_exw_puts(w,
+		    "<h2>Learners</h2>\n<table class=\"learners\">\n<tr><th>learner</th>"
+		    "<th>lessons done</th>");
+	for (j = 0; j < c->nlessons; j++) {
 		hd_exw_puts(w, "<th>");
-		hd_exw_xml(w, lessons[j]);
+		hd_exw_xml(w, c->lessons[j].lesson);
 		hd_exw_puts(w, "</th>");
 	}
 	hd_exw_puts(w, "</tr>\n");
-	for (i = 0; i < nl; i++) {
-		hd_exw_puts(w, "<tr>");
-		td(w, learners[i], false);
-		for (j = 0; j < nz; j++) {
-			int r, a;
+	for (i = 0; i < c->nlearners; i++) {
+		int done = 0;
 
-			score(c, learners[i], lessons[j], &r, &a);
-			if (a > 0)
-				snprintf(buf, sizeof buf, "%d / %d", r, pts[j]);
-			else
+		for (j = 0; j < c->nlessons; j++) {
+			const struct hd_export_class_score *s = hd_export_class_score(
+			    c, c->learners[i], c->lessons[j].lesson);
+
+			done += s != NULL && s->answered >= s->questions;
+		}
+		hd_exw_puts(w, "<tr>");
+		td(w, c->learners[i], false);
+		snprintf(buf, sizeof buf, "%d of %zu", done, c->nlessons);
+		td(w, buf, true);
+		for (j = 0; j < c->nlessons; j++) {
+			const struct hd_export_class_score *s = hd_export_class_score(
+			    c, c->learners[i], c->lessons[j].lesson);
+
+			if (s == NULL)
 				snprintf(buf, sizeof buf, "-");
+			else if (s->answered >= s->questions)
+				snprintf(buf, sizeof buf, "%d / %d, done", s->earned, s->possible);
+			else
+				snprintf(buf, sizeof buf, "%d / %d, %d of %d answered", s->earned,
+					 s->possible, s->answered, s->questions);
 			td(w, buf, true);
 		}
 		hd_exw_puts(w, "</tr>\n");
 	}
 	hd_exw_puts(w, "</table>\n");
+}
+
+void
+hd_export_class_html(const struct hd_export_class *c, struct hd_exw *w)
+{
+	struct qgroup *g;
+	size_t *ix, nq = question_groups(c, &g, &ix), i, j;
+	int k;
+
+	hd_export_page_open(w, "hdsim class summary", css);
+	hd_exw_printf(w,
+		      "<p>%zu learner%s, %zu lesson%s, %zu attempt%s at %zu question%s from %d "
+		      "database%s:",
+		      c->nlearners, c->nlearners == 1 ? "" : "s", c->nlessons,
+		      c->nlessons == 1 ? "" : "s", c->nattempts, c->nattempts == 1 ? "" : "s",
+		      c->nrows, c->nrows == 1 ? "" : "s", c->ndbs, c->ndbs == 1 ? "" : "s");
+	for (k = 0; k < c->ndbs; k++) {
+		hd_exw_puts(w, k > 0 ? ", " : " ");
+		hd_exw_xml(w, c->dbs[k]);
+	}
+	hd_exw_printf(w,
+		      ".</p>\n<p class=\"policy\">Grades count <strong>%s</strong> "
+		      "(<code>--grade %s</code>); the points are those of the lesson as each "
+		      "learner answered it.  Counts of who chose what are of the graded answers; "
+		      "confidence and hints are of the first answers, given before the run "
+		      "was shown.</p>\n",
+		      hd_export_grade_words(c->grade), hd_export_grade_name(c->grade));
+	if (c->nnotes > 0) {
+		hd_exw_puts(w, "<h2>Notes</h2>\n<ul class=\"notes\">\n");
+		for (k = 0; k < c->nnotes; k++) {
+			hd_exw_puts(w, "<li>");
+			hd_exw_xml(w, c->notes[k]);
+			hd_exw_puts(w, "</li>\n");
+		}
+		hd_exw_puts(w, "</ul>\n");
+	}
+	lessons_table(c, w);
+	share_chart(c, g, nq, w);
+	for (i = 0, j = 0; j < c->nlessons; j++) {
+		const struct hd_export_class_lesson *le = &c->lessons[j];
+
+		hd_exw_puts(w, "<h2 id=\"lesson-");
+		hd_exw_xml(w, le->lesson);
+		hd_exw_puts(w, "\">Lesson ");
+		hd_exw_xml(w, le->lesson);
+		if (le->snap != NULL) {
+			hd_exw_puts(w, ": ");
+			hd_exw_xml(w, le->snap->title);
+		}
+		hd_exw_puts(w, "</h2>\n");
+		if (le->nversions > 1)
+			hd_exw_printf(w,
+				      "<p class=\"versions\">Answered in %d versions of the "
+				      "lesson (see the notes above); the questions shown are of "
+				      "the version most learners' grades come from.</p>\n",
+				      le->nversions);
+		for (; i < nq && strcmp(g[i].lesson, le->lesson) == 0; i++)
+			question_section(c, &g[i], le, w);
+	}
+	learners_table(c, w);
 	hd_export_page_close(w);
-	free(pts);
-	free(q);
-	free(learners);
-	free(lessons);
+	free(g);
+	free(ix);
 }

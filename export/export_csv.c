@@ -183,7 +183,7 @@ progress(const struct hd_export_set *s, struct hd_exw *w)
 
 	hd_exw_puts(w,
 		    "database,id,learner,lesson,question,answer,result,confidence,seconds,"
-		    "hints,profile,created" EOL);
+		    "hints,profile,created,seen,lesson_version" EOL);
 	for (i = 0; i < s->nanswers; i++) {
 		const struct hd_export_answer *a = &s->answers[i];
 
@@ -201,6 +201,9 @@ progress(const struct hd_export_set *s, struct hd_exw *w)
 		csv_int(w, a->hints);
 		csv_str(w, a->profile);
 		csv_str(w, a->created);
+		/* whether the run had been shown: empty when not recorded */
+		csv_str(w, a->seen > 0 ? "yes" : a->seen == 0 ? "no" : "");
+		csv_str(w, a->lesson_hash);
 		hd_exw_puts(w, EOL);
 	}
 }

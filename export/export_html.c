@@ -3,10 +3,12 @@
  * HTML page (inline CSS and SVG, no script, nothing fetched) and a Markdown
  * file with the same content.
  *
- * Both walk one report model built here: the machines measured on, the
- * runs, and per lesson its chart, its scenarios (makespan and a table per
- * op: predicted, measured, error) and its claims, then the learners'
- * answers.  A writer (struct sink) turns the model's headings, paragraphs
+ * Both walk one report model built here: a summary first (how many
+ * scenarios, every measured one against its prediction on a log-log
+ * scatter with the 10 % band, the error distribution, the claims verified
+ * and refuted), then per lesson its chart, its scenarios (makespan and a
+ * table per op: predicted, measured, error) and its claims, the learners'
+ * answers, the machines measured on, and every run.  A writer (struct sink) turns the model's headings, paragraphs
  * and tables into HTML or Markdown, so the two cannot drift apart; only the
  * pictures differ: inline SVG in HTML; in Markdown, bars of text for the
  * charts and the text timeline (timeline.c) of each run.
@@ -414,27 +416,36 @@ verdict(int outcome, bool measured)
 	return "not checked";
 }
 
+/* The runs holding a lesson's newest claims on each side (the store keeps
+ * them with a lesson's last run); NULL where a side has none. */
 static void
-claims(struct sink *k, const struct hd_export_set *s, const char *lesson)
+claim_runs(const struct hd_export_set *s, const char *lesson, const struct hd_export_run **pred,
+	   const struct hd_export_run **meas)
 {
-	static const char *const cols[] = { "claim", "predicted", "measured", "measured detail",
-					    "predicted detail" };
-	const struct hd_export_run *pred = NULL, *meas = NULL;
 	size_t i;
-	int c, n;
 
-	/* the newest claims of each side (the store keeps them with a
-	 * lesson's last run) */
+	*pred = *meas = NULL;
 	for (i = 0; i < s->nruns; i++) {
 		const struct hd_export_run *r = &s->runs[i];
 
 		if (r->info.nclaims == 0 || strcmp(r->info.lesson, lesson) != 0)
 			continue;
 		if (strcmp(src(r), "measured") == 0)
-			meas = r;
+			*meas = r;
 		else
-			pred = r;
+			*pred = r;
 	}
+}
+
+static void
+claims(struct sink *k, const struct hd_export_set *s, const char *lesson)
+{
+	static const char *const cols[] = { "claim", "predicted", "measured", "measured detail",
+					    "predicted detail" };
+	const struct hd_export_run *pred, *meas;
+	int c, n;
+
+	claim_runs(s, lesson, &pred, &meas);
 	if (pred == NULL && meas == NULL)
 		return;
 	heading(k, 3, "Claims");
@@ -581,6 +592,206 @@ answers(struct sink *k, const struct hd_export_set *s)
 	table_end(k);
 }
 
+/* ---- the summary ------------------------------------------------------------ */
+
+static void
+list_item(struct sink *k, const char *text)
+{
+	hd_exw_puts(k->w, k->html ? "<li>" : "- ");
+	esc(k, text);
+	hd_exw_puts(k->w, k->html ? "</li>\n" : "\n");
+}
+
+static int
+dbl_cmp(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/* The error of a group with both sides, (predicted - measured) / measured;
+ * false when it has not both. */
+static bool
+group_err(const struct hd_export_group *g, double *err)
+{
+	if (g->pred == NULL || g->meas == NULL || g->pred->trace->makespan <= 0 ||
+	    g->meas->trace->makespan <= 0)
+		return false;
+	*err = ((double)g->pred->trace->makespan - (double)g->meas->trace->makespan) /
+	    (double)g->meas->trace->makespan;
+	return true;
+}
+
+/* The error distribution: median, 90th percentile (nearest rank) and worst
+ * of |error|, and how many are within 10 %. */
+static void
+error_lines(struct sink *k, const struct hd_export_group *g, size_t n, size_t npts)
+{
+	double *a = hd_xcalloc(npts + 1, sizeof *a), med, p90, worst = -1, err = 0;
+	const struct hd_export_group *wg = NULL;
+	size_t i, m = 0, within = 0;
+	char line[512];
+
+	for (i = 0; i < n; i++) {
+		if (!group_err(&g[i], &err))
+			continue;
+		a[m++] = fabs(err);
+		within += fabs(err) <= 0.1;
+		if (fabs(err) > worst) {
+			worst = fabs(err);
+			wg = &g[i];
+		}
+	}
+	qsort(a, m, sizeof *a, dbl_cmp);
+	med = m % 2 == 1 ? a[m / 2] : (a[m / 2 - 1] + a[m / 2]) / 2;
+	p90 = a[(size_t)ceil(0.9 * (double)m) - 1];
+	group_err(wg, &err);
+	hd_exw_puts(k->w, k->html ? "<ul>\n" : "");
+	snprintf(line, sizeof line,
+		 "Error of the predicted makespan, (predicted - measured) / measured, over the %zu "
+		 "measured scenario%s: median |error| %.1f %%, 90th percentile %.1f %%, worst "
+		 "%+.1f %% (%.80s / %.80s).",
+		 m, m == 1 ? "" : "s", 100 * med, 100 * p90, 100 * err,
+		 hd_export_group_run(wg)->info.lesson, hd_export_group_run(wg)->info.scenario);
+	list_item(k, line);
+	snprintf(line, sizeof line, "%zu of %zu within 10 %% of the measurement.", within, m);
+	list_item(k, line);
+	hd_exw_puts(k->w, k->html ? "</ul>\n" : "\n");
+	free(a);
+}
+
+/* Markdown's scatter: the points as a table. */
+static void
+md_points(struct sink *k, const struct hd_export_group *g, size_t n)
+{
+	static const char *const cols[] = { "lesson", "scenario", "measured", "predicted",
+					    "error" };
+	char a[32], b[32], e[32];
+	double err;
+	size_t i;
+
+	para(k, "Predicted against measured makespan, scenario by scenario:");
+	table_head(k, cols, (int)HD_ARRAY_LEN(cols));
+	for (i = 0; i < n; i++) {
+		const struct hd_export_run *r = hd_export_group_run(&g[i]);
+
+		if (!group_err(&g[i], &err))
+			continue;
+		hd_fmt_time(a, sizeof a, g[i].meas->trace->makespan);
+		hd_fmt_time(b, sizeof b, g[i].pred->trace->makespan);
+		snprintf(e, sizeof e, "%+.1f %%", 100 * err);
+		row_start(k);
+		cell(k, r->info.lesson, NULL);
+		cell(k, r->info.scenario, NULL);
+		cell(k, a, "num");
+		cell(k, b, "num");
+		cell(k, e, "num");
+		row_end(k);
+	}
+	table_end(k);
+}
+
+/* Claims over the lessons: measured verdicts and the model's. */
+static void
+claim_line(struct sink *k, const struct hd_export_set *s, const struct hd_export_group *g, size_t n)
+{
+	int verified = 0, refuted = 0, unchecked = 0, holds = 0, fails = 0, c;
+	char line[512];
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		const char *les = hd_export_group_run(&g[i])->info.lesson;
+		const struct hd_export_run *pred, *meas;
+
+		for (j = 0; j < i && strcmp(hd_export_group_run(&g[j])->info.lesson, les) != 0; j++)
+			;
+		if (j < i)
+			continue;
+		claim_runs(s, les, &pred, &meas);
+		for (c = 0; meas != NULL && c < meas->info.nclaims; c++) {
+			verified += meas->info.claims[c].outcome > 0;
+			refuted += meas->info.claims[c].outcome == 0;
+			unchecked += meas->info.claims[c].outcome < 0;
+		}
+		for (c = 0; pred != NULL && c < pred->info.nclaims; c++) {
+			holds += pred->info.claims[c].outcome > 0;
+			fails += pred->info.claims[c].outcome == 0;
+		}
+	}
+	if (verified + refuted + unchecked + holds + fails == 0) {
+		snprintf(line, sizeof line, "Claims: none stored with these runs.");
+	} else {
+		char gpu[96];
+
+		if (verified + refuted + unchecked == 0)
+			snprintf(gpu, sizeof gpu, "none checked on a GPU");
+		else if (unchecked == 0)
+			snprintf(gpu, sizeof gpu, "%d verified and %d refuted on the GPU", verified,
+				 refuted);
+		else
+			snprintf(gpu, sizeof gpu,
+				 "%d verified and %d refuted on the GPU, %d not checked there",
+				 verified, refuted, unchecked);
+		snprintf(line, sizeof line, "Claims: %s; on the model %d %s and %d %s not.", gpu,
+			 holds, holds == 1 ? "holds" : "hold", fails, fails == 1 ? "does" : "do");
+	}
+	para(k, line);
+}
+
+/*
+ * The report's opening: how many scenarios and how many measured, the
+ * scatter of every measured scenario against its prediction with the 10 %
+ * band, the error distribution, the claims; before any table.
+ */
+static void
+summary(struct sink *k, const struct hd_export_set *s)
+{
+	struct hd_export_group *g;
+	size_t n = hd_export_groups(s, &g), i, j, both = 0, pred_only = 0, meas_only = 0,
+	       lessons = 0;
+	char line[512];
+	double err;
+
+	for (i = 0; i < n; i++) {
+		const char *les = hd_export_group_run(&g[i])->info.lesson;
+
+		both += group_err(&g[i], &err);
+		pred_only += g[i].meas == NULL;
+		meas_only += g[i].pred == NULL;
+		for (j = 0; j < i && strcmp(hd_export_group_run(&g[j])->info.lesson, les) != 0; j++)
+			;
+		lessons += j == i;
+	}
+	if (k->html)
+		hd_exw_puts(k->w, "<section id=\"summary\">\n");
+	heading(k, 2, "Summary");
+	snprintf(line, sizeof line,
+		 "%zu scenario%s in %zu lesson%s: %zu measured on a GPU beside the model's "
+		 "prediction, %zu predicted only, %zu measured without a prediction.",
+		 n, n == 1 ? "" : "s", lessons, lessons == 1 ? "" : "s", both, pred_only,
+		 meas_only);
+	para(k, line);
+	if (both > 0) {
+		if (k->html) {
+			hd_exw_puts(k->w, "<figure>");
+			hd_export_svg_scatter(g, n, k->w, false);
+			hd_exw_puts(k->w, "</figure>\n");
+		}
+		error_lines(k, g, n, both);
+	} else
+		para(k,
+		     "No scenario here was measured on a GPU, so no prediction is set against a "
+		     "measurement: 'hdsim --real' on a machine with an NVIDIA GPU runs the lessons "
+		     "there and stores each measured run beside its prediction.");
+	claim_line(k, s, g, n);
+	if (both > 0 && !k->html)
+		md_points(k, g, n);
+	if (k->html)
+		hd_exw_puts(k->w, "</section>\n");
+	free(g);
+}
+
 static void
 report(struct sink *k, const struct hd_export_set *s)
 {
@@ -595,10 +806,11 @@ report(struct sink *k, const struct hd_export_set *s)
 	para(k, line);
 	if (s->note != NULL)
 		para(k, s->note);
-	machines(k, s);
-	runs_table(k, s);
+	summary(k, s);
 	lessons(k, s);
 	answers(k, s);
+	machines(k, s);
+	runs_table(k, s);
 }
 
 /* The page's look: print-friendly, no web fonts, nothing fetched. */

@@ -198,6 +198,9 @@ hd_export_json(const struct hd_export_set *s, struct hd_exw *w)
 		kint(w, "hints", a->hints);
 		kstr(w, "profile", a->profile);
 		kstr(w, "created", a->created);
+		key(w, "seen");
+		hd_exw_puts(w, a->seen > 0 ? "true" : a->seen == 0 ? "false" : "null");
+		kstr(w, "lesson_version", a->lesson_hash);
 		hd_exw_putc(w, '}');
 	}
 	hd_exw_puts(w, "]}\n");

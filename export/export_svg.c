@@ -369,6 +369,138 @@ hd_export_svg_chart(const char *lesson, const struct hd_export_group *g, size_t 
 	hd_exw_puts(w, "</svg>\n");
 }
 
+/* ---- predicted against measured ------------------------------------------------ */
+
+#define SC_W  560
+#define SC_H  470
+#define SC_X0 90 /* the plot's square */
+#define SC_Y0 40
+#define SC_SZ 380
+
+/* A makespan's place on the log axis from lo to hi (decades). */
+static double
+sc_pos(double v, double lo, double hi)
+{
+	return (log10(v) - log10(lo)) / (log10(hi) - log10(lo)) * SC_SZ;
+}
+
+/* Whether a group has both sides to plot. */
+static bool
+sc_point(const struct hd_export_group *g)
+{
+	return g->pred != NULL && g->meas != NULL && g->pred->trace->makespan > 0 &&
+	    g->meas->trace->makespan > 0;
+}
+
+size_t
+hd_export_svg_scatter(const struct hd_export_group *g, size_t n, struct hd_exw *w, bool standalone)
+{
+	double lo = 0, hi = 0, d, x, y;
+	size_t i, count = 0;
+	char lab[128], tip[512], a[32], b[32];
+
+	for (i = 0; i < n; i++) {
+		double p, m;
+
+		if (!sc_point(&g[i]))
+			continue;
+		p = (double)g[i].pred->trace->makespan;
+		m = (double)g[i].meas->trace->makespan;
+		if (count++ == 0)
+			lo = hi = p;
+		lo = fmin(lo, fmin(p, m));
+		hi = fmax(hi, fmax(p, m));
+	}
+	if (count == 0)
+		return 0;
+	/* whole decades, at least one, the band's 10 % inside them */
+	lo = pow(10, floor(log10(lo / 1.1)));
+	hi = pow(10, ceil(log10(hi * 1.1)));
+	if (hi <= lo)
+		hi = lo * 10;
+	svg_open(w, SC_W, SC_H, standalone, "Predicted against measured makespan, log-log");
+	hd_exw_printf(w,
+		      "<clipPath id=\"hd-scatter-plot\"><rect x=\"%d\" y=\"%d\" width=\"%d\" "
+		      "height=\"%d\"/></clipPath>\n",
+		      SC_X0, SC_Y0, SC_SZ, SC_SZ);
+	text(w, 10, 22, "font-weight=\"bold\" font-size=\"15\"",
+	     "Predicted against measured makespan");
+	/* decades: grid lines and labels on both axes */
+	for (d = lo; d <= hi * 1.0001; d *= 10) {
+		double at = sc_pos(d, lo, hi);
+
+		hd_fmt_time(lab, sizeof lab, (hd_time)(d + 0.5));
+		hd_exw_printf(w,
+			      "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
+			      "stroke=\"#dddddd\"/><line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
+			      "y2=\"%.1f\" stroke=\"#dddddd\"/>\n",
+			      SC_X0 + at, SC_Y0, SC_X0 + at, SC_Y0 + SC_SZ, SC_X0,
+			      SC_Y0 + SC_SZ - at, SC_X0 + SC_SZ, SC_Y0 + SC_SZ - at);
+		text(w, SC_X0 + at, SC_Y0 + SC_SZ + 16, "text-anchor=\"middle\"", lab);
+		text(w, SC_X0 - 6, SC_Y0 + SC_SZ - at + 4, "text-anchor=\"end\"", lab);
+	}
+	/* the +-10 % band and the line where prediction equals measurement */
+	hd_exw_printf(w,
+		      "<g clip-path=\"url(#hd-scatter-plot)\"><polygon class=\"band\" "
+		      "points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"#59a14f\" "
+		      "fill-opacity=\"0.18\"><title>within 10 %% of the measurement</title>"
+		      "</polygon>\n",
+		      (double)SC_X0, SC_Y0 + SC_SZ - sc_pos(lo * 0.9, lo, hi),
+		      (double)SC_X0 + SC_SZ, SC_Y0 + SC_SZ - sc_pos(hi * 0.9, lo, hi),
+		      (double)SC_X0 + SC_SZ, SC_Y0 + SC_SZ - sc_pos(hi * 1.1, lo, hi),
+		      (double)SC_X0, SC_Y0 + SC_SZ - sc_pos(lo * 1.1, lo, hi));
+	hd_exw_printf(w,
+		      "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#59a14f\" "
+		      "stroke-dasharray=\"4 3\"/></g>\n",
+		      SC_X0, SC_Y0 + SC_SZ, SC_X0 + SC_SZ, SC_Y0);
+	hd_exw_printf(w,
+		      "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
+		      "stroke=\"#333333\"/>\n",
+		      SC_X0, SC_Y0, SC_SZ, SC_SZ);
+	for (i = 0; i < n; i++) {
+		const struct hd_export_run *r;
+		double p, m, err;
+		bool in;
+
+		if (!sc_point(&g[i]))
+			continue;
+		r = hd_export_group_run(&g[i]);
+		p = (double)g[i].pred->trace->makespan;
+		m = (double)g[i].meas->trace->makespan;
+		err = (p - m) / m;
+		in = fabs(err) <= 0.1;
+		x = SC_X0 + sc_pos(m, lo, hi);
+		y = SC_Y0 + SC_SZ - sc_pos(p, lo, hi);
+		hd_fmt_time(a, sizeof a, g[i].pred->trace->makespan);
+		hd_fmt_time(b, sizeof b, g[i].meas->trace->makespan);
+		snprintf(tip, sizeof tip,
+			 "%.120s / %.120s: predicted %s, measured %s, error %+.1f %%",
+			 r->info.lesson ? r->info.lesson : "?",
+			 r->info.scenario ? r->info.scenario : "?", a, b, 100 * err);
+		hd_exw_printf(w,
+			      "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" "
+			      "fill=\"%s\" fill-opacity=\"0.8\" stroke=\"#222222\" "
+			      "stroke-width=\"0.6\"><title>",
+			      x, y, in ? "#4e79a7" : "#e15759");
+		hd_exw_xml(w, tip);
+		hd_exw_puts(w, "</title></circle>\n");
+	}
+	text(w, SC_X0 + SC_SZ / 2.0, SC_Y0 + SC_SZ + 36, "text-anchor=\"middle\"",
+	     "measured makespan (GPU)");
+	hd_exw_printf(w,
+		      "<text x=\"20\" y=\"%d\" text-anchor=\"middle\" "
+		      "transform=\"rotate(-90 20 %d)\">predicted makespan (model)</text>\n",
+		      SC_Y0 + SC_SZ / 2, SC_Y0 + SC_SZ / 2);
+	snprintf(lab, sizeof lab,
+		 "%zu scenario%s; the band is \xc2\xb1"
+		 "10 %% of the measurement (blue: inside, "
+		 "red: outside)",
+		 count, count == 1 ? "" : "s");
+	text(w, SC_X0, SC_Y0 - 8, "fill=\"#555555\"", lab);
+	hd_exw_puts(w, "</svg>\n");
+	return count;
+}
+
 /* ---- one document ----------------------------------------------------------- */
 
 void

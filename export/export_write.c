@@ -175,6 +175,20 @@ hd_exw_csv(struct hd_exw *w, const char *s)
 	hd_buf_free(&cell);
 }
 
+void
+hd_exw_csv_text(struct hd_exw *w, const char *s)
+{
+	char *clean;
+
+	if (s == NULL || hd_san_term_ok(s, true)) {
+		hd_exw_csv(w, s);
+		return;
+	}
+	clean = hd_san_term_dup(s, true);
+	hd_exw_csv(w, clean);
+	free(clean);
+}
+
 static int
 xml_esc(struct hd_exw *w, unsigned char c)
 {

@@ -55,6 +55,10 @@ void hd_exw_json(struct hd_exw *w, const char *s);
  * text is untrusted: a cell starting with = + - @, TAB or CR gets a leading
  * apostrophe, so a spreadsheet shows it instead of running it. */
 void hd_exw_csv(struct hd_exw *w, const char *s);
+/* A CSV cell of untrusted text from a database: as hd_exw_csv, with a
+ * control character shown as an escape ("\x1b"; line breaks stay), so that
+ * no file hdsim writes carries one to a terminal or a spreadsheet. */
+void hd_exw_csv_text(struct hd_exw *w, const char *s);
 /* XML/HTML text or attribute value: & < > " ' escaped, control characters
  * XML forbids dropped. */
 void hd_exw_xml(struct hd_exw *w, const char *s);

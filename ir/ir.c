@@ -256,6 +256,16 @@ hd_scenario_clone(const struct hd_scenario *sc)
 		c->ops[i] = sc->ops[i];
 		c->ops[i].label = dup_or_null(sc->ops[i].label);
 		c->ops[i].text = dup_or_null(sc->ops[i].text);
+		c->ops[i].index_name = dup_or_null(sc->ops[i].index_name);
+	}
+	c->cblocks = hd_xcalloc((size_t)sc->ncblocks + 1, sizeof *c->cblocks);
+	for (i = 0; i < sc->ncblocks; i++) {
+		c->cblocks[i] = sc->cblocks[i];
+		c->cblocks[i].text = dup_or_null(sc->cblocks[i].text);
+		c->cblocks[i].cx = hd_xcalloc((size_t)sc->cblocks[i].ncx + 1, sizeof(struct hd_cx));
+		if (sc->cblocks[i].ncx > 0)
+			memcpy(c->cblocks[i].cx, sc->cblocks[i].cx,
+			       (size_t)sc->cblocks[i].ncx * sizeof(struct hd_cx));
 	}
 	return c;
 }
@@ -276,7 +286,13 @@ hd_scenario_free(struct hd_scenario *sc)
 	for (i = 0; i < sc->nops; i++) {
 		free(sc->ops[i].label);
 		free(sc->ops[i].text);
+		free(sc->ops[i].index_name);
 	}
+	for (i = 0; i < sc->ncblocks; i++) {
+		free(sc->cblocks[i].text);
+		free(sc->cblocks[i].cx);
+	}
+	free(sc->cblocks);
 	for (i = 0; i < sc->nqueues; i++)
 		free(sc->queues[i].name);
 	free(sc->queues);

@@ -26,6 +26,19 @@
  *
  * Ops that do not go on a stream (host work, syncs other than stream sync,
  * alloc, free, barrier) carry the default stream in `stream`.
+ *
+ * Conditions.  A lesson's `if` is decided when the scenario is lowered, so
+ * the ops a backend runs never hold one.  A loop whose body reads the loop's
+ * index (`repeat N as i` ... `if i % 10 == 0`) is built iteration by
+ * iteration: consecutive iterations that come out the same merge into one
+ * HD_OP_REPEAT, and a pattern of those that repeats into an HD_OP_REPEAT
+ * around it (`repeat 100 { repeat 1 {A B}; repeat 9 {A} }`), each header
+ * carrying the loop's label.  The printers' form of a scenario
+ * (hd_lesson_instantiate_written, for `show --cuda`) keeps such an `if` as
+ * the lesson wrote it: the ops of both branches, each marked with its
+ * condition block (op->cblock, op->cblock_else), the blocks in sc->cblocks
+ * with their condition as a tree of hd_cx nodes, knobs and constants folded
+ * into numbers.  That form is for printing only: never run it.
  */
 #ifndef HD_IR_H
 #define HD_IR_H
@@ -141,6 +154,44 @@ enum hd_copy_kind {
 
 #define HD_NONE (-1)
 
+/* A node of a condition in the printers' form (see "Conditions" above). */
+enum hd_cx_kind {
+	HD_CX_NUM,   /* num: a constant, knobs folded in (1 or 0 for a condition) */
+	HD_CX_INDEX, /* the index of the loop whose HD_OP_REPEAT header is op `loop` */
+	HD_CX_NEG,   /* -a */
+	HD_CX_ADD,
+	HD_CX_SUB,
+	HD_CX_MUL,
+	HD_CX_DIV, /* a / b, not rounded */
+	HD_CX_MOD, /* the remainder, sign of a (C's fmod) */
+	HD_CX_LT,
+	HD_CX_LE,
+	HD_CX_GT,
+	HD_CX_GE,
+	HD_CX_EQ,
+	HD_CX_NE,
+	HD_CX_NOT, /* !a */
+	HD_CX_AND,
+	HD_CX_OR,
+	HD_CX__COUNT
+};
+
+struct hd_cx {
+	enum hd_cx_kind kind;
+	double num; /* NUM */
+	int a, b;   /* operands: indices into the block's nodes, or HD_NONE */
+	int loop;   /* INDEX: the op index of the loop's header */
+};
+
+/* An `if` of the printers' form: the ops marked with it are its branches. */
+struct hd_cblock {
+	int parent;       /* the block around it + 1, or 0 */
+	bool parent_else; /* it sits in that block's else branch */
+	char *text;       /* the condition as the lesson wrote it */
+	struct hd_cx *cx; /* the condition's nodes; the root is the last */
+	int ncx;
+};
+
 struct hd_op {
 	enum hd_op_kind kind;
 	int line, col; /* source position, for messages and `show` */
@@ -171,6 +222,11 @@ struct hd_op {
 	int body_len;   /* HD_OP_REPEAT / HD_OP_ON_RANK / HD_OP_WORKERS: ops in the body */
 	int queue;      /* HD_OP_PUT / HD_OP_GET: queue index, else HD_NONE */
 	bool worker;    /* in a workers block's body: its threads run it (a copy is a memcpy) */
+
+	/* The printers' form only (see "Conditions"); 0, false, NULL otherwise. */
+	int cblock;       /* the innermost condition block holding the op + 1, or 0 */
+	bool cblock_else; /* the op is in that block's else branch */
+	char *index_name; /* HD_OP_REPEAT: the lesson's name of the loop's index */
 };
 
 struct hd_scenario {
@@ -189,6 +245,8 @@ struct hd_scenario {
 	int nevents;
 	struct hd_op *ops;
 	int nops;
+	struct hd_cblock *cblocks; /* the printers' form only (see "Conditions") */
+	int ncblocks;
 	struct hd_queue *queues; /* bounded queues between host threads */
 	int nqueues;
 };

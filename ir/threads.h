@@ -62,7 +62,9 @@ int hd_threads_table(const struct hd_scenario *sc, struct hd_thread_info *info, 
 /* The iteration number of a worker's `exec`-th execution (see above). */
 uint32_t hd_thread_iter(uint64_t exec, int index, int n);
 
-/* May a worker's body hold an op of kind k (copies: between host buffers)? */
+/* May a worker's body hold an op of kind k (copies: between host buffers)?
+ * An `if` is no op: it is decided when the scenario is built, and the ops of
+ * its branches are checked as the body's own. */
 bool hd_thread_op_ok(enum hd_op_kind k);
 
 /* Does sc start any host thread? */

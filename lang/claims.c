@@ -39,7 +39,9 @@ struct hd_claims {
 	const double *knobs;
 	double *defaults; /* the knobs' defaults when none were given */
 	struct hd_trace *const *traces;
-	struct scen_cache *scen; /* per scenario */
+	struct scen_cache *scen;                              /* per scenario */
+	int (*pvalue)(void *arg, const char *key, double *v); /* profile(KEY), or NULL */
+	void *parg;
 };
 
 static int cerr(struct hd_err *e, const char *fmt, ...) HD_PRINTF(2, 3);
@@ -263,6 +265,20 @@ claim_call(void *arg, const struct hd_expr *x, double *v, struct hd_err *e)
 	return 0;
 }
 
+/* profile(KEY): the run's hardware figure. */
+static int
+claim_profile(void *arg, const struct hd_expr *x, double *v, struct hd_err *e)
+{
+	struct hd_claims *c = arg;
+
+	if (c->pvalue == NULL)
+		return cerr(e, "not checked: profile(%s) needs the run's hardware profile",
+			    x->text);
+	if (c->pvalue(c->parg, x->text, v) < 0)
+		return cerr(e, "not checked: the profile has no value for %s", x->text);
+	return 0;
+}
+
 static const char *const rel_str[] = {
 	[HD_REL_LT] = "<",  [HD_REL_LE] = "<=", [HD_REL_GT] = ">",
 	[HD_REL_GE] = ">=", [HD_REL_EQ] = "==",
@@ -285,7 +301,7 @@ describe_side(const struct hd_lesson *l, const struct hd_expr *x, double v,
 
 	hd_expr_print(x, b, NULL, knob_name_cb, (void *)l);
 	hd_buf_puts(b, " = ");
-	if (x->kind != HD_EX_CALL && x->kind != HD_EX_NUM) {
+	if (x->kind != HD_EX_CALL && x->kind != HD_EX_NUM && x->kind != HD_EX_PROFILE) {
 		hd_expr_print(x, b, env, knob_name_cb, (void *)l);
 		hd_buf_puts(b, " = ");
 	}
@@ -360,6 +376,15 @@ claims_env(struct hd_claims *c, const struct hd_src *src, struct hd_eval_env *en
 	env->nranks = 1;
 	env->call = claim_call;
 	env->arg = c;
+	env->profile = claim_profile;
+}
+
+void
+hd_claims_set_profile(struct hd_claims *c, int (*value)(void *arg, const char *key, double *v),
+		      void *arg)
+{
+	c->pvalue = value;
+	c->parg = arg;
 }
 
 int

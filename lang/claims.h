@@ -24,6 +24,11 @@ struct hd_claims;
  * traces must outlive it.  Never NULL. */
 struct hd_claims *hd_claims_new(const struct hd_lesson *l, const double *knobs,
 				struct hd_trace *const *traces);
+/* Where profile(KEY) reads its values: value(arg, key, &v) gives 0 and the
+ * value of the run's profile in base units, or -1.  Without it profile()
+ * cannot be evaluated ("not checked"). */
+void hd_claims_set_profile(struct hd_claims *c, int (*value)(void *arg, const char *key, double *v),
+			   void *arg);
 /* Evaluate claim i, as hd_lesson_claim_eval does: 1 holds, 0 does not,
  * -1 could not be evaluated (e says why). */
 int hd_claims_eval(struct hd_claims *c, int i, double *lhs, double *rhs, char *detail, size_t n,

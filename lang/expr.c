@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "lang/expr.h"
+#include "lang/profkeys.h"
 
 static const char *const fn_names[HD_FN__COUNT] = {
 	[HD_FN_MAKESPAN] = "makespan", [HD_FN_START] = "start", [HD_FN_END] = "end",
@@ -101,6 +102,8 @@ new_expr(enum hd_expr_kind kind, const struct hd_tok *t)
 	x->col = x->scol = t->col;
 	x->knob = -1;
 	x->scen_idx = -1;
+	x->slot = -1;
+	x->pkey = -1;
 	x->src_p = t->p;
 	x->src_len = t->len;
 	return x;
@@ -198,6 +201,63 @@ parse_call(struct hd_expr_parser *p, enum hd_fn fn)
 	return x;
 }
 
+static struct hd_expr *parse_or(struct hd_expr_parser *p, const char *what);
+
+/* profile(KEY): KEY is GROUP.NAME, one of lang/profkeys.h. */
+static struct hd_expr *
+parse_profile(struct hd_expr_parser *p)
+{
+	const struct hd_tok *name = cur(p), *a, *dot, *b, *close;
+	struct hd_expr *x;
+	struct hd_buf list;
+	int k;
+
+	p->pos += 2; /* profile ( */
+	a = cur(p);
+	dot = &p->toks[p->pos + (a->kind == HD_TOK_NAME)];
+	b = is_punct(dot, HD_P_DOT) ? &p->toks[p->pos + 2] : dot;
+	if (a->kind != HD_TOK_NAME || !is_punct(dot, HD_P_DOT) || b->kind != HD_TOK_NAME) {
+		char d[96];
+		hd_tok_describe(a, d, sizeof d);
+		return perr(p, a, "profile() takes a profile key such as api.launch, found %s", d);
+	}
+	k = hd_profkey_find(a->p, (size_t)(b->p + b->len - a->p));
+	if (k < 0 || dot->space_before || b->space_before) {
+		hd_buf_init(&list);
+		hd_profkey_explain(a->p, (size_t)(b->p + b->len - a->p), &list);
+		perr(p, a, "no profile key '%.*s' that a lesson can read%s",
+		     (int)(b->p + b->len - a->p), a->p, list.s);
+		hd_buf_free(&list);
+		return NULL;
+	}
+	close = &p->toks[p->pos + 3];
+	if (!is_punct(close, HD_P_RPAREN)) {
+		char d[96];
+		hd_tok_describe(close, d, sizeof d);
+		return perr(p, close, "expected ')' to close profile(, found %s", d);
+	}
+	x = new_expr(HD_EX_PROFILE, name);
+	x->pkey = k;
+	x->dim = hd_profkey(k)->dim;
+	x->text = hd_xstrdup(hd_profkey(k)->key);
+	span_to(x, close);
+	p->pos += 4;
+	return x;
+}
+
+/* A loop index named by t: its slot (innermost first), or -1. */
+static int
+index_slot(const struct hd_expr_parser *p, const struct hd_tok *t)
+{
+	int k;
+
+	for (k = p->nindex - 1; k >= 0; k--)
+		if (p->index_names != NULL && p->index_names[k] != NULL &&
+		    tok_is(t, p->index_names[k]))
+			return k;
+	return -1;
+}
+
 static struct hd_expr *
 parse_atom(struct hd_expr_parser *p, const char *what)
 {
@@ -225,7 +285,13 @@ parse_atom(struct hd_expr_parser *p, const char *what)
 		if ((a = parse_atom(p, what)) == NULL)
 			return NULL;
 		p->depth--;
+		if (a->is_bool) {
+			perr(p, t, "cannot negate a condition with '-': write '!' for 'not'");
+			hd_expr_free(a);
+			return NULL;
+		}
 		x = new_expr(HD_EX_NEG, t);
+		x->index_mask = a->index_mask;
 		x->a = a;
 		x->dim = a->dim;
 		x->depends_on_rank = a->depends_on_rank;
@@ -235,7 +301,8 @@ parse_atom(struct hd_expr_parser *p, const char *what)
 	if (is_punct(t, HD_P_LPAREN)) {
 		const struct hd_tok *close;
 		p->pos++;
-		if ((x = parse_sum(p, what)) == NULL)
+		if ((x = (p->allow & HD_EXPR_ALLOW_BOOL) ? parse_or(p, what) :
+							   parse_sum(p, what)) == NULL)
 			return NULL;
 		close = cur(p);
 		if (!is_punct(close, HD_P_RPAREN)) {
@@ -259,6 +326,30 @@ parse_atom(struct hd_expr_parser *p, const char *what)
 		int k;
 
 		snprintf(name, sizeof name, "%.*s", (int)t->len, t->p);
+		if (tok_is(t, "profile") && is_punct(&p->toks[p->pos + 1], HD_P_LPAREN)) {
+			if (p->allow & HD_EXPR_ALLOW_CALLS)
+				return parse_profile(p);
+			return perr(p, t,
+				    "profile() reads the hardware profile of a run: it can only "
+				    "be used in claims and estimate answers");
+		}
+		if ((k = index_slot(p, t)) >= 0) {
+			if (!(p->allow & HD_EXPR_ALLOW_INDEX))
+				return perr(p, t,
+					    "the loop index '%s' can only be read in an 'if' "
+					    "condition: sizes, times and counts are the same in "
+					    "every iteration",
+					    name);
+			x = new_expr(HD_EX_INDEX, t);
+			x->slot = k;
+			x->index_mask = 1u << k;
+			x->dim = HD_DIM_NONE;
+			x->text = hd_xstrdup(name);
+			if (p->index_used != NULL)
+				*p->index_used |= 1u << k;
+			p->pos++;
+			return x;
+		}
 		if (is_punct(&p->toks[p->pos + 1], HD_P_LPAREN)) {
 			for (f = 0; f < HD_FN__COUNT; f++)
 				if (strcmp(name, fn_names[f]) == 0)
@@ -272,7 +363,7 @@ parse_atom(struct hd_expr_parser *p, const char *what)
 					    name);
 			return perr(p, t,
 				    "unknown function '%s': expected makespan, start, "
-				    "end, time, bytes, rate, call or blocked",
+				    "end, time, bytes, rate, call, blocked or profile",
 				    name);
 		}
 		if (tok_is(t, "rank") || tok_is(t, "nranks")) {
@@ -379,6 +470,16 @@ make_binop(struct hd_expr_parser *p, const struct hd_tok *op, enum hd_expr_kind 
 	double f;
 	int d = binop_dim(kind, a->dim, b->dim, &f);
 
+	if (a->is_bool || b->is_bool) {
+		const struct hd_expr *c = a->is_bool ? a : b;
+		perr(p, op,
+		     "'%.*s' is a condition, not a number: it cannot be an operand of '%.*s' "
+		     "(put conditions together with && and ||)",
+		     (int)c->src_len, c->src_p, (int)op->len, op->p);
+		hd_expr_free(a);
+		hd_expr_free(b);
+		return NULL;
+	}
 	if (d < 0) {
 		if (kind == HD_EX_SUB)
 			perr(p, op,
@@ -399,6 +500,7 @@ make_binop(struct hd_expr_parser *p, const struct hd_tok *op, enum hd_expr_kind 
 	x->b = b;
 	x->dim = (enum hd_dim)d;
 	x->depends_on_rank = a->depends_on_rank || b->depends_on_rank;
+	x->index_mask = a->index_mask | b->index_mask;
 	x->src_p = a->src_p;
 	x->src_len = (size_t)(b->src_p + b->src_len - a->src_p);
 	x->sline = a->sline;
@@ -477,6 +579,189 @@ hd_expr_parse(struct hd_expr_parser *p, const char *what)
 	return x;
 }
 
+/* --- conditions ------------------------------------------------------------------ */
+
+/* The comparisons and logic of conditions, by token. */
+static const struct {
+	enum hd_punct punct;
+	enum hd_expr_kind kind;
+} cond_ops[] = {
+	{ HD_P_LT, HD_EX_LT },   { HD_P_LE, HD_EX_LE }, { HD_P_GT, HD_EX_GT },
+	{ HD_P_GE, HD_EX_GE },   { HD_P_EQ, HD_EX_EQ }, { HD_P_NE, HD_EX_NE },
+	{ HD_P_AND, HD_EX_AND }, { HD_P_OR, HD_EX_OR },
+};
+
+static int
+cond_op(const struct hd_tok *t, enum hd_expr_kind *k)
+{
+	size_t i;
+
+	for (i = 0; i < HD_ARRAY_LEN(cond_ops); i++)
+		if (is_punct(t, cond_ops[i].punct)) {
+			*k = cond_ops[i].kind;
+			return 1;
+		}
+	return 0;
+}
+
+/* A condition node over a and b (NOT: a only); both are checked first. */
+static struct hd_expr *
+make_cond(const struct hd_tok *op, enum hd_expr_kind kind, struct hd_expr *a, struct hd_expr *b)
+{
+	struct hd_expr *x = new_expr(kind, op);
+	const struct hd_expr *last = b != NULL ? b : a;
+
+	x->a = a;
+	x->b = b;
+	x->is_bool = true;
+	x->dim = HD_DIM_NONE;
+	x->depends_on_rank = a->depends_on_rank || (b != NULL && b->depends_on_rank);
+	x->index_mask = a->index_mask | (b != NULL ? b->index_mask : 0);
+	if (kind != HD_EX_NOT) {
+		x->src_p = a->src_p;
+		x->sline = a->sline;
+		x->scol = a->scol;
+	}
+	x->src_len = (size_t)(last->src_p + last->src_len - x->src_p);
+	return x;
+}
+
+/* A side of && or ||, or the operand of !, must be a condition. */
+static struct hd_expr *
+need_cond(struct hd_expr_parser *p, struct hd_expr *x, const struct hd_tok *op)
+{
+	if (x == NULL || x->is_bool)
+		return x;
+	perr(p, op,
+	     "'%.*s' is a number, not a condition: '%.*s' joins conditions such as "
+	     "'i %% 10 == 0'",
+	     (int)x->src_len, x->src_p, (int)op->len, op->p);
+	hd_expr_free(x);
+	return NULL;
+}
+
+/* SUM [REL SUM] */
+static struct hd_expr *
+parse_cmp(struct hd_expr_parser *p, const char *what)
+{
+	const struct hd_tok *op;
+	struct hd_expr *a, *b;
+	enum hd_expr_kind k;
+
+	if ((a = parse_sum(p, what)) == NULL)
+		return NULL;
+	op = cur(p);
+	if (!cond_op(op, &k) || k == HD_EX_AND || k == HD_EX_OR)
+		return a;
+	if (a->is_bool) {
+		perr(p, op,
+		     "'%.*s' is a condition: compare numbers, and join conditions with && "
+		     "and ||",
+		     (int)a->src_len, a->src_p);
+		hd_expr_free(a);
+		return NULL;
+	}
+	p->pos++;
+	if ((b = parse_sum(p, "a number or a name after the comparison")) == NULL) {
+		hd_expr_free(a);
+		return NULL;
+	}
+	if (b->is_bool || a->dim != b->dim) {
+		if (b->is_bool)
+			perr(p, op, "'%.*s' is a condition: compare numbers", (int)b->src_len,
+			     b->src_p);
+		else
+			perr(p, op,
+			     "units do not agree: cannot compare %s ('%.*s') with %s ('%.*s')",
+			     dim_word(a->dim), (int)a->src_len, a->src_p, dim_word(b->dim),
+			     (int)b->src_len, b->src_p);
+		hd_expr_free(a);
+		hd_expr_free(b);
+		return NULL;
+	}
+	return make_cond(op, k, a, b);
+}
+
+/* ! NOT | CMP */
+static struct hd_expr *
+parse_not(struct hd_expr_parser *p, const char *what)
+{
+	const struct hd_tok *t = cur(p);
+	struct hd_expr *a;
+
+	if (!is_punct(t, HD_P_NOT))
+		return parse_cmp(p, what);
+	if (++p->depth > HD_EXPR_MAX_DEPTH)
+		return perr(p, t, "expression is nested more than %d deep", HD_EXPR_MAX_DEPTH);
+	p->pos++;
+	a = need_cond(p, parse_not(p, "a condition after '!'"), t);
+	p->depth--;
+	return a != NULL ? make_cond(t, HD_EX_NOT, a, NULL) : NULL;
+}
+
+/* NOT (&& NOT)* at level HD_EX_AND, or AND (|| AND)* at level HD_EX_OR */
+static struct hd_expr *
+parse_logic(struct hd_expr_parser *p, const char *what, enum hd_expr_kind level)
+{
+	struct hd_expr *x, *y;
+	enum hd_expr_kind k;
+
+	x = level == HD_EX_AND ? parse_not(p, what) : parse_logic(p, what, HD_EX_AND);
+	while (x != NULL && cond_op(cur(p), &k) && k == level) {
+		const struct hd_tok *op = cur(p);
+
+		if ((x = need_cond(p, x, op)) == NULL)
+			return NULL;
+		p->pos++;
+		y = level == HD_EX_AND ? parse_not(p, "a condition after '&&'") :
+					 parse_logic(p, "a condition after '||'", HD_EX_AND);
+		if ((y = need_cond(p, y, op)) == NULL) {
+			hd_expr_free(x);
+			return NULL;
+		}
+		x = make_cond(op, k, x, y);
+	}
+	return x;
+}
+
+static struct hd_expr *
+parse_or(struct hd_expr_parser *p, const char *what)
+{
+	return parse_logic(p, what, HD_EX_OR);
+}
+
+struct hd_expr *
+hd_expr_parse_cond(struct hd_expr_parser *p, const char *what)
+{
+	int depth = p->depth;
+	unsigned allow = p->allow;
+	struct hd_expr *x;
+
+	p->allow |= HD_EXPR_ALLOW_BOOL;
+	x = parse_or(p, what);
+	p->allow = allow;
+	p->depth = depth;
+	if (x != NULL && !x->is_bool) {
+		hd_src_error(p->src, p->e, x->sline, x->scol,
+			     "expected %s, found %s '%.*s': compare it, as in '%.*s == 0'", what,
+			     dim_word(x->dim), (int)x->src_len, x->src_p, (int)x->src_len,
+			     x->src_p);
+		hd_expr_free(x);
+		return NULL;
+	}
+	return x;
+}
+
+double
+hd_expr_factor(const struct hd_expr *x)
+{
+	double f = 1;
+
+	if ((x->kind == HD_EX_MUL || x->kind == HD_EX_DIV) && x->a != NULL && x->b != NULL)
+		binop_dim(x->kind, x->a->dim, x->b->dim, &f);
+	return f;
+}
+
 static int
 eval_error(const struct hd_eval_env *env, const struct hd_expr *x, struct hd_err *e,
 	   const char *msg)
@@ -512,12 +797,43 @@ hd_expr_eval(const struct hd_expr *x, const struct hd_eval_env *env, double *v, 
 		if (env->call == NULL)
 			return eval_error(env, x, e, "timing functions need a run");
 		return env->call(env->arg, x, v, e);
+	case HD_EX_INDEX:
+		if (env->index == NULL || x->slot < 0)
+			return eval_error(env, x, e, "the loop index has no value here");
+		*v = env->index[x->slot];
+		return 0;
+	case HD_EX_PROFILE:
+		if (env->profile == NULL)
+			return eval_error(env, x, e,
+					  "profile() needs a hardware profile: it is read when "
+					  "a run's claims are checked");
+		return env->profile(env->arg, x, v, e);
+	case HD_EX_AND:
+	case HD_EX_OR:
+		/* short-circuit: `every > 0 && i % every == 0` */
+		if (hd_expr_eval(x->a, env, &a, e) < 0)
+			return -1;
+		if ((a != 0) == (x->kind == HD_EX_OR)) {
+			*v = a != 0;
+			return 0;
+		}
+		if (hd_expr_eval(x->b, env, &b, e) < 0)
+			return -1;
+		*v = b != 0;
+		return 0;
 	case HD_EX_NEG:
 	case HD_EX_ADD:
 	case HD_EX_SUB:
 	case HD_EX_MUL:
 	case HD_EX_DIV:
 	case HD_EX_MOD:
+	case HD_EX_LT:
+	case HD_EX_LE:
+	case HD_EX_GT:
+	case HD_EX_GE:
+	case HD_EX_EQ:
+	case HD_EX_NE:
+	case HD_EX_NOT:
 		break;
 	}
 	if (hd_expr_eval(x->a, env, &a, e) < 0)
@@ -549,11 +865,36 @@ hd_expr_eval(const struct hd_expr *x, const struct hd_eval_env *env, double *v, 
 			return eval_error(env, x, e, "division by zero");
 		*v = fmod(a, b);
 		break;
+	case HD_EX_LT:
+		*v = a < b;
+		break;
+	case HD_EX_LE:
+		*v = a <= b;
+		break;
+	case HD_EX_GT:
+		*v = a > b;
+		break;
+	case HD_EX_GE:
+		*v = a >= b;
+		break;
+	case HD_EX_EQ:
+		*v = a == b;
+		break;
+	case HD_EX_NE:
+		*v = a != b;
+		break;
+	case HD_EX_NOT:
+		*v = a == 0;
+		break;
 	case HD_EX_NUM:
 	case HD_EX_KNOB:
 	case HD_EX_RANK:
 	case HD_EX_NRANKS:
 	case HD_EX_CALL:
+	case HD_EX_INDEX:
+	case HD_EX_PROFILE:
+	case HD_EX_AND:
+	case HD_EX_OR:
 		return eval_error(env, x, e, "bad expression");
 	}
 	if (!isfinite(*v))
@@ -599,6 +940,19 @@ static int
 prec(const struct hd_expr *x)
 {
 	switch (x->kind) {
+	case HD_EX_OR:
+		return -2;
+	case HD_EX_AND:
+		return -1;
+	case HD_EX_NOT:
+		return 3;
+	case HD_EX_LT:
+	case HD_EX_LE:
+	case HD_EX_GT:
+	case HD_EX_GE:
+	case HD_EX_EQ:
+	case HD_EX_NE:
+		return 0;
 	case HD_EX_ADD:
 	case HD_EX_SUB:
 		return 1;
@@ -613,6 +967,8 @@ prec(const struct hd_expr *x)
 	case HD_EX_RANK:
 	case HD_EX_NRANKS:
 	case HD_EX_CALL:
+	case HD_EX_INDEX:
+	case HD_EX_PROFILE:
 		break;
 	}
 	return 4;
@@ -636,8 +992,10 @@ hd_expr_print(const struct hd_expr *x, struct hd_buf *b, const struct hd_eval_en
 	      const char *(*knob_name)(void *arg, int i), void *arg)
 {
 	static const char *const ops[] = {
-		[HD_EX_ADD] = " + ", [HD_EX_SUB] = " - ", [HD_EX_MUL] = " * ",
-		[HD_EX_DIV] = " / ", [HD_EX_MOD] = " % ",
+		[HD_EX_ADD] = " + ", [HD_EX_SUB] = " - ", [HD_EX_MUL] = " * ", [HD_EX_DIV] = " / ",
+		[HD_EX_MOD] = " % ", [HD_EX_LT] = " < ",  [HD_EX_LE] = " <= ", [HD_EX_GT] = " > ",
+		[HD_EX_GE] = " >= ", [HD_EX_EQ] = " == ", [HD_EX_NE] = " != ", [HD_EX_AND] = " && ",
+		[HD_EX_OR] = " || ",
 	};
 	char v[64];
 	double val;
@@ -670,15 +1028,39 @@ hd_expr_print(const struct hd_expr *x, struct hd_buf *b, const struct hd_eval_en
 		hd_buf_printf(b, "%s(%s%s%s)", fn_names[x->fn], x->scen, x->label ? "." : "",
 			      x->label ? x->label : "");
 		return;
+	case HD_EX_INDEX:
+		hd_buf_puts(b, x->text);
+		return;
+	case HD_EX_PROFILE:
+		if (env != NULL && env->profile != NULL &&
+		    env->profile(env->arg, x, &val, &e) == 0) {
+			hd_expr_fmt_value(v, sizeof v, val, x->dim);
+			hd_buf_puts(b, v);
+			return;
+		}
+		hd_buf_printf(b, "profile(%s)", x->text);
+		return;
 	case HD_EX_NEG:
 		hd_buf_putc(b, '-');
 		print_child(x->a, 3, 0, b, env, knob_name, arg);
+		return;
+	case HD_EX_NOT:
+		hd_buf_putc(b, '!');
+		print_child(x->a, 4, 0, b, env, knob_name, arg);
 		return;
 	case HD_EX_ADD:
 	case HD_EX_SUB:
 	case HD_EX_MUL:
 	case HD_EX_DIV:
 	case HD_EX_MOD:
+	case HD_EX_LT:
+	case HD_EX_LE:
+	case HD_EX_GT:
+	case HD_EX_GE:
+	case HD_EX_EQ:
+	case HD_EX_NE:
+	case HD_EX_AND:
+	case HD_EX_OR:
 		print_child(x->a, prec(x), 0, b, env, knob_name, arg);
 		hd_buf_puts(b, ops[x->kind]);
 		print_child(x->b, prec(x), 1, b, env, knob_name, arg);

@@ -11,6 +11,7 @@
 #ifndef HD_EXPR_H
 #define HD_EXPR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/units.h"
@@ -31,6 +32,17 @@ enum hd_expr_kind {
 	HD_EX_DIV,
 	HD_EX_MOD, /* remainder: a % b, both of one unit */
 	HD_EX_CALL,
+	HD_EX_INDEX, /* a loop's index (`repeat N as i`): slot */
+	HD_EX_LT,    /* comparisons and logic: conditions (`if`), 1 or 0 */
+	HD_EX_LE,
+	HD_EX_GT,
+	HD_EX_GE,
+	HD_EX_EQ,
+	HD_EX_NE,
+	HD_EX_AND,
+	HD_EX_OR,
+	HD_EX_NOT,     /* a only */
+	HD_EX_PROFILE, /* profile(KEY): a value of the run's hardware profile */
 };
 
 /* Timing functions of claims (doc/lesson-format.md, "Claims"). */
@@ -62,6 +74,10 @@ struct hd_expr {
 	int depends_on_rank; /* the value differs between ranks */
 	const char *src_p;   /* source span of the whole expression */
 	size_t src_len;
+	bool is_bool;        /* a condition (comparison or logic), not a quantity */
+	int slot;            /* INDEX: which enclosing indexed loop, 0 the outermost */
+	unsigned index_mask; /* bit k: the value depends on the index of slot k */
+	int pkey;            /* PROFILE: index in lang/profkeys.h (text: the key) */
 };
 
 /* Where an expression may appear: what it may refer to. */
@@ -69,6 +85,8 @@ enum {
 	HD_EXPR_ALLOW_RANK = 1,  /* `rank` and `nranks` */
 	HD_EXPR_ALLOW_CALLS = 2, /* timing functions: claims and estimates */
 	HD_EXPR_NO_KNOBS = 4,    /* constants only (knob declarations) */
+	HD_EXPR_ALLOW_INDEX = 8, /* loop indices: conditions */
+	HD_EXPR_ALLOW_BOOL = 16, /* comparisons and logic inside parentheses */
 };
 
 struct hd_expr_parser {
@@ -82,6 +100,11 @@ struct hd_expr_parser {
 	void *arg;
 	const char *rank_hint; /* why `rank` is not allowed here, or NULL */
 	int depth;
+	/* The indices of the loops around the expression, by slot (outermost
+	 * first); reading slot k sets bit k of *index_used (may be NULL). */
+	const char *const *index_names;
+	int nindex;
+	unsigned *index_used;
 };
 
 /*
@@ -91,6 +114,15 @@ struct hd_expr_parser {
  */
 struct hd_expr *hd_expr_parse(struct hd_expr_parser *p, const char *what);
 void hd_expr_free(struct hd_expr *x);
+
+/*
+ * Parse a condition at p->pos: comparisons (< <= > >= == !=) of
+ * expressions of one dimension, joined by && and ||, negated by !, in
+ * parentheses at will (doc/lesson-format.md, "Conditions").  HD_EXPR_ALLOW_BOOL
+ * is implied.  The result has is_bool set; NULL with p->e set on error, also
+ * when what is there is a quantity, not a condition.
+ */
+struct hd_expr *hd_expr_parse_cond(struct hd_expr_parser *p, const char *what);
 
 /* Can the token start an expression? */
 int hd_expr_starts(const struct hd_tok *t);
@@ -105,7 +137,15 @@ struct hd_eval_env {
 	/* Value of a timing function; -1 with e set if it cannot be had. */
 	int (*call)(void *arg, const struct hd_expr *x, double *v, struct hd_err *e);
 	void *arg;
+	const double *index; /* the loop indices' values, by slot, or NULL */
+	/* Value of profile(KEY) (x->text) in base units; -1 with e set if it
+	 * cannot be had.  NULL: no profile here. */
+	int (*profile)(void *arg, const struct hd_expr *x, double *v, struct hd_err *e);
 };
+
+/* The base-unit factor a product or quotient carries (1e-12 for a rate
+ * times a time in picoseconds ...); 1 for anything else. */
+double hd_expr_factor(const struct hd_expr *x);
 
 /* Evaluate x.  -1 with e set (division by zero, non-finite result). */
 int hd_expr_eval(const struct hd_expr *x, const struct hd_eval_env *env, double *v,

@@ -57,7 +57,8 @@ parse_const(struct hd_parser *p, enum hd_dim *dim, double *v, const char *what)
 }
 
 static const char *const question_words[] = {
-	"option", "item", "answer", "explain", "hint", "scenario", "end", NULL,
+	"option",   "item", "answer", "explain",       "hint",
+	"scenario", "end",  "points", "misconception", NULL,
 };
 
 /* --- metadata and knobs ------------------------------------------------------- */
@@ -293,7 +294,10 @@ question_free(struct hd_question *q)
 	for (i = 0; i < q->noptions; i++) {
 		free(q->options[i]);
 		free(q->option_ids[i]);
+		if (q->option_feedback != NULL)
+			free(q->option_feedback[i]);
 	}
+	free(q->option_feedback);
 	free(q->options);
 	free(q->option_ids);
 	free(q->order);
@@ -303,6 +307,7 @@ question_free(struct hd_question *q)
 		free(q->hints[i]);
 	free(q->hints);
 	free(q->scenario);
+	hd_question_grade_free(q);
 }
 
 static int
@@ -315,6 +320,44 @@ find_option(const struct hd_question *q, const struct hd_tok *t)
 		    memcmp(q->option_ids[i], t->p, t->len) == 0)
 			return i;
 	return -1;
+}
+
+/*
+ * What may follow an option's text on its line, for option i (just read):
+ * `feedback "..."`, shown when the learner chooses it.  Attributes of
+ * options each have their own clause here.
+ */
+static int
+parse_option_attrs(struct hd_parser *p, struct hd_question *q, int i)
+{
+	while (!at_eol(tok(p))) {
+		const struct hd_tok *t = tok(p);
+		char d[96], sf[80];
+
+		if (is_kw(t, "feedback") && q->kind == HD_Q_CHOICE) {
+			if (q->option_feedback != NULL && q->option_feedback[i] != NULL)
+				return hd_parse_error(p, t, "'feedback' is given twice");
+			p->pos++;
+			if (q->option_feedback == NULL)
+				q->option_feedback = hd_xcalloc(HD_LESSON_MAX_OPTIONS,
+								sizeof *q->option_feedback);
+			if ((q->option_feedback[i] = hd_parse_string(
+				 p, "what to tell a learner who chooses it")) == NULL)
+				return -1;
+			continue;
+		}
+		hd_tok_describe(t, d, sizeof d);
+		hd_parse_so_far(p, sf, sizeof sf);
+		if (is_kw(t, "feedback"))
+			return hd_parse_error(p, t,
+					      "'feedback' belongs to the options of a choice "
+					      "question, not to the items of an order question");
+		return hd_parse_error(p, t,
+				      "unexpected %s after %s: expected 'feedback \"...\"' or "
+				      "the end of the line",
+				      d, sf);
+	}
+	return hd_parse_eol(p);
 }
 
 static int
@@ -362,7 +405,7 @@ parse_question_stmt(struct hd_parser *p, struct hd_question *q, struct hd_expr *
 					    (size_t)(q->noptions + 1) * sizeof *q->option_ids);
 		q->options[q->noptions] = v;
 		q->option_ids[q->noptions++] = id;
-		return hd_parse_eol(p);
+		return parse_option_attrs(p, q, q->noptions - 1);
 	}
 	if (is_kw(kw, "answer")) {
 		if (*has_answer)
@@ -526,6 +569,8 @@ parse_question_stmt(struct hd_parser *p, struct hd_question *q, struct hd_expr *
 			return -1;
 		return hd_parse_eol(p);
 	}
+	if (hd_question_grade_word(kw))
+		return hd_question_grade_stmt(p, q);
 	return hd_parse_unknown(p, question_words, "inside a question");
 }
 
@@ -556,6 +601,7 @@ parse_question(struct hd_parser *p, struct pending_scen **pend, int *npend)
 	char what[96];
 
 	memset(&q, 0, sizeof q);
+	q.points = 1;
 	p->pos++;
 	t = tok(p);
 	if ((q.id = hd_parse_name(p, "the question's identifier")) == NULL)
@@ -617,6 +663,8 @@ parse_question(struct hd_parser *p, struct pending_scen **pend, int *npend)
 		hd_parse_error(p, kw, "question %s has no 'answer'", q.id);
 		goto fail;
 	}
+	if (hd_question_grade_check(p, &q, kw) < 0)
+		goto fail;
 	if (scen_tok != NULL) {
 		*pend = hd_xrealloc(*pend, (size_t)(*npend + 1) * sizeof **pend);
 		(*pend)[*npend].question = l->nquestions;
@@ -1037,6 +1085,7 @@ hd_lesson_parse(const char *text, size_t len, const char *path, struct hd_err *e
 	memcpy(l->text, text, len);
 	l->text[len] = '\0';
 	l->len = len;
+	hd_sha256_hex(l->text, l->len, l->hash);
 	hd_src_init(&l->src, l->path, l->text, l->len);
 
 	memset(&p, 0, sizeof p);
@@ -1137,6 +1186,20 @@ const char *
 hd_lesson_id(const struct hd_lesson *l)
 {
 	return l->id;
+}
+const char *
+hd_lesson_hash(const struct hd_lesson *l)
+{
+	return l->hash;
+}
+int
+hd_lesson_points(const struct hd_lesson *l)
+{
+	int i, n = 0;
+
+	for (i = 0; i < l->nquestions; i++)
+		n += l->questions[i].points;
+	return n;
 }
 const char *
 hd_lesson_replaces(const struct hd_lesson *l)

@@ -53,6 +53,15 @@ struct hd_question {
 	char **hints;
 	int nhints;
 	char *scenario; /* the scenario whose run answers it, or NULL for the first */
+	int points;     /* what it is worth in a grade (`points N`, default 1) */
+	bool has_points;
+	/* CHOICE: per option, the misconception choosing it stands for
+	 * (`misconception "..."`), or NULL; the array itself is NULL when the
+	 * question names none. */
+	char **misconceptions;
+	char **option_feedback; /* CHOICE: per option, what to say when it is chosen
+				 * (`option ID "text" feedback "..."`), or NULL;
+				 * the array is NULL when no option has any */
 };
 
 struct hd_knob {
@@ -81,6 +90,10 @@ void hd_lesson_free(struct hd_lesson *l); /* accepts NULL */
 /* Metadata. */
 const char *hd_lesson_path(const struct hd_lesson *l);
 const char *hd_lesson_id(const struct hd_lesson *l); /* "pinned-vs-pageable" */
+/* The SHA-256 of the lesson's text, 64 hex digits: this version of it. */
+const char *hd_lesson_hash(const struct hd_lesson *l);
+/* What the lesson's questions are worth together (their `points`). */
+int hd_lesson_points(const struct hd_lesson *l);
 /* The id named by `replaces ID` (the lesson's own: it deliberately takes
  * the place of another lesson with that id), or NULL. */
 const char *hd_lesson_replaces(const struct hd_lesson *l);
@@ -129,6 +142,16 @@ int hd_lesson_knob_check(const struct hd_lesson *l, const double *values, struct
  * NULL with e set (status HD_EXIT_INPUT, where and context at the statement). */
 struct hd_scenario *hd_lesson_instantiate(const struct hd_lesson *l, int i, const double *knobs,
 					  struct hd_err *e);
+/*
+ * Scenario i as the lesson wrote it, for printing (`show --cuda`): as
+ * hd_lesson_instantiate, except that a loop keeps its index's name
+ * (op->index_name) and an `if` on a loop index keeps both branches, each op
+ * marked with the condition block it sits in (ir.h, "Conditions").  Never
+ * run it: a backend takes hd_lesson_instantiate's scenario, where every
+ * condition has been decided.  NULL with e set.
+ */
+struct hd_scenario *hd_lesson_instantiate_written(const struct hd_lesson *l, int i,
+						  const double *knobs, struct hd_err *e);
 
 /*
  * Is claim c stated for the hardware of profile `profile` (a built-in

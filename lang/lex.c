@@ -19,7 +19,8 @@ static const char *const punct_str[HD_P__COUNT] = {
 	[HD_P_EQ] = "==",    [HD_P_LT] = "<",      [HD_P_GT] = ">",    [HD_P_PLUS] = "+",
 	[HD_P_MINUS] = "-",  [HD_P_STAR] = "*",    [HD_P_SLASH] = "/", [HD_P_LPAREN] = "(",
 	[HD_P_RPAREN] = ")", [HD_P_COLON] = ":",   [HD_P_COMMA] = ",", [HD_P_DOT] = ".",
-	[HD_P_AT] = "@",     [HD_P_PERCENT] = "%",
+	[HD_P_AT] = "@",     [HD_P_PERCENT] = "%", [HD_P_NE] = "!=",   [HD_P_AND] = "&&",
+	[HD_P_OR] = "||",    [HD_P_NOT] = "!",
 };
 
 /* Two-character punctuation first so that "->" wins over "-". */
@@ -27,6 +28,7 @@ static const enum hd_punct punct_order[] = {
 	HD_P_ARROW,  HD_P_DOTDOT, HD_P_LE,    HD_P_GE,   HD_P_EQ,    HD_P_LT,
 	HD_P_GT,     HD_P_PLUS,   HD_P_MINUS, HD_P_STAR, HD_P_SLASH, HD_P_LPAREN,
 	HD_P_RPAREN, HD_P_COLON,  HD_P_COMMA, HD_P_DOT,  HD_P_AT,    HD_P_PERCENT,
+	HD_P_NE,     HD_P_AND,    HD_P_OR,    HD_P_NOT,
 };
 
 const char *

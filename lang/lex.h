@@ -57,6 +57,10 @@ enum hd_punct {
 	HD_P_DOT,
 	HD_P_AT,
 	HD_P_PERCENT, /* % apart from a number: the remainder */
+	HD_P_NE,      /* != */
+	HD_P_AND,     /* && */
+	HD_P_OR,      /* || */
+	HD_P_NOT,     /* ! */
 	HD_P__COUNT
 };
 

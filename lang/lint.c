@@ -52,6 +52,8 @@ find_label(const struct hd_stmt *v, int n, const char *label)
 			return &v[i];
 		if ((s = find_label(v[i].body, v[i].nbody, label)) != NULL)
 			return s;
+		if ((s = find_label(v[i].else_body, v[i].nelse, label)) != NULL)
+			return s;
 	}
 	return NULL;
 }
@@ -92,10 +94,11 @@ hd_lint_quantities(const struct hd_lesson *l, const struct hd_src *src, const st
 
 struct trial {
 	const struct hd_lesson *l;
-	double *v;  /* the values tried */
-	int ntries; /* sets tried so far */
-	size_t ops; /* IR ops built so far, against HD_LINT_MAX_OPS */
-	int moved;  /* knobs away from their default in v */
+	double *v;           /* the values tried */
+	int ntries;          /* sets tried so far */
+	size_t ops;          /* IR ops built so far, against HD_LINT_MAX_OPS */
+	int moved;           /* knobs away from their default in v */
+	unsigned char *seen; /* per condition: 1 held, 2 did not, at some values tried */
 };
 
 static bool
@@ -145,12 +148,13 @@ try_values(struct trial *t, struct hd_err *e)
 	if (t->moved > 0 && hd_lesson_knob_check(t->l, t->v, &re) < 0)
 		return 0;
 	for (i = 0; i < hd_lesson_nscenarios(t->l); i++) {
-		struct hd_scenario *sc = hd_lesson_instantiate(t->l, i, t->v, e);
+		struct hd_lower_report rep = { t->seen, 0 };
+		struct hd_scenario *sc = hd_lesson_lower(t->l, i, t->v, false, &rep, e);
 		char msg[sizeof e->msg];
 		struct hd_buf b;
 
+		t->ops += (size_t)rep.work;
 		if (sc != NULL) {
-			t->ops += (size_t)sc->nops;
 			hd_scenario_free(sc);
 			continue;
 		}
@@ -184,13 +188,82 @@ try_one(struct trial *t, int k, double v, struct hd_err *e)
 	return rc;
 }
 
+/* --- conditions -------------------------------------------------------------------- */
+
+/* The `if` with condition id k in v[0..n), searching every branch, or NULL. */
+static const struct hd_stmt *
+find_cond(const struct hd_stmt *v, int n, int k)
+{
+	const struct hd_stmt *s;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (v[i].is_if && v[i].cond_id == k)
+			return &v[i];
+		if ((s = find_cond(v[i].body, v[i].nbody, k)) != NULL ||
+		    (s = find_cond(v[i].else_body, v[i].nelse, k)) != NULL)
+			return s;
+	}
+	return NULL;
+}
+
+/* Note each condition that held at none of the values tried, or at all of
+ * them though it has an `else`. */
+static void
+warn_conditions(const struct hd_lesson *l, const unsigned char *seen, hd_lint_warn_fn *warn,
+		void *arg)
+{
+	const struct hd_stmt *s = NULL;
+	int k, j;
+
+	for (k = 0; k < l->nconds; k++) {
+		struct hd_err w = { 0 };
+
+		if (warn == NULL || (seen[k] != 1 && seen[k] != 2))
+			continue;
+		for (j = 0, s = NULL; j < l->nscens && s == NULL; j++)
+			s = find_cond(l->scens[j].body, l->scens[j].nbody, k);
+		if (s == NULL || (seen[k] == 1 && s->nelse == 0))
+			continue;
+		hd_src_error(&l->src, &w, s->line, s->col,
+			     seen[k] == 2 ?
+				 "the condition '%.*s' never holds where it is reached, at "
+				 "any of the knob values lint tried (the defaults, each "
+				 "knob's limits and the corners of their ranges): what it "
+				 "guards never runs" :
+				 "the condition '%.*s' holds wherever it is reached, at "
+				 "every knob value lint tried (the defaults, each knob's "
+				 "limits and the corners of their ranges): its 'else' never "
+				 "runs",
+			     (int)s->cond->src_len, s->cond->src_p);
+		if (warn != NULL)
+			warn(arg, &w);
+	}
+}
+
 int
 hd_lint_knobs(const struct hd_lesson *l, struct hd_err *e)
 {
-	struct trial t = { l, NULL, 0, 0, 0 };
+	return hd_lint_knobs_warn(l, NULL, NULL, e);
+}
+
+int
+hd_lint_knobs_warn(const struct hd_lesson *l, hd_lint_warn_fn *warn, void *arg, struct hd_err *e)
+{
+	struct trial t = { l, NULL, 0, 0, 0, NULL };
 	int n = hd_lesson_nknobs(l), i, j, rc = -1;
 	unsigned c;
 
+	t.seen = hd_xcalloc((size_t)l->nconds + 1, 1);
+	/* the printers' form too (`show --cuda`): both branches of an `if` on a
+	 * loop index, whichever the iterations take */
+	for (i = 0; i < hd_lesson_nscenarios(l); i++) {
+		struct hd_scenario *sc = hd_lesson_instantiate_written(l, i, NULL, e);
+
+		if (sc == NULL)
+			goto out;
+		hd_scenario_free(sc);
+	}
 	t.v = hd_xcalloc((size_t)n + 1, sizeof *t.v);
 	hd_lesson_knob_defaults(l, t.v);
 	if (try_values(&t, e) < 0)
@@ -219,8 +292,10 @@ hd_lint_knobs(const struct hd_lesson *l, struct hd_err *e)
 				goto out;
 		}
 	}
+	warn_conditions(l, t.seen, warn, arg);
 	rc = 0;
 out:
 	free(t.v);
+	free(t.seen);
 	return rc;
 }

@@ -31,4 +31,18 @@
  */
 int hd_lint_knobs(const struct hd_lesson *l, struct hd_err *e);
 
+/* A note of lint's that is no error: where, msg and context as in an error. */
+typedef void hd_lint_warn_fn(void *arg, const struct hd_err *w);
+
+/*
+ * hd_lint_knobs, which also builds every scenario's printers' form at the
+ * defaults (hd_lesson_instantiate_written: both branches of an `if` on a
+ * loop index), and then calls warn (when not NULL) for each `if` whose
+ * condition held at none of the values tried (what it guards never runs),
+ * or at all of them though it has an `else` (the else never runs).
+ * Conditions never reached (inside a branch never taken) are not noted.
+ */
+int hd_lint_knobs_warn(const struct hd_lesson *l, hd_lint_warn_fn *warn, void *arg,
+		       struct hd_err *e);
+
 #endif

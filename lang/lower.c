@@ -8,6 +8,12 @@
  * reporting each at its statement.  Op indices are a pure function of the
  * lesson and the knob values, so claim evaluation instantiates each
  * scenario again (once per run) to map labels to op indices.
+ *
+ * Conditions (`if`) are decided here, with the knobs and the loop indices
+ * (ir.h, "Conditions"): a loop whose body reads its index is built one
+ * iteration at a time, equal iterations in a row merged into one REPEAT and
+ * a repeating pattern of those folded into a REPEAT around it.  The
+ * printers' form keeps such an `if` as written instead.
  */
 #include <math.h>
 #include <stdio.h>
@@ -26,7 +32,15 @@ struct lower {
 	int nranks;
 	int only_rank; /* inside `rank N`: N, else -1 */
 	struct hd_err *e;
-	int threads; /* host threads started so far (workers blocks) */
+	int threads;                     /* host threads started so far (workers blocks) */
+	bool written;                    /* the printers' form (hd_lesson_instantiate_written) */
+	struct hd_lower_report *rep;     /* lint's, or NULL */
+	double idx[HD_LESSON_MAX_DEPTH]; /* the loop indices being unrolled, by slot */
+	int idx_op[HD_LESSON_MAX_DEPTH]; /* printers' form: each index's loop header */
+	int cblock;                      /* printers' form: the condition block + 1, or 0 */
+	bool cblock_else;                /* ... and its branch */
+	uint64_t unrolled;               /* ops built for loops that read their index */
+	uint64_t built;                  /* ops built in all */
 };
 
 static int lerr(struct lower *lw, int line, int col, const char *fmt, ...) HD_PRINTF(4, 5);
@@ -54,6 +68,7 @@ eval(struct lower *lw, const struct hd_expr *x, int rank, double *v)
 	env.knobs = lw->knobs;
 	env.rank = rank;
 	env.nranks = lw->nranks;
+	env.index = lw->idx;
 	return hd_expr_eval(x, &env, v, lw->e);
 }
 
@@ -148,6 +163,9 @@ emit(struct lower *lw, const struct hd_stmt *s, enum hd_op_kind kind)
 	op->kernel = s->kernel;
 	op->coll = s->coll;
 	op->queue = s->queue;
+	op->cblock = lw->cblock;
+	op->cblock_else = lw->cblock_else;
+	lw->built++;
 	return op;
 }
 
@@ -364,6 +382,262 @@ lower_op(struct lower *lw, const struct hd_stmt *s, int peer, bool rel)
 	return 0;
 }
 
+/* --- conditions -------------------------------------------------------------------- */
+
+static bool
+str_same(const char *a, const char *b)
+{
+	return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+/*
+ * Are ops a and b the same op (a loop header's count aside when
+ * ignore_count)?  Every field but the strings compares byte for byte: emit()
+ * zeroes an op before filling it, and ops only move whole, so padding is
+ * zero in both; a field added to struct hd_op is compared with no change
+ * here (a pointer one by address, so such ops never merge: safe, only less
+ * compact).
+ */
+static bool
+op_same(const struct hd_op *a, const struct hd_op *b, bool ignore_count)
+{
+	struct hd_op x, y;
+
+	memcpy(&x, a, sizeof x);
+	memcpy(&y, b, sizeof y);
+	x.label = y.label = x.text = y.text = x.index_name = y.index_name = NULL;
+	if (ignore_count)
+		x.count = y.count = 0;
+	return memcmp(&x, &y, sizeof x) == 0 && str_same(a->label, b->label) &&
+	    str_same(a->text, b->text) && str_same(a->index_name, b->index_name);
+}
+
+/* Do the blocks headed by ops a and b hold the same ops? */
+static bool
+block_same(const struct hd_scenario *sc, int a, int b, bool ignore_count)
+{
+	int j;
+
+	if (!op_same(&sc->ops[a], &sc->ops[b], ignore_count))
+		return false;
+	for (j = 1; j <= sc->ops[a].body_len; j++)
+		if (!op_same(&sc->ops[a + j], &sc->ops[b + j], false))
+			return false;
+	return true;
+}
+
+/* Free ops [from, from + n) and close the gap. */
+static void
+drop_ops(struct hd_scenario *sc, int from, int n)
+{
+	int i;
+
+	for (i = from; i < from + n; i++) {
+		free(sc->ops[i].label);
+		free(sc->ops[i].text);
+		free(sc->ops[i].index_name);
+	}
+	memmove(sc->ops + from, sc->ops + from + n,
+		(size_t)(sc->nops - from - n) * sizeof *sc->ops);
+	sc->nops -= n;
+}
+
+/*
+ * The loop's iteration groups from op `first` on (each a REPEAT header and
+ * its body, none equal to the next): if they repeat a pattern of p groups
+ * at least twice, keep one copy of the pattern under a REPEAT header of its
+ * own, the groups after the last whole copy following it.  The smallest
+ * period is found by the prefix function (Knuth-Morris-Pratt) over the
+ * groups, so this is linear in the ops.
+ */
+static int
+fold_pattern(struct lower *lw, const struct hd_stmt *s, int first)
+{
+	struct hd_scenario *sc = lw->out;
+	int m = 0, i, j, p, reps, *g, *fail, rc = 0;
+	struct hd_op *h, head;
+
+	for (i = first; i < sc->nops; i += 1 + sc->ops[i].body_len)
+		m++;
+	if (m < 4)
+		return 0;
+	g = hd_xcalloc((size_t)m + 1, sizeof *g);
+	fail = hd_xcalloc((size_t)m, sizeof *fail);
+	for (i = first, j = 0; i < sc->nops; i += 1 + sc->ops[i].body_len)
+		g[j++] = i;
+	g[m] = sc->nops;
+	for (i = 1; i < m; i++) {
+		j = fail[i - 1];
+		while (j > 0 && !block_same(sc, g[i], g[j], false))
+			j = fail[j - 1];
+		if (block_same(sc, g[i], g[j], false))
+			j++;
+		fail[i] = j;
+	}
+	p = m - fail[m - 1];
+	reps = m / p;
+	if (reps >= 2) {
+		/* keep groups [0, p) and [reps * p, m); the copies between go */
+		drop_ops(sc, g[p], g[reps * p] - g[p]);
+		if ((h = emit(lw, s, HD_OP_REPEAT)) == NULL) {
+			rc = -1;
+		} else {
+			head = *h;
+			head.count = (uint64_t)reps;
+			head.body_len = g[p] - first;
+			memmove(sc->ops + first + 1, sc->ops + first,
+				(size_t)(sc->nops - 1 - first) * sizeof *sc->ops);
+			sc->ops[first] = head;
+		}
+	}
+	free(g);
+	free(fail);
+	return rc;
+}
+
+static int lower_stmt(struct lower *lw, const struct hd_stmt *s);
+
+/* `repeat N as i` whose body reads i: built iteration by iteration. */
+static int
+lower_unrolled(struct lower *lw, const struct hd_stmt *s)
+{
+	struct hd_scenario *sc = lw->out;
+	double v;
+	uint64_t k, n;
+	int first = sc->nops, prev = -1, at;
+
+	if (eval_int(lw, s->count, 0, 1, HD_LESSON_MAX_COUNT, "the repeat count", &v) < 0)
+		return -1;
+	n = (uint64_t)v;
+	for (k = 0; k < n; k++) {
+		struct hd_op *h;
+
+		at = sc->nops;
+		lw->idx[s->index_slot] = (double)k;
+		if ((h = emit(lw, s, HD_OP_REPEAT)) == NULL)
+			return -1;
+		h->count = 1;
+		if (lower_list(lw, s->body, s->nbody) < 0)
+			return -1;
+		sc->ops[at].body_len = sc->nops - at - 1;
+		lw->unrolled += (uint64_t)(sc->nops - at);
+		if (lw->unrolled > HD_LESSON_MAX_UNROLL)
+			return lerr(lw, s->line, s->col,
+				    "this loop reads its index '%s', so scenario %s builds it "
+				    "iteration by iteration, and the loops built so come to more "
+				    "than %llu ops (iterations times the ops of each); the limit "
+				    "is %llu",
+				    s->index_name, sc->name, HD_LESSON_MAX_UNROLL,
+				    HD_LESSON_MAX_UNROLL);
+		if (prev >= 0 && block_same(sc, prev, at, true)) {
+			sc->ops[prev].count++;
+			drop_ops(sc, at, sc->nops - at);
+		} else {
+			prev = at;
+		}
+	}
+	return fold_pattern(lw, s, first);
+}
+
+/* A node for condition x of block b in the printers' form: its index. */
+static int
+cx_node(struct lower *lw, struct hd_cblock *b, const struct hd_expr *x)
+{
+	static const struct {
+		enum hd_expr_kind ex;
+		enum hd_cx_kind cx;
+	} kinds[] = {
+		{ HD_EX_NEG, HD_CX_NEG }, { HD_EX_ADD, HD_CX_ADD }, { HD_EX_SUB, HD_CX_SUB },
+		{ HD_EX_MUL, HD_CX_MUL }, { HD_EX_DIV, HD_CX_DIV }, { HD_EX_MOD, HD_CX_MOD },
+		{ HD_EX_LT, HD_CX_LT },   { HD_EX_LE, HD_CX_LE },   { HD_EX_GT, HD_CX_GT },
+		{ HD_EX_GE, HD_CX_GE },   { HD_EX_EQ, HD_CX_EQ },   { HD_EX_NE, HD_CX_NE },
+		{ HD_EX_NOT, HD_CX_NOT }, { HD_EX_AND, HD_CX_AND }, { HD_EX_OR, HD_CX_OR },
+	};
+	struct hd_cx n;
+	double f;
+	size_t k;
+
+	memset(&n, 0, sizeof n);
+	n.a = n.b = n.loop = HD_NONE;
+	if (x->index_mask == 0) {
+		n.kind = HD_CX_NUM;
+		if (eval(lw, x, 0, &n.num) < 0)
+			return -1;
+	} else if (x->kind == HD_EX_INDEX) {
+		n.kind = HD_CX_INDEX;
+		n.loop = lw->idx_op[x->slot];
+	} else {
+		for (k = 0; k < HD_ARRAY_LEN(kinds) && kinds[k].ex != x->kind; k++)
+			;
+		if (k == HD_ARRAY_LEN(kinds))
+			return lerr(lw, x->line, x->col, "this cannot be part of a condition");
+		n.kind = kinds[k].cx;
+		if ((n.a = cx_node(lw, b, x->a)) < 0 ||
+		    (x->b != NULL && (n.b = cx_node(lw, b, x->b)) < 0))
+			return -1;
+		if ((n.kind == HD_CX_DIV || n.kind == HD_CX_MOD) && b->cx[n.b].kind == HD_CX_NUM &&
+		    b->cx[n.b].num == 0)
+			return lerr(lw, x->line, x->col, "division by zero");
+		/* a product of units carries its factor: (rate * time) * 1e-12 */
+		if ((f = hd_expr_factor(x)) != 1) {
+			b->cx = hd_xrealloc(b->cx, (size_t)(b->ncx + 2) * sizeof *b->cx);
+			b->cx[b->ncx++] = n;
+			memset(&n, 0, sizeof n);
+			n.kind = HD_CX_NUM;
+			n.num = f;
+			n.a = n.b = n.loop = HD_NONE;
+			b->cx[b->ncx++] = n;
+			n.kind = HD_CX_MUL;
+			n.a = b->ncx - 2;
+			n.b = b->ncx - 1;
+		}
+	}
+	b->cx = hd_xrealloc(b->cx, (size_t)(b->ncx + 1) * sizeof *b->cx);
+	b->cx[b->ncx++] = n;
+	return b->ncx - 1;
+}
+
+/* `if COND`: the branch it takes, or, in the printers' form, a condition on a
+ * loop index kept as a block around both branches. */
+static int
+lower_if(struct lower *lw, const struct hd_stmt *s)
+{
+	struct hd_scenario *sc = lw->out;
+	struct hd_cblock b;
+	int saved = lw->cblock, rc;
+	bool saved_else = lw->cblock_else;
+	double v;
+
+	if (!lw->written || s->cond->index_mask == 0) {
+		if (eval(lw, s->cond, 0, &v) < 0)
+			return -1;
+		if (lw->rep != NULL && lw->rep->seen != NULL)
+			lw->rep->seen[s->cond_id] |= v != 0 ? 1 : 2;
+		return v != 0 ? lower_list(lw, s->body, s->nbody) :
+				lower_list(lw, s->else_body, s->nelse);
+	}
+	memset(&b, 0, sizeof b);
+	b.parent = lw->cblock;
+	b.parent_else = lw->cblock_else;
+	b.text = hd_xstrndup(s->cond->src_p, s->cond->src_len);
+	if (cx_node(lw, &b, s->cond) < 0) {
+		free(b.text);
+		free(b.cx);
+		return -1;
+	}
+	sc->cblocks = hd_xrealloc(sc->cblocks, (size_t)(sc->ncblocks + 1) * sizeof *sc->cblocks);
+	sc->cblocks[sc->ncblocks++] = b;
+	lw->cblock = sc->ncblocks;
+	lw->cblock_else = false;
+	rc = lower_list(lw, s->body, s->nbody);
+	lw->cblock_else = true;
+	if (rc == 0)
+		rc = lower_list(lw, s->else_body, s->nelse);
+	lw->cblock = saved;
+	lw->cblock_else = saved_else;
+	return rc;
+}
+
 /* workers COUNT / thread NAME: a header with the count, then the body. */
 static int
 lower_workers(struct lower *lw, const struct hd_stmt *s)
@@ -401,6 +675,10 @@ lower_stmt(struct lower *lw, const struct hd_stmt *s)
 	double v;
 	int at, saved, rc;
 
+	if (s->is_if)
+		return lower_if(lw, s);
+	if (s->kind == HD_OP_REPEAT && s->index_used && !lw->written)
+		return lower_unrolled(lw, s);
 	if (s->kind == HD_OP_REPEAT || s->kind == HD_OP_ON_RANK) {
 		if (s->kind == HD_OP_REPEAT) {
 			if (eval_int(lw, s->count, 0, 1, HD_LESSON_MAX_COUNT, "the repeat count",
@@ -415,6 +693,10 @@ lower_stmt(struct lower *lw, const struct hd_stmt *s)
 			h->count = (uint64_t)v;
 		else
 			h->rank = (int)v;
+		if (s->index_name != NULL && lw->written) {
+			h->index_name = hd_xstrdup(s->index_name);
+			lw->idx_op[s->index_slot] = lw->out->nops - 1;
+		}
 		at = lw->out->nops;
 		saved = lw->only_rank;
 		if (s->kind == HD_OP_ON_RANK)
@@ -471,7 +753,8 @@ instances(const struct hd_op *ops, int from, int to)
 }
 
 struct hd_scenario *
-hd_lesson_instantiate(const struct hd_lesson *l, int idx, const double *knobs, struct hd_err *e)
+hd_lesson_lower(const struct hd_lesson *l, int idx, const double *knobs, bool written,
+		struct hd_lower_report *rep, struct hd_err *e)
 {
 	struct lower lw;
 	const struct hd_scen *sc;
@@ -501,6 +784,8 @@ hd_lesson_instantiate(const struct hd_lesson *l, int idx, const double *knobs, s
 	lw.e = e;
 	lw.nranks = 1;
 	lw.only_rank = -1;
+	lw.written = written;
+	lw.rep = rep;
 	out = lw.out = hd_xcalloc(1, sizeof *out);
 	out->name = hd_xstrdup(sc->name);
 	out->title = hd_xstrdup(sc->title);
@@ -568,12 +853,29 @@ hd_lesson_instantiate(const struct hd_lesson *l, int idx, const double *knobs, s
 		     sc->name, (unsigned long long)n);
 		goto fail;
 	}
+	if (rep != NULL)
+		rep->work += lw.built;
 	free(defaults);
 	return out;
 fail:
+	if (rep != NULL)
+		rep->work += lw.built;
 	free(defaults);
 	hd_scenario_free(out);
 	return NULL;
+}
+
+struct hd_scenario *
+hd_lesson_instantiate(const struct hd_lesson *l, int idx, const double *knobs, struct hd_err *e)
+{
+	return hd_lesson_lower(l, idx, knobs, false, NULL, e);
+}
+
+struct hd_scenario *
+hd_lesson_instantiate_written(const struct hd_lesson *l, int idx, const double *knobs,
+			      struct hd_err *e)
+{
+	return hd_lesson_lower(l, idx, knobs, true, NULL, e);
 }
 
 /* --- knob values ------------------------------------------------------------------ */

@@ -150,6 +150,9 @@ hd_parse_expr_ex(struct hd_parser *p, enum hd_dim dim, unsigned allow, const cha
 		ep.rank_hint = "can only be used inside a scenario with 'ranks N'";
 	ep.find_knob = hd_lesson_knob_lookup;
 	ep.arg = p->l;
+	ep.index_names = p->index_names;
+	ep.nindex = p->nindex;
+	ep.index_used = &p->index_used;
 	if ((x = hd_expr_parse(&ep, what)) == NULL)
 		return NULL;
 	if (dim != HD_PARSE_DIM_ANY && x->dim != dim &&
@@ -180,6 +183,35 @@ struct hd_expr *
 hd_parse_expr(struct hd_parser *p, enum hd_dim dim)
 {
 	return hd_parse_expr_ex(p, dim, 0, NULL);
+}
+
+struct hd_expr *
+hd_parse_cond(struct hd_parser *p, const char *what)
+{
+	struct hd_expr_parser ep;
+	struct hd_expr *x;
+	char w[200];
+
+	snprintf(w, sizeof w, "a condition such as 'i %% 10 == 0' after %s", what);
+	memset(&ep, 0, sizeof ep);
+	ep.src = p->src;
+	ep.e = p->e;
+	ep.toks = p->toks.v;
+	ep.pos = p->pos;
+	ep.allow = HD_EXPR_ALLOW_INDEX;
+	if (p->sc != NULL && p->sc->ranks != NULL)
+		ep.allow |= HD_EXPR_ALLOW_RANK;
+	else
+		ep.rank_hint = "can only be used in a scenario that declares 'ranks N' first";
+	ep.find_knob = hd_lesson_knob_lookup;
+	ep.arg = p->l;
+	ep.index_names = p->index_names;
+	ep.nindex = p->nindex;
+	ep.index_used = &p->index_used;
+	if ((x = hd_expr_parse_cond(&ep, w)) == NULL)
+		return NULL;
+	p->pos = ep.pos;
+	return x;
 }
 
 /* --- blocks ------------------------------------------------------------------ */
@@ -239,12 +271,14 @@ const char *const hd_parse_top_words[] = {
 	"knob",   "page",  "question", "scenario", "claim",   "require", NULL,
 };
 const char *const hd_parse_scen_words[] = {
-	"buffer",    "stream",    "event",  "default-stream", "ranks",         "alloc",  "free",
-	"pin",       "copy",      "kernel", "prefetch",       "record",        "wait",   "sync",
-	"query",     "host",      "read",   "repeat",         "rank",          "send",   "recv",
-	"allreduce", "broadcast", "reduce", "allgather",      "reducescatter", "gather", "alltoall",
-	"barrier",   "end",       "queue",  "workers",        "thread",        "put",    "get",
-	NULL,
+	"buffer",        "stream",    "event",     "default-stream", "ranks",
+	"alloc",         "free",      "pin",       "copy",           "kernel",
+	"prefetch",      "record",    "wait",      "sync",           "query",
+	"host",          "read",      "repeat",    "rank",           "send",
+	"recv",          "allreduce", "broadcast", "reduce",         "allgather",
+	"reducescatter", "gather",    "alltoall",  "barrier",        "if",
+	"else",          "end",       "queue",     "workers",        "thread",
+	"put",           "get",       NULL,
 };
 
 int

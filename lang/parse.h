@@ -32,6 +32,11 @@ struct hd_parser {
 	struct hd_scen *sc; /* the scenario being parsed */
 	size_t stmt_start;  /* first token of the current statement */
 	int in_thread;      /* parsing the body of a `workers` or `thread` block */
+	/* The indices of the loops around the statement (`repeat N as i`), by
+	 * slot, outermost first; bit k of index_used: slot k's index was read. */
+	const char *index_names[HD_LESSON_MAX_DEPTH];
+	int nindex;
+	unsigned index_used;
 };
 
 /* Looking at tokens: small enough to inline in both parsers. */
@@ -99,6 +104,9 @@ char *hd_parse_string(struct hd_parser *p, const char *what);
 struct hd_expr *hd_parse_expr_ex(struct hd_parser *p, enum hd_dim dim, unsigned allow,
 				 const char *what_override);
 struct hd_expr *hd_parse_expr(struct hd_parser *p, enum hd_dim dim);
+/* Parse a condition (hd_expr_parse_cond) after `what` ("'if'"): knobs,
+ * nranks and the loop indices in scope may be read.  NULL on error. */
+struct hd_expr *hd_parse_cond(struct hd_parser *p, const char *what);
 
 /* Open a block at keyword kw (what: "scenario a"); -1 past the depth limit. */
 int hd_parse_push_block(struct hd_parser *p, const struct hd_tok *kw, const char *what);

@@ -152,6 +152,12 @@ check_new_name(struct hd_parser *p, const struct hd_tok *t)
 	if (is_kw(t, "device") || is_kw(t, "rank") || is_kw(t, "nranks"))
 		return hd_parse_error(p, t, "'%.*s' is reserved: choose another name", (int)t->len,
 				      t->p);
+	for (idx = 0; idx < p->nindex; idx++)
+		if (is_kw(t, p->index_names[idx]))
+			return hd_parse_error(p, t,
+					      "'%.*s' is the index of a loop around this line: "
+					      "choose another name",
+					      (int)t->len, t->p);
 	k = find_obj(p->sc, t, &idx);
 	if (k == OBJ_STREAM && idx < 2)
 		return hd_parse_error(p, t, "'%.*s' is a built-in stream: choose another name",
@@ -357,6 +363,9 @@ stmt_clear(struct hd_stmt *s)
 	hd_expr_free(s->rank);
 	free(s->text);
 	hd_stmt_free_list(s->body, s->nbody);
+	hd_expr_free(s->cond);
+	hd_stmt_free_list(s->else_body, s->nelse);
+	free(s->index_name);
 }
 
 void
@@ -762,6 +771,45 @@ parse_bare(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
 	return 0;
 }
 
+/* `as NAME` after `repeat COUNT`: the loop's index, in scope for its body. */
+static int
+parse_index(struct hd_parser *p, struct hd_stmt *s)
+{
+	const struct hd_tok *t = peek(p, 1);
+	int k;
+
+	p->pos++;
+	if (t->kind != HD_TOK_NAME) {
+		char d[96];
+		hd_tok_describe(t, d, sizeof d);
+		return hd_parse_error(p, t,
+				      "expected a name for the loop's index after 'as' (as in "
+				      "'repeat steps as i'), found %s",
+				      d);
+	}
+	if (is_kw(t, "rank") || is_kw(t, "nranks") || is_kw(t, "profile"))
+		return hd_parse_error(p, t, "'%.*s' is reserved: choose another name for the index",
+				      (int)t->len, t->p);
+	if (hd_lesson_find_knob(p->l, (s->index_name = tok_strdup(t))) >= 0)
+		return hd_parse_error(p, t,
+				      "'%s' is a knob: choose another name for the loop's index",
+				      s->index_name);
+	for (k = 0; k < p->nindex; k++)
+		if (strcmp(p->index_names[k], s->index_name) == 0)
+			return hd_parse_error(p, t,
+					      "'%s' is already the index of a loop around this "
+					      "one: choose another name",
+					      s->index_name);
+	if (find_obj(p->sc, t, &k) != OBJ_NONE)
+		return hd_parse_error(p, t,
+				      "'%s' is already declared as %s in scenario %s: choose "
+				      "another name for the loop's index",
+				      s->index_name, obj_word[find_obj(p->sc, t, &k)], p->sc->name);
+	p->pos++;
+	s->index_slot = p->nindex;
+	return 0;
+}
+
 /* repeat COUNT / rank N, then the block's lines up to its `end` */
 static int
 parse_block(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
@@ -769,6 +817,8 @@ parse_block(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
 	const char *word = hd_op_facts[s->kind].word;
 	struct hd_expr **x = s->kind == HD_OP_REPEAT ? &s->count : &s->rank;
 	char what[96];
+	unsigned bit;
+	int rc;
 
 	if ((*x = hd_parse_expr(p, HD_DIM_NONE)) == NULL)
 		return -1;
@@ -781,9 +831,21 @@ parse_block(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
 	}
 	snprintf(what, sizeof what, "%s %.*s", word, (int)((*x)->src_len > 40 ? 40 : (*x)->src_len),
 		 (*x)->src_p);
+	if (s->kind == HD_OP_REPEAT && is_kw(tok(p), "as") && parse_index(p, s) < 0)
+		return -1;
 	if (hd_parse_eol(p) < 0 || hd_parse_push_block(p, o->kw, what) < 0)
 		return -1;
-	return parse_body(p, &s->body, &s->nbody);
+	if (s->index_name == NULL)
+		return parse_body(p, &s->body, &s->nbody);
+	/* the index is in scope for the body; record whether a condition reads it */
+	bit = 1u << s->index_slot;
+	p->index_names[p->nindex++] = s->index_name;
+	p->index_used &= ~bit;
+	rc = parse_body(p, &s->body, &s->nbody);
+	p->nindex--;
+	s->index_used = (p->index_used & bit) != 0;
+	p->index_used &= ~bit;
+	return rc;
 }
 
 /* put QUEUE, get QUEUE */
@@ -943,7 +1005,7 @@ parse_op(struct hd_parser *p, struct hd_stmt *s)
 		return hd_parse_error(p, o.kw,
 				      "'%.*s' cannot run in a host thread: a worker's body holds "
 				      "host work ('host', 'copy' between host buffers, 'put', "
-				      "'get', 'repeat'); the main thread talks to the GPU",
+				      "'get', 'repeat', 'if'); the main thread talks to the GPU",
 				      (int)o.kw->len, o.kw->p);
 	if (p->in_thread)
 		o.clauses &= CL_SIZE; /* a memcpy: no stream, nothing async */
@@ -979,6 +1041,95 @@ add_label(struct hd_parser *p, const struct hd_tok *t)
 	return 0;
 }
 
+static int parse_scen_stmt(struct hd_parser *p, struct hd_stmt **body, int *nbody, int *done);
+
+/* Append s to a body that grows by doubling, as parse_scen_stmt does. */
+static void
+append_stmt(struct hd_stmt **body, int *nbody, const struct hd_stmt *s)
+{
+	if ((*nbody & (*nbody - 1)) == 0)
+		*body = hd_xrealloc(*body, (size_t)(*nbody > 0 ? 2 * *nbody : 1) * sizeof **body);
+	(*body)[(*nbody)++] = *s;
+}
+
+/* A branch of an `if`: lines up to its `end` (consumed) or an `else` (not). */
+static int
+parse_branch(struct hd_parser *p, struct hd_stmt **body, int *nbody, int *at_else)
+{
+	int done = 0;
+
+	*at_else = 0;
+	while (!done) {
+		if (is_kw(tok(p), "else")) {
+			*at_else = 1;
+			return 0;
+		}
+		if (parse_scen_stmt(p, body, nbody, &done) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * if COND / lines / [else / lines | else if COND ...] / end.  An `else if`
+ * opens a block of its own that the one `end` closes with the rest.
+ */
+static int
+parse_if(struct hd_parser *p, struct hd_stmt *s)
+{
+	const struct hd_tok *kw = tok(p), *t;
+	char what[96];
+	int at_else;
+
+	memset(s, 0, sizeof *s);
+	s->kind = HD_OP__COUNT;
+	s->is_if = true;
+	s->stream = s->event = s->src = s->dst = HD_NONE;
+	s->queue = HD_NONE;
+	s->line = kw->line;
+	s->col = kw->col;
+	s->cond_id = p->l->nconds++;
+	p->pos++;
+	if ((s->cond = hd_parse_cond(p, "'if'")) == NULL)
+		return -1;
+	if (s->cond->depends_on_rank) {
+		const struct hd_expr *r = rank_use(s->cond);
+		return hd_parse_error_line(
+		    p, r->line, r->col,
+		    "a condition must be the same on every rank: it cannot "
+		    "use 'rank' (write a 'rank N' block for one rank's work)");
+	}
+	snprintf(what, sizeof what, "if %.*s", (int)(s->cond->src_len > 40 ? 40 : s->cond->src_len),
+		 s->cond->src_p);
+	if (hd_parse_eol(p) < 0 || hd_parse_push_block(p, kw, what) < 0)
+		return -1;
+	if (parse_branch(p, &s->body, &s->nbody, &at_else) < 0)
+		return -1;
+	if (!at_else)
+		return 0;
+	p->stmt_start = p->pos;
+	t = tok(p);
+	p->pos++;
+	if (is_kw(tok(p), "if")) {
+		struct hd_stmt n;
+		int rc = parse_if(p, &n);
+
+		append_stmt(&s->else_body, &s->nelse, &n);
+		if (rc < 0)
+			return -1;
+		p->depth--; /* this `if`'s block: the same `end` closed it */
+		return 0;
+	}
+	if (hd_parse_eol(p) < 0 || parse_branch(p, &s->else_body, &s->nelse, &at_else) < 0)
+		return -1;
+	if (at_else)
+		return hd_parse_error(p, tok(p),
+				      "a second 'else' for the 'if' at line %d (its first is at "
+				      "line %d): close the 'if' with 'end' first",
+				      s->line, t->line);
+	return 0;
+}
+
 /* One line of a scenario body; *done when it was the closing `end`. */
 static int
 parse_scen_stmt(struct hd_parser *p, struct hd_stmt **body, int *nbody, int *done)
@@ -999,7 +1150,8 @@ parse_scen_stmt(struct hd_parser *p, struct hd_stmt **body, int *nbody, int *don
 		p->stmt_start = p->pos;
 		if (is_kw(t, "buffer") || is_kw(t, "stream") || is_kw(t, "event") ||
 		    is_kw(t, "queue") || is_kw(t, "ranks") || is_kw(t, "default-stream") ||
-		    is_kw(t, "end") || is_kw(t, "expect") || at_eol(t))
+		    is_kw(t, "end") || is_kw(t, "expect") || is_kw(t, "if") || is_kw(t, "else") ||
+		    at_eol(t))
 			return hd_parse_error(p, label,
 					      "a label names an operation; '%.*s' is "
 					      "not one",
@@ -1066,6 +1218,16 @@ parse_scen_stmt(struct hd_parser *p, struct hd_stmt **body, int *nbody, int *don
 			return -1;
 		return hd_parse_eol(p);
 	}
+	if (is_kw(t, "if")) {
+		if (parse_if(p, &s) < 0)
+			goto fail;
+		append_stmt(body, nbody, &s);
+		return 0;
+	}
+	if (is_kw(t, "else"))
+		return hd_parse_error(p, t,
+				      "'else' without an 'if': it belongs between 'if COND' and "
+				      "its 'end'");
 	memset(&s, 0, sizeof s);
 	s.stream = s.event = s.src = s.dst = HD_NONE;
 	s.queue = HD_NONE;

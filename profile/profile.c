@@ -164,6 +164,14 @@ static const struct pkey keys[] = {
 	     "from the GPU finishing to the blocked host running again"),
 	TIME("api.malloc", malloc_cost, "us", 0, "cudaMalloc of device memory"),
 	TIME("api.free", free_cost, "us", 0, "cudaFree, before its implicit device sync"),
+	TIME("api.malloc_small", malloc_small, "us", KF_OPT,
+	     "cudaMalloc / cudaMallocManaged below 2 MiB, from the driver's pool (0: api.malloc)"),
+	TIME("api.free_small", free_small, "us", KF_OPT,
+	     "cudaFree below 2 MiB, before its implicit device sync (0: api.free)"),
+	TIME("api.freehost", freehost_cost, "us", KF_OPT,
+	     "cudaFreeHost, fixed part, before its implicit device sync (0: api.free)"),
+	RATE("host.unpin_rate", unpin_bw, "GB/s", KF_OPT,
+	     "cudaFreeHost: bytes unmapped and unpinned per second (0: no per-byte cost)"),
 	INT("api.queue_depth", stream_queue, 1, 1000000,
 	    "ops a stream holds before a submit blocks the host"),
 
@@ -176,6 +184,12 @@ static const struct pkey keys[] = {
 	TIME("gpu.kernel_overhead", kernel_overhead, "us", 0, "fixed GPU time per kernel"),
 	INT("gpu.max_kernels", max_kernels, 1, 4096, "kernels the GPU runs at once"),
 	RATE("gpu.d2d", d2d_bw, "TB/s", KF_POS, "device-local copy rate, bytes counted once"),
+	RATE("gpu.block_memory", block_memory_bw, "GB/s", KF_OPT,
+	     "HBM traffic one thread block of a memory kernel draws (0: no per-block limit)"),
+	RATE("gpu.block_fill", block_fill_bw, "GB/s", KF_OPT,
+	     "bytes one thread block of a fill kernel writes per second (0: no limit)"),
+	RATE("gpu.block_reduce", block_reduce_bw, "GB/s", KF_OPT,
+	     "bytes one thread block of a reduce kernel reads per second (0: no limit)"),
 
 	SIZE("um.page", um_page, KF_POS, "migration granule of a demand fault"),
 	TIME("um.fault", um_fault, "us", 0, "GPU time per fault group"),
@@ -183,6 +197,8 @@ static const struct pkey keys[] = {
 	     "migration rate while faulting on demand"),
 	RATE("um.prefetch_rate", um_prefetch_bw, "GB/s", KF_POS,
 	     "migration rate of cudaMemPrefetchAsync"),
+	RATE("um.host_touch", um_touch_bw, "GB/s", KF_OPT,
+	     "first touch on the host of fresh managed memory (0: free)"),
 
 	WORD("topo.kind", topo, topo_names, "how the GPUs of a node reach each other"),
 	INT("topo.gpus_per_node", gpus_per_node, 1, 1024, "GPUs in one node"),
@@ -466,6 +482,43 @@ hd_profile_format(const struct hd_profile *p)
 		hd_buf_putc(&b, '\n');
 	}
 	return hd_buf_take(&b);
+}
+
+int
+hd_profile_value(const struct hd_profile *p, const char *key, double *v, enum hd_dim *dim)
+{
+	int i;
+
+	for (i = 0; i < NKEYS; i++) {
+		const struct pkey *k = &keys[i];
+		const void *f = cfield(p, k);
+
+		if (strcmp(k->key, key) != 0)
+			continue;
+		switch (k->type) {
+		case KT_INT:
+			*v = *(const int *)f;
+			*dim = HD_DIM_NONE;
+			return 0;
+		case KT_RATE:
+			*v = *(const double *)f;
+			*dim = k->dim;
+			return 0;
+		case KT_TIME:
+			*v = (double)*(const hd_time *)f;
+			*dim = k->dim;
+			return 0;
+		case KT_SIZE:
+			*v = (double)*(const uint64_t *)f;
+			*dim = k->dim;
+			return 0;
+		case KT_STR:
+		case KT_WORD:
+		case KT__COUNT:
+			return -1;
+		}
+	}
+	return -1;
 }
 
 int

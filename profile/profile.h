@@ -66,6 +66,12 @@ struct hd_profile {
 	int host_cores;
 	hd_time malloc_cost; /* cudaMalloc of device memory */
 	hd_time free_cost;   /* cudaFree (before its implicit device sync) */
+	/* Allocations below HD_ALLOC_SMALL bytes come from the driver's pools
+	 * (0: cost as large ones); cudaFreeHost unmaps and unpins its pages. */
+	hd_time malloc_small, free_small;
+#define HD_ALLOC_SMALL (2u << 20)
+	hd_time freehost_cost; /* cudaFreeHost, fixed part (0: api.free) */
+	double unpin_bw;       /* cudaFreeHost: bytes unpinned per second (0: no per-byte cost) */
 
 	/* Host API costs (CPU time spent inside the call). */
 	hd_time api_launch; /* kernel launch */
@@ -85,12 +91,17 @@ struct hd_profile {
 	hd_time kernel_overhead; /* fixed cost per kernel on the GPU */
 	int max_kernels;         /* concurrent kernels the GPU will run */
 	double d2d_bw;           /* device-local copy, counted once, bytes/s */
+	/* What one thread block of the memory, fill and reduce kernels draws
+	 * from HBM, bytes/s (0: no per-block limit): a grid too small to fill
+	 * the GPU runs below gpu.hbm. */
+	double block_memory_bw, block_fill_bw, block_reduce_bw;
 
 	/* Unified memory. */
 	uint64_t um_page;      /* migration granule for demand faults */
 	hd_time um_fault;      /* cost per fault group on the GPU */
 	double um_fault_bw;    /* bytes/s while migrating on demand */
 	double um_prefetch_bw; /* bytes/s for cudaMemPrefetchAsync */
+	double um_touch_bw; /* first touch on the host of fresh managed memory, bytes/s (0: free) */
 
 	/* Between GPUs and nodes (used by rank scenarios). */
 	enum hd_topo topo;
@@ -134,6 +145,10 @@ char *hd_profile_format(const struct hd_profile *p);
 
 /* The built-in profile called `name`, or NULL. */
 const struct hd_profile *hd_profile_builtin_find(const char *name);
+/* The value of numeric key `key` ("api.launch") of p in base units (bytes,
+ * picoseconds, bytes/s, FLOP/s; a count as it is) and its dimension (counts:
+ * HD_DIM_NONE).  0, or -1 for an unknown key or one holding text or a word. */
+int hd_profile_value(const struct hd_profile *p, const char *key, double *v, enum hd_dim *dim);
 /* 1 when every key of a and b is equal (origin is not compared). */
 int hd_profile_equal(const struct hd_profile *a, const struct hd_profile *b);
 /* "single", "nvswitch", "nvlink-pairs", "pcie". */

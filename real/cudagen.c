@@ -2,13 +2,16 @@
  * cudagen.c - print a scenario as the CUDA C program the real backend runs,
  * and as the PyTorch a learner would write (see cudagen.h).
  *
- * Both printers walk the flat op list with a stack of block ends, so loops
- * and rank blocks come out as nested `for` / `if` blocks.  Host threads
- * (ir/threads.h) come out as pthreads and a bounded queue of a mutex and
- * two condition variables in C, and in Python as threading and queue.Queue,
- * or, for the input pipeline's shape (workers that prepare batches into a
- * queue, perhaps a thread that copies them into pinned memory, the main
- * thread taking them), as the DataLoader that runs that pipeline.
+ * Both printers walk the flat op list with a stack of open blocks, so loops
+ * and rank blocks come out as nested `for` / `if` blocks, and in the
+ * printers' form of a scenario (ir.h, "Conditions") a lesson's `if` on a
+ * loop index comes out as an `if` / `else` on the loop's variable.  Host
+ * threads (ir/threads.h) come out as pthreads and a bounded queue of a mutex
+ * and two condition variables in C, and in Python as threading and
+ * queue.Queue, or, for the input pipeline's shape (workers that prepare
+ * batches into a queue, perhaps a thread that copies them into pinned
+ * memory, the main thread taking them), as the DataLoader that runs that
+ * pipeline.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -373,6 +376,281 @@ c_op(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, int
 	}
 }
 
+/* --- conditions (the printers' form) ------------------------------------------- */
+
+/* How each node of a condition prints, and its precedence (both languages
+ * order these alike; `not` binds looser than a comparison in Python, so
+ * its operand is always put in parentheses). */
+static const struct {
+	const char *c, *py;
+	int prec;
+} cx_ops[HD_CX__COUNT] = {
+	[HD_CX_NUM] = { NULL, NULL, 9 },    [HD_CX_INDEX] = { NULL, NULL, 9 },
+	[HD_CX_NEG] = { "-", "-", 7 },      [HD_CX_ADD] = { " + ", " + ", 5 },
+	[HD_CX_SUB] = { " - ", " - ", 5 },  [HD_CX_MUL] = { " * ", " * ", 6 },
+	[HD_CX_DIV] = { " / ", " / ", 6 },  [HD_CX_MOD] = { " % ", " % ", 6 },
+	[HD_CX_LT] = { " < ", " < ", 4 },   [HD_CX_LE] = { " <= ", " <= ", 4 },
+	[HD_CX_GT] = { " > ", " > ", 4 },   [HD_CX_GE] = { " >= ", " >= ", 4 },
+	[HD_CX_EQ] = { " == ", " == ", 4 }, [HD_CX_NE] = { " != ", " != ", 4 },
+	[HD_CX_NOT] = { "!", "not ", 3 },   [HD_CX_AND] = { " && ", " and ", 2 },
+	[HD_CX_OR] = { " || ", " or ", 1 },
+};
+
+static const struct hd_cx *
+cx_at(const struct hd_cblock *k, int n)
+{
+	static const struct hd_cx zero = { HD_CX_NUM, 0, HD_NONE, HD_NONE, HD_NONE };
+
+	return n >= 0 && n < k->ncx ? &k->cx[n] : &zero;
+}
+
+/* Is node n a whole number in C (a long): indices, whole constants and
+ * sums, products and remainders of those? */
+static bool
+cx_int(const struct hd_cblock *k, int n)
+{
+	const struct hd_cx *x = cx_at(k, n);
+
+	switch (x->kind) {
+	case HD_CX_NUM:
+		return x->num == floor(x->num) && fabs(x->num) < 9e15;
+	case HD_CX_INDEX:
+		return true;
+	case HD_CX_NEG:
+		return cx_int(k, x->a);
+	case HD_CX_ADD:
+	case HD_CX_SUB:
+	case HD_CX_MUL:
+	case HD_CX_MOD:
+		return cx_int(k, x->a) && cx_int(k, x->b);
+	case HD_CX_DIV:
+	case HD_CX_LT:
+	case HD_CX_LE:
+	case HD_CX_GT:
+	case HD_CX_GE:
+	case HD_CX_EQ:
+	case HD_CX_NE:
+	case HD_CX_NOT:
+	case HD_CX_AND:
+	case HD_CX_OR:
+	case HD_CX__COUNT:
+		break;
+	}
+	return false;
+}
+
+/* Is node n never negative (so Python's % agrees with C's fmod)? */
+static bool
+cx_nonneg(const struct hd_cblock *k, int n)
+{
+	const struct hd_cx *x = cx_at(k, n);
+
+	if (x->kind == HD_CX_NUM)
+		return x->num >= 0;
+	if (x->kind == HD_CX_INDEX)
+		return true;
+	if (x->kind == HD_CX_ADD || x->kind == HD_CX_MUL || x->kind == HD_CX_DIV)
+		return cx_nonneg(k, x->a) && cx_nonneg(k, x->b);
+	if (x->kind == HD_CX_MOD)
+		return cx_nonneg(k, x->a);
+	return false;
+}
+
+/* A remainder that needs fmod: C's % takes whole numbers only; Python's %
+ * follows the divisor's sign, fmod the dividend's, as the lesson does. */
+static bool
+cx_fmod(const struct hd_cblock *k, int n, int torch)
+{
+	const struct hd_cx *x = cx_at(k, n);
+
+	if (torch)
+		return !(cx_nonneg(k, x->a) && cx_at(k, x->b)->kind == HD_CX_NUM &&
+			 cx_at(k, x->b)->num > 0);
+	return !(cx_int(k, x->a) && cx_int(k, x->b));
+}
+
+static void
+cx_put(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_cblock *k, int n,
+       int parent_prec, int torch)
+{
+	const struct hd_cx *x = cx_at(k, n);
+	int prec = (unsigned)x->kind < HD_CX__COUNT ? cx_ops[x->kind].prec : 9;
+	int paren = prec < parent_prec;
+
+	switch (x->kind) {
+	case HD_CX_NUM:
+		if (x->num == floor(x->num) && fabs(x->num) < 9e15)
+			hd_buf_printf(b, x->num < 0 ? "(%.0f)" : "%.0f", x->num);
+		else
+			hd_buf_printf(b, x->num < 0 ? "(%.17g)" : "%.17g", x->num);
+		return;
+	case HD_CX_INDEX:
+		if (x->loop >= 0 && x->loop < sc->nops && sc->ops[x->loop].index_name != NULL)
+			put_ident(b, sc->ops[x->loop].index_name);
+		else
+			hd_buf_puts(b, "0");
+		return;
+	case HD_CX_NEG:
+	case HD_CX_NOT:
+		hd_buf_puts(b, torch ? cx_ops[x->kind].py : cx_ops[x->kind].c);
+		cx_put(b, sc, k, x->a, cx_at(k, x->a)->kind == HD_CX_INDEX ? 0 : 10, torch);
+		return;
+	case HD_CX_MOD:
+		if (cx_fmod(k, n, torch)) {
+			hd_buf_puts(b, torch ? "math.fmod(" : "fmod(");
+			cx_put(b, sc, k, x->a, 0, torch);
+			hd_buf_puts(b, ", ");
+			cx_put(b, sc, k, x->b, 0, torch);
+			hd_buf_puts(b, ")");
+			return;
+		}
+		break;
+	case HD_CX_DIV:
+	case HD_CX_ADD:
+	case HD_CX_SUB:
+	case HD_CX_MUL:
+	case HD_CX_LT:
+	case HD_CX_LE:
+	case HD_CX_GT:
+	case HD_CX_GE:
+	case HD_CX_EQ:
+	case HD_CX_NE:
+	case HD_CX_AND:
+	case HD_CX_OR:
+		break;
+	case HD_CX__COUNT:
+		hd_buf_puts(b, "0");
+		return;
+	}
+	if (paren)
+		hd_buf_putc(b, '(');
+	/* C divides whole numbers whole; the lesson does not */
+	if (x->kind == HD_CX_DIV && !torch && cx_int(k, x->a))
+		hd_buf_puts(b, "(double)");
+	/* `a || (b && c)`: the parentheses compilers ask for, though not needed */
+	cx_put(b, sc, k, x->a,
+	       x->kind == HD_CX_DIV && !torch && cx_int(k, x->a) ? 10 :
+		   x->kind == HD_CX_OR                           ? prec + 2 :
+								   prec,
+	       torch);
+	hd_buf_puts(b, torch ? cx_ops[x->kind].py : cx_ops[x->kind].c);
+	cx_put(b, sc, k, x->b, x->kind == HD_CX_OR ? prec + 2 : prec + 1, torch);
+	if (paren)
+		hd_buf_putc(b, ')');
+}
+
+/* Does a condition of sc need fmod (C: math.h; Python: import math)? */
+static bool
+needs_fmod(const struct hd_scenario *sc, int torch)
+{
+	int i, n;
+
+	for (i = 0; i < sc->ncblocks; i++)
+		for (n = 0; n < sc->cblocks[i].ncx; n++)
+			if (sc->cblocks[i].cx[n].kind == HD_CX_MOD &&
+			    cx_fmod(&sc->cblocks[i], n, torch))
+				return true;
+	return false;
+}
+
+/* `if (COND) {` / `if COND:` for block cb (negated: its else branch alone),
+ * with the lesson's words in a comment. */
+static void
+put_if(struct hd_buf *b, const struct hd_scenario *sc, int cb, bool negated, int depth, int torch)
+{
+	const struct hd_cblock *k = &sc->cblocks[cb - 1];
+
+	indent(b, depth);
+	hd_buf_puts(b, torch ? "if " : "if (");
+	if (negated)
+		hd_buf_puts(b, torch ? "not (" : "!(");
+	cx_put(b, sc, k, k->ncx - 1, 0, torch);
+	hd_buf_puts(b, negated ? ")" : "");
+	hd_buf_puts(b, torch ? ":  # if " : ") {  /* if ");
+	if (torch)
+		hd_san_py_comment(b, k->text != NULL ? k->text : "");
+	else
+		hd_san_c_comment(b, k->text != NULL ? k->text : "");
+	hd_buf_puts(b, negated ? (torch ? ", else\n" : ", else */\n") : (torch ? "\n" : " */\n"));
+}
+
+/* What walk() has open: a loop or rank block until op `end`, or (end < 0) a
+ * branch of condition block `cblock`. */
+struct open_blk {
+	int end;
+	int cblock;
+	bool in_else;
+};
+
+/* Is op in branch (cb, in_else), at any depth? */
+static bool
+in_branch(const struct hd_scenario *sc, const struct hd_op *op, int cb, bool in_else)
+{
+	int c = op->cblock;
+	bool e = op->cblock_else;
+
+	/* a block's parent was made before it: the chain ends */
+	while (c > 0 && c <= sc->ncblocks) {
+		if (c == cb && e == in_else)
+			return true;
+		e = sc->cblocks[c - 1].parent_else;
+		if (sc->cblocks[c - 1].parent >= c)
+			break;
+		c = sc->cblocks[c - 1].parent;
+	}
+	return false;
+}
+
+/* Print the `}` of a then-branch whose `else` did not follow. */
+static void
+flush_then(struct hd_buf *b, int *pending, int depth, int torch)
+{
+	if (*pending == 0)
+		return;
+	*pending = 0;
+	if (!torch) {
+		indent(b, depth);
+		hd_buf_puts(b, "}\n");
+	}
+}
+
+/* Open the branches op is in that are not open yet, outermost first. */
+static void
+open_branches(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op,
+	      struct open_blk *open, int *depth, int depth0, int *pending, int torch)
+{
+	int chain[MAX_DEPTH], n = 0, c = op->cblock, i, j;
+	bool els[MAX_DEPTH], e = op->cblock_else;
+
+	while (c > 0 && c <= sc->ncblocks && n < MAX_DEPTH) {
+		chain[n] = c;
+		els[n++] = e;
+		e = sc->cblocks[c - 1].parent_else;
+		if (sc->cblocks[c - 1].parent >= c)
+			break;
+		c = sc->cblocks[c - 1].parent;
+	}
+	for (i = n - 1; i >= 0; i--) {
+		for (j = 0; j < *depth; j++)
+			if (open[j].end < 0 && open[j].cblock == chain[i] &&
+			    open[j].in_else == els[i])
+				break;
+		if (j < *depth || *depth >= MAX_DEPTH)
+			continue;
+		if (els[i] && *pending == chain[i]) {
+			*pending = 0;
+			indent(b, depth0 + *depth);
+			hd_buf_puts(b, torch ? "else:\n" : "} else {\n");
+		} else {
+			flush_then(b, pending, depth0 + *depth, torch);
+			put_if(b, sc, chain[i], els[i], depth0 + *depth, torch);
+		}
+		open[*depth].end = -1;
+		open[*depth].cblock = chain[i];
+		open[(*depth)++].in_else = els[i];
+	}
+}
+
 /* The function a workers block's threads run (and its number, k). */
 static int
 workers_index(const struct hd_scenario *sc, int op)
@@ -441,18 +719,34 @@ static void
 walk_range(struct hd_buf *b, const struct hd_scenario *sc, int from, int to, int depth0, int torch,
 	   void (*print)(struct hd_buf *, const struct hd_scenario *, const struct hd_op *, int))
 {
-	int ends[MAX_DEPTH], depth = 0, i, loopvar = 0;
+	struct open_blk open[MAX_DEPTH];
+	int depth = 0, i, loopvar = 0, pending = 0, pending_depth = 0;
 
 	for (i = from; i <= to; i++) {
-		while (depth > 0 && ends[depth - 1] == i) {
+		const struct hd_op *cur = i < to ? &sc->ops[i] : NULL;
+
+		while (depth > 0) {
+			const struct open_blk *t = &open[depth - 1];
+
+			if (t->end >= 0 ? t->end != i :
+					  cur != NULL && in_branch(sc, cur, t->cblock, t->in_else))
+				break;
+			flush_then(b, &pending, depth0 + pending_depth, torch);
 			depth--;
-			if (!torch) {
+			if (t->end < 0 && !t->in_else) {
+				pending = t->cblock; /* `} else {` may follow */
+				pending_depth = depth;
+			} else if (!torch) {
 				indent(b, depth0 + depth);
 				hd_buf_puts(b, "}\n");
 			}
 		}
-		if (i == to)
+		if (i == to) {
+			flush_then(b, &pending, depth0 + pending_depth, torch);
 			break;
+		}
+		open_branches(b, sc, cur, open, &depth, depth0, &pending, torch);
+		flush_then(b, &pending, depth0 + pending_depth, torch);
 		if (sc->ops[i].kind == HD_OP_WORKERS) {
 			workers_start(b, sc, i, depth0 + depth, torch);
 			i += sc->ops[i].body_len;
@@ -462,7 +756,19 @@ walk_range(struct hd_buf *b, const struct hd_scenario *sc, int from, int to, int
 			const struct hd_op *op = &sc->ops[i];
 
 			indent(b, depth0 + depth);
-			if (op->kind == HD_OP_REPEAT && torch)
+			if (op->kind == HD_OP_REPEAT && op->index_name != NULL) {
+				hd_buf_puts(b, torch ? "for " : "for (long ");
+				put_ident(b, op->index_name);
+				if (torch)
+					hd_buf_printf(b, " in range(%" PRIu64 "):\n", op->count);
+				else {
+					hd_buf_puts(b, " = 0; ");
+					put_ident(b, op->index_name);
+					hd_buf_printf(b, " < %" PRIu64 "L; ", op->count);
+					put_ident(b, op->index_name);
+					hd_buf_puts(b, "++) {\n");
+				}
+			} else if (op->kind == HD_OP_REPEAT && torch)
 				hd_buf_printf(b, "for i%d in range(%" PRIu64 "):\n", loopvar++,
 					      op->count);
 			else if (op->kind == HD_OP_REPEAT)
@@ -473,8 +779,11 @@ walk_range(struct hd_buf *b, const struct hd_scenario *sc, int from, int to, int
 			else
 				hd_buf_printf(b, torch ? "if rank == %d:\n" : "if (rank == %d) {\n",
 					      op->rank);
-			if (depth < MAX_DEPTH)
-				ends[depth++] = i + 1 + op->body_len;
+			if (depth < MAX_DEPTH) {
+				open[depth].cblock = 0;
+				open[depth].in_else = false;
+				open[depth++].end = i + 1 + op->body_len;
+			}
 			if (op->body_len == 0 && torch) {
 				indent(b, depth0 + depth);
 				hd_buf_puts(b, "pass\n");
@@ -599,6 +908,8 @@ hd_cudagen_c(const struct hd_scenario *sc, struct hd_buf *b)
 		    "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
 		    "#include <time.h>\n#include <cuda_runtime.h>\n#include \"kernels.h\"\n");
 	hd_buf_puts(b, threads ? "#include <pthread.h>\n\n" : "\n");
+	if (needs_fmod(sc, 0))
+		hd_buf_puts(b, "#include <math.h>  /* fmod: a remainder of fractions */\n\n");
 	hd_buf_puts(
 	    b,
 	    "#define CK(call) do { int rc_ = (int)(call); if (rc_ != 0) { \\\n"
@@ -854,7 +1165,7 @@ py_op(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, in
 
 /*
  * A workers block's body as one batch's work: its ops directly, or one
- * repeat holding them, with no block deeper.  [*first, *end) and how many
+ * repeat holding them, with no block or condition deeper.  [*first, *end) and how many
  * times a thread runs it, or 0 when it has another shape.
  */
 static uint64_t
@@ -871,8 +1182,13 @@ body_shape(const struct hd_scenario *sc, int wop, int *first, int *end)
 		times = sc->ops[*first].count;
 		(*first)++;
 	}
+	/* a loop that names its index, or a condition on one (the printers'
+	 * form), is not one batch's plain work: such a body prints as threads */
+	if (*first > wop + 1 && sc->ops[wop + 1].index_name != NULL)
+		return 0;
 	for (i = *first; i < *end; i++)
-		if (hd_op_facts[sc->ops[i].kind].operands & HD_OPND_BODY)
+		if ((hd_op_facts[sc->ops[i].kind].operands & HD_OPND_BODY) ||
+		    sc->ops[i].cblock != 0)
 			return 0;
 	return *first < *end ? times : 0;
 }
@@ -1036,6 +1352,8 @@ hd_cudagen_torch(const struct hd_scenario *sc, struct hd_buf *b)
 	hd_buf_printf(b, "# Scenario %s: ", sc->name);
 	hd_san_py_comment(b, sc->title);
 	hd_buf_putc(b, '\n');
+	if (needs_fmod(sc, 1))
+		hd_buf_puts(b, "import math\n");
 	hd_buf_puts(b,
 		    "import time\nimport torch\n\n"
 		    "def busy_cpu(seconds):\n    end = time.perf_counter() + seconds\n"

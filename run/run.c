@@ -19,6 +19,15 @@
  * detail: "not checked: " and the error's message, cut to fit. */
 #define NOT_CHECKED_MSG 480
 
+/* profile(KEY) in claims: the run's profile. */
+static int
+profile_value(void *arg, const char *key, double *v)
+{
+	enum hd_dim dim;
+
+	return hd_profile_value(arg, key, v, &dim);
+}
+
 struct hd_claim_result *
 hd_run_claims(const struct hd_run *r, struct hd_trace *const *traces, const char *hw,
 	      struct hd_run_tally *t)
@@ -27,6 +36,8 @@ hd_run_claims(const struct hd_run *r, struct hd_trace *const *traces, const char
 	struct hd_claim_result *out = hd_xcalloc((size_t)n + 1, sizeof *out);
 	/* one evaluator for all the claims: each scenario instantiated once */
 	struct hd_claims *ev = hd_claims_new(r->lesson, r->knobs, traces);
+
+	hd_claims_set_profile(ev, profile_value, (void *)&r->profile);
 
 	for (i = 0; i < n; i++) {
 		const struct hd_claim *c = hd_lesson_claim(r->lesson, i);
@@ -53,6 +64,18 @@ hd_run_claims(const struct hd_run *r, struct hd_trace *const *traces, const char
 	}
 	hd_claims_free(ev);
 	return out;
+}
+
+int
+hd_run_eval_expr(const struct hd_run *r, const char *expr, double *value, struct hd_err *e)
+{
+	struct hd_claims *ev = hd_claims_new(r->lesson, r->knobs, r->traces);
+	int rc;
+
+	hd_claims_set_profile(ev, profile_value, (void *)&r->profile);
+	rc = hd_claims_eval_expr(ev, expr, value, e);
+	hd_claims_free(ev);
+	return rc;
 }
 
 int

@@ -50,6 +50,10 @@ int hd_run_lesson(struct hd_run *r, const struct hd_lesson *l, int number,
 		  const struct hd_profile *p, const struct hd_backend_ops *b, char *const *sets,
 		  int nsets, struct hd_err *e);
 void hd_run_free(struct hd_run *r);
+/* Evaluate a claim-style expression (a question's estimate answer) against
+ * r's traces, knob values and profile (for profile(KEY)).  0, or -1 with e
+ * set, as hd_lesson_eval_expr. */
+int hd_run_eval_expr(const struct hd_run *r, const char *expr, double *value, struct hd_err *e);
 
 /*
  * The pieces of hd_run_lesson, for runs that do more per scenario (run/verify.h

@@ -221,14 +221,57 @@ put_coll_bw(struct hd_buf *b, const struct hd_scenario *sc, int op, const struct
 		      mb / 1e9, 100 * rel_err(pb, mb));
 }
 
+/* Is sc's predicted length set by spin kernels (at least half of it on the
+ * compute lane)?  A spin kernel runs for exactly its time, so such a
+ * scenario is right by construction and its error is kept apart. */
+static bool
+spin_bound(const struct hd_scenario *sc, const struct hd_trace *p)
+{
+	hd_time spin = 0;
+	size_t i;
+
+	for (i = 0; i < p->nspans; i++) {
+		const struct hd_span *s = &p->spans[i];
+
+		if (s->kind == HD_SPAN_KERNEL && s->op >= 0 && s->op < sc->nops &&
+		    sc->ops[s->op].kind == HD_OP_KERNEL &&
+		    sc->ops[s->op].kernel == HD_KERNEL_SPIN && s->lane >= 0 &&
+		    s->lane < p->nlanes && p->lanes[s->lane].kind == HD_LANE_COMPUTE)
+			spin = hd_time_add(spin, s->end - s->start);
+	}
+	return p->makespan > 0 && spin * 2 >= p->makespan;
+}
+
+/* Record one scenario's errors for the summary's split. */
 static void
-compare_scenario(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_trace *p,
-		 const struct hd_trace *m, struct hd_verify_result *res)
+record_split(struct hd_verify_result *res, const double err[HD_VPRED__COUNT], bool spin)
+{
+	size_t cap = (size_t)res->errs_cap, c2 = cap;
+	int k;
+
+	res->errs = hd_xgrow(res->errs, &cap, (size_t)res->nerrs + 1, sizeof *res->errs);
+	for (k = 0; k < HD_VPRED__COUNT; k++) {
+		c2 = (size_t)res->errs_cap;
+		res->split[k] = hd_xgrow(res->split[k], &c2, (size_t)res->nerrs + 1,
+					 sizeof *res->split[k]);
+		res->split[k][res->nerrs] = err[k];
+	}
+	c2 = (size_t)res->errs_cap;
+	res->spin_bound = hd_xgrow(res->spin_bound, &c2, (size_t)res->nerrs + 1,
+				   sizeof *res->spin_bound);
+	res->spin_bound[res->nerrs] = spin;
+	res->errs_cap = (int)cap;
+	res->errs[res->nerrs++] = err[HD_VPRED_USED];
+}
+
+static void
+compare_scenario(struct hd_buf *b, const struct hd_verify_opts *o, const struct hd_scenario *sc,
+		 const struct hd_trace *p, const struct hd_trace *m, struct hd_verify_result *res)
 {
 	char tp[32], tm[32], ti[32], name[64];
 	hd_time meas = hd_trace_makespan(m);
-	double err = rel_err((double)p->makespan, (double)meas);
-	int i;
+	double err = rel_err((double)p->makespan, (double)meas), split[HD_VPRED__COUNT];
+	int i, k;
 
 	/* the measured makespan is that of repeats without per-op events, when
 	 * there are some: the events around every op cost the host time */
@@ -242,13 +285,24 @@ compare_scenario(struct hd_buf *b, const struct hd_scenario *sc, const struct hd
 			      hd_fmt_time(ti, sizeof ti, m->makespan));
 	if (fabs(err) > res->worst_makespan_err)
 		res->worst_makespan_err = fabs(err);
-	{
-		size_t cap = (size_t)res->errs_cap;
+	split[HD_VPRED_USED] = err;
+	for (k = 0; k < 2; k++) {
+		const struct hd_profile *alone = o->alone[k];
+		struct hd_run_opts ro = { .profile = alone };
+		struct hd_err ae = { 0 };
+		struct hd_trace *t;
 
-		res->errs = hd_xgrow(res->errs, &cap, (size_t)res->nerrs + 1, sizeof *res->errs);
-		res->errs_cap = (int)cap;
-		res->errs[res->nerrs++] = err;
+		split[1 + k] = NAN;
+		if (alone == NULL || (t = hd_backend_trace(&hd_sim_backend, sc, &ro, &ae)) == NULL)
+			continue;
+		split[1 + k] = rel_err((double)t->makespan, (double)meas);
+		hd_buf_printf(b, "      %-24s predicted %10s   (%s alone)   error %+6.1f %%\n",
+			      k == 0 ? "built-in profile" : "calibrated, no refit",
+			      hd_fmt_time(tp, sizeof tp, t->makespan), alone->name,
+			      100 * split[1 + k]);
+		hd_trace_free(t);
 	}
+	record_split(res, split, spin_bound(sc, p));
 	hd_buf_printf(b, "      %-16s %-24s %10s %10s %8s\n", "op", "call", "predicted", "measured",
 		      "error");
 	for (i = 0; i < sc->nops; i++) {
@@ -411,7 +465,7 @@ verify_lesson(const struct hd_lesson *l, const struct hd_verify_opts *o, struct 
 		}
 		(*done)++;
 		res->scenarios_run++;
-		compare_scenario(b, sc, lr.pred.traces[i], lr.meas[i], res);
+		compare_scenario(b, o, sc, lr.pred.traces[i], lr.meas[i], res);
 	}
 	/* claims stated `on` profiles are checked as on the measured GPU's kind */
 	pres = hd_run_claims(&lr.pred, lr.pred.traces, hw, &pt);
@@ -440,6 +494,53 @@ out:
 	free(mres);
 	lesson_run_free(&lr);
 	return rc;
+}
+
+/* One line of the split: n, median, 90th percentile, worst, within 10 %. */
+static void
+split_line(struct hd_buf *out, const char *what, const struct hd_verify_result *res, int k,
+	   bool spin)
+{
+	double *a = hd_xmalloc(((size_t)res->nerrs + 1) * sizeof *a);
+	int i, n = 0, within = 0;
+
+	for (i = 0; i < res->nerrs; i++)
+		if (res->spin_bound[i] == spin && !isnan(res->split[k][i]))
+			a[n++] = fabs(res->split[k][i]);
+	if (n > 0) {
+		qsort(a, (size_t)n, sizeof *a, cmp_double);
+		for (i = 0; i < n; i++)
+			within += a[i] <= 0.1;
+		hd_buf_printf(out,
+			      "  %-34s n %3d  median %6.1f %%  p90 %6.1f %%  worst %7.1f %%  "
+			      "within 10 %%: %d\n",
+			      what, n, 100 * (n % 2 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2),
+			      100 * a[(9 * n + 9) / 10 - 1], 100 * a[n - 1], within);
+	}
+	free(a);
+}
+
+/* The summary split by prediction, spin-bound scenarios apart. */
+static void
+put_split(struct hd_buf *out, const struct hd_verify_opts *o, const struct hd_verify_result *res)
+{
+	char what[3][96];
+	int s, k;
+
+	snprintf(what[0], sizeof what[0], "as predicted above (%.40s)", o->profile->name);
+	snprintf(what[1], sizeof what[1], "built-in %.40s alone",
+		 o->alone[0] != NULL ? o->alone[0]->name : "");
+	snprintf(what[2], sizeof what[2], "calibrated %.40s alone, no refit",
+		 o->alone[1] != NULL ? o->alone[1]->name : "");
+	for (s = 0; s < 2; s++) {
+		hd_buf_printf(out, "%s\n",
+			      s == 0 ?
+				  "  Makespan error by prediction (scenarios a spin kernel does "
+				  "not set):" :
+				  "  Scenarios a spin kernel sets (right by construction):");
+		for (k = 0; k < HD_VPRED__COUNT; k++)
+			split_line(out, what[k], res, k, s == 1);
+	}
 }
 
 int
@@ -489,6 +590,8 @@ hd_verify_lessons(const struct hd_lesson *const *lessons, int n, const struct hd
 				      res->nerrs, res->nerrs == 1 ? "" : "s",
 				      100 * res->median_makespan_err,
 				      100 * res->worst_makespan_err);
+		if (rc == 0)
+			put_split(out, o, res);
 	}
 	return rc;
 }
@@ -496,8 +599,16 @@ hd_verify_lessons(const struct hd_lesson *const *lessons, int n, const struct hd
 void
 hd_verify_result_free(struct hd_verify_result *res)
 {
+	int k;
+
 	if (res == NULL)
 		return;
+	for (k = 0; k < HD_VPRED__COUNT; k++) {
+		free(res->split[k]);
+		res->split[k] = NULL;
+	}
+	free(res->spin_bound);
+	res->spin_bound = NULL;
 	free(res->errs);
 	hd_buf_free(&res->skipped);
 	res->errs = NULL;

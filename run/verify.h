@@ -10,6 +10,7 @@
 #define HD_VERIFY_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -32,6 +33,19 @@ struct hd_verify_opts {
 	FILE *progress;              /* progress lines (stderr) or NULL */
 	int progress_tty;            /* redraw one line instead of many */
 	int width;                   /* text width */
+	/* Predictions from a profile alone, printed beside the one above (which
+	 * may carry host figures measured again in this process): the built-in
+	 * profile of the GPU, and the stored calibrated profile before that
+	 * refit.  Either may be NULL. */
+	const struct hd_profile *alone[2];
+};
+
+/* The predictions the summary splits, in this order. */
+enum hd_verify_pred {
+	HD_VPRED_USED,
+	HD_VPRED_BUILTIN,
+	HD_VPRED_CALIBRATED,
+	HD_VPRED__COUNT
 };
 
 /* What a verification found, for the exit status. */
@@ -43,6 +57,11 @@ struct hd_verify_result {
 	double median_makespan_err; /* the median of those over the scenarios */
 	double *errs;               /* each scenario's (pred - meas) / meas */
 	int nerrs, errs_cap;
+	/* each scenario's error for each prediction (NAN where it was not
+	 * made), and whether a spin kernel sets its length (a fixed-duration
+	 * kernel: right by construction, so kept apart) */
+	double *split[HD_VPRED__COUNT];
+	bool *spin_bound;
 	struct hd_buf skipped; /* "  lesson/scenario: why\n" per skip */
 };
 

@@ -30,8 +30,10 @@
  * Simplifications, stated once: managed memory on the host side of a copy
  * counts as pinned (no faults on copies or reads; a read from a managed
  * buffer is a plain staged copy); a kernel faults in the managed buffers it
- * names that are not resident on the device when it starts, and they stay
- * resident until a prefetch to the host; host-to-host copies are a CPU
+ * names that are not resident on the device when it starts, group by group
+ * (at most 64 transfers a kernel, neighbouring groups batched beyond that:
+ * model_xfer.c), and they stay resident until a prefetch to the host;
+ * host-to-host copies are a CPU
  * memcpy; device-to-device copies use the third copy engine when there are
  * three or more, else share the host-to-device engine.
  */
@@ -423,6 +425,8 @@ model_gop_new(struct model *m, enum gop_kind kind, int stream, int op, uint32_t 
 	g->ndeps = 0;
 	g->next = g->qnext = -1;
 	g->chunks_done = g->nchunks = 0;
+	g->fault_bytes = g->fault_groups = 0;
+	g->fault_batch = g->fault_batches = 0;
 	g->kdone = 0;
 	g->bytes = 0;
 	g->buf = -1;

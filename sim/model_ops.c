@@ -191,28 +191,62 @@ pin_cost(const struct model *m, uint64_t bytes)
 	return m->p->pin_base + hd_time_for_bytes((double)bytes, m->p->pin_bw);
 }
 
-static int
-op_alloc(struct model *m, const struct hd_op *op, int opi)
+/* What an allocation of `bytes` of `mem` costs the host: cudaMalloc and
+ * cudaMallocManaged take small sizes from the driver's pools, large ones map
+ * fresh pages; cudaMallocHost allocates, zeroes and pins fresh pages; a
+ * managed buffer is then first touched on the host (as the real backend
+ * does, so that it starts resident there). */
+static hd_time
+alloc_cost(const struct hd_profile *p, enum hd_mem mem, uint64_t bytes)
 {
-	const struct hd_profile *p = m->p;
-	uint64_t bytes = model_buf_bytes(m, op->dst, op->bytes);
-	hd_time cost = p->malloc_cost; /* cudaMalloc, cudaMallocManaged */
+	hd_time cost = bytes < HD_ALLOC_SMALL && p->malloc_small > 0 ? p->malloc_small :
+								       p->malloc_cost;
 
-	(void)opi;
-	switch (m->sc->buffers[op->dst].mem) {
+	switch (mem) {
 	case HD_MEM_PINNED:
-		/* the OS allocates and zeroes fresh pages before they are pinned */
-		cost = p->pin_base + hd_time_for_bytes((double)bytes, p->mallochost_bw);
-		break;
+		return p->pin_base + hd_time_for_bytes((double)bytes, p->mallochost_bw);
 	case HD_MEM_PAGEABLE:
-		cost = HD_US; /* malloc: the pages are touched later */
+		return HD_US; /* malloc: the pages are touched later */
+	case HD_MEM_MANAGED:
+		if (p->um_touch_bw > 0)
+			cost = hd_time_add(cost, hd_time_for_bytes((double)bytes, p->um_touch_bw));
+		return cost;
+	case HD_MEM_DEVICE:
+	case HD_MEM__COUNT:
 		break;
+	}
+	return cost;
+}
+
+/* What freeing it costs, after the implicit device sync. */
+static hd_time
+free_cost(const struct hd_profile *p, enum hd_mem mem, uint64_t bytes)
+{
+	hd_time cost;
+
+	switch (mem) {
+	case HD_MEM_PINNED:
+		cost = p->freehost_cost > 0 ? p->freehost_cost : p->free_cost;
+		if (p->unpin_bw > 0)
+			cost = hd_time_add(cost, hd_time_for_bytes((double)bytes, p->unpin_bw));
+		return cost;
+	case HD_MEM_PAGEABLE:
+		return HD_US;
 	case HD_MEM_MANAGED:
 	case HD_MEM_DEVICE:
 	case HD_MEM__COUNT:
 		break;
 	}
-	return op_cost(m, cost);
+	return bytes < HD_ALLOC_SMALL && p->free_small > 0 ? p->free_small : p->free_cost;
+}
+
+static int
+op_alloc(struct model *m, const struct hd_op *op, int opi)
+{
+	(void)opi;
+	return op_cost(
+	    m,
+	    alloc_cost(m->p, m->sc->buffers[op->dst].mem, model_buf_bytes(m, op->dst, op->bytes)));
 }
 
 static int
@@ -229,9 +263,10 @@ static int
 op_free(struct model *m, const struct hd_op *op, int opi)
 {
 	struct host *h = &m->h;
+	enum hd_mem mem = m->sc->buffers[op->dst].mem;
 
 	(void)opi;
-	if (m->sc->buffers[op->dst].mem == HD_MEM_PAGEABLE)
+	if (mem == HD_MEM_PAGEABLE)
 		return op_cost(m, HD_US);
 	switch (h->phase) {
 	case 0:
@@ -241,7 +276,8 @@ op_free(struct model *m, const struct hd_op *op, int opi)
 			return H_YIELD;
 		/* FALLTHROUGH */
 	case 1:
-		return host_sleep(m, m->p->free_cost, 2);
+		return host_sleep(m, free_cost(m->p, mem, model_buf_bytes(m, op->dst, op->bytes)),
+				  2);
 	default:
 		return host_api_end(m);
 	}

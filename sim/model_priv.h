@@ -107,6 +107,10 @@ struct gop {
 	uint64_t nchunks;
 	int buf; /* prefetch: the buffer */
 	int to_device;
+	/* kernels faulting in managed memory: the bytes and fault groups to
+	 * migrate, in batches of groups (model_xfer.c, FAULT_BATCHES) */
+	uint64_t fault_bytes, fault_groups;
+	uint32_t fault_batch, fault_batches; /* the batch in progress, and how many */
 	/* communication */
 	int peer;     /* send / recv / peer copy: the other rank */
 	int pnext;    /* next in the rank's list of posted sends or recvs */

@@ -5,6 +5,7 @@
  * network; kernels take SMs in order of readiness while they fit, fault in
  * managed memory first, and run slower beside NCCL's kernels.
  */
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +106,41 @@ flow_resched(struct world *w)
 static void kernel_compute(struct model *m, int gi);
 
 /*
+ * Demand faults migrate managed memory group by group: the kernel touches a
+ * group of the profile's um.page bytes that is on the host, the GPU raises
+ * a fault and the driver handles it (um.fault, the link idle), then the
+ * group crosses PCIe at um.fault_rate, and the next group faults once it is
+ * in.  Each transfer is a span of its own on the PCIe row, between the
+ * handling times.  At most FAULT_BATCHES transfers per kernel: beyond that
+ * many groups, neighbouring groups go together, as evenly as they divide
+ * (their handling times add up, as do their bytes), so the time is the
+ * same as group by group, up to rounding a batch's transfer to the
+ * picosecond, and a kernel's fault spans stay few whatever the buffer size.
+ */
+#define FAULT_BATCHES 64u
+
+static uint64_t
+fault_page(const struct model *m)
+{
+	return m->p->um_page > 0 ? m->p->um_page : 4096;
+}
+
+/* Kernel gop gi's next batch of fault groups: handled, then migrated. */
+static void
+fault_next(struct model *m, int gi)
+{
+	struct gop *g = &m->g[gi];
+	uint64_t page = fault_page(m), b = g->fault_batch, n = g->fault_batches;
+	uint64_t g0 = g->fault_groups * b / n, g1 = g->fault_groups * (b + 1) / n;
+	uint64_t lo = g0 * page, hi = g1 * page < g->fault_bytes ? g1 * page : g->fault_bytes;
+	int xi = model_xfer_new(m, X_FAULT, gi, DIR_H2D, hi - lo, m->p->um_fault_bw,
+				(hd_time)(g1 - g0) * m->p->um_fault, -1);
+
+	g->fault_batch++;
+	model_xfer_begin(m, xi);
+}
+
+/*
  * NCCL's kernels hold coll_sms SMs while they run: kernels computing beside
  * them get the rest, sms / (sms - coll_sms) times slower (a spin kernel
  * waits on the clock, not on SMs).
@@ -201,8 +237,12 @@ xfer_done(struct model *m, int xi)
 		}
 		break;
 	case X_FAULT:
+		if (g->fault_batch < g->fault_batches) {
+			fault_next(m, x.gop);
+			break;
+		}
 		model_emit(m, model_compute_lane(m), g->op, g->iter, HD_SPAN_FAULT, HD_WHY_NONE,
-			   g->start, now, x.bytes, m->lbl_fault);
+			   g->start, now, g->fault_bytes, m->lbl_fault);
 		kernel_compute(m, x.gop);
 		break;
 	case X_COMM: {
@@ -303,12 +343,13 @@ kernel_dispatch(struct model *m)
 			}
 		}
 		if (fault > 0) {
-			uint64_t page = m->p->um_page > 0 ? m->p->um_page : 4096;
-			uint64_t groups = (fault + page - 1) / page;
-			int xi = model_xfer_new(m, X_FAULT, gi, DIR_H2D, fault, m->p->um_fault_bw,
-						(hd_time)groups * m->p->um_fault, -1);
-
-			model_xfer_begin(m, xi);
+			g->fault_bytes = fault;
+			g->fault_groups = (fault + fault_page(m) - 1) / fault_page(m);
+			g->fault_batch = 0;
+			g->fault_batches = g->fault_groups < FAULT_BATCHES ?
+			    (uint32_t)g->fault_groups :
+			    FAULT_BATCHES;
+			fault_next(m, gi);
 		} else
 			kernel_compute(m, gi);
 	}
@@ -359,28 +400,99 @@ model_kernel_done(struct model *m, int gi)
 	kernel_dispatch(m);
 }
 
-/* Duration of a kernel's work on the SMs, from the profile's rates. */
+/* Threads per block of the real backend's kernels, and the blocks per SM
+ * of its default grid (kernels/kernels.cu: 256 threads, at most four
+ * blocks per SM, fewer when the buffer has fewer items). */
+#define BLOCK_THREADS      256
+#define FULL_BLOCKS_PER_SM 4
+
+/* The grid a kernel runs with: its own, or what the real backend picks for
+ * `items` work items. */
+static double
+kernel_grid(const struct hd_profile *p, const struct hd_op *op, double items)
+{
+	double full = (double)p->sms * FULL_BLOCKS_PER_SM, need;
+
+	if (op->grid != 0)
+		return (double)op->grid;
+	need = ceil(items / BLOCK_THREADS);
+	if (need < 1)
+		need = 1;
+	return need < full ? need : full;
+}
+
+/* The HBM rate a memory-bound kernel of `grid` blocks reaches.  Each block
+ * draws `block` bytes/s; the GPU's whole rate is gpu.hbm.  Between the two
+ * the rate bends as a generalised mean, (H^-k + (grid * block)^-k)^(-1/k)
+ * with k = 1.5 (fitted on the probes of bench/probe/grid.hds, H100,
+ * 2026-11-24), H chosen so that a full grid (FULL_BLOCKS_PER_SM per SM)
+ * reaches gpu.hbm exactly, as calibrate measures it. */
+static double
+grid_rate(const struct hd_profile *p, double grid, double block)
+{
+	const double k = 1.5;
+	double full = (double)p->sms * FULL_BLOCKS_PER_SM, inv;
+
+	if (block <= 0 || grid >= full)
+		return p->hbm_bw;
+	inv = pow(p->hbm_bw, -k) - pow(full * block, -k);
+	if (inv <= 0) /* blocks so fast that the bend is below the noise */
+		return fmin(p->hbm_bw, grid * block);
+	return pow(inv + pow(grid * block, -k), -1.0 / k);
+}
+
+/* The share of the GPU's FP32 rate a compute kernel of `grid` blocks gets.
+ * One block keeps an SM's FMA pipes about as busy as several (the kernel
+ * has independent FMA chains), so the rate follows the SMs a grid reaches,
+ * in waves: blocks beyond the SM count share SMs, and the SMs with the
+ * most blocks set the length (the same probes). */
+static double
+grid_share(const struct hd_profile *p, double grid)
+{
+	double s = (double)p->sms;
+
+	if (grid <= 0)
+		return 1;
+	if (grid <= s)
+		return grid / s;
+	return grid / (ceil(grid / s) * s);
+}
+
+/* Duration of a kernel's work on the SMs, from the profile's rates and the
+ * kernel's grid. */
 hd_time
 model_kernel_duration(const struct model *m, const struct hd_op *op)
 {
 	const struct hd_profile *p = m->p;
+	double bytes;
 
 	switch (op->kernel) {
 	case HD_KERNEL_SPIN:
 		return op->duration; /* timed by the global timer: no overhead */
 	case HD_KERNEL_COMPUTE:
-		return p->kernel_overhead + hd_time_for_bytes(op->flops, p->flops);
+		return p->kernel_overhead +
+		    hd_time_for_bytes(op->flops,
+				      p->flops *
+					  grid_share(p,
+						     op->grid ?
+							 (double)op->grid :
+							 (double)p->sms * FULL_BLOCKS_PER_SM));
 	case HD_KERNEL_MEMORY:
+		/* half the bytes read, half written, 16 bytes an item */
+		bytes = (double)model_buf_bytes(m, op->src >= 0 ? op->src : op->dst, op->bytes);
 		return p->kernel_overhead +
 		    hd_time_for_bytes(
-			   (double)model_buf_bytes(m, op->src >= 0 ? op->src : op->dst, op->bytes),
-			   p->hbm_bw);
+			   bytes, grid_rate(p, kernel_grid(p, op, bytes / 32), p->block_memory_bw));
 	case HD_KERNEL_FILL:
+		bytes = (double)model_buf_bytes(m, op->dst, op->bytes);
 		return p->kernel_overhead +
-		    hd_time_for_bytes((double)model_buf_bytes(m, op->dst, op->bytes), p->hbm_bw);
+		    hd_time_for_bytes(
+			   bytes, grid_rate(p, kernel_grid(p, op, bytes / 16), p->block_fill_bw));
 	case HD_KERNEL_REDUCE:
+		bytes = (double)model_buf_bytes(m, op->src, op->bytes);
 		return p->kernel_overhead +
-		    hd_time_for_bytes((double)model_buf_bytes(m, op->src, op->bytes), p->hbm_bw);
+		    hd_time_for_bytes(
+			   bytes, grid_rate(p, kernel_grid(p, op, bytes / 16), p->block_reduce_bw));
 	case HD_KERNEL__COUNT:
 		break;
 	}

@@ -1,6 +1,7 @@
 /*
  * progress.c - learners and their answers to the lessons' questions in the
- * store: added, listed (read back checked, read.c) and reset (see store.h).
+ * store: added (with the lesson version answered, snapshot.c), listed (read
+ * back checked, read.c) and reset (see store.h).
  */
 #include "config.h"
 
@@ -119,6 +120,16 @@ check_progress(const struct hd_store_progress *p, struct hd_err *e)
 		hd_err_set(e, HD_EXIT_INPUT, NULL, "hints shown is %d; it must be >= 0", p->hints);
 		return -1;
 	}
+	if (p->seen < -1 || p->seen > 1) {
+		hd_err_set(e, HD_EXIT_INPUT, NULL,
+			   "seen is %d; it must be 1 (the run had been shown), 0 (not) "
+			   "or -1 (not known)",
+			   p->seen);
+		return -1;
+	}
+	if (p->snapshot != NULL &&
+	    store_snapshot_check(p->snapshot, p->lesson, p->question, e) != 0)
+		return -1;
 	return 0;
 }
 
@@ -136,10 +147,13 @@ hd_store_progress_add(struct hd_store *s, const struct hd_store_progress *p, int
 		return -1;
 	if ((learner = learner_id(s, p->learner, e)) < 0)
 		goto rollback;
+	if (p->snapshot != NULL && store_snapshot_insert(s, p->snapshot, e) != 0)
+		goto rollback;
 	if (sqlite3_prepare_v2(
 		s->db,
 		"INSERT INTO progress (learner_id, lesson, question, answer, correct, confidence,"
-		" seconds, hints, profile, version) VALUES (?,?,?,?,?,?,?,?,?,?)",
+		" seconds, hints, profile, version, seen, lesson_hash)"
+		" VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
 		-1, &st, NULL) != SQLITE_OK) {
 		store_fail(s, e, "sqlite3_prepare_v2(INSERT INTO progress)");
 		goto rollback;
@@ -156,6 +170,9 @@ hd_store_progress_add(struct hd_store *s, const struct hd_store_progress *p, int
 	sqlite3_bind_int(st, 8, p->hints);
 	store_bind_text(st, 9, p->profile);
 	store_bind_text(st, 10, PACKAGE_VERSION);
+	if (p->seen >= 0)
+		sqlite3_bind_int(st, 11, p->seen);
+	store_bind_text(st, 12, p->snapshot != NULL ? p->snapshot->hash : NULL);
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		store_fail(s, e, "INSERT INTO progress");
 		goto rollback;
@@ -182,6 +199,7 @@ read_answer(struct hd_store *s, sqlite3_stmt *st, struct hd_store_progress *row,
 		{ 5, "correct", 0, 1, 1, -1 },
 		{ 6, "confidence", 1, 5, 1, 0 },
 		{ 8, "hints", 0, INT_MAX, 0, 0 },
+		{ 11, "seen", 0, 1, 1, -1 },
 	};
 	static const struct {
 		int col, null_ok;
@@ -194,8 +212,9 @@ read_answer(struct hd_store *s, sqlite3_stmt *st, struct hd_store_progress *row,
 		{ 4, 0, "answer", offsetof(struct hd_store_progress, answer) },
 		{ 9, 1, "profile", offsetof(struct hd_store_progress, profile) },
 		{ 10, 0, "created", offsetof(struct hd_store_progress, created) },
+		{ 12, 1, "lesson_hash", offsetof(struct hd_store_progress, lesson_hash) },
 	};
-	int64_t v[9];
+	int64_t v[12];
 	char what[48];
 	size_t i;
 
@@ -213,6 +232,10 @@ read_answer(struct hd_store *s, sqlite3_stmt *st, struct hd_store_progress *row,
 	}
 	if (sqlite3_column_type(st, 9) == SQLITE_NULL)
 		row->profile = NULL;
+	if (sqlite3_column_type(st, 12) == SQLITE_NULL)
+		row->lesson_hash = NULL;
+	else if (!hd_store_hash_ok(row->lesson_hash))
+		return store_bad_value(s, st, 12, what, "lesson_hash", "not 64 hex digits", e);
 	row->seconds = sqlite3_column_double(st, 7);
 	if (sqlite3_column_type(st, 7) == SQLITE_NULL || !isfinite(row->seconds) ||
 	    row->seconds < 0)
@@ -221,6 +244,7 @@ read_answer(struct hd_store *s, sqlite3_stmt *st, struct hd_store_progress *row,
 	row->correct = (int)v[5];
 	row->confidence = (int)v[6];
 	row->hints = (int)v[8];
+	row->seen = (int)v[11];
 	return 0;
 }
 
@@ -236,7 +260,7 @@ hd_store_progress_each(struct hd_store *s, const char *learner, const char *less
 	if (sqlite3_prepare_v2(
 		s->db,
 		"SELECT p.id, l.name, p.lesson, p.question, p.answer, p.correct, p.confidence,"
-		" p.seconds, p.hints, p.profile, p.created"
+		" p.seconds, p.hints, p.profile, p.created, p.seen, p.lesson_hash"
 		" FROM progress p JOIN learners l ON l.id = p.learner_id"
 		" WHERE (?1 IS NULL OR l.name = ?1) AND (?2 IS NULL OR p.lesson = ?2)"
 		" ORDER BY p.id DESC",

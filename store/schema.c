@@ -100,6 +100,40 @@ static const char *const migrations[] = {
 	"  SELECT l.name AS learner, p.* FROM progress p JOIN learners l ON l.id = p.learner_id"
 	"  WHERE p.id = (SELECT max(q.id) FROM progress q WHERE q.learner_id = p.learner_id"
 	"    AND q.lesson = p.lesson AND q.question = p.question);",
+	/* 2 -> 3: attempts as history and the lesson as it was answered.  Each
+	 * answer says whether the run answering it had been shown (seen; NULL
+	 * for answers stored before), and names the version of the lesson it
+	 * answered (lesson_hash), whose id, title and questions (text, options,
+	 * answer, points, misconceptions) are kept once per version, so that
+	 * grading never needs the lesson file. */
+	"CREATE TABLE lesson_snapshots ("
+	"  hash TEXT PRIMARY KEY CHECK (length(hash) = 64),"
+	"  lesson TEXT NOT NULL CHECK (length(lesson) > 0),"
+	"  title TEXT NOT NULL,"
+	"  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));"
+	"CREATE TABLE snapshot_questions ("
+	"  hash TEXT NOT NULL REFERENCES lesson_snapshots(hash) ON DELETE CASCADE,"
+	"  idx INTEGER NOT NULL CHECK (idx >= 0),"
+	"  question TEXT NOT NULL CHECK (length(question) > 0),"
+	"  kind TEXT NOT NULL CHECK (kind IN ('choice', 'order', 'estimate')),"
+	"  prompt TEXT NOT NULL, answer TEXT NOT NULL,"
+	"  points INTEGER NOT NULL CHECK (points BETWEEN 0 AND 1000),"
+	"  PRIMARY KEY (hash, idx));"
+	"CREATE TABLE snapshot_options ("
+	"  hash TEXT NOT NULL, question_idx INTEGER NOT NULL,"
+	"  idx INTEGER NOT NULL CHECK (idx >= 0),"
+	"  option TEXT NOT NULL CHECK (length(option) > 0),"
+	"  text TEXT NOT NULL, misconception TEXT,"
+	"  PRIMARY KEY (hash, question_idx, idx),"
+	"  FOREIGN KEY (hash, question_idx) REFERENCES snapshot_questions(hash, idx)"
+	"    ON DELETE CASCADE);"
+	"ALTER TABLE progress ADD COLUMN seen INTEGER CHECK (seen IN (0, 1));"
+	"ALTER TABLE progress ADD COLUMN lesson_hash TEXT REFERENCES lesson_snapshots(hash);",
+	/* 3 -> 4: the id a learner gives for the class roster (learner-id in
+	 * the configuration file: a student number or a login), so that an
+	 * instructor's gradebook finds their row in Canvas's roster. */
+	"ALTER TABLE learners ADD COLUMN roster_id TEXT"
+	"  CHECK (roster_id IS NULL OR length(roster_id) BETWEEN 1 AND 64);",
 };
 
 _Static_assert(HD_ARRAY_LEN(migrations) == HD_STORE_SCHEMA, "one migration per schema version");

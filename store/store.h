@@ -17,19 +17,24 @@
  * refused with a message naming the run and row.
  *
  * It also keeps learners' progress: each answer to a lesson's question, with
- * whether it was right, the confidence the learner gave, the time taken and
- * the hints shown.  Every answer is kept; the view progress_latest holds the
- * newest per learner, lesson and question (what an instructor's export reads).
+ * whether it was right, the confidence the learner gave, the time taken,
+ * the hints shown and whether the run answering it had been seen.  Every
+ * answer (attempt) is kept; the view progress_latest holds the newest per
+ * learner, lesson and question.  With the answers it keeps the lesson as
+ * it was answered: each version (by the SHA-256 of its text) once, with its
+ * id, title and questions, so that grading needs no lesson file.
  */
 #ifndef HD_STORE_H
 #define HD_STORE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base/util.h"
 #include "ir/trace.h"
+#include "lang/lesson.h"
 
-#define HD_STORE_SCHEMA 2
+#define HD_STORE_SCHEMA 4
 #define HD_STORE_APP_ID 0x68647369 /* "hdsi" */
 
 /* Every time, spread and size read back (spans, makespans) is within
@@ -175,6 +180,87 @@ int hd_store_learner(struct hd_store *s, const char *name, int64_t *id, struct h
 /* Whether name is a valid learner name: 0, or -1 with e set saying why. */
 int hd_store_learner_check(const char *name, struct hd_err *e);
 
+/*
+ * A learner's roster id: the id they give once (learner-id in the
+ * configuration file), a student number or a login, so that an instructor's
+ * gradebook export finds their row in the class roster.  It is 1 to
+ * HD_STORE_NAME_MAX bytes without control characters and without a space at
+ * either end: 0, or -1 with e set saying why.
+ */
+int hd_store_roster_id_check(const char *id, struct hd_err *e);
+/*
+ * Record id as the roster id of the learner called name, creating the
+ * learner if new; the last one recorded stands.  0, or -1 with e set (a bad
+ * name or id, a read-only store, SQLite) and nothing changed.
+ */
+int hd_store_learner_set_roster_id(struct hd_store *s, const char *name, const char *id,
+				   struct hd_err *e);
+/*
+ * Call fn for each learner, by name, with their roster id (NULL when they
+ * gave none); the strings live until fn returns, and fn returns non-zero to
+ * stop.  A name or an id hdsim would not have stored is refused, naming the
+ * learner row.  0, or -1 with e set.
+ */
+int hd_store_learners_each(struct hd_store *s,
+			   int (*fn)(void *ctx, const char *name, const char *roster_id), void *ctx,
+			   struct hd_err *e);
+
+/* ---- the lesson as it was answered ---------------------------------------- */
+
+/* Limits of a stored lesson version, as the lesson format has them; a
+ * version read back past them is refused. */
+#define HD_STORE_SNAP_QUESTIONS 1000
+#define HD_STORE_SNAP_OPTIONS   7
+#define HD_STORE_SNAP_POINTS    1000
+
+/* An option of a choice, or an item of an order. */
+struct hd_store_snap_option {
+	char *id, *text;
+	char *misconception; /* may be NULL */
+};
+/* A question as the lesson had it. */
+struct hd_store_snap_question {
+	char *id;
+	char *kind;   /* "choice", "order" or "estimate" */
+	char *prompt; /* the question's text */
+	char *answer; /* choice: the option's id; order: the ids in order, by
+		       * spaces; estimate: the expression and tolerance */
+	int points;   /* 0 .. HD_STORE_SNAP_POINTS */
+	struct hd_store_snap_option *options;
+	int noptions;
+};
+/* A version of a lesson: its content hash, id, title and questions. */
+struct hd_store_snapshot {
+	char *hash; /* 64 lower-case hex digits (hd_lesson_hash) */
+	char *lesson, *title;
+	struct hd_store_snap_question *questions;
+	int nquestions;
+};
+
+/* The snapshot of lesson l, newly allocated (free with
+ * hd_store_snapshot_free). */
+struct hd_store_snapshot *hd_store_snapshot_of(const struct hd_lesson *l);
+void hd_store_snapshot_free(struct hd_store_snapshot *snap); /* accepts NULL */
+/* Its points possible: the questions' points together. */
+int hd_store_snapshot_points(const struct hd_store_snapshot *snap);
+/* The index of question id in snap, or -1. */
+int hd_store_snapshot_find(const struct hd_store_snapshot *snap, const char *id);
+/* Is s 64 lower-case hex digits, as a version's hash is? */
+bool hd_store_hash_ok(const char *s);
+
+/*
+ * Call fn for each lesson version stored, by hash.  The snapshot lives until
+ * fn returns; fn returns non-zero to stop early.  Returns 0, or -1 with e set
+ * (SQLite; a version with a value hdsim never writes: a bad hash, a question
+ * or option missing or past the limits above, points out of range; naming
+ * it).
+ */
+int hd_store_snapshots_each(struct hd_store *s,
+			    int (*fn)(void *ctx, const struct hd_store_snapshot *snap), void *ctx,
+			    struct hd_err *e);
+
+/* ---- answers ---------------------------------------------------------------- */
+
 /* One answer to one of a lesson's questions. */
 struct hd_store_progress {
 	const char *learner;  /* the learner's name (created if new) */
@@ -186,17 +272,28 @@ struct hd_store_progress {
 	double seconds;       /* time taken to answer, >= 0 */
 	int hints;            /* hints shown before answering, >= 0 */
 	const char *profile;  /* hardware profile of the run, may be NULL */
+	/* Whether the run answering the question had been shown to the
+	 * learner when the answer was given: 1 yes, 0 no, -1 not recorded
+	 * (answers stored before hdsim kept it). */
+	int seen;
+	/* The lesson as answered, stored once per version with the answer (its
+	 * lesson must be this answer's, and hold its question); NULL stores
+	 * none.  Ignored on rows read back. */
+	const struct hd_store_snapshot *snapshot;
 	/* Set on rows read back, ignored by hd_store_progress_add: */
 	int64_t id;
-	const char *created; /* UTC, "2026-11-22T05:50:01Z" */
+	const char *created;     /* UTC, "2026-11-22T05:50:01Z" */
+	const char *lesson_hash; /* the version answered, or NULL when none was kept */
 };
 
 /*
- * Store one answer, creating its learner if new, in one transaction.  The
- * lesson, question and answer must be non-empty, correct -1..1, confidence
- * 0..5, seconds finite and >= 0, hints >= 0.  Returns 0 and the new row's id
- * (id may be NULL), or -1 with e set and nothing stored (no new learner
- * either).
+ * Store one answer, creating its learner if new, and the lesson version it
+ * answers when not stored yet, in one transaction.  The lesson, question and
+ * answer must be non-empty, correct -1..1, confidence 0..5, seconds finite
+ * and >= 0, hints >= 0, seen -1..1, and the snapshot (when given) within the
+ * limits above, of this lesson and holding this question.  Returns 0 and the
+ * new row's id (id may be NULL), or -1 with e set and nothing stored (no new
+ * learner or version either).
  */
 int hd_store_progress_add(struct hd_store *s, const struct hd_store_progress *p, int64_t *id,
 			  struct hd_err *e);

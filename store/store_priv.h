@@ -3,7 +3,8 @@
  * connection behind struct hd_store, the SQLite wrappers that turn a failure
  * into an hd_err (sql.c), the start of each call and of each write
  * (store.c), the schema's migrations and check (schema.c), and the checked
- * reads of values from a database that may be someone else's (read.c).
+ * reads of values from a database that may be someone else's (read.c), and
+ * the lesson versions stored with answers (snapshot.c).
  *
  * store.c opens and closes; sql.c wraps SQLite's calls; schema.c migrates and
  * checks the schema; read.c checks what is read back; spans.c, runs.c and
@@ -99,6 +100,18 @@ const char *store_read_text(struct hd_store *s, sqlite3_stmt *st, int col, int n
  * keep_null, refused otherwise.  0, or -1 with e set when refused. */
 int store_col_dup(struct hd_store *s, sqlite3_stmt *st, int col, const char *what, const char *name,
 		  int keep_null, char **out, struct hd_err *e);
+
+/* ---- lesson versions (snapshot.c) --------------------------------------------- */
+
+/* Is snap a version hdsim may store with an answer to question of lesson
+ * (within the limits, of that lesson, holding that question)?  0, or -1
+ * with e set. */
+int store_snapshot_check(const struct hd_store_snapshot *snap, const char *lesson,
+			 const char *question, struct hd_err *e);
+/* Store snap unless its version is there already, inside the caller's
+ * transaction: 0, or -1 with e set. */
+int store_snapshot_insert(struct hd_store *s, const struct hd_store_snapshot *snap,
+			  struct hd_err *e);
 
 /* ---- spans (spans.c) -------------------------------------------------------- */
 

@@ -1,6 +1,6 @@
 /*
- * check_base.c - the JSON writer (base/json.h) and the data folder and
- * folder making (base/paths.h).
+ * check_base.c - the JSON writer (base/json.h), the data folder and
+ * folder making (base/paths.h), and SHA-256 (base/sha256.h).
  */
 #include <errno.h>
 #include <float.h>
@@ -12,6 +12,7 @@
 
 #include "base/json.h"
 #include "base/paths.h"
+#include "base/sha256.h"
 #include "base/util.h"
 #include "tests/jsoncheck.h"
 #include "tests/testutil.h"
@@ -236,6 +237,34 @@ START_TEST(paths_mkdir)
 }
 END_TEST
 
+/* FIPS 180-4's examples, and lengths at the padding's edges (55, 56, 64
+ * bytes: one block or two) against values from sha256sum. */
+START_TEST(sha256_vectors)
+{
+	static const struct {
+		const char *in;
+		size_t len;
+		const char *hex;
+	} v[] = {
+		{ "", 0, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
+		{ "abc", 3, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" },
+		{ "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 56,
+		  "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1" },
+		{ "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 55,
+		  "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318" },
+		{ "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 64,
+		  "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb" },
+	};
+	char hex[HD_SHA256_HEX];
+	size_t i;
+
+	for (i = 0; i < HD_ARRAY_LEN(v); i++) {
+		hd_sha256_hex(v[i].in, v[i].len, hex);
+		ck_assert_str_eq(hex, v[i].hex);
+	}
+}
+END_TEST
+
 static Suite *
 base_suite(void)
 {
@@ -251,6 +280,9 @@ base_suite(void)
 	tc = tcase_create("paths");
 	tcase_add_test(tc, paths_data_folder);
 	tcase_add_test(tc, paths_mkdir);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("sha256");
+	tcase_add_test(tc, sha256_vectors);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -130,10 +130,25 @@ START_TEST(quick_run_finds_the_figures)
 		ck_assert(REL(p.um_prefetch_bw, FAKE_PREFETCH) < 0.1);
 		/* both directions ran at full rate at once */
 		ck_assert(REL(p.bidir_bw, FAKE_H2D + FAKE_D2H) < 0.05);
-		ck_assert(p.copy_latency > HD_US && p.copy_latency < 4 * HD_US);
+		/* the fake's copies cost 2 us each on top of their bytes; the gap the
+		 * fit reads is timed on the host clock, which a loaded machine (CI's
+		 * two cores running the other suites) stretches by microseconds: the
+		 * bound says the figure was found, not how quiet the machine was */
+		ck_assert_msg(p.copy_latency > HD_US && p.copy_latency < 10 * HD_US,
+			      "copy latency %.3g us", hd_time_to_s(p.copy_latency) * 1e6);
 		ck_assert(p.host_memcpy_h2d_bw > 1e9 && p.host_memcpy_h2d_bw < 100e9);
 		ck_assert(p.host_memcpy_d2h_bw > 1e9 && p.host_memcpy_d2h_bw < 100e9);
+		/* one block's rate, solved from a grid of 8 through the model's bend */
+		ck_assert_msg(REL(p.block_memory_bw, FAKE_BLOCK_MEM) < 0.05, "block memory %.3g",
+			      p.block_memory_bw);
+		ck_assert_msg(REL(p.block_fill_bw, FAKE_BLOCK_FILL) < 0.05, "block fill %.3g",
+			      p.block_fill_bw);
+		ck_assert_msg(REL(p.block_reduce_bw, FAKE_BLOCK_REDUCE) < 0.05, "block reduce %.3g",
+			      p.block_reduce_bw);
 	}
+	/* measured, not kept from the base */
+	ck_assert(p.malloc_small > 0 && p.free_small > 0);
+	ck_assert(p.um_touch_bw > 0);
 	ck_assert(p.api_launch > 0 && p.api_memcpy > 0 && p.api_sync > 0);
 	ck_assert_str_eq(p.origin, "calibrated");
 	ck_assert_str_eq(p.name, "calibrated-nvidia-h100-80gb-hbm3-fake");

@@ -993,6 +993,24 @@ START_TEST(test_config_learner)
 	unsetenv("USER");
 	ck_assert_str_eq(hd_rcfile_learner(NULL), "learner");
 
+	/* the learner id: the file's learner-id, $HDSIM_LEARNER_ID before it */
+	unsetenv("HDSIM_LEARNER_ID");
+	ck_assert_ptr_null(hd_rcfile_learner_id(NULL));
+	write_text(path, "learner = ada\nlearner-ids = no\n learner-id =  s1234567 \r\n");
+	{
+		const char *from = NULL;
+
+		ck_assert_str_eq(hd_rcfile_learner_id(&from), "s1234567");
+		ck_assert_str_eq(from, path);
+		ck_assert_str_eq(hd_rcfile_file_learner(), "ada");
+		setenv("HDSIM_LEARNER_ID", "alovelace", 1);
+		ck_assert_str_eq(hd_rcfile_learner_id(&from), "alovelace");
+		ck_assert_str_eq(from, "$HDSIM_LEARNER_ID");
+		unsetenv("HDSIM_LEARNER_ID");
+	}
+	write_text(path, "learner-id =\n");
+	ck_assert_ptr_null(hd_rcfile_learner_id(NULL));
+
 	unsetenv("XDG_CONFIG_HOME");
 	if (user != NULL)
 		setenv("USER", user, 1);

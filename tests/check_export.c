@@ -3,8 +3,10 @@
  * reader (names with commas, quotes and line breaks), the JSON documents
  * parse, the Perfetto trace keeps overlapping spans on threads of their own
  * and links launches to GPU work, SVG escapes names, bad databases and
- * options are refused with nothing written, and two learners' databases
- * merge into the class files row by row.
+ * options are refused with nothing written, and learners' databases merge
+ * into the class files row by row: attempts kept, graded by policy, scored
+ * from the lesson as answered, databases skipped or named twice, versions
+ * noted, hostile stored text made harmless in every file.
  *
  * `check_export --make-db FILE` writes the fixture database and exits; the
  * shell test tests/export.sh exports it with the hdsim binary and checks the
@@ -22,6 +24,7 @@
 #include "export/export.h"
 #include "ir/spanlook.h"
 #include "lang/catalog.h"
+#include "lang/lesson.h"
 #include "profile/profile.h"
 #include "store/store.h"
 #include "tests/jsoncheck.h"
@@ -125,6 +128,47 @@ add_answer(struct hd_store *s, const char *learner, const char *lesson, const ch
 				       .hints = hints };
 
 	need(hd_store_progress_add(s, &p, NULL, &e) == 0, "progress_add", &e);
+}
+
+/* One attempt, with the lesson as answered (snap may be NULL) and whether
+ * the run had been shown. */
+static void
+add_attempt(struct hd_store *s, const char *learner, const struct hd_store_snapshot *snap,
+	    const char *lesson, const char *q, const char *answer, int correct, int confidence,
+	    int hints, int seen)
+{
+	struct hd_err e = { 0 };
+	struct hd_store_progress p = { .learner = learner,
+				       .lesson = lesson,
+				       .question = q,
+				       .answer = answer,
+				       .correct = correct,
+				       .confidence = confidence,
+				       .seconds = 0,
+				       .hints = hints,
+				       .seen = seen,
+				       .snapshot = snap };
+
+	need(hd_store_progress_add(s, &p, NULL, &e) == 0, "progress_add", &e);
+}
+
+/* Lines of text holding word. */
+static int
+count_lines(const char *text, const char *word)
+{
+	const char *line = text;
+	int n = 0;
+
+	while (line != NULL && *line != '\0') {
+		const char *end = strchr(line, '\n');
+		size_t len = end != NULL ? (size_t)(end - line) : strlen(line);
+		char *copy = hd_xstrndup(line, len);
+
+		n += strstr(copy, word) != NULL;
+		free(copy);
+		line = end != NULL ? end + 1 : NULL;
+	}
+	return n;
 }
 
 /* The fixture database: a predicted and a measured run paired, with claims,
@@ -815,14 +859,17 @@ START_TEST(class_merges_two_databases)
 	s = hd_store_open(d2, HD_STORE_RW, &e);
 	add_answer(s, "bob", "pinned-vs-pageable", "q1", "b", 1, 0, 7.25, 1);
 	add_answer(s, "bob", "two-streams", "q1", "c", 0, 2, 30, 0);
-	/* alice again, later, on bob's machine: her newer answer to q1 counts */
-	add_answer(s, "alice", "pinned-vs-pageable", "q1", "b", 1, 4, 5, 0);
+	/* alice again, later, on bob's machine, having seen the run: kept, but
+	 * her first answer is the grade */
+	add_attempt(s, "alice", NULL, "pinned-vs-pageable", "q1", "b", 1, 4, 0, 1);
 	hd_store_close(s);
 	stamp(d2, "2026-11-21T09:00:00Z");
 	{
 		const char *args[] = { "export", "--class", d1, d2, "-o", out };
 
 		ck_assert_int_eq(run_cli(args, 6, &msg), 0);
+		/* answers older than the lesson kept with them: said so */
+		ck_assert_ptr_nonnull(strstr(msg, "stored before hdsim kept the lesson"));
 		free(msg);
 	}
 
@@ -830,28 +877,32 @@ START_TEST(class_merges_two_databases)
 	text = hd_read_file(p, &len, &e);
 	ck_assert_ptr_nonnull(text);
 	ck_assert_int_eq(csv_parse(text, &c), 0);
-	ck_assert_int_eq(c.nrows, 5);
+	ck_assert_int_eq(c.nrows, 6);
 	{
-		/* learner, lesson, question, answer, result, correct, confidence,
-		 * seconds, hints, attempts, answered_at, database, comments */
-		const char *want[5][13] = {
-			{ "learner", "lesson", "question", "answer", "result", "correct",
-			  "confidence", "seconds", "hints", "attempts", "answered_at", "database",
+		const char *want[6][19] = {
+			{ "learner", "lesson", "question", "attempt", "attempts", "answer",
+			  "result", "correct", "confidence", "seconds", "hints", "seen", "graded",
+			  "grade_policy", "points", "lesson_version", "answered_at", "database",
 			  "comments" },
-			{ "alice", "pinned-vs-pageable", "q1", "b", "right", "1", "4", "5", "0",
-			  "2", "2026-11-21T09:00:00Z", d2, "" },
-			{ "alice", "pinned-vs-pageable", "q2", "faster, \"much\"", "right", "1",
-			  "3", "20.5", "2", "1", "2026-11-20T10:00:00Z", d1, "" },
-			{ "bob", "pinned-vs-pageable", "q1", "b", "right", "1", "", "7.25", "1",
-			  "1", "2026-11-21T09:00:00Z", d2, "" },
-			{ "bob", "two-streams", "q1", "c", "wrong", "0", "2", "30", "0", "1",
-			  "2026-11-21T09:00:00Z", d2, "" },
+			{ "alice", "pinned-vs-pageable", "q1", "1", "2", "a", "wrong", "0", "5",
+			  "10", "0", "no", "yes", "first", "1", "", "2026-11-20T10:00:00Z", d1,
+			  "" },
+			{ "alice", "pinned-vs-pageable", "q1", "2", "2", "b", "right", "1", "4",
+			  "0", "0", "yes", "", "first", "1", "", "2026-11-21T09:00:00Z", d2, "" },
+			{ "alice", "pinned-vs-pageable", "q2", "1", "1", "faster, \"much\"",
+			  "right", "1", "3", "20.5", "2", "no", "yes", "first", "1", "",
+			  "2026-11-20T10:00:00Z", d1, "" },
+			{ "bob", "pinned-vs-pageable", "q1", "1", "1", "b", "right", "1", "",
+			  "7.25", "1", "no", "yes", "first", "1", "", "2026-11-21T09:00:00Z", d2,
+			  "" },
+			{ "bob", "two-streams", "q1", "1", "1", "c", "wrong", "0", "2", "30", "0",
+			  "no", "yes", "first", "1", "", "2026-11-21T09:00:00Z", d2, "" },
 		};
 		int j;
 
-		for (i = 0; i < 5; i++) {
-			ck_assert_int_eq(c.ncols[i], 13);
-			for (j = 0; j < 13; j++)
+		for (i = 0; i < 6; i++) {
+			ck_assert_int_eq(c.ncols[i], 19);
+			for (j = 0; j < 19; j++)
 				ck_assert_msg(strcmp(c.rows[i][j], want[i][j]) == 0,
 					      "answers.csv row %d column %d: '%s', not '%s'", i, j,
 					      c.rows[i][j], want[i][j]);
@@ -869,9 +920,10 @@ START_TEST(class_merges_two_databases)
 	{
 		const char *want[4][7] = {
 			{ "Student", "ID", "SIS User ID", "SIS Login ID", "Section",
-			  "hdsim pinned-vs-pageable", "hdsim two-streams" },
+			  "hdsim pinned-vs-pageable (grade: first)",
+			  "hdsim two-streams (grade: first)" },
 			{ "Points Possible", "", "", "", "", "", "" },
-			{ "alice", "", "", "alice", "", "2", "" },
+			{ "alice", "", "", "alice", "", "1", "" },
 			{ "bob", "", "", "bob", "", "1", "0" },
 		};
 		int j;
@@ -879,15 +931,15 @@ START_TEST(class_merges_two_databases)
 		int idx;
 		char pts[2][16];
 
-		/* points possible: each lesson's questions in the catalogue
-		 * (else the most questions a learner answered: 2 and 1) */
+		/* points possible of answers stored without their lesson: the
+		 * installed lesson's (else the most questions a learner answered) */
 		hd_catalog_add_builtin(cat);
 		idx = hd_catalog_find(cat, "pinned-vs-pageable", &e);
 		snprintf(pts[0], sizeof pts[0], "%d",
-			 idx >= 0 ? hd_lesson_nquestions(hd_catalog_get(cat, idx)) : 2);
+			 idx >= 0 ? hd_lesson_points(hd_catalog_get(cat, idx)) : 2);
 		idx = hd_catalog_find(cat, "two-streams", &e);
 		snprintf(pts[1], sizeof pts[1], "%d",
-			 idx >= 0 ? hd_lesson_nquestions(hd_catalog_get(cat, idx)) : 1);
+			 idx >= 0 ? hd_lesson_points(hd_catalog_get(cat, idx)) : 1);
 		want[1][5] = pts[0];
 		want[1][6] = pts[1];
 		for (i = 0; i < 4; i++) {
@@ -906,8 +958,11 @@ START_TEST(class_merges_two_databases)
 	p = hd_xasprintf("%s/class.html", out);
 	text = hd_read_file(p, &len, &e);
 	ck_assert_ptr_nonnull(text);
-	ck_assert_ptr_nonnull(strstr(text, "2 learners, 2 lessons, 4 answers"));
+	ck_assert_ptr_nonnull(strstr(text, "2 learners, 2 lessons, 5 attempts at 4 questions"));
 	ck_assert_ptr_nonnull(strstr(text, "<td>alice</td>"));
+	/* alice answered again after the run, wrong first and right later */
+	ck_assert_ptr_nonnull(
+	    strstr(text, "Answered again: 1 learner; wrong first, right later: 1"));
 	free(text);
 	free(p);
 	free(d1);
@@ -916,68 +971,401 @@ START_TEST(class_merges_two_databases)
 }
 END_TEST
 
-START_TEST(class_orders_and_points)
-{
-	/* questions listed in the order the rows (by learner) first answer
-	 * them; lessons outside the catalogue get the most any learner answered */
-	char *d = path_in("mixed.db"), *out = path_in("mixed"), *p, *msg, *text;
-	const char *at[4];
-	struct hd_err e = { 0 };
-	struct hd_store *s;
-	struct csv c;
-	size_t len;
-	int i;
+/* A lesson of two questions worth 3 and 2 points, with a misconception. */
+#define GRADED_LESSON \
+	"hdsim 1\nlesson graded\ntitle \"Graded copies\"\n" \
+	"question q1 choice \"Which copy finishes first?\"\n" \
+	"  option a \"The pinned one\"\n  option b \"The pageable one\"\n" \
+	"  misconception \"'Async' never waits for the host\"\n" \
+	"  option c \"Both at once\"\n  answer a\n  points 3\nend\n" \
+	"question q2 choice \"Does the host wait?\"\n" \
+	"  option x \"Yes\"\n  option y \"No\"\n  answer x\n  points 2\nend\n" \
+	"scenario s\n  host 1ms\nend\n"
 
-	s = hd_store_open(d, HD_STORE_RW, &e);
-	add_answer(s, "zed", "zlesson", "q3", "x", 1, 0, 1, 0);
-	add_answer(s, "amy", "zlesson", "q2", "x", 1, 0, 1, 0);
-	add_answer(s, "zed", "alesson", "q9", "x", 1, 0, 1, 0);
-	add_answer(s, "amy", "zlesson", "q1", "x", 0, 5, 1, 0);
+static struct hd_store_snapshot *
+snapshot_of_text(const char *text)
+{
+	struct hd_err e = { 0 };
+	struct hd_lesson *l = hd_lesson_parse(text, strlen(text), "graded.hds", &e);
+	struct hd_store_snapshot *snap;
+
+	need(l != NULL, "parse", &e);
+	snap = hd_store_snapshot_of(l);
+	hd_lesson_free(l);
+	return snap;
+}
+
+/* wes: q1 wrong (sure, after a hint), q2 right; then, having seen the run,
+ * q1 right and q2 wrong.  ann: q1 right, q2 never answered. */
+static void
+graded_class(const char *db, const struct hd_store_snapshot *snap)
+{
+	struct hd_err e = { 0 };
+	struct hd_store *s = hd_store_open(db, HD_STORE_RW, &e);
+
+	need(s != NULL, "open", &e);
+	add_attempt(s, "wes", snap, "graded", "q1", "b", 0, 5, 1, 0);
+	add_attempt(s, "wes", snap, "graded", "q2", "x", 1, 3, 0, 0);
+	add_attempt(s, "wes", snap, "graded", "q1", "a", 1, 5, 0, 1);
+	add_attempt(s, "wes", snap, "graded", "q2", "y", 0, 2, 0, 1);
+	add_attempt(s, "ann", snap, "graded", "q1", "a", 1, 4, 0, 0);
 	hd_store_close(s);
+}
+
+/* Wrong, then right after the run: graded wrong by default; best and last
+ * grade otherwise; the points possible are the stored lesson's, though the
+ * lesson is installed nowhere and ann answered one question of two. */
+START_TEST(class_grades_by_policy)
+{
+	char *db = path_in("graded.db"), *out = path_in("graded"), *p, *text, *msg;
+	struct hd_store_snapshot *snap = snapshot_of_text(GRADED_LESSON);
+	char *const dbs[] = { db };
+	static const struct {
+		enum hd_export_grade g;
+		int wes, graded_q1, graded_q2;
+	} policies[] = {
+		{ HD_EXPORT_GRADE_FIRST, 2, 0, 0 },
+		{ HD_EXPORT_GRADE_BEST, 5, 1, 0 },
+		{ HD_EXPORT_GRADE_LAST, 3, 1, 1 },
+	};
+	struct hd_err e = { 0 };
+	size_t i, len;
+
+	graded_class(db, snap);
+	for (i = 0; i < HD_ARRAY_LEN(policies); i++) {
+		struct hd_export_class_opts o = { policies[i].g, false, NULL };
+		struct hd_export_class c;
+		const struct hd_export_class_score *s;
+
+		ck_assert_msg(hd_export_class_load(&c, dbs, 1, &o, &e) == 0, "%s", e.msg);
+		ck_assert_int_eq(c.nattempts, 5);
+		ck_assert_int_eq(c.nrows, 3); /* ann q1, wes q1, wes q2 */
+		ck_assert_str_eq(c.rows[1].a.learner, "wes");
+		ck_assert_int_eq(c.rows[1].attempts, 2);
+		ck_assert_int_eq(c.rows[1].graded, policies[i].graded_q1);
+		ck_assert_int_eq(c.rows[1].initial, 0);
+		ck_assert_int_eq(c.rows[2].graded, policies[i].graded_q2);
+		s = hd_export_class_score(&c, "wes", "graded");
+		ck_assert_ptr_nonnull(s);
+		ck_assert_int_eq(s->earned, policies[i].wes);
+		ck_assert_int_eq(s->possible, 5);
+		ck_assert_int_eq(s->answered, 2);
+		ck_assert_str_eq(s->hash, snap->hash);
+		s = hd_export_class_score(&c, "ann", "graded");
+		ck_assert_int_eq(s->earned, 3);
+		ck_assert_int_eq(s->possible, 5);
+		ck_assert_int_eq(s->answered, 1);
+		ck_assert_int_eq(s->questions, 2);
+		ck_assert_ptr_null(hd_export_class_score(&c, "ann", "other"));
+		ck_assert_int_eq(hd_export_class_lesson(&c, "graded")->possible, 5);
+		ck_assert_int_eq(c.nnotes, 0);
+		hd_export_class_free(&c);
+	}
+
+	/* the files name the policy */
 	{
-		const char *args[] = { "export", "--class", d, "-o", out };
+		const char *args[] = { "export", "--class", db, "-o", out, "--grade", "best" };
+		struct csv c;
+
+		ck_assert_int_eq(run_cli(args, 7, &msg), 0);
+		free(msg);
+		p = hd_xasprintf("%s/gradebook.csv", out);
+		text = hd_read_file(p, &len, &e);
+		ck_assert_int_eq(csv_parse(text, &c), 0);
+		ck_assert_str_eq(c.rows[0][5], "hdsim graded (grade: best)");
+		ck_assert_str_eq(c.rows[1][5], "5");
+		ck_assert_str_eq(c.rows[2][0], "ann");
+		ck_assert_str_eq(c.rows[2][5], "3");
+		ck_assert_str_eq(c.rows[3][0], "wes");
+		ck_assert_str_eq(c.rows[3][5], "5");
+		csv_free(&c);
+		free(text);
+		free(p);
+		p = hd_xasprintf("%s/answers.csv", out);
+		text = hd_read_file(p, &len, &e);
+		ck_assert_int_eq(csv_parse(text, &c), 0);
+		ck_assert_int_eq(c.nrows, 6);
+		ck_assert_str_eq(c.rows[0][col(&c, "grade_policy")], "grade_policy");
+		ck_assert_str_eq(c.rows[2][col(&c, "grade_policy")], "best");
+		/* wes's q1: the second attempt is the one graded */
+		ck_assert_str_eq(c.rows[2][col(&c, "answer")], "b");
+		ck_assert_str_eq(c.rows[2][col(&c, "graded")], "");
+		ck_assert_str_eq(c.rows[3][col(&c, "graded")], "yes");
+		ck_assert_str_eq(c.rows[3][col(&c, "seen")], "yes");
+		ck_assert_str_eq(c.rows[3][col(&c, "points")], "3");
+		ck_assert_str_eq(c.rows[3][col(&c, "lesson_version")], snap->hash);
+		csv_free(&c);
+		free(text);
+		free(p);
+		p = hd_xasprintf("%s/class.html", out);
+		text = hd_read_file(p, &len, &e);
+		ck_assert_ptr_nonnull(strstr(text, "<code>--grade best</code>"));
+		free(text);
+		free(p);
+	}
+	/* by default: the first answers, and what they say */
+	{
+		const char *args[] = { "export", "--class", db, "-o", out };
+		const char *q1;
 
 		ck_assert_int_eq(run_cli(args, 5, &msg), 0);
 		free(msg);
+		p = hd_xasprintf("%s/class.html", out);
+		text = hd_read_file(p, &len, &e);
+		ck_assert_ptr_nonnull(strstr(text, "<code>--grade first</code>"));
+		ck_assert_ptr_nonnull(strstr(text, "<td>Graded copies</td>"));
+		q1 = strstr(text,
+			    "q1 (3 points): <span class=\"prompt\">Which copy finishes "
+			    "first?</span>");
+		ck_assert_ptr_nonnull(q1);
+		/* a) chosen once (ann), b) once (wes, first) with its misconception */
+		ck_assert_ptr_nonnull(strstr(q1,
+					     "<td>The pinned one <strong>(the answer)</strong>"
+					     "</td><td class=\"num\">1</td><td></td>"));
+		ck_assert_ptr_nonnull(strstr(q1,
+					     "<td>The pageable one</td><td class=\"num\">1</td>"
+					     "<td>&#39;Async&#39; never waits for the host</td>"));
+		ck_assert_ptr_nonnull(
+		    strstr(q1, "<td>Both at once</td><td class=\"num\">0</td><td></td>"));
+		ck_assert_ptr_nonnull(strstr(q1, "Graded (first): <strong>1 of 2 right</strong>"));
+		ck_assert_ptr_nonnull(strstr(q1, "Sure but wrong: <strong>1</strong>"));
+		ck_assert_ptr_nonnull(strstr(q1, "right with hints 0 of 1, without 1 of 1"));
+		ck_assert_ptr_nonnull(strstr(text,
+					     "<td>ann</td><td class=\"num\">0 of 1</td>"
+					     "<td class=\"num\">3 / 5, 1 of 2 answered</td>"));
+		ck_assert_ptr_nonnull(strstr(text,
+					     "<td>wes</td><td class=\"num\">1 of 1</td>"
+					     "<td class=\"num\">2 / 5, done</td>"));
+		free(text);
+		free(p);
 	}
-	p = hd_xasprintf("%s/gradebook.csv", out);
-	text = hd_read_file(p, &len, &e);
-	ck_assert_ptr_nonnull(text);
-	ck_assert_int_eq(csv_parse(text, &c), 0);
-	ck_assert_int_eq(c.nrows, 4);
-	ck_assert_str_eq(c.rows[0][5], "hdsim alesson");
-	ck_assert_str_eq(c.rows[0][6], "hdsim zlesson");
-	ck_assert_str_eq(c.rows[1][5], "1");
-	ck_assert_str_eq(c.rows[1][6], "2");
-	ck_assert_str_eq(c.rows[2][0], "amy");
-	ck_assert_str_eq(c.rows[2][5], "");
-	ck_assert_str_eq(c.rows[2][6], "1");
-	ck_assert_str_eq(c.rows[3][0], "zed");
-	ck_assert_str_eq(c.rows[3][5], "1");
-	ck_assert_str_eq(c.rows[3][6], "1");
-	csv_free(&c);
-	free(text);
-	free(p);
+	{
+		const char *args[] = { "export", "--class", db, "-o", out, "--grade", "worst" };
+
+		ck_assert_int_eq(run_cli(args, 7, &msg), HD_EXIT_INPUT);
+		ck_assert_ptr_nonnull(strstr(msg, "unknown grading 'worst'"));
+		free(msg);
+	}
+	{
+		const char *args[] = { "export", "--format", "csv", "--db", db, "--grade", "best" };
+
+		ck_assert_int_eq(run_cli(args, 7, &msg), HD_EXIT_INPUT);
+		ck_assert_ptr_nonnull(strstr(msg, "goes with --class"));
+		free(msg);
+	}
+	hd_store_snapshot_free(snap);
+	free(db);
+	free(out);
+}
+END_TEST
+
+/* --keep-going: a missing, a foreign and a junk database are named and
+ * skipped; a database named twice (by path, or as the same file) is read
+ * once.  Without it, or with nothing readable, exit 2 and no files. */
+START_TEST(class_keep_going_and_twice)
+{
+	char *db = path_in("good.db"), *again = NULL, *missing = path_in("none.db");
+	char *foreign = path_in("foreign.db"), *junk = path_in("junk.db"), *out = path_in("kg");
+	char *p, *text, *msg;
+	struct hd_store_snapshot *snap = snapshot_of_text(GRADED_LESSON);
+	struct hd_err e = { 0 };
+	struct csv c;
+	sqlite3 *q;
+	size_t len;
+
+	again = hd_xasprintf("%s/./good.db", dir);
+	graded_class(db, snap);
+	ck_assert_int_eq(sqlite3_open(foreign, &q), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(q, "CREATE TABLE t(x)", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(q);
+	write_bytes(junk, "not a database, just some text", 30);
+	{
+		const char *args[] = { "export", "--class", db, missing, "-o", out };
+
+		ck_assert_int_eq(run_cli(args, 6, &msg), HD_EXIT_INPUT);
+		ck_assert_ptr_nonnull(strstr(msg, "no such database"));
+		ck_assert(!exists(out));
+		free(msg);
+	}
+	{
+		const char *args[] = { "export",       "--class", db,   missing,
+				       foreign,        again,     junk, db,
+				       "--keep-going", "-o",      out };
+
+		ck_assert_int_eq(run_cli(args, 11, &msg), 0);
+		ck_assert_msg(strstr(msg, missing) && strstr(msg, foreign) && strstr(msg, junk),
+			      "%s", msg);
+		ck_assert_int_eq(count_lines(msg, "skipped"), 3);
+		ck_assert_int_eq(count_lines(msg, "it was read once"), 2);
+		free(msg);
+		p = hd_xasprintf("%s/answers.csv", out);
+		text = hd_read_file(p, &len, &e);
+		ck_assert_int_eq(csv_parse(text, &c), 0);
+		ck_assert_int_eq(c.nrows, 6); /* wes's four attempts and ann's, once */
+		csv_free(&c);
+		free(text);
+		free(p);
+		p = hd_xasprintf("%s/class.html", out);
+		text = hd_read_file(p, &len, &e);
+		ck_assert_ptr_nonnull(strstr(text, "from 1 database:"));
+		ck_assert_ptr_nonnull(strstr(text, "it was read once"));
+		free(text);
+		free(p);
+	}
+	{
+		const char *args[] = { "export", "--class",      missing, foreign,
+				       junk,     "--keep-going", "-o",    path_in("none") };
+
+		ck_assert_int_eq(run_cli(args, 8, &msg), HD_EXIT_INPUT);
+		ck_assert_int_eq(count_lines(msg, "skipped"), 3);
+		ck_assert_ptr_nonnull(strstr(msg, "none of the 3 databases named could be read"));
+		free(msg);
+		free((char *)args[7]);
+	}
+	hd_store_snapshot_free(snap);
+	free(db);
+	free(again);
+	free(missing);
+	free(foreign);
+	free(junk);
+	free(out);
+}
+END_TEST
+
+/* Learners who answered two versions of a lesson: said on standard error
+ * and in class.html; each is graded on their own version. */
+START_TEST(class_versions_noted)
+{
+	char *d1 = path_in("v1.db"), *d2 = path_in("v2.db"), *out = path_in("vv");
+	struct hd_store_snapshot *v1 = snapshot_of_text(GRADED_LESSON);
+	struct hd_store_snapshot *v2 = snapshot_of_text(GRADED_LESSON "# edited\n");
+	struct hd_err e = { 0 };
+	struct hd_store *s;
+	char *msg, *p, *text;
+	size_t len;
+
+	ck_assert_str_ne(v1->hash, v2->hash);
+	v2->questions[1].points = 4; /* the edit made q2 worth more */
+	s = hd_store_open(d1, HD_STORE_RW, &e);
+	add_attempt(s, "ann", v1, "graded", "q2", "x", 1, 0, 0, 0);
+	hd_store_close(s);
+	s = hd_store_open(d2, HD_STORE_RW, &e);
+	add_attempt(s, "bo", v2, "graded", "q2", "x", 1, 0, 0, 0);
+	add_attempt(s, "cy", v2, "graded", "q2", "y", 0, 0, 0, 0);
+	hd_store_close(s);
+	{
+		const char *args[] = { "export", "--class", d1, d2, "-o", out };
+		char want[160];
+		struct hd_export_class c;
+		char *const dbs[] = { d1, d2 };
+		struct hd_export_class_opts o = { HD_EXPORT_GRADE_FIRST, false, NULL };
+
+		ck_assert_int_eq(run_cli(args, 6, &msg), 0);
+		ck_assert_ptr_nonnull(
+		    strstr(msg, "warning: lesson graded was answered in 2 versions"));
+		snprintf(want, sizeof want, "%.12s (7 points) by bo, cy", v2->hash);
+		ck_assert_msg(strstr(msg, want) != NULL, "%s", msg);
+		snprintf(want, sizeof want, "%.12s (5 points) by ann", v1->hash);
+		ck_assert_msg(strstr(msg, want) != NULL, "%s", msg);
+		free(msg);
+		ck_assert_int_eq(hd_export_class_load(&c, dbs, 2, &o, &e), 0);
+		ck_assert_int_eq(hd_export_class_score(&c, "ann", "graded")->earned, 2);
+		ck_assert_int_eq(hd_export_class_score(&c, "ann", "graded")->possible, 5);
+		ck_assert_int_eq(hd_export_class_score(&c, "bo", "graded")->earned, 4);
+		ck_assert_int_eq(hd_export_class_score(&c, "bo", "graded")->possible, 7);
+		/* the gradebook's: the version most learners answered */
+		ck_assert_int_eq(hd_export_class_lesson(&c, "graded")->possible, 7);
+		ck_assert_int_eq(hd_export_class_lesson(&c, "graded")->nversions, 2);
+		hd_export_class_free(&c);
+	}
 	p = hd_xasprintf("%s/class.html", out);
 	text = hd_read_file(p, &len, &e);
-	ck_assert_ptr_nonnull(text);
-	at[0] = strstr(text, "<td>q1</td>");
-	at[1] = strstr(text, "<td>q2</td>");
-	at[2] = strstr(text, "<td>q9</td>");
-	at[3] = strstr(text, "<td>q3</td>");
-	for (i = 0; i < 4; i++)
-		ck_assert_ptr_nonnull(at[i]);
-	ck_assert(at[0] < at[1] && at[1] < at[2] && at[2] < at[3]);
-	/* q1: answered wrong at confidence 5, so sure but wrong */
-	ck_assert_ptr_nonnull(strstr(at[0],
-				     "<td class=\"num\">1</td><td class=\"num\">0</td>"
-				     "<td class=\"num\">1</td><td class=\"num\">1</td>"));
-	ck_assert_ptr_nonnull(strstr(text,
-				     "<td>amy</td><td class=\"num\">-</td>"
-				     "<td class=\"num\">1 / 2</td>"));
+	ck_assert_ptr_nonnull(strstr(text, "Answered in 2 versions of the lesson"));
+	ck_assert_ptr_nonnull(strstr(text, "was answered in 2 versions"));
 	free(text);
 	free(p);
-	free(d);
+	hd_store_snapshot_free(v1);
+	hd_store_snapshot_free(v2);
+	free(d1);
+	free(d2);
+	free(out);
+}
+END_TEST
+
+/* Text stored in a lesson version is untrusted: controls, markup and
+ * spreadsheet formulas reach no sink as they are. */
+START_TEST(class_hostile_snapshot_text)
+{
+	char *db = path_in("hostile.db"), *out = path_in("hh"), *msg, *p, *text;
+	static const char *const lesson = "=HYPERLINK(\"http://x\")\x1b[31m<script>";
+	struct hd_store_snap_option opts[2] = {
+		{ (char *)"a", (char *)"+cmd|' /C calc'!A0 <b>bold</b>\x07", NULL },
+		{ (char *)"b\x1b[2J", (char *)"-2+3",
+		  (char *)"</td><script>alert(1)</script>\x1b]0;x\x07" },
+	};
+	struct hd_store_snap_question q = { (char *)"@q\x1b[1m",
+					    (char *)"choice",
+					    (char *)"\x1b]0;pwn\x07<img src=x onerror=alert(1)>",
+					    (char *)"a",
+					    1,
+					    opts,
+					    2 };
+	struct hd_store_snapshot v1 = {
+		(char *)"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		(char *)lesson, (char *)"<title>\x1b[5m=1+1", &q, 1
+	};
+	struct hd_store_snapshot v2 = v1;
+	struct hd_err e = { 0 };
+	struct hd_store *s = hd_store_open(db, HD_STORE_RW, &e);
+	static const char *const files[] = { "answers.csv", "gradebook.csv", "class.html" };
+	size_t i, len;
+
+	v2.hash = (char *)"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+	need(s != NULL, "open", &e);
+	add_attempt(s, "ann", &v1, lesson, q.id, "b\x1b[2J", 0, 5, 0, 0);
+	add_attempt(s, "bo", &v2, lesson, q.id, "=cmd|' /C calc'!A0", 0, 5, 0, 0);
+	hd_store_close(s);
+	{
+		const char *args[] = { "export", "--class", db, "-o", out };
+
+		ck_assert_int_eq(run_cli(args, 5, &msg), 0);
+		/* the versions' note on standard error names the lesson, escaped */
+		ck_assert_ptr_nonnull(strstr(msg, "answered in 2 versions"));
+		ck_assert_ptr_null(strchr(msg, '\x1b'));
+		ck_assert_ptr_nonnull(strstr(msg, "\\x1b[31m<script>"));
+		free(msg);
+	}
+	for (i = 0; i < HD_ARRAY_LEN(files); i++) {
+		p = hd_xasprintf("%s/%s", out, files[i]);
+		text = hd_read_file(p, &len, &e);
+		ck_assert_ptr_nonnull(text);
+		ck_assert_msg(strchr(text, '\x1b') == NULL && strchr(text, '\x07') == NULL,
+			      "%s holds a control character", files[i]);
+		if (i < 2) {
+			struct csv c;
+			int r, k;
+
+			/* no cell a spreadsheet would run as a formula */
+			ck_assert_int_eq(csv_parse(text, &c), 0);
+			for (r = 0; r < c.nrows; r++)
+				for (k = 0; k < c.ncols[r]; k++)
+					ck_assert_msg(strchr("=+-@", c.rows[r][k][0]) == NULL ||
+							  c.rows[r][k][0] == '\0',
+						      "%s row %d column %d: %s", files[i], r, k,
+						      c.rows[r][k]);
+			csv_free(&c);
+		} else {
+			ck_assert_ptr_null(strstr(text, "<script"));
+			ck_assert_ptr_null(strstr(text, "<img"));
+			ck_assert_ptr_null(strstr(text, "<b>bold"));
+			ck_assert_ptr_nonnull(
+			    strstr(text, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+			ck_assert_ptr_nonnull(strstr(text, "&lt;img src=x onerror=alert(1)&gt;"));
+		}
+		free(text);
+		free(p);
+	}
+	free(db);
 	free(out);
 }
 END_TEST
@@ -1085,7 +1473,10 @@ export_suite(void)
 	tcase_add_test(tc, run_selects_its_pair);
 	tcase_add_test(tc, lesson_without_runs_is_simulated);
 	tcase_add_test(tc, class_merges_two_databases);
-	tcase_add_test(tc, class_orders_and_points);
+	tcase_add_test(tc, class_grades_by_policy);
+	tcase_add_test(tc, class_keep_going_and_twice);
+	tcase_add_test(tc, class_versions_noted);
+	tcase_add_test(tc, class_hostile_snapshot_text);
 	tcase_add_test(tc, svg_and_perfetto_colours_from_looks);
 	suite_add_tcase(s, tc);
 	return s;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ir/backend.h"
+#include "lang/lesson.h"
 #include "real/fault.h"
 #include "run/backends.h"
 #include "run/verify.h"
@@ -258,6 +259,70 @@ START_TEST(fault_by_name_and_from_the_environment)
 }
 END_TEST
 
+/*
+ * The real executor runs a loop with a condition on its index as the ops it
+ * was lowered to: `if i % 5 == 0: loss.item()` over 20 steps makes, in each
+ * pass over the scenario (the warm-up, the timed run, the bare one), 20
+ * kernel launches and a cudaMemcpy right after the 1st, 6th, 11th and 16th;
+ * the measured trace holds those four reads, iterations 0 to 3 of the read.
+ */
+START_TEST(conditioned_loop)
+{
+	static const char text[] = "hdsim 1\nlesson cond\ntitle \"A conditioned loop\"\n"
+				   "scenario a\n  buffer loss device 4B\n  repeat 20 as i\n"
+				   "    k: kernel spin 1us\n    if i % 5 == 0\n"
+				   "      r: read loss 4B\n    end\n  end\nend\n";
+	struct hd_err e = { 0 };
+	struct hd_lesson *l = hd_lesson_parse(text, sizeof text - 1, "cond.hds", &e);
+	struct hd_scenario *sc;
+	struct hd_run_opts o;
+	struct hd_trace *t;
+	int i, n, launches = 0, reads = 0, read_op = -1;
+	size_t k;
+	bool iter_seen[4] = { false };
+
+	ck_assert_msg(l != NULL, "%s", e.msg);
+	sc = hd_lesson_instantiate(l, 0, NULL, &e);
+	ck_assert_msg(sc != NULL, "%s", e.msg);
+	for (i = 0; i < sc->nops; i++)
+		if (sc->ops[i].kind == HD_OP_READ)
+			read_op = i;
+	ck_assert_int_ge(read_op, 0);
+	memset(&o, 0, sizeof o);
+	o.profile = &h100;
+	o.repeats = 1;
+	ck_assert_int_eq(hd_fault_set(""), 0);
+	t = hd_backend_trace(&hd_real_backend, sc, &o, &e);
+	ck_assert_msg(t != NULL, "%s", e.msg);
+	n = hd_fault_calls();
+	for (i = 1; i <= n; i++) {
+		const char *name = hd_fault_call_name(i);
+
+		if (strcmp(name, "kernel launch") == 0)
+			launches++;
+		if (strcmp(name, "cudaMemcpy") == 0 && launches > 0) {
+			/* after the launch of step 0, 5, 10 or 15 of a pass, before the next */
+			ck_assert_msg((launches - 1) % 20 % 5 == 0, "a read after launch %d",
+				      launches);
+			reads++;
+		}
+	}
+	ck_assert_int_ge(launches, 20);
+	ck_assert_int_eq(launches % 20, 0);
+	ck_assert_int_eq(reads, 4 * (launches / 20));
+	for (k = 0; k < t->nspans; k++)
+		if (t->spans[k].op == read_op && t->spans[k].kind == HD_SPAN_API) {
+			ck_assert_uint_lt(t->spans[k].iter, 4);
+			iter_seen[t->spans[k].iter] = true;
+		}
+	for (i = 0; i < 4; i++)
+		ck_assert_msg(iter_seen[i], "no measured read of iteration %d", i);
+	hd_trace_free(t);
+	hd_scenario_free(sc);
+	hd_lesson_free(l);
+}
+END_TEST
+
 static Suite *
 fault_suite(void)
 {
@@ -269,6 +334,7 @@ fault_suite(void)
 	tcase_add_test(tc, a_clean_run_makes_every_kind_of_call);
 	tcase_add_test(tc, each_call_failing_stores_nothing);
 	tcase_add_test(tc, fault_by_name_and_from_the_environment);
+	tcase_add_test(tc, conditioned_loop);
 	suite_add_tcase(s, tc);
 	return s;
 }

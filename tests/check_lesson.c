@@ -236,6 +236,64 @@ START_TEST(full_metadata)
 }
 END_TEST
 
+#define HDR_GRADE "hdsim 1\nlesson t\ntitle \"T\"\n"
+
+/* What grading reads: points (default 1), misconceptions per option, and
+ * the content hash that names this version of the lesson. */
+START_TEST(question_points_and_misconceptions)
+{
+	static const char text[] = HDR_GRADE
+	    "question q1 choice \"Which is faster?\"\n"
+	    "  points 3\n"
+	    "  option a \"pinned\"\n"
+	    "  option b \"pageable\"\n"
+	    "  misconception \"'Async' never waits for the host\"\n"
+	    "  option c \"the same\"\n"
+	    "  answer a\n"
+	    "end\n"
+	    "question q2 order \"Order\"\n"
+	    "  item x \"x\"\n"
+	    "  item y \"y\"\n"
+	    "  answer y x\n"
+	    "  points 0\n"
+	    "end\n"
+	    "question q3 choice \"Plain\"\n"
+	    "  option a \"a\"\n"
+	    "  option b \"b\"\n"
+	    "  answer b\n"
+	    "end\n"
+	    "scenario a\n  host 1ms\nend\n";
+	struct hd_lesson *l = parse_ok(text), *l2;
+	const struct hd_question *q = hd_lesson_question(l, 0);
+	struct hd_err e = { 0 };
+	char *edited;
+
+	ck_assert_int_eq(q->points, 3);
+	ck_assert_ptr_nonnull(q->misconceptions);
+	ck_assert_ptr_null(q->misconceptions[0]);
+	ck_assert_str_eq(q->misconceptions[1], "'Async' never waits for the host");
+	ck_assert_ptr_null(q->misconceptions[2]);
+	ck_assert_int_eq(hd_lesson_question(l, 1)->points, 0);
+	ck_assert_int_eq(hd_lesson_question(l, 2)->points, 1);
+	ck_assert_ptr_null(hd_lesson_question(l, 2)->misconceptions);
+	ck_assert_int_eq(hd_lesson_points(l), 4);
+	/* the hash is the text's: the same text gives the same, one byte more
+	 * another */
+	ck_assert_int_eq((int)strlen(hd_lesson_hash(l)), 64);
+	l2 = hd_lesson_parse(text, strlen(text), "other-path.hds", &e);
+	ck_assert_msg(l2 != NULL, "%s", e.msg);
+	ck_assert_str_eq(hd_lesson_hash(l2), hd_lesson_hash(l));
+	hd_lesson_free(l2);
+	edited = hd_xasprintf("%s# edited\n", text);
+	l2 = hd_lesson_parse(edited, strlen(edited), "t.hds", &e);
+	ck_assert_msg(l2 != NULL, "%s", e.msg);
+	ck_assert_str_ne(hd_lesson_hash(l2), hd_lesson_hash(l));
+	hd_lesson_free(l2);
+	free(edited);
+	hd_lesson_free(l);
+}
+END_TEST
+
 START_TEST(full_ir_defaults)
 {
 	struct hd_lesson *l = parse_ok(full_lesson);
@@ -957,6 +1015,38 @@ static const struct bad_case parse_bad[] = {
 	{ HDR "require makespan(a) < 2ms \"m\"\nscenario a\n  host 1ms\nend\n", 4, 9, "makespan" },
 	{ HDR "knob n 4 1 .. 8 \"n\"\nrequire n % 2ms == 0 \"m\"\nscenario a\n  host 1ms\nend\n", 5,
 	  11, "cannot take the remainder of a number ('n') by a time ('2ms')" },
+	/* points and misconceptions */
+	{ HDR "question q choice \"Q?\"\n  option a \"A\"\n  option b \"B\"\n  answer a\n"
+	      "  points 2\n  points 3\nend\nscenario a\n  host 1ms\nend\n",
+	  9, 3, "'points' is given twice" },
+	{ HDR "question q choice \"Q?\"\n  option a \"A\"\n  option b \"B\"\n  answer a\n"
+	      "  points 1.5\nend\nscenario a\n  host 1ms\nend\n",
+	  8, 10, "expected a whole number of points from 0 to 1000 after 'points', found" },
+	{ HDR "question q choice \"Q?\"\n  option a \"A\"\n  option b \"B\"\n  answer a\n"
+	      "  points 1001\nend\nscenario a\n  host 1ms\nend\n",
+	  8, 10, "from 0 to 1000" },
+	{ HDR "question q choice \"Q?\"\n  option a \"A\"\n  option b \"B\"\n  answer a\n"
+	      "  points 2ms\nend\nscenario a\n  host 1ms\nend\n",
+	  8, 10, "whole number of points" },
+	{ HDR "question q choice \"Q?\"\n  misconception \"m\"\n  option a \"A\"\n"
+	      "  option b \"B\"\n  answer a\nend\nscenario a\n  host 1ms\nend\n",
+	  5, 3, "'misconception' explains the option declared just above it" },
+	{ HDR "question q choice \"Q?\"\n  option a \"A\"\n  option b \"B\"\n"
+	      "  misconception \"m\"\n  misconception \"n\"\n  answer a\nend\nscenario a\n"
+	      "  host 1ms\nend\n",
+	  8, 3, "option b already has a misconception" },
+	{ HDR "question q order \"Q?\"\n  item a \"A\"\n  misconception \"m\"\n  item b \"B\"\n"
+	      "  answer a b\nend\nscenario a\n  host 1ms\nend\n",
+	  6, 3, "'misconception' belongs to the options of a choice question" },
+	{ HDR "question q choice \"Q?\"\n  option a \"A\"\n  misconception \"m\"\n"
+	      "  option b \"B\"\n  answer a\nend\nscenario a\n  host 1ms\nend\n",
+	  4, 1, "option a is the answer, so it stands for no misconception" },
+	{ HDR "question q choice \"Q?\"\n  option a \"A\"\n  misconception\n"
+	      "  option b \"B\"\n  answer a\nend\nscenario a\n  host 1ms\nend\n",
+	  6, 16, "expected what choosing the option suggests the learner thinks in double quotes" },
+	{ HDR "question q choice \"Q?\"\n  option a \"A\"\n  option b \"B\"\n  answer a\n"
+	      "  pionts 2\nend\nscenario a\n  host 1ms\nend\n",
+	  8, 3, "did you mean 'points'" },
 	/* replaces names the lesson's own id */
 	{ HDR "replaces other\nscenario a\n  host 1ms\nend\n", 1, 1,
 	  "'replaces other' names another lesson" },
@@ -1341,6 +1431,12 @@ static const char *const tokens[] = {
 	"\xe2\x80\xae",
 	"\r",
 	"%",
+	"if i % 2 == 0",
+	"else",
+	"as i",
+	"&& !(i != 1) ||",
+	"profile(api.launch)",
+	"feedback \"f\"",
 };
 
 /* One random edit of the text in b. */
@@ -1685,6 +1781,7 @@ lesson_suite(void)
 	TCase *slow = tcase_create("mutations");
 
 	tcase_add_test(tc, full_metadata);
+	tcase_add_test(tc, question_points_and_misconceptions);
 	tcase_add_test(tc, trace_op_index);
 	tcase_add_test(tc, claims_limit);
 	tcase_add_test(tc, claims_evaluator_agrees);

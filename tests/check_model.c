@@ -7,6 +7,7 @@
  * and the scenario builders above them, and each is a few lines of set-up
  * and an exact expected trace.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -618,6 +619,123 @@ START_TEST(pinned_alloc_vs_register)
 }
 END_TEST
 
+/* A kernel's time on the compute lane. */
+static hd_time
+kernel_time(const struct hd_scenario *sc, const struct hd_profile *p, int op)
+{
+	struct hd_trace *t = run_p(sc, p);
+	struct hd_op_time ot = hd_trace_op_time(t, op);
+	const struct hd_span *k = NULL;
+	size_t i;
+	hd_time d;
+
+	for (i = 0; i < t->nspans; i++)
+		if (t->spans[i].op == op && t->spans[i].kind == HD_SPAN_KERNEL)
+			k = &t->spans[i];
+	ck_assert_ptr_nonnull(k);
+	ck_assert(ot.found);
+	d = k->end - k->start;
+	hd_trace_free(t);
+	return d;
+}
+
+/* A grid smaller than the GPU runs slower: compute kernels by the SMs their
+ * blocks reach (in waves past one block an SM), memory-bound ones by what
+ * each block draws, bent towards gpu.hbm; a full grid runs at the profile's
+ * rates. */
+START_TEST(kernel_grid_rates)
+{
+	struct hd_profile p = test_profile();
+	struct hd_scenario *sc = sc_new("grid");
+	int d = sc_buf(sc, "d", HD_MEM_DEVICE, 256 * MiB);
+	struct hd_op *op = sc_op(sc, HD_OP_KERNEL, 0);
+	hd_time full, one, half, waves, m_full, m_8, m_400;
+	double rate8, full_rate;
+
+	op->kernel = HD_KERNEL_COMPUTE;
+	op->flops = 1e12;
+	full = kernel_time(sc, &p, 0);
+	ck_assert_int_eq(full, p.kernel_overhead + hd_time_for_bytes(1e12, p.flops));
+	op->grid = 1; /* one SM of 100 */
+	one = kernel_time(sc, &p, 0);
+	ck_assert_int_eq(one, p.kernel_overhead + hd_time_for_bytes(1e12, p.flops / 100));
+	op->grid = 50;
+	half = kernel_time(sc, &p, 0);
+	ck_assert_int_eq(half, p.kernel_overhead + hd_time_for_bytes(1e12, p.flops / 2));
+	op->grid = 150; /* two waves on 100 SMs: 150 of 200 slots busy */
+	waves = kernel_time(sc, &p, 0);
+	ck_assert_int_eq(waves, p.kernel_overhead + hd_time_for_bytes(1e12, p.flops * 0.75));
+
+	op->kernel = HD_KERNEL_MEMORY;
+	op->src = d;
+	op->grid = 0;
+	p.block_memory_bw = 20e9;
+	m_full = kernel_time(sc, &p, 0);
+	ck_assert_int_eq(m_full, p.kernel_overhead + hd_time_for_bytes(256.0 * MiB, p.hbm_bw));
+	op->grid = 8;
+	m_8 = kernel_time(sc, &p, 0);
+	rate8 = 256.0 * MiB / hd_time_to_s(m_8 - p.kernel_overhead);
+	/* below both what 8 blocks draw and the GPU's rate, within a percent of
+	 * the generalised mean */
+	ck_assert(rate8 < 8 * 20e9 && rate8 < p.hbm_bw);
+	full_rate = pow(pow(p.hbm_bw, -1.5) - pow(400 * 20e9, -1.5) + pow(8 * 20e9, -1.5),
+			-1 / 1.5);
+	ck_assert(fabs(rate8 - full_rate) / full_rate < 0.01);
+	op->grid = 400; /* four blocks an SM: the full grid's rate */
+	m_400 = kernel_time(sc, &p, 0);
+	ck_assert_int_eq(m_400, m_full);
+	/* no per-block figure (an older calibrated profile): the grid is ignored */
+	p.block_memory_bw = 0;
+	op->grid = 8;
+	ck_assert_int_eq(kernel_time(sc, &p, 0), m_full);
+	sc_free(sc);
+}
+END_TEST
+
+/* Allocations cost by kind and size: small device ones from the pool,
+ * managed ones first touched on the host, cudaFreeHost unpinning. */
+START_TEST(alloc_by_size)
+{
+	struct hd_profile p = test_profile();
+	struct hd_scenario *sc = sc_new("alloc");
+	int small = sc_buf(sc, "small", HD_MEM_DEVICE, 64 * 1024);
+	int big = sc_buf(sc, "big", HD_MEM_DEVICE, 64 * MiB);
+	int man = sc_buf(sc, "man", HD_MEM_MANAGED, 16 * MiB);
+	int pin = sc_buf(sc, "pin", HD_MEM_PINNED, 64 * MiB);
+	int b[4] = { small, big, man, pin }, i;
+	struct hd_trace *t;
+	struct hd_op_time ot[8];
+
+	p.malloc_small = 1 * HD_US;
+	p.free_small = 2 * HD_US;
+	p.freehost_cost = 30 * HD_US;
+	p.unpin_bw = 4e9;
+	p.um_touch_bw = 2e9;
+	for (i = 0; i < 4; i++)
+		sc_op(sc, HD_OP_ALLOC, 0)->dst = b[i];
+	for (i = 0; i < 4; i++)
+		sc_op(sc, HD_OP_FREE, 0)->dst = b[i];
+	t = run_p(sc, &p);
+	for (i = 0; i < 8; i++)
+		ot[i] = hd_trace_op_time(t, i);
+	ck_assert_int_eq(ot[0].end - ot[0].start, p.malloc_small);
+	ck_assert_int_eq(ot[1].end - ot[1].start, p.malloc_cost);
+	ck_assert_int_eq(ot[2].end - ot[2].start,
+			 p.malloc_cost + hd_time_for_bytes(16.0 * MiB, p.um_touch_bw));
+	ck_assert_int_eq(ot[3].end - ot[3].start,
+			 p.pin_base + hd_time_for_bytes(64.0 * MiB, p.mallochost_bw));
+	/* frees: an idle device, so the implicit sync costs api.sync's wake */
+	ck_assert(ot[4].end - ot[4].start >= p.free_small && ot[4].end - ot[4].start < p.free_cost);
+	ck_assert(ot[5].end - ot[5].start >= p.free_cost);
+	ck_assert(ot[7].end - ot[7].start >=
+		  p.freehost_cost + hd_time_for_bytes(64.0 * MiB, p.unpin_bw));
+	ck_assert_int_eq((ot[7].end - ot[7].start) - (ot[5].end - ot[5].start),
+			 p.freehost_cost + hd_time_for_bytes(64.0 * MiB, p.unpin_bw) - p.free_cost);
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
 /* --- 7: determinism -------------------------------------------------------------------- */
 
 static struct hd_scenario *
@@ -867,9 +985,120 @@ START_TEST(managed_faults)
 	ck_assert_int_eq(
 	    k_fault, 640 * HD_US + 6710886400LL + 2 * HD_US + hd_time_for_bytes(64.0 * MiB, 2e12));
 	ck_assert_int_eq(k_pre, 2 * HD_US + hd_time_for_bytes(64.0 * MiB, 2e12));
-	ck_assert_int_eq(f_fault, 2); /* compute lane and PCIe lane */
+	ck_assert_int_eq(f_fault, 33); /* compute lane, and a PCIe span per group */
 	ck_assert_int_eq(f_pre, 0);
 	ck_assert_int_lt(ms_pre, ms_fault);
+}
+END_TEST
+
+/* A kernel reading a managed buffer of `bytes` on the host, with um.page =
+ * `page`: its trace. */
+static struct hd_trace *
+fault_run(uint64_t bytes, uint64_t page)
+{
+	struct hd_scenario *sc = sc_new("um");
+	struct hd_profile p = test_profile();
+	int s = sc_stream(sc, "s", 0);
+	int m = sc_buf(sc, "m", HD_MEM_MANAGED, bytes);
+	struct hd_trace *t;
+	struct hd_op *op;
+
+	op = sc_op(sc, HD_OP_KERNEL, s);
+	op->kernel = HD_KERNEL_REDUCE;
+	op->src = m;
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	p.um_page = page;
+	t = run_p(sc, &p);
+	sc_free(sc);
+	return t;
+}
+
+/* The fault spans on the PCIe HtoD lane in order into out[] (at most max);
+ * returns how many there are. */
+static int
+fault_spans(const struct hd_trace *t, const struct hd_span **out, int max)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < t->nspans; i++)
+		if (t->spans[i].kind == HD_SPAN_FAULT &&
+		    t->lanes[t->spans[i].lane].kind == HD_LANE_PCIE_H2D) {
+			if (n < max)
+				out[n] = &t->spans[i];
+			n++;
+		}
+	return n;
+}
+
+/*
+ * Demand faults group by group: 5 MiB in groups of 2 MiB are three groups
+ * (2, 2 and 1 MiB), each 20 us of fault handling with PCIe idle, then its
+ * transfer at 10 GB/s as a span of its own; the kernel's stall on the
+ * compute lane covers them all, and the kernel computes after the last.
+ */
+START_TEST(managed_fault_groups)
+{
+	struct hd_trace *t = fault_run(5 * MiB, 2 * MiB);
+	const struct hd_span *f[4], *stall, *k;
+	hd_time at, two = 209715200, one = 104857600; /* 2 and 1 MiB at 10 GB/s, ps */
+	int i;
+
+	ck_assert_int_eq(fault_spans(t, f, 4), 3);
+	stall = need(t, 0, 0, HD_LANE_COMPUTE, HD_SPAN_FAULT);
+	at = stall->start;
+	for (i = 0; i < 3; i++) {
+		hd_time len = i < 2 ? two : one;
+
+		ck_assert_int_eq(f[i]->start, at + 20 * HD_US);
+		ck_assert_int_eq(f[i]->end, at + 20 * HD_US + len);
+		ck_assert_uint_eq(f[i]->bytes, i < 2 ? 2 * MiB : 1 * MiB);
+		at = f[i]->end;
+	}
+	ck_assert_int_eq(stall->end, f[2]->end);
+	ck_assert_uint_eq(stall->bytes, 5 * MiB);
+	ck_assert_int_eq(stall->end - stall->start, 3 * 20 * HD_US + 2 * two + one);
+	k = need(t, 0, 0, HD_LANE_COMPUTE, HD_SPAN_KERNEL);
+	ck_assert_int_eq(k->start, stall->end);
+	hd_trace_free(t);
+}
+END_TEST
+
+/*
+ * Past 64 groups they go in 64 batches: 100 groups of 1 MiB make batches of
+ * one or two groups (100 * b / 64 .. 100 * (b + 1) / 64), each its groups'
+ * handling time then its bytes; the stall is what 100 groups one by one
+ * take (100 x 20 us and 100 MiB at 10 GB/s), up to a picosecond a batch.
+ */
+START_TEST(managed_fault_batches)
+{
+	struct hd_trace *t = fault_run(100 * MiB, 1 * MiB);
+	const struct hd_span *f[64], *stall;
+	hd_time at, one = 104857600, want = 100 * 20 * HD_US + 100 * one;
+	uint64_t total = 0, g0, g1;
+	int i;
+
+	ck_assert_int_eq(fault_spans(t, f, 64), 64);
+	stall = need(t, 0, 0, HD_LANE_COMPUTE, HD_SPAN_FAULT);
+	at = stall->start;
+	for (i = 0; i < 64; i++) {
+		g0 = 100u * (uint64_t)i / 64;
+		g1 = 100u * (uint64_t)(i + 1) / 64;
+		ck_assert_uint_eq(f[i]->bytes, (g1 - g0) * MiB);
+		ck_assert_int_eq(f[i]->start, at + (hd_time)(g1 - g0) * 20 * HD_US);
+		ck_assert_int_eq(f[i]->end - f[i]->start, (hd_time)(g1 - g0) * one);
+		total += f[i]->bytes;
+		at = f[i]->end;
+	}
+	ck_assert_uint_eq(total, 100 * MiB);
+	ck_assert_int_eq(stall->end, at);
+	ck_assert_int_ge(stall->end - stall->start, want);
+	ck_assert_int_le(stall->end - stall->start, want + 64);
+	hd_trace_free(t);
+	/* a million groups of 1 byte: still 64 transfers */
+	t = fault_run(1000000, 1);
+	ck_assert_int_eq(fault_spans(t, f, 64), 64);
+	hd_trace_free(t);
 }
 END_TEST
 
@@ -1206,6 +1435,8 @@ model_suite(void)
 	tcase_add_test(tc, event_wait_orders);
 	tcase_add_test(tc, host_blocks);
 	tcase_add_test(tc, pinned_alloc_vs_register);
+	tcase_add_test(tc, kernel_grid_rates);
+	tcase_add_test(tc, alloc_by_size);
 	tcase_add_test(tc, deterministic);
 	tcase_add_test(tc, same_direction_fifo);
 	tcase_add_test(tc, bidirectional_shares);
@@ -1213,6 +1444,8 @@ model_suite(void)
 	tcase_add_test(tc, queue_full_blocks);
 	tcase_add_test(tc, kernel_concurrency);
 	tcase_add_test(tc, managed_faults);
+	tcase_add_test(tc, managed_fault_groups);
+	tcase_add_test(tc, managed_fault_batches);
 	tcase_add_test(tc, million_iterations);
 	tcase_add_test(tc, multi_rank_refused);
 	tcase_add_test(tc, backend_trace_sorted);

@@ -204,14 +204,22 @@ START_TEST(builtins_plausible)
 		ck_assert_int_ge(p->stream_queue, 16);
 		/* GPU: memory faster than PCIe; a copy moves 2 bytes per byte. */
 		ck_assert(p->hbm_bw > 10 * p->h2d_bw);
-		ck_assert(p->d2d_bw <= p->hbm_bw / 2 && p->d2d_bw >= p->hbm_bw / 10);
+		/* cudaMemcpy D2D reaches a little above half of what the memory kernel
+		 * does (H100: 1.47-1.5 against 2.89 TB/s, bench/probe/copy.hds) */
+		ck_assert(p->d2d_bw <= p->hbm_bw * 0.55 && p->d2d_bw >= p->hbm_bw / 10);
 		ck_assert(p->d2d_bw > p->h2d_bw);
 		ck_assert(p->flops >= 1e12 && p->flops <= 1e15);
 		ck_assert(p->hbm_bw >= 1e11 && p->hbm_bw <= 2e13);
 		ck_assert_int_ge(p->sms, 40);
 		ck_assert_int_ge(p->max_kernels, 16);
-		/* Unified memory: demand faults slower than prefetch, both under PCIe. */
-		ck_assert(p->um_fault_bw < p->um_prefetch_bw);
+		/* Unified memory: demand faults slower than prefetch once each fault
+		 * group's fixed cost is counted (on an H100 the bytes of a group move
+		 * a little faster than a prefetch's, 52.9-55.2 against 46.5-48.6
+		 * GB/s, but 7 us a group makes faulting the slower path), both under
+		 * PCIe. */
+		ck_assert((double)p->um_page /
+			      (hd_time_to_s(p->um_fault) + (double)p->um_page / p->um_fault_bw) <
+			  p->um_prefetch_bw);
 		ck_assert(p->um_prefetch_bw <= p->h2d_bw);
 		ck_assert(p->um_page >= 4096 && p->um_fault > 0);
 		/* Topology. */

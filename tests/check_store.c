@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lang/lesson.h"
 #include "store/store.h"
 #include "tests/testdb.h"
 #include "tests/testutil.h"
@@ -394,6 +395,24 @@ count_runs(void *ctx, const struct hd_store_run_row *row)
 	return 0;
 }
 
+/* Learners seen by hd_store_learners_each, copied out. */
+struct learner_ids {
+	int n;
+	char name[4][80], id[4][80];
+};
+
+static int
+see_learner(void *ctx, const char *name, const char *roster_id)
+{
+	struct learner_ids *v = ctx;
+
+	ck_assert_int_lt(v->n, 4);
+	snprintf(v->name[v->n], sizeof v->name[0], "%s", name);
+	snprintf(v->id[v->n], sizeof v->id[0], "%s", roster_id ? roster_id : "(none)");
+	v->n++;
+	return 0;
+}
+
 START_TEST(v1_database_migrates_in_place)
 {
 	struct hd_err e = { 0 };
@@ -404,6 +423,7 @@ START_TEST(v1_database_migrates_in_place)
 				       .question = "q",
 				       .answer = "yes",
 				       .correct = 1 };
+	struct learner_ids ids;
 	int n = 0;
 
 	raw_exec(p, v1_schema);
@@ -420,7 +440,7 @@ START_TEST(v1_database_migrates_in_place)
 
 	s = hd_store_open(p, HD_STORE_RW, &e);
 	ck_assert_msg(s != NULL, "%s", e.msg);
-	ck_assert_int_eq(hd_store_schema_version(s), 2);
+	ck_assert_int_eq(hd_store_schema_version(s), HD_STORE_SCHEMA);
 	ck_assert_int_eq(hd_store_runs(s, NULL, count_runs, &n, &e), 0);
 	ck_assert_int_eq(n, 1);
 	ck_assert_int_eq(hd_store_progress_add(s, &a, NULL, &e), 0);
@@ -433,6 +453,498 @@ START_TEST(v1_database_migrates_in_place)
 	hd_store_close(s);
 	ck_assert_int_eq(count_rows(p, "runs"), 1);
 	ck_assert_int_eq(count_rows(p, "progress"), 1);
+	/* the learner of an upgraded database gives no roster id yet */
+	s = hd_store_open(p, HD_STORE_RO, &e);
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	memset(&ids, 0, sizeof ids);
+	ck_assert_int_eq(hd_store_learners_each(s, see_learner, &ids, &e), 0);
+	ck_assert_int_eq(ids.n, 1);
+	ck_assert_str_eq(ids.name[0], "ada");
+	ck_assert_str_eq(ids.id[0], "(none)");
+	hd_store_close(s);
+	free(p);
+}
+END_TEST
+
+START_TEST(learner_roster_ids)
+{
+	struct hd_err e = { 0 };
+	char *p = path_in("roster-ids.db"), longest[HD_STORE_NAME_MAX + 2];
+	struct hd_store *s = hd_store_open(p, HD_STORE_RW, &e);
+	struct learner_ids ids;
+	static const struct {
+		const char *id, *says;
+	} bad[] = {
+		{ "", "empty" },
+		{ " s123", "starts or ends with a space" },
+		{ "s123 ", "starts or ends with a space" },
+		{ "s1\n23", "control character" },
+		{ "s1\x1b[2J", "control character" },
+	};
+	size_t i;
+
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	/* a learner new to the database is created with their id */
+	ck_assert_msg(hd_store_learner_set_roster_id(s, "ada", "s1234567", &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(hd_store_learner(s, "grace", NULL, &e), 0);
+	/* the last id recorded stands */
+	ck_assert_int_eq(hd_store_learner_set_roster_id(s, "ada", "alovelace", &e), 0);
+	for (i = 0; i < HD_ARRAY_LEN(bad); i++) {
+		memset(&e, 0, sizeof e);
+		ck_assert_int_eq(hd_store_learner_set_roster_id(s, "ada", bad[i].id, &e), -1);
+		ck_assert_msg(strstr(e.msg, bad[i].says) != NULL, "%zu: %s", i, e.msg);
+		ck_assert_int_eq(e.status, HD_EXIT_INPUT);
+	}
+	memset(longest, '7', sizeof longest);
+	longest[HD_STORE_NAME_MAX] = '\0';
+	ck_assert_int_eq(hd_store_learner_set_roster_id(s, "grace", longest, &e), 0);
+	longest[HD_STORE_NAME_MAX] = '7';
+	longest[HD_STORE_NAME_MAX + 1] = '\0';
+	ck_assert_int_eq(hd_store_learner_set_roster_id(s, "grace", longest, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "at most 64"));
+	ck_assert_int_eq(hd_store_learner_set_roster_id(s, "a\tb", "x", &e), -1);
+	memset(&ids, 0, sizeof ids);
+	ck_assert_int_eq(hd_store_learners_each(s, see_learner, &ids, &e), 0);
+	ck_assert_int_eq(ids.n, 2);
+	ck_assert_str_eq(ids.name[0], "ada");
+	ck_assert_str_eq(ids.id[0], "alovelace");
+	ck_assert_str_eq(ids.name[1], "grace");
+	ck_assert_uint_eq(strlen(ids.id[1]), HD_STORE_NAME_MAX);
+	hd_store_close(s);
+
+	/* read-only: nothing recorded; a crafted id is refused, naming the row */
+	s = hd_store_open(p, HD_STORE_RO, &e);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(hd_store_learner_set_roster_id(s, "ada", "x", &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "read-only"));
+	hd_store_close(s);
+	raw_exec(p,
+		 "PRAGMA ignore_check_constraints = 1;"
+		 " UPDATE learners SET roster_id = 'x' || char(27) || '[2J' WHERE name = 'ada'");
+	s = hd_store_open(p, HD_STORE_RO, &e);
+	ck_assert_ptr_nonnull(s);
+	memset(&ids, 0, sizeof ids);
+	memset(&e, 0, sizeof e);
+	ck_assert_int_eq(hd_store_learners_each(s, see_learner, &ids, &e), -1);
+	ck_assert_msg(strstr(e.msg, "roster_id") != NULL && strstr(e.msg, "not a learner id"), "%s",
+		      e.msg);
+	ck_assert_int_eq(e.status, HD_EXIT_INPUT);
+	hd_store_close(s);
+	free(p);
+}
+END_TEST
+
+/* Schema 2 as it was released: learners, progress and progress_latest. */
+static const char v2_extra[] =
+    "CREATE TABLE learners ("
+    "  id INTEGER PRIMARY KEY,"
+    "  name TEXT NOT NULL UNIQUE CHECK (length(name) > 0),"
+    "  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));"
+    "CREATE TABLE progress ("
+    "  id INTEGER PRIMARY KEY,"
+    "  learner_id INTEGER NOT NULL REFERENCES learners(id) ON DELETE CASCADE,"
+    "  lesson TEXT NOT NULL CHECK (length(lesson) > 0),"
+    "  question TEXT NOT NULL CHECK (length(question) > 0),"
+    "  answer TEXT NOT NULL,"
+    "  correct INTEGER CHECK (correct IN (0, 1)),"
+    "  confidence INTEGER CHECK (confidence BETWEEN 1 AND 5),"
+    "  seconds REAL NOT NULL CHECK (seconds >= 0),"
+    "  hints INTEGER NOT NULL DEFAULT 0 CHECK (hints >= 0),"
+    "  profile TEXT,"
+    "  version TEXT NOT NULL,"
+    "  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));"
+    "CREATE INDEX progress_key ON progress (learner_id, lesson, question, id);"
+    "CREATE VIEW progress_latest AS"
+    "  SELECT l.name AS learner, p.* FROM progress p JOIN learners l ON l.id = p.learner_id"
+    "  WHERE p.id = (SELECT max(q.id) FROM progress q WHERE q.learner_id = p.learner_id"
+    "    AND q.lesson = p.lesson AND q.question = p.question);";
+
+/* What schema 3 added to schema 2, exactly as released: attempts as history
+ * and the lesson as answered. */
+static const char v3_extra[] =
+    "CREATE TABLE lesson_snapshots ("
+    "  hash TEXT PRIMARY KEY CHECK (length(hash) = 64),"
+    "  lesson TEXT NOT NULL CHECK (length(lesson) > 0),"
+    "  title TEXT NOT NULL,"
+    "  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));"
+    "CREATE TABLE snapshot_questions ("
+    "  hash TEXT NOT NULL REFERENCES lesson_snapshots(hash) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL CHECK (idx >= 0),"
+    "  question TEXT NOT NULL CHECK (length(question) > 0),"
+    "  kind TEXT NOT NULL CHECK (kind IN ('choice', 'order', 'estimate')),"
+    "  prompt TEXT NOT NULL, answer TEXT NOT NULL,"
+    "  points INTEGER NOT NULL CHECK (points BETWEEN 0 AND 1000),"
+    "  PRIMARY KEY (hash, idx));"
+    "CREATE TABLE snapshot_options ("
+    "  hash TEXT NOT NULL, question_idx INTEGER NOT NULL,"
+    "  idx INTEGER NOT NULL CHECK (idx >= 0),"
+    "  option TEXT NOT NULL CHECK (length(option) > 0),"
+    "  text TEXT NOT NULL, misconception TEXT,"
+    "  PRIMARY KEY (hash, question_idx, idx),"
+    "  FOREIGN KEY (hash, question_idx) REFERENCES snapshot_questions(hash, idx)"
+    "    ON DELETE CASCADE);"
+    "ALTER TABLE progress ADD COLUMN seen INTEGER CHECK (seen IN (0, 1));"
+    "ALTER TABLE progress ADD COLUMN lesson_hash TEXT REFERENCES lesson_snapshots(hash);";
+
+/* The schema version in the file's header, as another program reads it. */
+static int
+raw_version(const char *path)
+{
+	return hd_test_count(path, "PRAGMA user_version");
+}
+
+/* A lesson of three questions, one of each kind, with points and a
+ * misconception. */
+static const char graded_lesson[] = "hdsim 1\nlesson graded\ntitle \"Graded <b>\"\n"
+				    "question q1 choice \"Which?\"\n"
+				    "  option a \"A\"\n  option b \"B\"\n"
+				    "  misconception \"thinks B\"\n"
+				    "  answer a\n  points 3\nend\n"
+				    "question q2 order \"Order\"\n"
+				    "  item x \"X\"\n  item y \"Y\"\n  answer y x\nend\n"
+				    "question q3 estimate \"How long?\"\n"
+				    "  answer makespan(s) unit ms within 25%\n  points 0\nend\n"
+				    "scenario s\n  host 1ms\nend\n";
+
+static struct hd_lesson *
+graded(void)
+{
+	struct hd_err e = { 0 };
+	struct hd_lesson *l = hd_lesson_parse(graded_lesson, strlen(graded_lesson), "g.hds", &e);
+
+	ck_assert_msg(l != NULL, "%s", e.msg);
+	return l;
+}
+
+struct rows {
+	int n, seen[8];
+	char answer[8][16], hash[8][72], created[8][24];
+};
+
+static int
+take_row(void *ctx, const struct hd_store_progress *row)
+{
+	struct rows *r = ctx;
+
+	ck_assert_int_lt(r->n, 8);
+	r->seen[r->n] = row->seen;
+	snprintf(r->answer[r->n], sizeof r->answer[0], "%s", row->answer);
+	snprintf(r->hash[r->n], sizeof r->hash[0], "%s", row->lesson_hash ? row->lesson_hash : "-");
+	snprintf(r->created[r->n], sizeof r->created[0], "%s", row->created);
+	r->n++;
+	return 0;
+}
+
+struct snaps {
+	int n;
+	struct hd_store_snapshot *last;
+};
+
+/* Keep a copy of the version read back (through a fresh snapshot of the
+ * same shape), checked field by field by the caller. */
+static int
+take_snap(void *ctx, const struct hd_store_snapshot *snap)
+{
+	struct snaps *v = ctx;
+	struct hd_store_snapshot *c = hd_xcalloc(1, sizeof *c);
+	int i, k;
+
+	c->hash = hd_xstrdup(snap->hash);
+	c->lesson = hd_xstrdup(snap->lesson);
+	c->title = hd_xstrdup(snap->title);
+	c->nquestions = snap->nquestions;
+	c->questions = hd_xcalloc((size_t)snap->nquestions + 1, sizeof *c->questions);
+	for (i = 0; i < snap->nquestions; i++) {
+		const struct hd_store_snap_question *q = &snap->questions[i];
+		struct hd_store_snap_question *cq = &c->questions[i];
+
+		cq->id = hd_xstrdup(q->id);
+		cq->kind = hd_xstrdup(q->kind);
+		cq->prompt = hd_xstrdup(q->prompt);
+		cq->answer = hd_xstrdup(q->answer);
+		cq->points = q->points;
+		cq->noptions = q->noptions;
+		cq->options = hd_xcalloc((size_t)q->noptions + 1, sizeof *cq->options);
+		for (k = 0; k < q->noptions; k++) {
+			cq->options[k].id = hd_xstrdup(q->options[k].id);
+			cq->options[k].text = hd_xstrdup(q->options[k].text);
+			if (q->options[k].misconception != NULL)
+				cq->options[k].misconception = hd_xstrdup(
+				    q->options[k].misconception);
+		}
+	}
+	hd_store_snapshot_free(v->last);
+	v->last = c;
+	v->n++;
+	return 0;
+}
+
+/* A database of schema 2 with answers opens, migrates in place and keeps
+ * every answer (seen not known, no version); new answers carry both. */
+START_TEST(v2_database_migrates_keeping_answers)
+{
+	struct hd_err e = { 0 };
+	char *p = path_in("v2.db"), sql[128];
+	struct hd_lesson *l = graded();
+	struct hd_store_snapshot *snap = hd_store_snapshot_of(l);
+	struct hd_store_progress a = { .learner = "ada",
+				       .lesson = "graded",
+				       .question = "q1",
+				       .answer = "a",
+				       .correct = 1,
+				       .seen = 1,
+				       .snapshot = snap };
+	struct hd_store *s;
+	struct rows r;
+	struct snaps v = { 0, NULL };
+	struct learner_ids ids;
+
+	raw_exec(p, v1_schema);
+	raw_exec(p, v2_extra);
+	snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = 2",
+		 HD_STORE_APP_ID);
+	raw_exec(p, sql);
+	raw_exec(p,
+		 "INSERT INTO learners (name) VALUES ('ada');"
+		 "INSERT INTO progress (learner_id, lesson, question, answer, correct, confidence,"
+		 " seconds, hints, version, created) VALUES"
+		 " (1, 'graded', 'q1', 'b', 0, 5, 3.5, 1, '0.1.0', '2026-01-02T03:04:05Z'),"
+		 " (1, 'graded', 'q1', 'a', 1, 4, 2, 0, '0.1.0', '2026-01-03T03:04:05Z')");
+	ck_assert_ptr_null(hd_store_open(p, HD_STORE_RO, &e));
+	ck_assert_ptr_nonnull(strstr(e.msg, "needs upgrading"));
+
+	s = hd_store_open(p, HD_STORE_RW, &e);
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	ck_assert_int_eq(hd_store_schema_version(s), HD_STORE_SCHEMA);
+	memset(&r, 0, sizeof r);
+	ck_assert_int_eq(hd_store_progress_each(s, NULL, NULL, take_row, &r, &e), 0);
+	ck_assert_int_eq(r.n, 2);
+	ck_assert_str_eq(r.answer[1], "b");
+	ck_assert_str_eq(r.created[1], "2026-01-02T03:04:05Z");
+	ck_assert_int_eq(r.seen[0], -1);
+	ck_assert_int_eq(r.seen[1], -1);
+	ck_assert_str_eq(r.hash[0], "-");
+	/* a new attempt keeps whether the run was seen and the version */
+	ck_assert_int_eq(hd_store_progress_add(s, &a, NULL, &e), 0);
+	a.seen = 0;
+	a.question = "q2";
+	a.answer = "y x";
+	ck_assert_int_eq(hd_store_progress_add(s, &a, NULL, &e), 0);
+	ck_assert_int_eq(hd_store_check(s, &e), 0);
+	memset(&r, 0, sizeof r);
+	ck_assert_int_eq(hd_store_progress_each(s, NULL, NULL, take_row, &r, &e), 0);
+	ck_assert_int_eq(r.n, 4);
+	ck_assert_int_eq(r.seen[0], 0);
+	ck_assert_int_eq(r.seen[1], 1);
+	ck_assert_str_eq(r.hash[0], hd_lesson_hash(l));
+	ck_assert_int_eq(hd_store_snapshots_each(s, take_snap, &v, &e), 0);
+	ck_assert_int_eq(v.n, 1); /* one version, stored once */
+	hd_store_close(s);
+	ck_assert_int_eq(count_rows(p, "snapshot_questions"), 3);
+	ck_assert_int_eq(count_rows(p, "snapshot_options"), 4);
+	/* through schema 3 to 4: the learner has no roster id yet, and may
+	 * give one */
+	ck_assert_int_eq(raw_version(p), 4);
+	s = hd_store_open(p, HD_STORE_RW, &e);
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	memset(&ids, 0, sizeof ids);
+	ck_assert_int_eq(hd_store_learners_each(s, see_learner, &ids, &e), 0);
+	ck_assert_int_eq(ids.n, 1);
+	ck_assert_str_eq(ids.id[0], "(none)");
+	ck_assert_msg(hd_store_learner_set_roster_id(s, "ada", "s1234567", &e) == 0, "%s", e.msg);
+	hd_store_close(s);
+	s = hd_store_open(p, HD_STORE_RO, &e);
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	memset(&ids, 0, sizeof ids);
+	ck_assert_int_eq(hd_store_learners_each(s, see_learner, &ids, &e), 0);
+	ck_assert_str_eq(ids.id[0], "s1234567");
+	hd_store_close(s);
+	ck_assert_int_eq(count_rows(p, "progress"), 4);
+	hd_store_snapshot_free(v.last);
+	hd_store_snapshot_free(snap);
+	hd_lesson_free(l);
+	free(p);
+}
+END_TEST
+
+/* A database of schema 3 (attempts as history and lesson versions, before
+ * roster ids) with answers and a stored version opens, migrates to schema 4
+ * in place and keeps every answer, whether its run was seen, and the version
+ * with its questions; its learners have no roster id until they give one. */
+START_TEST(v3_database_migrates_to_roster_ids)
+{
+	struct hd_err e = { 0 };
+	char *p = path_in("v3.db"), sql[400], hash[65];
+	struct hd_store *s;
+	struct rows r;
+	struct snaps v = { 0, NULL };
+	struct learner_ids ids;
+
+	memset(hash, 'c', 64);
+	hash[64] = '\0';
+	raw_exec(p, v1_schema);
+	raw_exec(p, v2_extra);
+	raw_exec(p, v3_extra);
+	snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = 3",
+		 HD_STORE_APP_ID);
+	raw_exec(p, sql);
+	snprintf(sql, sizeof sql,
+		 "INSERT INTO lesson_snapshots (hash, lesson, title) VALUES ('%s', 'graded', 'G')",
+		 hash);
+	raw_exec(p, sql);
+	snprintf(
+	    sql, sizeof sql,
+	    "INSERT INTO snapshot_questions VALUES ('%s', 0, 'q1', 'choice', 'Which?', 'a', 3)",
+	    hash);
+	raw_exec(p, sql);
+	snprintf(sql, sizeof sql,
+		 "INSERT INTO snapshot_options VALUES ('%s', 0, 0, 'a', 'A', NULL),"
+		 " ('%s', 0, 1, 'b', 'B', 'thinks B')",
+		 hash, hash);
+	raw_exec(p, sql);
+	raw_exec(p, "INSERT INTO learners (name) VALUES ('ada'), ('grace')");
+	snprintf(sql, sizeof sql,
+		 "INSERT INTO progress (learner_id, lesson, question, answer, correct, confidence,"
+		 " seconds, hints, version, created, seen, lesson_hash) VALUES"
+		 " (1, 'graded', 'q1', 'b', 0, 5, 3, 1, '0.1.0', '2026-01-02T03:04:05Z', 0, '%s')",
+		 hash);
+	raw_exec(p, sql);
+	snprintf(sql, sizeof sql,
+		 "INSERT INTO progress (learner_id, lesson, question, answer, correct, confidence,"
+		 " seconds, hints, version, created, seen, lesson_hash) VALUES"
+		 " (1, 'graded', 'q1', 'a', 1, 4, 2, 0, '0.1.0', '2026-01-03T03:04:05Z', 1, '%s')",
+		 hash);
+	raw_exec(p, sql);
+	/* a read-only open needs no roster ids and so refuses to upgrade */
+	ck_assert_ptr_null(hd_store_open(p, HD_STORE_RO, &e));
+	ck_assert_ptr_nonnull(strstr(e.msg, "needs upgrading"));
+	ck_assert_int_eq(raw_version(p), 3);
+
+	s = hd_store_open(p, HD_STORE_RW, &e);
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	ck_assert_int_eq(hd_store_schema_version(s), 4);
+	ck_assert_int_eq(hd_store_check(s, &e), 0);
+	memset(&r, 0, sizeof r);
+	ck_assert_int_eq(hd_store_progress_each(s, NULL, NULL, take_row, &r, &e), 0);
+	ck_assert_int_eq(r.n, 2);
+	ck_assert_str_eq(r.answer[0], "a");
+	ck_assert_int_eq(r.seen[0], 1);
+	ck_assert_str_eq(r.answer[1], "b");
+	ck_assert_int_eq(r.seen[1], 0);
+	ck_assert_str_eq(r.hash[1], hash);
+	ck_assert_int_eq(hd_store_snapshots_each(s, take_snap, &v, &e), 0);
+	ck_assert_int_eq(v.n, 1);
+	ck_assert_int_eq(hd_store_snapshot_points(v.last), 3);
+	ck_assert_str_eq(v.last->questions[0].options[1].misconception, "thinks B");
+	memset(&ids, 0, sizeof ids);
+	ck_assert_int_eq(hd_store_learners_each(s, see_learner, &ids, &e), 0);
+	ck_assert_int_eq(ids.n, 2);
+	ck_assert_str_eq(ids.id[0], "(none)");
+	ck_assert_str_eq(ids.id[1], "(none)");
+	ck_assert_msg(hd_store_learner_set_roster_id(s, "grace", "ghopper", &e) == 0, "%s", e.msg);
+	hd_store_close(s);
+	ck_assert_int_eq(raw_version(p), 4);
+
+	/* opened again: nothing to do, the id kept, the answers all there */
+	s = hd_store_open(p, HD_STORE_RO, &e);
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	memset(&ids, 0, sizeof ids);
+	ck_assert_int_eq(hd_store_learners_each(s, see_learner, &ids, &e), 0);
+	ck_assert_str_eq(ids.name[1], "grace");
+	ck_assert_str_eq(ids.id[1], "ghopper");
+	hd_store_close(s);
+	ck_assert_int_eq(count_rows(p, "progress"), 2);
+	ck_assert_int_eq(count_rows(p, "snapshot_options"), 2);
+	hd_store_snapshot_free(v.last);
+	free(p);
+}
+END_TEST
+
+/* The version read back is the lesson's: questions, options, answers,
+ * points and misconceptions; answers that do not fit it are refused and
+ * store nothing. */
+START_TEST(snapshot_read_back_and_refused)
+{
+	struct hd_err e = { 0 };
+	char *p = path_in("snap.db");
+	struct hd_lesson *l = graded();
+	struct hd_store_snapshot *snap = hd_store_snapshot_of(l);
+	struct hd_store *s = hd_store_open(p, HD_STORE_RW, &e);
+	struct hd_store_progress a = { .learner = "ada",
+				       .lesson = "graded",
+				       .question = "q3",
+				       .answer = "2ms",
+				       .correct = 0,
+				       .snapshot = snap };
+	struct snaps v = { 0, NULL };
+	const struct hd_store_snap_question *q;
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(hd_store_snapshot_points(snap), 4);
+	ck_assert_int_eq(hd_store_progress_add(s, &a, NULL, &e), 0);
+	ck_assert_int_eq(hd_store_snapshots_each(s, take_snap, &v, &e), 0);
+	ck_assert_int_eq(v.n, 1);
+	ck_assert_str_eq(v.last->hash, hd_lesson_hash(l));
+	ck_assert_str_eq(v.last->lesson, "graded");
+	ck_assert_str_eq(v.last->title, "Graded <b>");
+	ck_assert_int_eq(v.last->nquestions, 3);
+	q = &v.last->questions[0];
+	ck_assert_str_eq(q->id, "q1");
+	ck_assert_str_eq(q->kind, "choice");
+	ck_assert_str_eq(q->prompt, "Which?");
+	ck_assert_str_eq(q->answer, "a");
+	ck_assert_int_eq(q->points, 3);
+	ck_assert_int_eq(q->noptions, 2);
+	ck_assert_ptr_null(q->options[0].misconception);
+	ck_assert_str_eq(q->options[1].misconception, "thinks B");
+	ck_assert_str_eq(q->options[1].text, "B");
+	ck_assert_str_eq(v.last->questions[1].answer, "y x");
+	ck_assert_int_eq(v.last->questions[1].points, 1);
+	ck_assert_ptr_nonnull(strstr(v.last->questions[2].answer, "makespan(s)"));
+	ck_assert_int_eq(v.last->questions[2].points, 0);
+	ck_assert_int_eq(hd_store_snapshot_points(v.last), 4);
+	ck_assert_int_eq(hd_store_snapshot_find(v.last, "q2"), 1);
+	ck_assert_int_eq(hd_store_snapshot_find(v.last, "q9"), -1);
+
+	/* another lesson's version, a question it lacks: refused, nothing kept */
+	a.lesson = "other";
+	ck_assert_int_eq(hd_store_progress_add(s, &a, NULL, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "the lesson stored with the answer is 'graded'"));
+	a.lesson = "graded";
+	a.question = "q9";
+	ck_assert_int_eq(hd_store_progress_add(s, &a, NULL, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "has no question 'q9'"));
+	hd_store_close(s);
+	ck_assert_int_eq(count_rows(p, "progress"), 1);
+
+	/* a version another program wrote past what hdsim writes is refused */
+	raw_exec(p,
+		 "PRAGMA ignore_check_constraints = ON;"
+		 " INSERT INTO snapshot_options (hash, question_idx, idx, option, text)"
+		 " SELECT hash, 0, 9, 'z', 'Z' FROM lesson_snapshots");
+	s = hd_store_open(p, HD_STORE_RO, &e);
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	ck_assert_int_eq(hd_store_snapshots_each(s, take_snap, &v, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "not a database hdsim wrote"));
+	hd_store_close(s);
+	raw_exec(p,
+		 "PRAGMA foreign_keys = OFF; DELETE FROM snapshot_options WHERE idx = 9;"
+		 " UPDATE lesson_snapshots SET hash = upper(hash)");
+	s = hd_store_open(p, HD_STORE_RO, &e);
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	ck_assert_int_eq(hd_store_snapshots_each(s, take_snap, &v, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "not 64 hex digits"));
+	hd_store_close(s);
+	raw_exec(p, "UPDATE progress SET lesson_hash = 'x'");
+	s = hd_store_open(p, HD_STORE_RO, &e);
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	ck_assert_int_eq(hd_store_progress_each(s, NULL, NULL, take_row, &(struct rows){ 0 }, &e),
+			 -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "lesson_hash"));
+	hd_store_close(s);
+	hd_store_snapshot_free(v.last);
+	hd_store_snapshot_free(snap);
+	hd_lesson_free(l);
 	free(p);
 }
 END_TEST
@@ -639,26 +1151,43 @@ START_TEST(progress_bad_inputs_refused)
 						.seconds = 1.5,
 						.hints = 0 };
 	/* learner, lesson, question, answer, correct, confidence, seconds, hints,
-	 * profile, id, created */
+	 * profile, seen, snapshot, id, created, lesson_hash */
 	static const struct {
 		struct hd_store_progress p;
 		const char *why;
 	} cases[] = {
-		{ { "ada", "a", "q", "yes", 1, 6, 1.5, 0, NULL, 0, NULL }, "confidence is 6" },
-		{ { "ada", "a", "q", "yes", 1, -1, 1.5, 0, NULL, 0, NULL }, "confidence is -1" },
-		{ { "ada", "a", "q", "yes", 1, 3, -1, 0, NULL, 0, NULL }, "time taken" },
-		{ { "ada", "a", "q", "yes", 1, 3, NAN, 0, NULL, 0, NULL }, "time taken" },
-		{ { "ada", "a", "q", "yes", 1, 3, INFINITY, 0, NULL, 0, NULL }, "time taken" },
-		{ { "ada", "a", "q", "yes", 2, 3, 1.5, 0, NULL, 0, NULL }, "correct is 2" },
-		{ { "ada", "a", "q", "yes", -2, 3, 1.5, 0, NULL, 0, NULL }, "correct is -2" },
-		{ { "ada", "a", "q", "yes", 1, 3, 1.5, -1, NULL, 0, NULL }, "hints shown is -1" },
-		{ { "ada", "", "q", "yes", 1, 3, 1.5, 0, NULL, 0, NULL }, "needs its lesson" },
-		{ { "ada", NULL, "q", "yes", 1, 3, 1.5, 0, NULL, 0, NULL }, "needs its lesson" },
-		{ { "ada", "a", "", "yes", 1, 3, 1.5, 0, NULL, 0, NULL }, "needs its question" },
-		{ { "ada", "a", "q", NULL, 1, 3, 1.5, 0, NULL, 0, NULL }, "needs its answer" },
-		{ { "", "a", "q", "yes", 1, 3, 1.5, 0, NULL, 0, NULL }, "needs a name" },
-		{ { NULL, "a", "q", "yes", 1, 3, 1.5, 0, NULL, 0, NULL }, "needs a name" },
-		{ { "a\nb", "a", "q", "yes", 1, 3, 1.5, 0, NULL, 0, NULL }, "control character" },
+		{ { "ada", "a", "q", "yes", 1, 6, 1.5, 0, NULL, 0, NULL, 0, NULL, NULL },
+		  "confidence is 6" },
+		{ { "ada", "a", "q", "yes", 1, -1, 1.5, 0, NULL, 0, NULL, 0, NULL, NULL },
+		  "confidence is -1" },
+		{ { "ada", "a", "q", "yes", 1, 3, -1, 0, NULL, 0, NULL, 0, NULL, NULL },
+		  "time taken" },
+		{ { "ada", "a", "q", "yes", 1, 3, NAN, 0, NULL, 0, NULL, 0, NULL, NULL },
+		  "time taken" },
+		{ { "ada", "a", "q", "yes", 1, 3, INFINITY, 0, NULL, 0, NULL, 0, NULL, NULL },
+		  "time taken" },
+		{ { "ada", "a", "q", "yes", 2, 3, 1.5, 0, NULL, 0, NULL, 0, NULL, NULL },
+		  "correct is 2" },
+		{ { "ada", "a", "q", "yes", -2, 3, 1.5, 0, NULL, 0, NULL, 0, NULL, NULL },
+		  "correct is -2" },
+		{ { "ada", "a", "q", "yes", 1, 3, 1.5, -1, NULL, 0, NULL, 0, NULL, NULL },
+		  "hints shown is -1" },
+		{ { "ada", "", "q", "yes", 1, 3, 1.5, 0, NULL, 0, NULL, 0, NULL, NULL },
+		  "needs its lesson" },
+		{ { "ada", NULL, "q", "yes", 1, 3, 1.5, 0, NULL, 0, NULL, 0, NULL, NULL },
+		  "needs its lesson" },
+		{ { "ada", "a", "", "yes", 1, 3, 1.5, 0, NULL, 0, NULL, 0, NULL, NULL },
+		  "needs its question" },
+		{ { "ada", "a", "q", NULL, 1, 3, 1.5, 0, NULL, 0, NULL, 0, NULL, NULL },
+		  "needs its answer" },
+		{ { "", "a", "q", "yes", 1, 3, 1.5, 0, NULL, 0, NULL, 0, NULL, NULL },
+		  "needs a name" },
+		{ { NULL, "a", "q", "yes", 1, 3, 1.5, 0, NULL, 0, NULL, 0, NULL, NULL },
+		  "needs a name" },
+		{ { "a\nb", "a", "q", "yes", 1, 3, 1.5, 0, NULL, 0, NULL, 0, NULL, NULL },
+		  "control character" },
+		{ { "ada", "a", "q", "yes", 1, 3, 1.5, 0, NULL, 2, NULL, 0, NULL, NULL },
+		  "seen is 2" },
 	};
 	size_t i;
 
@@ -940,7 +1469,11 @@ store_suite(void)
 	tcase_add_test(tc, newer_schema_and_read_only);
 	tcase_add_test(tc, default_path_follows_xdg);
 	tcase_add_test(tc, v1_database_migrates_in_place);
+	tcase_add_test(tc, v2_database_migrates_keeping_answers);
+	tcase_add_test(tc, v3_database_migrates_to_roster_ids);
+	tcase_add_test(tc, snapshot_read_back_and_refused);
 	tcase_add_test(tc, learner_found_or_created);
+	tcase_add_test(tc, learner_roster_ids);
 	tcase_add_test(tc, progress_add_list_reset);
 	tcase_add_test(tc, progress_bad_inputs_refused);
 	tcase_add_test(tc, progress_failed_write_leaves_nothing);

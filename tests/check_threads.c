@@ -259,6 +259,13 @@ START_TEST(parse_refuses)
 		"belongs at the top of the scenario");
 	refused("scenario a\n  queue q 1\n  l: queue r 1\nend\n", "6:3",
 		"a label names an operation; 'queue' is not one");
+	/* an `if` in a thread's body: its branches hold host work only too */
+	refused("scenario a\n  thread t\n    repeat 2 as i\n      if i == 0\n        host 1ms\n"
+		"      else\n        sync device\n      end\n    end\n  end\nend\n",
+		"10:9", "'sync' cannot run in a host thread");
+	refused("scenario a\n  repeat 2 as i\n    if i == 0\n      thread t\n      end\n    end\n"
+		"  end\nend\n",
+		"7:7", "belongs at the top of the scenario");
 }
 END_TEST
 
@@ -374,6 +381,57 @@ START_TEST(four_workers_on_two_cores)
 	lane_is(t, "Host thread", "H3.0 0-2");
 	lane_is(t, "Worker 0", "H1.0 0-4 A2.0 4-4");
 	ck_assert_int_eq(t->makespan, 4 * HD_MS);
+	hd_trace_free(t);
+	hd_scenario_free(sc);
+}
+END_TEST
+
+static const char cond_text[] = "scenario cond\n"
+				"  queue q 4\n"
+				"  thread t\n" /* op 0 */
+				"    repeat 4 as i\n"
+				"      host 1ms\n"
+				"      if i % 2 == 0\n"
+				"        put q\n"
+				"      else\n"
+				"        host 500us\n"
+				"      end\n"
+				"    end\n"
+				"  end\n"
+				"  repeat 2\n"
+				"    get q\n"
+				"  end\n"
+				"end\n";
+
+/*
+ * An `if` on a loop index inside a thread's body is decided when the
+ * scenario is built, so the model's thread runs plain ops: iterations 0
+ * and 2 put, 1 and 3 do half a millisecond more host work.  The loop is
+ * built as repeat 2 { repeat 1 { host; put }  repeat 1 { host; host } }:
+ * op 0 thread, 1 repeat 2, 2 repeat 1, 3 host, 4 put, 5 repeat 1, 6 host,
+ * 7 host, then the main thread's 8 repeat 2, 9 get.  The thread puts at 1
+ * and 3.5 ms; the main thread waits for each.
+ */
+START_TEST(condition_in_a_thread)
+{
+	struct hd_scenario *sc = build(cond_text);
+	struct hd_trace *t = run(sc, 0, 1);
+	int i, puts = 0;
+
+	ck_assert_int_eq(sc->nops, 10);
+	for (i = 0; i < sc->nops; i++) {
+		ck_assert_int_eq(sc->ops[i].cblock, 0);
+		puts += sc->ops[i].kind == HD_OP_PUT;
+	}
+	ck_assert_int_eq(puts, 1);
+	ck_assert_int_eq(sc->ops[1].kind, HD_OP_REPEAT);
+	ck_assert_int_eq(sc->ops[1].count, 2);
+	ck_assert_int_eq(sc->ops[4].kind, HD_OP_PUT);
+	lane_is(t, "Thread t",
+		"H3.0 0-1 A4.0 1-1 H6.0 1-2 H7.0 2-2.5 H3.1 2.5-3.5 A4.1 3.5-3.5 H6.1 3.5-4.5 "
+		"H7.1 4.5-5");
+	lane_is(t, "CUDA API", "A9.0 0-1 B9.0 0-1 queue-empty A9.1 1-3.5 B9.1 1-3.5 queue-empty");
+	ck_assert_int_eq(t->makespan, 5 * HD_MS);
 	hd_trace_free(t);
 	hd_scenario_free(sc);
 }
@@ -537,6 +595,7 @@ suite(void)
 	tcase_add_test(tc, producer_consumer_depth_2);
 	tcase_add_test(tc, four_workers_on_two_cores);
 	tcase_add_test(tc, worker_iterations);
+	tcase_add_test(tc, condition_in_a_thread);
 	tcase_add_test(tc, deterministic_and_per_rank);
 	tcase_add_test(tc, get_without_producer_is_a_deadlock);
 	tcase_add_test(tc, expected_deadlock_on_a_queue);

@@ -1000,7 +1000,7 @@ START_TEST(help_per_screen)
 		{ HD_TUI_CONFIDENCE, "Enter,?,Ctrl-L,q Esc" },
 		{ HD_TUI_RUN,
 		  "Space,Right l,Left h,+ -,Home End,r,Tab,R,Enter n,k,m,P,p,A,c,L,"
-		  "] [ 0,< >,z,?,Ctrl-L,q Esc" },
+		  "] [ < > 0,z,PgDn PgUp J K,?,Ctrl-L,q Esc" },
 		{ HD_TUI_KNOBS, "k,Up Down,Right Left l h,5ms Enter,m,P,p,A,?,Ctrl-L,q Esc" },
 		{ HD_TUI_SUMMARY, "Enter,e,A,p,?,Ctrl-L,q Esc" },
 	};
@@ -1168,6 +1168,55 @@ START_TEST(lesson_flow)
 END_TEST
 
 /*
+ * An option's feedback (`option ID "text" feedback "..."`): the confidence
+ * screen shows it right after the choice, and the verdict, which the run's
+ * explanation and the summary show, carries it.
+ */
+START_TEST(option_feedback)
+{
+	char dir[64], db[96], *text;
+	struct hd_catalog *cat = hd_catalog_new();
+	struct hd_tui_opts o = { 0 };
+	struct hd_err e = { 0 };
+	struct hd_tui_app a;
+	int li;
+
+	hd_test_mkdtemp(dir, sizeof dir, "tui-feedback");
+	snprintf(db, sizeof db, "%s/db", dir);
+	o.db = db;
+	o.learner = "t";
+	ck_assert_int_eq(hd_catalog_add_builtin(cat), 0);
+	ck_assert_int_ge((li = hd_catalog_find(cat, "log-every-n", &e)), 0);
+	hd_tui_app_init(&a, cat, hd_profile_builtin(0), &o);
+	a.scr = hd_screen_new(100, 30);
+	hd_screen_set_ascii(a.scr, true);
+	hd_tui_flow_open(&a, li);
+	ck_assert_int_eq(a.screen, HD_TUI_PAGE);
+	press(&a, "  ");
+	ck_assert_int_eq(a.screen, HD_TUI_QUESTION);
+	ck_assert_ptr_null(hd_tui_flow_feedback(&a));
+	press(&a, "c");
+	ck_assert_int_eq(a.screen, HD_TUI_CONFIDENCE);
+	ck_assert_int_eq(a.correct, 0);
+	ck_assert_str_eq(hd_tui_flow_feedback(&a),
+			 "Only the logged steps pay: between two logs the host gets ahead of the "
+			 "GPU again, and its work hides under the GPU's.");
+	text = draw_app(&a);
+	ck_assert_ptr_nonnull(strstr(text, "On that answer: Only the logged steps pay"));
+	free(text);
+	ck_assert_ptr_nonnull(strstr(a.verdict, "the answer is b) About 10 x 2 ms"));
+	ck_assert_ptr_nonnull(strstr(a.verdict, ". Only the logged steps pay: between two logs"));
+	press(&a, "4");
+	ck_assert_int_eq(a.screen, HD_TUI_QUESTION); /* the estimate: no feedback */
+	ck_assert_ptr_null(hd_tui_flow_feedback(&a));
+	hd_screen_free(a.scr);
+	hd_tui_app_free(&a);
+	hd_catalog_free(cat);
+	hd_test_rmtree(dir);
+}
+END_TEST
+
+/*
  * The lesson flow on lesson 1 (no terminal): pages from the run and back,
  * a typed knob value with its unit (and one out of range refused), the
  * summary's next lesson, a finished lesson re-opened straight into explore
@@ -1256,6 +1305,7 @@ app_tcase(void)
 	tcase_add_test(tc, help_per_screen);
 	tcase_add_test(tc, keys_unique);
 	tcase_add_test(tc, lesson_flow);
+	tcase_add_test(tc, option_feedback);
 	tcase_add_test(tc, lesson_flow_explore);
 	return tc;
 }
@@ -1371,6 +1421,179 @@ START_TEST(ring_steps)
 }
 END_TEST
 
+/* A collective of `coll` on n ranks over 0 .. 140 us, for its pieces. */
+static struct hd_diagram_coll
+coll_of(enum hd_coll coll, int n)
+{
+	struct hd_diagram_coll c;
+
+	memset(&c, 0, sizeof c);
+	c.coll = coll;
+	c.nranks = n;
+	c.nsteps = (coll == HD_COLL_ALLREDUCE ? 2 : 1) * (n - 1);
+	c.phase_steps = n - 1;
+	c.end = 140 * HD_US;
+	return c;
+}
+
+/*
+ * Each rank's buffer pieces as the ring fills them: on 4 ranks, rank 1
+ * after 0, 1, 3 (reduce-scatter done), 4 (all-gather 1) and 6 steps; a lone
+ * reduce-scatter and all-gather; and on 5 and 8 ranks, the chunk each rank
+ * sends at step k (hd_diagram_ring_chunk) holds k ranks' sums in
+ * reduce-scatter and is complete in all-gather, and the receiver, which
+ * held only its own share of it, holds one more (or the complete piece)
+ * after it.
+ */
+START_TEST(ring_pieces)
+{
+	struct hd_diagram_coll c = coll_of(HD_COLL_ALLREDUCE, 4);
+	static const int want[][4] = {
+		{ 1, 1, 1, 1 }, /* got 0 */
+		{ 2, 1, 1, 1 }, /* got 1: piece 0 from rank 0 */
+		{ 2, 1, 4, 3 }, /* got 3: piece 2 complete, piece 3 three ranks' */
+		{ 2, 4, 4, 3 }, /* got 4: its own piece 1 comes back complete */
+		{ 4, 4, 4, 4 }, /* got 6 */
+	};
+	static const int gots[] = { 0, 1, 3, 4, 6 };
+	static const int ns[] = { 5, 8 };
+	size_t i;
+	int p, k, r, ni;
+
+	for (i = 0; i < HD_ARRAY_LEN(gots); i++)
+		for (p = 0; p < 4; p++)
+			ck_assert_msg(hd_diagram_ring_piece(&c, gots[i], 1, p) == want[i][p],
+				      "got %d piece %d: %d, not %d", gots[i], p,
+				      hd_diagram_ring_piece(&c, gots[i], 1, p), want[i][p]);
+	c = coll_of(HD_COLL_REDUCESCATTER, 4);
+	ck_assert_int_eq(hd_diagram_ring_piece(&c, 3, 1, 2), 4);
+	ck_assert_int_eq(hd_diagram_ring_piece(&c, 3, 1, 1), 1);
+	c = coll_of(HD_COLL_ALLGATHER, 4); /* its own piece, then one a step */
+	ck_assert_int_eq(hd_diagram_ring_piece(&c, 0, 1, 1), 4);
+	ck_assert_int_eq(hd_diagram_ring_piece(&c, 0, 1, 0), 0);
+	ck_assert_int_eq(hd_diagram_ring_piece(&c, 2, 1, 0), 4);
+	ck_assert_int_eq(hd_diagram_ring_piece(&c, 2, 1, 3), 4);
+	ck_assert_int_eq(hd_diagram_ring_piece(&c, 2, 1, 2), 0);
+	c = coll_of(HD_COLL_BROADCAST, 4);
+	c.nsteps = 0;
+	ck_assert_int_eq(hd_diagram_ring_piece(&c, 0, 1, 1), 0);
+	for (ni = 0; ni < 2; ni++) {
+		int n = ns[ni];
+
+		c = coll_of(HD_COLL_ALLREDUCE, n);
+		for (k = 1; k <= c.nsteps; k++) {
+			c.step = k;
+			c.phase_step = (k - 1) % (n - 1) + 1;
+			c.phase = k > n - 1 ? "all-gather" : "reduce-scatter";
+			for (r = 0; r < n; r++) {
+				int ch = hd_diagram_ring_chunk(&c, r), to = (r + 1) % n;
+				int sent = hd_diagram_ring_piece(&c, k - 1, r, ch);
+				int then = hd_diagram_ring_piece(&c, k, to, ch);
+
+				ck_assert_int_eq(sent, k < n ? k : n);
+				ck_assert_int_eq(then, k < n ? k + 1 : n);
+				if (k < n) /* before: the receiver's own share alone */
+					ck_assert_int_eq(hd_diagram_ring_piece(&c, k - 1, to, ch),
+							 1);
+			}
+		}
+	}
+}
+END_TEST
+
+/*
+ * The steps each rank has received, from the trace: an all-reduce on 3
+ * ranks, 4 ring steps of 10 us on each rank's link, rank 2's 5 us late.  At
+ * 22 us rank 0 has had one step from rank 2, ranks 1 and 2 two; the pieces
+ * row draws each rank's buffer under its name.  A tree (one transfer on
+ * rank 0's link) has no ring counter and no pieces.
+ */
+START_TEST(ring_got)
+{
+	struct hd_trace *t = hd_trace_new();
+	struct hd_op op;
+	struct hd_scenario sc;
+	struct hd_diagram_coll c;
+	struct hd_screen *s = hd_screen_new(100, 3);
+	struct hd_view_opts o;
+	int st = hd_trace_lane(t, HD_LANE_STREAM, 0, 2, "Stream 2 (s)");
+	int ar = hd_trace_string(t, "ar"), got[3], r, k;
+	char *row;
+
+	memset(&op, 0, sizeof op);
+	op.kind = HD_OP_COLL;
+	op.coll = HD_COLL_ALLREDUCE;
+	op.label = "ar";
+	op.bytes = 3 << 20;
+	memset(&sc, 0, sizeof sc);
+	sc.nranks = 3;
+	sc.ops = &op;
+	sc.nops = 1;
+	add(t, st, 0, HD_SPAN_COMM, 0, 45 * HD_US, 3 << 20, "ar");
+	for (r = 0; r < 3; r++) {
+		int ln = hd_trace_lane(t, HD_LANE_LINK, r, 0, "NVLink out");
+		hd_time late = r == 2 ? 5 * HD_US : 0;
+
+		for (k = 0; k < 4; k++) {
+			struct hd_span sp = { ln,
+					      0,
+					      0,
+					      HD_SPAN_COMM,
+					      HD_WHY_NONE,
+					      late + k * 10 * HD_US,
+					      late + (k + 1) * 10 * HD_US,
+					      1 << 20,
+					      ar,
+					      0 };
+			hd_trace_add(t, &sp);
+		}
+	}
+	hd_trace_sort(t);
+	ck_assert(hd_diagram_coll_at(t, &sc, 22 * HD_US, &c));
+	ck_assert_int_eq(c.nsteps, 4);
+	ck_assert_int_eq(hd_diagram_ring_got(t, &c, 22 * HD_US, got), 0);
+	ck_assert_int_eq(got[0], 1);
+	ck_assert_int_eq(got[1], 2);
+	ck_assert_int_eq(got[2], 2);
+	ck_assert_int_eq(hd_diagram_ring_got(t, &c, 0, got), 0);
+	ck_assert_int_eq(got[0] + got[1] + got[2], 0);
+	ck_assert_int_eq(hd_diagram_ring_got(t, &c, 45 * HD_US, got), 0);
+	ck_assert_int_eq(got[0] + got[1] + got[2], 12);
+	hd_screen_set_ascii(s, true);
+	hd_view_opts_init(&o);
+	o.t = 22 * HD_US;
+	ck_assert_int_eq(hd_diagram_ring(s, hd_screen_rect(s), t, &sc, &o, 3), 3);
+	row = row_text(s, 2);
+	/* rank 0: piece 2 holds two ranks' sums; rank 1: pieces 0 and 2, the
+	 * latter complete; rank 2: pieces 0 (complete) and 1 */
+	ck_assert_str_eq(row, "112        213        321 pieces: ranks summed in each");
+	free(row);
+	/* the same at the start: every piece its own rank's alone */
+	o.t = 0;
+	hd_screen_clear(s);
+	hd_diagram_ring(s, hd_screen_rect(s), t, &sc, &o, 3);
+	row = row_text(s, 2);
+	ck_assert_str_eq(row, "111        111        111 pieces: ranks summed in each");
+	free(row);
+	/* two rows: no pieces */
+	ck_assert_int_eq(hd_diagram_ring(s, (struct hd_rect){ 0, 0, 100, 2 }, t, &sc, &o, 3), 2);
+	hd_trace_free(t);
+	/* a tree: one transfer on rank 0's link */
+	t = hd_trace_new();
+	st = hd_trace_lane(t, HD_LANE_STREAM, 0, 2, "Stream 2 (s)");
+	add(t, st, 0, HD_SPAN_COMM, 0, 45 * HD_US, 3 << 20, "ar");
+	add(t, hd_trace_lane(t, HD_LANE_LINK, 0, 0, "NVLink out"), 0, HD_SPAN_COMM, 0, 20 * HD_US,
+	    3 << 20, "ar");
+	hd_trace_sort(t);
+	ck_assert(hd_diagram_coll_at(t, &sc, 10 * HD_US, &c));
+	ck_assert_int_eq(c.nsteps, 0);
+	ck_assert_int_eq(hd_diagram_ring_got(t, &c, 10 * HD_US, got), -1);
+	ck_assert_int_eq(hd_diagram_ring(s, hd_screen_rect(s), t, &sc, &o, 3), 2);
+	hd_trace_free(t);
+	hd_screen_free(s);
+}
+END_TEST
+
 /* Four ranks of three lanes in 8 rows: rank 0, one row for ranks 1 and 2,
  * rank 3; a lane with no spans goes before anything is folded. */
 START_TEST(timeline_folds)
@@ -1418,6 +1641,72 @@ START_TEST(timeline_folds)
 	d = dump(s);
 	ck_assert_msg(strstr(d, "PCIe HtoD") != NULL && strstr(d, "Compute") != NULL, "%s", d);
 	free(d);
+	hd_screen_free(s);
+	hd_trace_free(t);
+}
+END_TEST
+
+/*
+ * Folded ranks scroll: four ranks of three lanes in 8 rows.  Scrolled to
+ * rank 1, a row for rank 0, ranks 1 and 2 whole, a row for rank 3; to rank
+ * 5, as far as the last rank shows at the end (rank 2: a row for ranks 0
+ * and 1, then ranks 2 and 3); what was folded comes back in o.fold.
+ */
+START_TEST(timeline_scrolls)
+{
+	struct hd_trace *t = ranks_trace();
+	struct hd_screen *s = hd_screen_new(80, 10);
+	struct hd_view_opts o;
+	struct hd_view_fold f;
+	char *r;
+	int y;
+
+	hd_screen_set_ascii(s, true);
+	hd_view_opts_init(&o);
+	o.t = 50 * HD_US;
+	o.fold = &f;
+	hd_view_timeline(s, hd_screen_rect(s), t, NULL, &o);
+	ck_assert(f.folded);
+	ck_assert_int_eq(f.from, 0);
+	ck_assert_int_eq(f.first, 0);
+	ck_assert_int_eq(f.last, 0); /* rank 0 whole, then the fold, then rank 3 */
+	ck_assert_int_eq(f.nranks, 4);
+	o.rank_from = 1;
+	hd_screen_clear(s);
+	hd_view_timeline(s, hd_screen_rect(s), t, NULL, &o);
+	ck_assert_int_eq(f.from, 1);
+	ck_assert_int_eq(f.first, 1);
+	ck_assert_int_eq(f.last, 2);
+	r = row_text(s, 0);
+	ck_assert_msg(strncmp(r, "R0 ", 3) == 0 && strstr(r, "(1 rank like these not shown)") &&
+			  strstr(r, "PgUp K"),
+		      "%s", r);
+	free(r);
+	for (y = 1; y <= 6; y++) {
+		r = row_text(s, y);
+		ck_assert_msg(strncmp(r, y <= 3 ? "R1 " : "R2 ", 3) == 0, "row %d: %s", y, r);
+		free(r);
+	}
+	r = row_text(s, 7);
+	ck_assert_msg(strncmp(r, "R3 ", 3) == 0 && strstr(r, "PgDn J"), "%s", r);
+	free(r);
+	o.rank_from = 5;
+	hd_screen_clear(s);
+	hd_view_timeline(s, hd_screen_rect(s), t, NULL, &o);
+	ck_assert_int_eq(f.from, 2);
+	ck_assert_int_eq(f.last, 3);
+	r = row_text(s, 0);
+	ck_assert_msg(strncmp(r, "R0-R1 ", 6) == 0 && strstr(r, "(2 ranks like these not shown)"),
+		      "%s", r);
+	free(r);
+	r = row_text(s, 6);
+	ck_assert_msg(strncmp(r, "R3 NVLink out", 13) == 0, "%s", r);
+	free(r);
+	/* room for every rank: nothing folded, nothing to scroll */
+	hd_screen_resize(s, 80, 16);
+	hd_view_timeline(s, hd_screen_rect(s), t, NULL, &o);
+	ck_assert(!f.folded);
+	ck_assert_int_eq(f.from, 0);
 	hd_screen_free(s);
 	hd_trace_free(t);
 }
@@ -1695,6 +1984,9 @@ diagram_tcase(void)
 	tcase_add_test(tc, timeline_folds);
 	tcase_add_test(tc, stream_queue);
 	tcase_add_test(tc, ring_steps);
+	tcase_add_test(tc, ring_pieces);
+	tcase_add_test(tc, ring_got);
+	tcase_add_test(tc, timeline_scrolls);
 	tcase_add_test(tc, page_verbatim);
 	tcase_add_test(tc, page_lesson_aligned);
 	tcase_add_test(tc, staged_chunks);

@@ -5,6 +5,7 @@
  * need several ranks are skipped, an interruption stores nothing of its
  * lesson, and a bad database fails before anything is measured.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +115,46 @@ lesson(const char *id)
 	ck_assert_msg(i >= 0, "%s", e.msg);
 	return hd_catalog_get(cat, i);
 }
+
+/* The summary splits the prediction used from the profiles alone, and
+ * keeps spin-bound scenarios apart: with the measuring profile itself as
+ * one of them, that one's errors are zero. */
+START_TEST(summary_split_by_prediction)
+{
+	const struct hd_lesson *ls[2];
+	struct hd_verify_opts o;
+	struct hd_verify_result res;
+	struct hd_err e = { 0 };
+	struct hd_buf out;
+	char *db = hd_xasprintf("%s/split.db", dir);
+	int i, spin = 0;
+
+	ls[0] = lesson("pinned-vs-pageable");
+	ls[1] = lesson("events"); /* times spin kernels with events */
+	opts(&o, &h100, db);
+	o.alone[0] = &stand_in; /* what the stand-in measures with */
+	o.alone[1] = &h100;
+	hd_buf_init(&out);
+	ck_assert_msg(hd_verify_lessons(ls, 2, &o, &out, &res, &e) == 0, "%s", e.msg);
+	ck_assert_int_gt(res.nerrs, 0);
+	for (i = 0; i < res.nerrs; i++) {
+		ck_assert(fabs(res.split[HD_VPRED_BUILTIN][i]) < 1e-9);
+		ck_assert(res.split[HD_VPRED_CALIBRATED][i] == res.split[HD_VPRED_USED][i]);
+		ck_assert(res.split[HD_VPRED_USED][i] == res.errs[i]);
+		spin += res.spin_bound[i];
+	}
+	ck_assert_int_gt(spin, 0);
+	ck_assert_int_lt(spin, res.nerrs);
+	ck_assert_ptr_nonnull(strstr(out.s, "Makespan error by prediction"));
+	ck_assert_ptr_nonnull(strstr(out.s, "built-in a100-pcie alone"));
+	ck_assert_ptr_nonnull(strstr(out.s, "calibrated h100-sxm alone, no refit"));
+	ck_assert_ptr_nonnull(strstr(out.s, "Scenarios a spin kernel sets"));
+	ck_assert_ptr_nonnull(strstr(out.s, "(a100-pcie alone)   error   +0.0 %"));
+	hd_buf_free(&out);
+	hd_verify_result_free(&res);
+	free(db);
+}
+END_TEST
 
 START_TEST(pairs_stored_and_claims_checked)
 {
@@ -453,6 +494,7 @@ verify_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, pairs_stored_and_claims_checked);
+	tcase_add_test(tc, summary_split_by_prediction);
 	tcase_add_test(tc, interruption_stores_nothing_of_the_lesson);
 	tcase_add_test(tc, predictions_are_the_lesson_run);
 	tcase_add_test(tc, bad_database_fails_before_measuring);

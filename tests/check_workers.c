@@ -182,6 +182,59 @@ START_TEST(four_workers)
 }
 END_TEST
 
+/*
+ * An `if` on a loop index in a thread's body is decided when the scenario
+ * is built: the executor's thread runs iterations 0 and 2 as host work and
+ * a put, 1 and 3 as host work twice, and the main thread gets both puts.
+ */
+START_TEST(condition_in_a_thread)
+{
+	struct hd_lesson *l;
+	struct hd_scenario *sc = build("scenario c\n"
+				       "  queue q 4\n"
+				       "  thread t\n" /* op 0 */
+				       "    repeat 4 as i\n"
+				       "      host 100us\n"
+				       "      if i % 2 == 0\n"
+				       "        put q\n"
+				       "      else\n"
+				       "        host 50us\n"
+				       "      end\n"
+				       "    end\n"
+				       "  end\n"
+				       "  repeat 2\n"
+				       "    get q\n"
+				       "  end\n"
+				       "end\n",
+				       &l);
+	struct hd_err e = { 0 };
+	struct hd_trace *t;
+	uint32_t k;
+
+	/* 0 thread, 1 repeat 2, 2 repeat 1, 3 host, 4 put, 5 repeat 1, 6 host,
+	 * 7 host, 8 repeat 2, 9 get */
+	ck_assert_int_eq(sc->nops, 10);
+	ck_assert_int_eq(sc->ops[4].kind, HD_OP_PUT);
+	ck_assert_int_eq(sc->ops[7].kind, HD_OP_HOST);
+	t = measure(sc, &e);
+	ck_assert_msg(t != NULL, "%s", e.msg);
+	for (k = 0; k < 2; k++) {
+		const struct hd_span *put = need(t, 4, k, HD_SPAN_API, HD_LANE_HOST, 1);
+		const struct hd_span *get = need(t, 9, k, HD_SPAN_API, HD_LANE_API, 0);
+
+		need(t, 3, k, HD_SPAN_HOST, HD_LANE_HOST, 1);
+		need(t, 6, k, HD_SPAN_HOST, HD_LANE_HOST, 1);
+		need(t, 7, k, HD_SPAN_HOST, HD_LANE_HOST, 1);
+		ck_assert_msg(get->end >= put->start, "get %u ended before put %u began", k, k);
+	}
+	ck_assert(find(t, 4, 2, HD_SPAN_API, HD_LANE_HOST, 1) == NULL);
+	ck_assert(find(t, 7, 2, HD_SPAN_HOST, HD_LANE_HOST, 1) == NULL);
+	hd_trace_free(t);
+	hd_scenario_free(sc);
+	hd_lesson_free(l);
+}
+END_TEST
+
 /* A get nobody puts for, with the producer done: the run ends with the
  * deadlock's words, not a hang. */
 START_TEST(get_without_producer_ends_the_run)
@@ -233,11 +286,11 @@ START_TEST(put_without_consumer_ends_the_run)
 }
 END_TEST
 
-/* Lesson 21 through --real's pipeline (small knobs): predicted and measured
+/* Lesson 22 through --real's pipeline (small knobs): predicted and measured
  * stored as pairs, the threads' rows and their queue waits in both. */
-START_TEST(lesson_21_verified_and_stored)
+START_TEST(lesson_22_verified_and_stored)
 {
-	char *path = hd_xasprintf("%s/lessons/21-dataloader-workers.hds", HDSIM_SRCDIR), dir[64];
+	char *path = hd_xasprintf("%s/lessons/22-dataloader-workers.hds", HDSIM_SRCDIR), dir[64];
 	char *const sets[] = { "batches=4", "workers=2", "prep=1ms", "step=1ms", "batch=1MiB" };
 	struct hd_err e = { 0 };
 	struct hd_lesson *l = hd_lesson_load(path, &e);
@@ -291,9 +344,10 @@ suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, producer_and_consumer);
 	tcase_add_test(tc, four_workers);
+	tcase_add_test(tc, condition_in_a_thread);
 	tcase_add_test(tc, get_without_producer_ends_the_run);
 	tcase_add_test(tc, put_without_consumer_ends_the_run);
-	tcase_add_test(tc, lesson_21_verified_and_stored);
+	tcase_add_test(tc, lesson_22_verified_and_stored);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -60,6 +60,17 @@ grep -qF 'h = (char *)malloc(268435456ULL)' "$tmp/one.txt" ||
 "$HDSIM" show --cuda pinned-vs-pageable --scenario pageable --set size=1MiB > "$tmp/one.txt" || fail=1
 grep -q 'cudaMemcpyAsync(d, h, 1048576ULL' "$tmp/one.txt" ||
 	{ echo "FAIL: --set size=1MiB did not reach the CUDA C"; fail=1; }
+# A lesson's `if` on a loop index prints as an if on the loop's variable,
+# the knob's value in place of its name, the lesson's words in a comment.
+"$HDSIM" show --cuda log-every-n --scenario log-every-n > "$tmp/one.txt" || fail=1
+grep -qF '    for (long i = 0; i < 100L; i++) {' "$tmp/one.txt" &&
+	grep -qF '        if (i % 10 == 0) {  /* if i % every == 0 */' "$tmp/one.txt" &&
+	grep -qF 'for i in range(100):' "$tmp/one.txt" &&
+	grep -qF '    if i % 10 == 0:  # if i % every == 0' "$tmp/one.txt" ||
+	{ echo "FAIL: log-every-n: the condition is not an if on the loop's variable"; fail=1; }
+"$HDSIM" show --cuda log-every-n --scenario log-every-n --set every=7 > "$tmp/one.txt" || fail=1
+grep -qF 'if (i % 7 == 0) {' "$tmp/one.txt" ||
+	{ echo "FAIL: --set every=7 did not reach the condition"; fail=1; }
 if "$HDSIM" show --cuda pinned-vs-pageable --scenario nosuch > /dev/null 2>&1; then
 	echo "FAIL: an unknown --scenario was accepted"; fail=1
 fi
@@ -82,6 +93,52 @@ grep -qF 'h = next(loader_it)' "$tmp/dl.txt" ||
 "$HDSIM" show --cuda dataloader-workers --scenario workers --set workers=2 > "$tmp/dl.txt" || fail=1
 grep -qF 'num_workers=2, pin_memory=False,' "$tmp/dl.txt" ||
 	{ echo "FAIL: --set workers=2 did not reach the DataLoader"; fail=1; }
+
+# An `if` on a loop index inside a thread's body stays an `if` in the
+# thread's function (C and Python), and such a body is not the DataLoader's
+# shape; the C compiles, the Python parses.
+cat > "$tmp/cond-worker.hds" <<'EOF'
+hdsim 1
+lesson cond-worker
+title "A condition in a thread"
+knob every 2 1 .. 4 "put every this many"
+scenario cond
+  buffer h pinned 1MiB
+  buffer d device 1MiB
+  queue q 4
+  workers 1
+    repeat 4 as i
+      host 1ms
+      if i % every == 0
+        put q
+      else
+        host 500us
+      end
+    end
+  end
+  repeat 2
+    get q
+    copy h -> d
+  end
+end
+EOF
+"$HDSIM" show --cuda "$tmp/cond-worker.hds" > "$tmp/cw.txt" || fail=1
+awk -v dir="$tmp" '/^---- CUDA C ----$/ { m = "cu"; next } /^---- PyTorch ----$/ { m = "py"; next }
+	m != "" { print > (dir "/cw." m) }' "$tmp/cw.txt"
+sed -n '/^static void \*worker_fn_0/,/^}/p' "$tmp/cw.cu" | grep -qF \
+	'        if (i % 2 == 0) {  /* if i % every == 0 */' &&
+	grep -qF '            q_put(&q);' "$tmp/cw.cu" &&
+	sed -n '/^def worker_fn_0/,/^$/p' "$tmp/cw.py" | grep -qF \
+	'        if i % 2 == 0:  # if i % every == 0' &&
+	! grep -q 'DataLoader' "$tmp/cw.py" ||
+	{ echo "FAIL: cond-worker: the thread's condition is not an if in its function"; fail=1; }
+if [ -n "$nvcc" ] && ! "$nvcc" -c -o "$tmp/x.o" -I"$src/kernels" "$tmp/cw.cu" 2> "$tmp/nvcc.err"; then
+	echo "FAIL: cond-worker: generated CUDA C does not compile:"; cat "$tmp/nvcc.err"; fail=1
+fi
+if [ -n "$py" ] && ! "$py" -c 'import ast, sys; ast.parse(open(sys.argv[1]).read())' \
+	"$tmp/cw.py" 2> "$tmp/py.err"; then
+	echo "FAIL: cond-worker: generated PyTorch is not valid Python:"; cat "$tmp/py.err"; fail=1
+fi
 
 echo "checked $checked scenarios (nvcc: ${nvcc:-none}, python3: ${py:-none})"
 exit $fail

@@ -11,6 +11,10 @@
 #     text keeps the names;
 #   - the HTML report is self-contained and headless Chromium renders it to
 #     a PNG that is not blank (skipped with a message without Chromium);
+#   - the report opens with its summary, before any table: scenarios
+#     counted, every measured one a point of the scatter with the 10 % band
+#     (counted in Chromium's DOM), the error distribution as the runs give
+#     it; the Markdown report says the same;
 #   - a lesson with no stored run is simulated, and says so; every built-in
 #     lesson exported so passes the trace checker and gives well-formed SVG;
 #   - a learner named once in the configuration file is used;
@@ -159,6 +163,115 @@ EOF
 	then ok; else fail "Chromium did not render the report ($(tail -n 3 "$tmp/chrome.log"))"; fi
 fi
 
+# ---- the report opens with its summary ---------------------------------------------------
+# Eight scenarios measured beside their predictions (seed_measured: the
+# model on another profile stands for the GPU) and one measured alone: the
+# summary, before any table, counts them, plots the eight with the 10 % band
+# and gives the error distribution; Chromium's DOM says so as rendered.
+seed=$(dirname "$HDSIM")/tests/seed_measured
+if [ ! -x "$seed" ]; then
+	echo "export.sh: no $seed: the report's summary was not checked"
+else
+	m=$tmp/measured.db
+	for p in "01-host-and-device queue" "01-host-and-device wait-first" \
+		"04-pinned-vs-pageable pinned" "04-pinned-vs-pageable pageable" \
+		"04-pinned-vs-pageable pin-first" "06-two-streams one-stream" \
+		"06-two-streams two-streams" "12-gpu-break-even cpu-light"; do
+		# shellcheck disable=SC2086  # two words: the lesson file, the scenario
+		set -- $p
+		"$seed" "$m" "$src/lessons/$1.hds" "$2" a100-pcie h100-sxm > /dev/null ||
+			fail "seed_measured $p"
+	done
+	"$seed" "$m" "$src/lessons/12-gpu-break-even.hds" gpu-heavy a100-pcie > /dev/null ||
+		fail "seed_measured gpu-heavy"
+	"$HDSIM" export --format html --db "$m" -o "$tmp/summary.html" || fail "html exited $?"
+	"$HDSIM" export --format md --db "$m" -o "$tmp/summary.md" || fail "md exited $?"
+	"$HDSIM" export --format csv --table runs --db "$m" -o "$tmp/mruns.csv" || fail "csv exited $?"
+	dom=$tmp/summary.html
+	if [ -n "$chrome" ]; then
+		timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
+			--dump-dom "file://$tmp/summary.html" > "$tmp/summary.dom" 2> "$tmp/chrome.log"
+		[ -s "$tmp/summary.dom" ] && dom=$tmp/summary.dom && ok ||
+			fail "Chromium did not render the summary ($(tail -n 3 "$tmp/chrome.log"))"
+	fi
+	if python3 - "$dom" "$tmp/summary.md" "$tmp/mruns.csv" <<'PY'
+import csv, re, sys
+from html.parser import HTMLParser
+
+runs = list(csv.DictReader(open(sys.argv[3], newline="", encoding="utf-8")))
+pred = {r["run"] for r in runs if r["source"] == "predicted"}
+paired = [r for r in runs if r["source"] == "measured" and r["pair_run"] in pred]
+alone = [r for r in runs if r["source"] == "measured" and r["pair_run"] not in pred]
+assert len(paired) == 8 and len(alone) == 1, (len(paired), len(alone))
+
+class Walk(HTMLParser):
+    """The order of the summary, tables and the runs' heading; the points."""
+    def __init__(self):
+        super().__init__()
+        self.events, self.depth, self.text = [], None, []
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "section" and a.get("id") == "summary":
+            self.events.append("summary")
+            self.depth = 0
+        if self.depth is not None and tag == "section":
+            self.depth += 1
+        if tag == "table":
+            self.events.append("table")
+        if tag == "circle" and "pt" in (a.get("class") or "").split():
+            self.events.append("point" if self.depth else "stray point")
+        if tag == "polygon" and a.get("class") == "band" and self.depth:
+            self.events.append("band")
+    def handle_endtag(self, tag):
+        if self.depth is not None and tag == "section":
+            self.depth -= 1
+            if self.depth == 0:
+                self.events.append("end summary")
+                self.depth = None
+    def handle_data(self, d):
+        if self.depth:
+            self.text.append(d)
+        if d.strip() == "Runs":
+            self.events.append("runs")
+
+w = Walk()
+w.feed(open(sys.argv[1], encoding="utf-8").read())
+ev = w.events
+assert ev.index("summary") < ev.index("table"), ev[:6]           # before any table
+assert ev.index("end summary") < ev.index("table") < ev.index("runs"), ev
+assert "stray point" not in ev
+points = ev.count("point")
+text = " ".join(" ".join(w.text).split())
+m = re.search(r"(\d+) scenarios in (\d+) lessons: (\d+) measured on a GPU beside the "
+              r"model's prediction, (\d+) predicted only, (\d+) measured without", text)
+assert m, text[:300]
+assert int(m.group(1)) == 9 and int(m.group(2)) == 4, m.groups()
+assert int(m.group(3)) == points == len(paired), (m.group(3), points, len(paired))
+assert int(m.group(5)) == len(alone) and ev.count("band") == 1, (m.groups(), ev)
+errs = []
+for r in paired:
+    p = next(x for x in runs if x["run"] == r["pair_run"])
+    errs.append(abs(int(p["makespan_ps"]) - int(r["makespan_ps"])) / int(r["makespan_ps"]))
+errs.sort()
+within = sum(e <= 0.1 for e in errs)
+med = (errs[3] + errs[4]) / 2
+assert "median |error| %.1f %%" % (100 * med) in text, (med, text)
+assert "90th percentile %.1f %%" % (100 * errs[-1]) in text, text     # ceil(0.9 * 8) = 8th
+assert "%d of 8 within 10 %%" % within in text, text
+assert "Claims:" in text
+
+# Markdown: the same summary as text, before any table, its points listed
+md = open(sys.argv[2], encoding="utf-8").read()
+head = md[md.index("## Summary"):md.index("## Lesson")].replace("\\|", "|")
+assert md.index("## Summary") < md.index("\n|"), "a table before the summary"
+assert "9 scenarios in 4 lessons: 8 measured" in head, head
+assert "median |error| %.1f %%" % (100 * med) in head, head
+assert "%d of 8 within 10 %%" % within in head, head
+assert head.count("\n| ") - 1 == 8, head     # a row per point, after the header
+PY
+	then ok; else fail "the report's summary is not what was measured"; fi
+fi
+
 # ---- a lesson without stored runs is simulated -----------------------------------------
 "$HDSIM" export --format perfetto --lesson 1 -o "$tmp/sim.json" 2> "$tmp/err" ||
 	fail "--lesson without a database exited $?"
@@ -212,7 +325,7 @@ python3 -c '
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1], newline="", encoding="utf-8")))
 assert rows[0][-1] == "comments" and len(rows) == 3, rows
-assert rows[1][3] == "yes, \"really\"\nsure", rows[1]' "$tmp/class/answers.csv" &&
+assert rows[1][5] == "yes, \"really\"\nsure", rows[1]' "$tmp/class/answers.csv" &&
 	ok || fail "answers.csv does not read back"
 
 "$HDSIM" help export | grep -q 'export --class' && ok || fail "hdsim help export"

@@ -592,24 +592,31 @@ hd_kernel_compute(hd_cuda_stream s, float *scratch, double flops, unsigned grid,
 	return (int)checked();
 }
 
+/* A small grid runs at its blocks' rate, a full one at FAKE_HBM. */
+static double
+grid_bw(unsigned grid, double block)
+{
+	return grid == 0 || grid * block > FAKE_HBM ? FAKE_HBM : grid * block;
+}
+
 int
 hd_kernel_memory(hd_cuda_stream s, void *buf, uint64_t bytes, unsigned grid)
 {
 	(void)buf;
-	(void)grid;
 	spin(2e-6);
-	queue((cudaStream_t)s, 2.5e-6 + (double)bytes / FAKE_HBM);
+	queue((cudaStream_t)s, 2.5e-6 + (double)bytes / grid_bw(grid, FAKE_BLOCK_MEM));
 	return (int)checked();
 }
 
 int
 hd_kernel_fill(hd_cuda_stream s, void *buf, uint64_t bytes, uint32_t pattern, unsigned grid)
 {
-	(void)grid;
 	spin(2e-6);
 	if (bytes == 4 && find(buf) >= 0)
 		memcpy(buf, &pattern, 4); /* a mapped host word: seen at once */
-	queue((cudaStream_t)s, 2e-6);
+	/* on the default grid, as before the grid mattered: a flat 2 us */
+	queue((cudaStream_t)s,
+	      grid == 0 ? 2e-6 : 2.5e-6 + (double)bytes / grid_bw(grid, FAKE_BLOCK_FILL));
 	return (int)checked();
 }
 
@@ -617,10 +624,9 @@ int
 hd_kernel_reduce(hd_cuda_stream s, const void *buf, uint64_t bytes, float *out, unsigned grid)
 {
 	int i = find(buf);
-	double d = 2.5e-6 + (double)bytes / 3e12;
+	double d = 2.5e-6 + (double)bytes / (grid == 0 ? 3e12 : grid_bw(grid, FAKE_BLOCK_REDUCE));
 
 	(void)out;
-	(void)grid;
 	if (i >= 0 && known[i].managed && !known[i].resident) {
 		d += 30e-6 + (double)bytes / 9e9; /* demand faults */
 		known[i].resident = 1;

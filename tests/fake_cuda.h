@@ -12,15 +12,19 @@
 #include <cuda_runtime_api.h>
 
 /* The figures the fake GPU runs at. */
-#define FAKE_H2D      55e9
-#define FAKE_D2H      53e9
-#define FAKE_D2D      1.3e12
-#define FAKE_HBM      2.9e12
-#define FAKE_FLOPS    60e12
-#define FAKE_PIN      6e9
-#define FAKE_PREFETCH 40e9
-#define FAKE_PEER     300e9 /* peer copies between any two GPUs */
-#define FAKE_PEER_LAT 2e-6
+#define FAKE_H2D   55e9
+#define FAKE_D2H   53e9
+#define FAKE_D2D   1.3e12
+#define FAKE_HBM   2.9e12
+#define FAKE_FLOPS 60e12
+/* what one block of the memory, fill and reduce kernels draws on a small grid */
+#define FAKE_BLOCK_MEM    20e9
+#define FAKE_BLOCK_FILL   60e9
+#define FAKE_BLOCK_REDUCE 10e9
+#define FAKE_PIN          6e9
+#define FAKE_PREFETCH     40e9
+#define FAKE_PEER         300e9 /* peer copies between any two GPUs */
+#define FAKE_PEER_LAT     2e-6
 
 extern int fake_cuda_calls;           /* checked calls made so far */
 extern int fake_cuda_fail_at;         /* the call number that fails (0: none) */

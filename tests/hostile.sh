@@ -128,6 +128,43 @@ expect 2 "execs-over.hds:4:1: error: scenario a runs 100000001 op executions per
 ' 1000001; printf 'end\n'; } >"$tmp/ops-over.hds"
 expect 2 "ops-over.hds:1000005:3: error: scenario a lowers to more than 1000000 ops" \
 	lint "$tmp/ops-over.hds"
+# a loop that reads its index is built iteration by iteration: 5 x 10^6
+# iterations of one op each (the one that differs at i = 0 aside) is in
+# bounds, 2 x 10^7 is past the 10^7 ops of such loops
+lesson unroll-max "  repeat 5e6 as i
+    if i == 0
+      host 1us
+    end
+  end"
+expect 0 "" lint "$tmp/unroll-max.hds"
+lesson unroll-over "  repeat 2e7 as i
+    if i == 0
+      host 1us
+    end
+  end"
+expect 2 "unroll-over.hds:5:3: error: this loop reads its index 'i', so scenario a builds it iteration by iteration, and the loops built so come to more than 10000000 ops" \
+	lint "$tmp/unroll-over.hds"
+# an else-if chain counts one block per if (here the scenario, the loop and
+# the first if take three of the 16); conditions as long as a line
+{ printf '%s\nscenario a\n  repeat 4 as i\n    if i == 0\n' "$head"
+  for k in $(seq 1 13); do printf '    else if i == %d\n' "$k"; done
+  printf '    end\n  end\nend\n'; } >"$tmp/elif-13.hds"
+expect 0 "" lint "$tmp/elif-13.hds"
+{ printf '%s\nscenario a\n  repeat 4 as i\n    if i == 0\n' "$head"
+  for k in $(seq 1 14); do printf '    else if i == %d\n' "$k"; done
+  printf '    end\n  end\nend\n'; } >"$tmp/elif-14.hds"
+expect 2 "elif-14.hds:20:10: error: blocks nest more than 16 deep" lint "$tmp/elif-14.hds"
+lesson cond-long "  repeat 4 as i
+    if i == 0$(rep ' && i != 1' 400)
+      host 1us
+    end
+  end"
+expect 0 "" lint "$tmp/cond-long.hds"
+lesson cond-deep "  repeat 4 as i
+    if $(rep '!' 4000)(i == 0)
+    end
+  end"
+expect 2 "error: expression is nested more than 32 deep" lint "$tmp/cond-deep.hds"
 # the rank limit as doc/lesson-format.md's table gives it
 ranks=$(sed -n 's/^| ranks | \([0-9]*\) |$/\1/p' "$srcdir/doc/lesson-format.md")
 [ -n "$ranks" ] || { fail "no ranks row in doc/lesson-format.md's limits table"; ranks=1024; }

@@ -78,6 +78,32 @@ if ! "$HDSIM" run "$l" --set batches=6 --json >/dev/null 2>"$tmp" && [ -s "$tmp"
 	sed 's/^/    /' "$tmp"
 	fail=1
 fi
+# A condition that never holds at the values lint tries is a warning, not an
+# error: exit status 0, the position and the caret.
+cat >"$tmp.hds" <<'EOF'
+hdsim 1
+lesson warn
+title "A lesson with a dead branch"
+knob steps 100 10 .. 1000 "training steps"
+scenario a
+  buffer loss device 4B
+  repeat steps as i
+    if i > steps
+      read loss 4B
+    end
+  end
+end
+EOF
+"$HDSIM" lint "$tmp.hds" >/dev/null 2>"$tmp"
+rc=$?
+if [ "$rc" -ne 0 ] ||
+	! grep -qF "$tmp.hds:8:5: warning: the condition 'i > steps' never holds where it is reached" "$tmp" ||
+	! grep -q '^    \^$' "$tmp"; then
+	echo "FAIL a condition that never holds: exit status $rc, expected 0 and a warning:"
+	sed 's/^/    /' "$tmp"
+	fail=1
+fi
+rm -f "$tmp.hds"
 if [ "$n" -eq 0 ]; then
 	echo "lint_bad.sh: no fixtures in $dir"
 	exit 1

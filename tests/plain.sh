@@ -41,6 +41,18 @@ printf 'open 4\n\n\nb\n4\nquit\n' | "$HDSIM" --interactive --db "$tmp/pipe.db" \
 "$HDSIM" progress --db "$tmp/pipe.db" --learner piper pinned-vs-pageable >"$tmp/prog" 2>&1
 grep -q "faster    pageable  wrong   4/5" "$tmp/prog" &&
 	ok "--interactive stores the answer" || bad "--interactive stores the answer"
+# An option's feedback: said right after the choice, and under the stored
+# answer in `hdsim progress`.
+printf '\n\n\nc\n4\nquit\n' | "$HDSIM" --interactive log-every-n --db "$tmp/pipe.db" \
+	--learner piper >"$tmp/out" 2>&1
+grep -q "^On that answer: Only the logged steps pay: between two logs" "$tmp/out" &&
+	ok "--interactive says the feedback of the option chosen" ||
+	bad "--interactive says the feedback of the option chosen"
+"$HDSIM" progress --db "$tmp/pipe.db" --learner piper log-every-n >"$tmp/prog" 2>&1
+grep -q "cost      all     wrong   4/5" "$tmp/prog" &&
+	grep -q "^    on that answer: Only the logged steps pay" "$tmp/prog" &&
+	ok "progress shows the feedback under the answer" ||
+	bad "progress shows the feedback under the answer"
 # A lesson that is not there, and --plain with --json, are refused as input.
 "$HDSIM" --plain 99 </dev/null >"$tmp/out" 2>&1
 [ $? -eq 2 ] && ok "--plain with no such lesson exits 2" || bad "--plain 99 exits 2"

@@ -2,9 +2,11 @@
  * seed_measured.c - a test program that stores a "measured" run without a
  * GPU, so the lesson browser's `m` (measured beside predicted) can be
  * tested: it simulates a lesson's scenario on another profile and stores
- * that trace as a measured run of a made-up machine.
+ * that trace as a measured run of a made-up machine.  With a fifth
+ * argument it first stores the scenario's prediction on that profile and
+ * pairs the two, as 'hdsim --real' does (what the report's summary plots).
  *
- *   seed_measured DB LESSON_FILE SCENARIO PROFILE
+ *   seed_measured DB LESSON_FILE SCENARIO PROFILE [PREDICTED_PROFILE]
  */
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +15,36 @@
 #include "lang/lesson.h"
 #include "run/backends.h"
 #include "store/store.h"
+
+/* Store scenario sc of l predicted on profile name: its run id in *id. */
+static int
+predict(struct hd_store *s, const struct hd_lesson *l, const struct hd_scenario *sc,
+	const char *scenario, const char *name, int64_t *id, struct hd_err *e)
+{
+	struct hd_store_run r = { .backend = "sim",
+				  .source = "predicted",
+				  .status = "ok",
+				  .repeats = 1,
+				  .timer = "model" };
+	struct hd_profile p;
+	struct hd_run_opts o;
+	struct hd_trace *t;
+	int rc;
+
+	if (hd_profile_resolve(name, &p, e) < 0)
+		return -1;
+	memset(&o, 0, sizeof o);
+	o.profile = &p;
+	if ((t = hd_backend_trace(&hd_sim_backend, sc, &o, e)) == NULL)
+		return -1;
+	r.lesson = hd_lesson_id(l);
+	r.scenario = scenario;
+	r.profile_name = p.name;
+	r.profile_text = "hdsim-profile 1\n";
+	rc = hd_store_run_insert(s, &r, t, NULL, 0, id, e);
+	hd_trace_free(t);
+	return rc;
+}
 
 int
 main(int argc, char **argv)
@@ -43,8 +75,10 @@ main(int argc, char **argv)
 	int64_t id;
 	int i, rc = 1;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: seed_measured DB LESSON_FILE SCENARIO PROFILE\n");
+	if (argc != 5 && argc != 6) {
+		fprintf(
+		    stderr,
+		    "usage: seed_measured DB LESSON_FILE SCENARIO PROFILE [PREDICTED_PROFILE]\n");
 		return 2;
 	}
 	if ((l = hd_lesson_load(argv[2], &e)) == NULL)
@@ -61,6 +95,8 @@ main(int argc, char **argv)
 	if ((t = hd_backend_trace(&hd_sim_backend, sc, &o, &e)) == NULL)
 		goto out;
 	if ((s = hd_store_open(argv[1], HD_STORE_RW, &e)) == NULL)
+		goto out;
+	if (argc == 6 && predict(s, l, sc, argv[3], argv[5], &r.pair_run, &e) != 0)
 		goto out;
 	r.lesson = hd_lesson_id(l);
 	r.scenario = argv[3];

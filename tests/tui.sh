@@ -3,7 +3,9 @@
 # open a lesson, page through it, predict (the run is locked until then),
 # compare its scenarios on one axis, the legend, play to the end, read the
 # explanation, help, resize (80x24, 200x60, too small), search, resume,
-# quit, SIGTERM, idle gaps of a loop shown and zoomed into; the terminal
+# quit, SIGTERM, idle gaps of a loop shown and zoomed into, managed pages
+# arriving group by group, the ring's pieces filling, folded ranks
+# scrolled to at 80x24; the terminal
 # must be restored and the answers stored.  Without a terminal `hdsim` must
 # still print text.
 #
@@ -441,10 +443,20 @@ keys Tab
 wait_for "scenario 2 of 2: ring8"
 keys A
 wait_for "predict before you run (question 1 of 3)"
+# answered again having seen the runs: stored as seen, the first was not
+keys b Enter
+wait_for "predict before you run (question 2 of 3)"
 keys p
 wait_for "(page 1 of"
 keys q
 wait_for "done: 3/3 answered, 3 right, 0 wrong"
+# the progress table by id (its second column), oldest first: seen is its
+# next-to-last column
+seen=$("$HDSIM" export --format csv --table progress --db "$tmp/db" --learner t |
+	grep ',collectives,cost,' | sort -t, -k2,2n | awk -F, '{ print $(NF - 1) }' |
+	tr '\n' ' ')
+[ "$seen" = "no yes " ] && ok ||
+	fail "the attempts at collectives/cost are stored as seen '$seen', not 'no yes '"
 
 # ---- lesson 1: cpu typed as long as t, and its claims hold -----------------
 keys /
@@ -516,11 +528,62 @@ keys Home Right
 wait_for "queue 1: [k]"
 has "running"
 has "op 2 of 3"
+screen | grep -qE '^│ work +│' && ok || fail "the Host box does not show the host in 'work'"
 keys Right
 wait_for "queue 1: ▶k"
 keys End
 wait_for "Stream 0 (default) idle"
 keys q q
+wait_for "hdsim-exit=0"
+
+# Lesson 13's faults: managed pages arrive group by group while the first
+# kernel stalls.  Stepping event by event, the fault counter rises in steps
+# long before the end; the PCIe row carries transfers all along the stall
+# (no idle stretch, then one labelled bulk transfer at the end).
+counter() {
+	screen | sed -n 's/.*faults: \([0-9][0-9]*\) groups.*/\1/p' | head -n 1
+}
+start
+wait_for "Pinned vs pageable"
+keys /
+keys u n i f i e d
+wait_for "/unified_"
+keys Enter Enter
+wait_for "(page 1 of"
+keys End Space
+wait_for "(question 1 of 2)"
+keys b Enter
+wait_for "(question 2 of 2)"
+keys b Enter
+wait_for "scenario 1 of 3: faults"
+keys End
+wait_for "faults: "
+last=$(counter)
+keys Home
+wait_for "faults: 0 groups, 0 B migrated"
+first=0
+i=0
+while [ $i -lt 40 ] && [ "${first:-0}" -eq 0 ]; do
+	keys Right
+	sleep 0.1
+	first=$(counter)
+	i=$((i + 1))
+done
+second=$first
+while [ $i -lt 80 ] && [ "${second:-0}" -eq "${first:-0}" ]; do
+	keys Right
+	sleep 0.1
+	second=$(counter)
+	i=$((i + 1))
+done
+[ "${first:-0}" -gt 0 ] && [ "$second" -gt "$first" ] && [ "$last" -gt "$second" ] && ok ||
+	fail "the fault counter does not rise group by group: $first, then $second, of $last"
+keys End
+wait_for "faults: $last groups"
+bar=$(screen | grep '^PCIe HtoD' | cut -c 15-)
+echo "$bar" | grep -q "MiB" && fail "PCIe HtoD is one labelled transfer: '$bar'" || ok
+echo "$bar" | grep -q "          " && fail "PCIe HtoD idles through the stall: '$bar'" || ok
+keys q q q
 wait_for "hdsim-exit=0"
 
 # Lesson 17's ring8 at a quarter speed: the all-reduce's counter reaches its
@@ -543,6 +606,26 @@ patience=200
 wait_for "all-gather step 7 of 7 (ring step 14 of 14)"
 patience=50
 screen | grep -qE 'R2 -\[c[0-7]\]-> R3' && ok || fail "no chunk on the link R2 -> R3"
+# Under the ring each rank's buffer in 8 pieces, read from the trace at the
+# playhead: before the all-reduce every piece holds its own rank's share
+# alone (1); stepping event by event into the all-gather, pieces hold the
+# sums of several ranks (2 .. 7) and some are complete (8).
+keys Home
+wait_for "ar allreduce to come: 14 ring steps"
+has "11111111   11111111   11111111"
+before=$(screen | grep -E '^[0-9]{8}   [0-9]{8}' | head -n 1)
+i=0
+while [ $i -lt 80 ] && ! screen | grep -qF "(ring step 9 of 14)"; do
+	keys Right
+	sleep 0.1
+	i=$((i + 1))
+done
+wait_for "(ring step 9 of 14)"
+after=$(screen | grep -E '^[0-9]{8}   [0-9]{8}' | head -n 1)
+[ -n "$after" ] && [ "$after" != "$before" ] && ok ||
+	fail "the pieces did not change between two playhead positions: '$before', '$after'"
+echo "$after" | grep -qE '^[1-8]*8[1-8]*   ' && echo "$after" | grep -qE '^[1-8]*[2-7]' && ok ||
+	fail "R0's buffer at ring step 9 lacks a complete piece and a partial sum: '$after'"
 keys q q
 wait_for "hdsim-exit=0"
 
@@ -618,10 +701,45 @@ screen | grep -qE '^R[0-9]+-R62 +\([0-9]+ ranks like these not shown\)' && ok ||
 	fail "lesson 19's 64 ranks are not folded"
 has "R0 Stream 2 (s)"
 has "R63 Stream 2 (s)"
+has "PgDn J: scroll to them"
+# The folded ranks are reachable: PgDn pages through them (a row for the
+# ranks above, the next ranks whole, a row for the rest), J and K move one
+# rank; at the end R62 and R63 show whole and nothing is folded below;
+# PgUp goes back to the first ranks.
+lacks "R62 Stream 2 (s)"
+keys NPage
+wait_for "PgUp K: scroll up"
+screen | grep -qE '^R0-R[0-9]+ +\([0-9]+ ranks like these not shown\)' && ok ||
+	fail "scrolled, the ranks above are not one row"
+lacks "R0 Stream 2 (s)"
+i=0
+while [ $i -lt 64 ] && ! screen | grep -qF "R62 Stream 2 (s)"; do
+	keys NPage
+	sleep 0.1
+	i=$((i + 1))
+done
+wait_for "R62 Stream 2 (s)"
+has "R63 Stream 2 (s)"
+has "R63 NVLink out"
+lacks "PgDn J: scroll to them"
+keys K
+wait_for "(1 rank like these not shown)"
+screen | grep -qE '^R63 +\(1 rank like these not shown\)' && ok || fail "K did not fold R63"
+keys J
+wait_for "R63 Stream 2 (s)"
+lacks "(1 rank like these not shown)"
+i=0
+while [ $i -lt 64 ] && ! screen | grep -qF "R0 Stream 2 (s)"; do
+	keys PPage
+	sleep 0.1
+	i=$((i + 1))
+done
+wait_for "R0 Stream 2 (s)"
+lacks "PgUp K: scroll up"
 keys q q q
 wait_for "hdsim-exit=0"
 
-# ---- lesson 21: host threads have rows of their own, named ---------------------
+# ---- lesson 22: host threads have rows of their own, named ---------------------
 start
 wait_for "Pinned vs pageable"
 keys /
@@ -643,7 +761,7 @@ keys Tab Tab Tab
 wait_for "scenario 4 of 4: pinned"
 keys End
 for row in "Worker 0 " "Worker 3 " "Thread pin-memory " "Host thread " "CUDA API "; do
-	shows "$row" 20 && ok || fail "lesson 21's pinned run lacks the row '$row'"
+	shows "$row" 20 && ok || fail "lesson 22's pinned run lacks the row '$row'"
 done
 keys q q q
 wait_for "hdsim-exit=0"

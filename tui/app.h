@@ -18,10 +18,11 @@
 #include "profile/profile.h"
 
 struct hd_tui_opts {
-	const char *db;      /* database path, NULL: the default */
-	const char *learner; /* whose progress */
-	bool no_color;       /* monochrome (NO_COLOR is honoured as well) */
-	bool reduced_motion; /* no animation: playback jumps between events */
+	const char *db;         /* database path, NULL: the default */
+	const char *learner;    /* whose progress */
+	bool no_color;          /* monochrome (NO_COLOR is honoured as well) */
+	bool reduced_motion;    /* no animation: playback jumps between events */
+	const char *learner_id; /* the learner's roster id, recorded on open; NULL: none */
 };
 
 /*

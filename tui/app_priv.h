@@ -80,6 +80,7 @@ struct hd_tui_app {
 	int knob;                  /* knob selected in the panel */
 	struct hd_tui_said *said;  /* [questions]: the answers given */
 	bool explore;              /* no question pending: runs and knobs unlocked */
+	bool run_seen;             /* a run of the open lesson has been shown */
 	char kinput[80];           /* a knob value being typed */
 	bool kinput_on;            /* typing one: keys go to kinput */
 	int page, q;
@@ -100,8 +101,10 @@ struct hd_tui_app {
 	bool playing, explained;
 	double speed, last;
 	int highlight;
-	hd_time z0, z1;       /* the timeline's zoom window (z1 <= z0: all) */
-	bool legend, compare; /* L: the legend shown; c: the scenarios compared */
+	hd_time z0, z1;           /* the timeline's zoom window (z1 <= z0: all) */
+	bool legend, compare;     /* L: the legend shown; c: the scenarios compared */
+	int rank_from;            /* ranks folded: the first scrolled to (0: unscrolled) */
+	struct hd_view_fold fold; /* what the last frame folded (view.h) */
 };
 
 /* One key of a screen: what it does, and its line in the help overlay (name
@@ -190,6 +193,9 @@ void hd_tui_flow_close(struct hd_tui_app *a);
 void hd_tui_flow_question(struct hd_tui_app *a, int q);
 /* Answer the current choice question with option i (0-based), then ask how sure. */
 void hd_tui_flow_choose(struct hd_tui_app *a, int i);
+/* The lesson's feedback on the option just chosen in the current choice
+ * question (`option ID "text" feedback "..."`), or NULL. */
+const char *hd_tui_flow_feedback(const struct hd_tui_app *a);
 /* Grade the typed answer, then ask how sure; when the answer is not
  * complete the footer says why and the question stays. */
 void hd_tui_flow_grade(struct hd_tui_app *a);

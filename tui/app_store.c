@@ -1,7 +1,8 @@
 /*
  * app_store.c - the browser's database I/O (app_priv.h): the learner's
- * progress (a mark per lesson, the lesson to resume), storing an answer,
- * and the newest measured run of a scenario.  Without a database the
+ * progress (a mark per lesson, the lesson to resume), storing an answer
+ * (with whether the run had been seen, and the lesson as answered), and the
+ * newest measured run of a scenario.  Without a database the
  * browser works and nothing is stored.
  */
 #include "config.h"
@@ -73,13 +74,66 @@ hd_tui_store_open(struct hd_tui_app *a)
 	a->store = hd_store_open(a->o->db, HD_STORE_RW, &e);
 	if (a->store == NULL)
 		snprintf(a->msg, sizeof a->msg, "answers are not stored: %s", e.msg);
+	/* the roster id goes with the answers, for the class gradebook */
+	else if (a->o->learner_id != NULL &&
+		 hd_store_learner_set_roster_id(a->store, a->o->learner, a->o->learner_id, &e) != 0)
+		snprintf(a->msg, sizeof a->msg, "learner id not stored: %s", e.msg);
 	hd_tui_store_marks(a);
+}
+
+/* What the learner's stored attempts at the open lesson say about its run. */
+struct history {
+	const struct hd_lesson *l;
+	bool *answered; /* per question of the lesson as it is */
+	bool seen;      /* an attempt was stored having seen the run */
+};
+
+static int
+note_attempt(void *ctx, const struct hd_store_progress *row)
+{
+	struct history *h = ctx;
+	int i;
+
+	if (row->seen == 1)
+		h->seen = true;
+	for (i = 0; i < hd_lesson_nquestions(h->l); i++)
+		if (strcmp(hd_lesson_question(h->l, i)->id, row->question) == 0)
+			h->answered[i] = true;
+	return 0;
+}
+
+/*
+ * Had the run answering the open lesson's questions been shown when this
+ * answer is given?  Yes once the browser showed a run of the lesson (after
+ * the last question, or exploring), and, from the learner's stored attempts,
+ * when one was given having seen it or when every question had been answered
+ * before (the runs unlock then, so a learner who comes back has seen them).
+ */
+static bool
+run_was_seen(struct hd_tui_app *a)
+{
+	struct history h = { a->l, NULL, false };
+	struct hd_err e = { 0 };
+	int i, n = hd_lesson_nquestions(a->l);
+	bool all = n > 0;
+
+	if (a->run_seen)
+		return true;
+	h.answered = hd_xcalloc((size_t)n + 1, sizeof *h.answered);
+	if (hd_store_progress_each(a->store, a->o->learner, hd_lesson_id(a->l), note_attempt, &h,
+				   &e) != 0)
+		all = false; /* the attempt is stored as not seen: the learner's favour */
+	for (i = 0; i < n; i++)
+		all = all && h.answered[i];
+	free(h.answered);
+	return h.seen || all;
 }
 
 void
 hd_tui_store_answer(struct hd_tui_app *a, int confidence)
 {
 	const struct hd_question *q = hd_tui_flow_cur(a);
+	struct hd_store_snapshot *snap;
 	struct hd_store_progress p;
 	struct hd_err e = { 0 };
 
@@ -97,8 +151,11 @@ hd_tui_store_answer(struct hd_tui_app *a, int confidence)
 		p.seconds = 0;
 	p.hints = a->hints;
 	p.profile = a->prof.name;
+	p.seen = run_was_seen(a);
+	p.snapshot = snap = hd_store_snapshot_of(a->l);
 	if (hd_store_progress_add(a->store, &p, NULL, &e) != 0)
 		snprintf(a->msg, sizeof a->msg, "answer not stored: %s", e.msg);
+	hd_store_snapshot_free(snap);
 	hd_tui_store_marks(a);
 }
 

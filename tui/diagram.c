@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ir/opfacts.h"
+#include "render/timeline.h"
 #include "run/run.h"
 #include "tui/diagram.h"
 
@@ -156,7 +157,7 @@ hd_diagram_coll_at(const struct hd_trace *t, const struct hd_scenario *sc, hd_ti
 {
 	const struct hd_span *best = NULL, *next = NULL;
 	const struct hd_op *op;
-	size_t i;
+	size_t i, n0;
 	int ph, gone;
 
 	memset(out, 0, sizeof *out);
@@ -182,12 +183,23 @@ hd_diagram_coll_at(const struct hd_trace *t, const struct hd_scenario *sc, hd_ti
 		at = (best = next)->start - 1;
 	op = coll_op(sc, best);
 	out->op = best->op;
+	out->iter = best->iter;
 	out->coll = op->coll;
 	out->nranks = sc->nranks;
 	out->start = best->start;
 	out->end = best->end;
 	ph = ring_phases(op->coll);
 	if (ph == 0 || sc->nranks < 2)
+		return true;
+	/* a ring moves one transfer a step on each link out: else a tree */
+	for (i = 0, n0 = 0; i < t->nspans; i++) {
+		const struct hd_span *s = &t->spans[i];
+
+		if (s->op == best->op && s->iter == best->iter && s->kind == HD_SPAN_COMM &&
+		    t->lanes[s->lane].kind == HD_LANE_LINK && t->lanes[s->lane].rank == 0)
+			n0++;
+	}
+	if (n0 > 0 && n0 != (size_t)ph * (size_t)(sc->nranks - 1))
 		return true;
 	out->nsteps = ph * (sc->nranks - 1);
 	out->phase_steps = sc->nranks - 1;
@@ -208,9 +220,81 @@ int
 hd_diagram_ring_chunk(const struct hd_diagram_coll *c, int rank)
 {
 	int n = c->nranks > 0 ? c->nranks : 1, k = c->phase_step;
-	int off = c->phase != NULL && strcmp(c->phase, "all-gather") == 0 ? 2 : 1;
+	int off = c->coll == HD_COLL_ALLREDUCE && c->phase != NULL &&
+		strcmp(c->phase, "all-gather") == 0 ?
+	    2 :
+	    1;
 
 	return ((rank - k + off) % n + n) % n;
+}
+
+int
+hd_diagram_ring_got(const struct hd_trace *t, const struct hd_diagram_coll *c, hd_time at, int *got)
+{
+	int n = c->nranks, r, rc = 0;
+	int *all, *ended;
+	size_t i;
+	bool any = false;
+
+	if (c->nsteps <= 0 || n < 2)
+		return -1;
+	all = hd_xcalloc((size_t)n, sizeof *all);
+	ended = hd_xcalloc((size_t)n, sizeof *ended);
+	for (i = 0; i < t->nspans; i++) {
+		const struct hd_span *s = &t->spans[i];
+		const struct hd_lane *ln = &t->lanes[s->lane];
+
+		if (s->op != c->op || s->iter != c->iter || s->kind != HD_SPAN_COMM ||
+		    ln->kind != HD_LANE_LINK || ln->rank < 0 || ln->rank >= n)
+			continue;
+		any = true;
+		all[ln->rank]++;
+		if (s->end <= at)
+			ended[ln->rank]++;
+	}
+	for (r = 0; r < n; r++) {
+		int from = (r + n - 1) % n;
+
+		if (!any)
+			got[r] = at >= c->end ? c->nsteps : c->step > 0 ? c->step - 1 : 0;
+		else if (all[from] != c->nsteps)
+			rc = -1;
+		else
+			got[r] = ended[from];
+	}
+	free(all);
+	free(ended);
+	return rc;
+}
+
+int
+hd_diagram_ring_piece(const struct hd_diagram_coll *c, int got, int rank, int piece)
+{
+	int n = c->nranks, last = n - 1, j, rs, ag;
+
+	if (n < 2 || c->nsteps <= 0)
+		return 0;
+	j = ((rank - piece) % n + n) % n; /* how far back round the ring */
+	switch (c->coll) {
+	case HD_COLL_ALLREDUCE:
+	case HD_COLL_REDUCESCATTER:
+		rs = got < last ? got : last;
+		ag = c->coll == HD_COLL_ALLREDUCE ? got - last : 0;
+		/* all-gather step i brings rank r piece (r + 1 - i): j = i - 1,
+		 * the piece it completed itself j = n - 1 */
+		if (ag > 0 && (j == last || j < ag))
+			return n;
+		return j <= rs ? j + 1 : 1;
+	case HD_COLL_ALLGATHER:
+		return j <= got ? n : 0;
+	case HD_COLL_BROADCAST:
+	case HD_COLL_REDUCE:
+	case HD_COLL_GATHER:
+	case HD_COLL_ALLTOALL:
+	case HD_COLL__COUNT:
+		break;
+	}
+	return 0;
 }
 
 /* The counter and the bandwidths in row y. */
@@ -261,6 +345,48 @@ draw_hop(struct hd_screen *scr, const struct hd_rect *r, int x, int y, int rank,
 	return hd_screen_printf(scr, r, x, y, comm, "-[c%d]-> ", chunk);
 }
 
+/*
+ * Rank `rank`'s buffer at x: its n pieces in at most `w` cells, each a digit
+ * of the ranks summed into it (n <= 9), else a shade of the cell's share of
+ * them (several pieces a cell where n > w); complete pieces a full block in
+ * the links' colour, pieces not come a dot.  Returns the column after.
+ */
+static int
+draw_pieces(struct hd_screen *scr, const struct hd_rect *r, int x, int y,
+	    const struct hd_diagram_coll *c, int got, int rank, int w)
+{
+	struct hd_style comm = style(hd_role_of_hue(hd_spanlook_get(HD_SPAN_COMM, HD_DIR_OUT)->hue),
+				     HD_ATTR_BOLD);
+	const struct hd_spanlook *look = hd_spanlook_get(HD_SPAN_COMM, HD_DIR_OUT);
+	int n = c->nranks, per = (n + w - 1) / w, p0, p, sum, cnt;
+	char d[2] = { 0, 0 };
+
+	for (p0 = 0; p0 < n; p0 += per) {
+		for (p = p0, sum = 0, cnt = 0; p < n && p < p0 + per; p++, cnt++)
+			sum += hd_diagram_ring_piece(c, got, rank, p);
+		if (sum == 0)
+			x = hd_screen_puts(scr, r, x, y, hd_screen_glyph(scr, HD_G_EMPTY),
+					   style(HD_ROLE_TEXT, HD_ATTR_DIM));
+		else if (sum == n * cnt && n > 9)
+			x = hd_screen_puts(scr, r, x, y, hd_screen_glyph(scr, HD_G_FULL), comm);
+		else if (n <= 9) {
+			d[0] = (char)('0' + sum);
+			x = hd_screen_puts(scr, r, x, y, d,
+					   sum == n ? comm : style(HD_ROLE_TEXT, 0));
+		} else {
+			/* the share in eighths, 1 .. 7, as the timeline's partly busy cells */
+			struct hd_tl_cell cell = { look, 0, 0, 0, false };
+			int e = (int)((double)sum * 8 / ((double)n * cnt) + 0.5);
+
+			cell.fill = (unsigned char)(e < 1 ? 1 : e > 7 ? 7 : e);
+			x = hd_screen_puts(scr, r, x, y,
+					   hd_timeline_cell_glyph(&cell, !hd_screen_ascii(scr)),
+					   style(HD_ROLE_TEXT, 0));
+		}
+	}
+	return x;
+}
+
 int
 hd_diagram_ring(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 		const struct hd_scenario *sc, const struct hd_view_opts *o, int nranks)
@@ -268,13 +394,15 @@ hd_diagram_ring(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *
 	struct hd_diagram_coll c;
 	bool *busy;
 	size_t i;
-	int rank, x, fit, y = r.y;
+	int rank, x, fit, hop, y = r.y, shown = 0, rows = 2, k, *got, *xs, *rs;
 
 	r = hd_rect_clip(r, hd_screen_rect(scr));
 	if (sc == NULL || r.h < 2 || r.w < 20 || !hd_diagram_coll_at(t, sc, o->t, &c))
 		return 0;
 	draw_counter(scr, &r, y++, t, sc, o, &c);
 	busy = hd_xcalloc((size_t)nranks + 1, sizeof *busy);
+	xs = hd_xcalloc((size_t)nranks + 1, sizeof *xs); /* where each rank shown is */
+	rs = hd_xcalloc((size_t)nranks + 1, sizeof *rs);
 	for (i = 0; i < t->nspans; i++) {
 		const struct hd_span *s = &t->spans[i];
 		const struct hd_lane *ln = &t->lanes[s->lane];
@@ -285,20 +413,47 @@ hd_diagram_ring(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *
 	}
 	/* as many hops (11 columns, more past R9 or c9) as fit, then "... " and
 	 * the last rank, back to R0 */
-	fit = (r.w - 10) / (nranks > 10 ? 14 : 11);
+	hop = nranks > 10 ? 14 : 11;
+	fit = (r.w - 10) / hop;
 	x = r.x;
 	for (rank = 0; rank < nranks; rank++) {
 		if (nranks > fit && rank == fit - 1) {
 			x = hd_screen_puts(scr, &r, x, y, "... ", style(HD_ROLE_TEXT, HD_ATTR_DIM));
 			rank = nranks - 1;
 		}
+		xs[shown] = x;
+		rs[shown++] = rank;
 		x = draw_hop(scr, &r, x, y, rank,
 			     busy[rank] ? (c.nsteps > 0 ? hd_diagram_ring_chunk(&c, rank) : -2) :
 					  -1);
 	}
 	hd_screen_puts(scr, &r, x, y, "R0", style(HD_ROLE_LANE, 0));
 	free(busy);
-	return 2;
+	/* each rank's buffer beneath it, as the trace has it at the playhead */
+	got = hd_xcalloc((size_t)nranks + 1, sizeof *got);
+	if (r.h >= 3 && c.nranks == nranks && hd_diagram_ring_got(t, &c, o->t, got) == 0) {
+		static const char *const note[2][2] = {
+			{ "pieces: ranks summed in each", "ranks summed" },
+			{ "pieces: a dot until it comes", "pieces come" },
+		};
+		const char *const *nt = note[c.coll == HD_COLL_ALLGATHER];
+		int w = nranks < hop - 2 ? nranks : hop - 2;
+
+		y++;
+		for (k = 0; k < shown; k++)
+			x = draw_pieces(scr, &r, xs[k], y, &c, got[rs[k]], rs[k], w);
+		for (k = 0; k < 2; k++)
+			if (x + 1 + hd_utf8_width(nt[k]) <= r.x + r.w) {
+				hd_screen_puts(scr, &r, x + 1, y, nt[k],
+					       style(HD_ROLE_TEXT, HD_ATTR_DIM));
+				break;
+			}
+		rows = 3;
+	}
+	free(got);
+	free(xs);
+	free(rs);
+	return rows;
 }
 
 /* ---- the host's path to the link ----------------------------------------- */

@@ -31,7 +31,8 @@ int hd_diagram_queue(const struct hd_trace *t, const struct hd_scenario *sc, int
 
 /* Where a collective is at one instant. */
 struct hd_diagram_coll {
-	int op; /* the collective op (one of sc->ops) */
+	int op;        /* the collective op (one of sc->ops) */
+	uint32_t iter; /* its execution */
 	enum hd_coll coll;
 	int nranks;
 	int step, nsteps;            /* the ring step, 1 .. nsteps (0: not started yet);
@@ -47,17 +48,47 @@ struct hd_diagram_coll {
  * when there is none.  Ring algorithms
  * (all-reduce: reduce-scatter then all-gather, n - 1 steps each;
  * reduce-scatter or all-gather alone: n - 1 steps) count their step by the
- * share of the op's time gone.
+ * share of the op's time gone.  An all-reduce whose transfers on rank 0's
+ * links are not one a ring step (a tree) has no ring counter (nsteps 0).
  */
 bool hd_diagram_coll_at(const struct hd_trace *t, const struct hd_scenario *sc, hd_time at,
 			struct hd_diagram_coll *out);
 
 /*
  * The chunk rank `rank` sends on the ring at step `step` of c (the textbook
- * ring: in reduce-scatter step k, (rank - k + 1) mod n; in all-gather step k,
+ * ring, as the model moves it: in reduce-scatter step k, and in a lone
+ * all-gather's, (rank - k + 1) mod n; in an all-reduce's all-gather step k,
  * (rank - k + 2) mod n).
  */
 int hd_diagram_ring_chunk(const struct hd_diagram_coll *c, int rank);
+
+/*
+ * The ring steps each rank has received by `at`, into got[0 .. c->nranks):
+ * the transfers of c on the links out of the rank before it in the ring
+ * (rank - 1) that have ended by then, one a step.  Where the trace has no
+ * link spans of c (too many transfers to draw, or a measured run), the
+ * steps gone by the share of time: c->step - 1 while it runs, all of them
+ * once it has ended.  Returns 0, or -1 when c has no ring counter or a
+ * rank's link spans of c are not one a ring step (got[] is then unset).
+ * One pass over the trace.
+ */
+int hd_diagram_ring_got(const struct hd_trace *t, const struct hd_diagram_coll *c, hd_time at,
+			int *got);
+
+/*
+ * What piece `piece` (0 .. n - 1) of rank `rank`'s buffer holds once the
+ * rank has received `got` ring steps of c (hd_diagram_ring_got), pieces
+ * moving as hd_diagram_ring_chunk says: in a reduce-scatter, and in an
+ * all-reduce's first n - 1 steps, how many ranks' contributions are summed
+ * into it, 1 (its own) .. n (complete): rank r's piece (r - j) mod n holds
+ * j + 1 once it has received j steps or more.  In the all-gather that
+ * follows, each step brings one complete piece (n): rank r's piece
+ * (r + 1 - i) mod n after i of its steps.  In a lone all-gather a rank
+ * starts with its own piece and gets piece (r - j) mod n at step j: n for
+ * the pieces it has, 0 for those still to come.  0 for a collective
+ * without ring steps.
+ */
+int hd_diagram_ring_piece(const struct hd_diagram_coll *c, int got, int rank, int piece);
 
 /*
  * The ring of ranks in r (rows r.y ..): the collective's name, its step
@@ -65,7 +96,11 @@ int hd_diagram_ring_chunk(const struct hd_diagram_coll *c, int rank);
  * the measured run), then the ranks in ring order with the chunk on each
  * busy link ("R2 -[c5]-> R3"; "-[==]->" where the collective has no ring
  * steps), folded to the first ranks and the last when
- * they do not fit.  Returns the rows used (0 when there is no collective).
+ * they do not fit; with a third row, under each rank its buffer as n pieces
+ * (hd_diagram_ring_piece): a digit for the ranks summed into each
+ * (n <= 9), else a shade of the share, a full block once complete, a dot
+ * where a piece has not come.  Returns the rows used (0 when there is no
+ * collective).
  */
 int hd_diagram_ring(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 		    const struct hd_scenario *sc, const struct hd_view_opts *o, int nranks);

@@ -45,6 +45,7 @@ hd_tui_flow_close(struct hd_tui_app *a)
 	free(a->said);
 	a->said = NULL;
 	a->explore = false;
+	a->run_seen = false;
 	a->l = NULL;
 }
 
@@ -119,6 +120,7 @@ start_run(struct hd_tui_app *a)
 	a->qsc = q != NULL ? sc : -1;
 	a->explained = false;
 	a->screen = HD_TUI_RUN;
+	a->run_seen = true; /* answers from now on are given having seen it */
 	hd_tui_run_show(a, sc);
 }
 
@@ -186,6 +188,7 @@ hd_tui_flow_explore(struct hd_tui_app *a)
 	a->qsc = -1;
 	a->explained = false;
 	a->screen = HD_TUI_RUN;
+	a->run_seen = true;
 	hd_tui_run_show(a, 0);
 	snprintf(a->msg, sizeof a->msg,
 		 "exploring lesson %d: every scenario and knob unlocked; "
@@ -302,7 +305,25 @@ hd_tui_flow_choose(struct hd_tui_app *a, int i)
 			 "Not quite. You chose %s; the answer "
 			 "is %c) %s",
 			 a->shown, 'a' + q->answer, q->options[q->answer]);
+	/* the lesson's word on this choice follows the verdict wherever it shows */
+	if (hd_tui_flow_feedback(a) != NULL)
+		snprintf(a->verdict + strlen(a->verdict), sizeof a->verdict - strlen(a->verdict),
+			 ". %s", hd_tui_flow_feedback(a));
 	to_confidence(a);
+}
+
+const char *
+hd_tui_flow_feedback(const struct hd_tui_app *a)
+{
+	const struct hd_question *q = hd_tui_flow_cur(a);
+	int i;
+
+	if (q == NULL || q->kind != HD_Q_CHOICE || q->option_feedback == NULL)
+		return NULL;
+	for (i = 0; i < q->noptions; i++)
+		if (strcmp(q->option_ids[i], a->answer) == 0)
+			return q->option_feedback[i];
+	return NULL;
 }
 
 /* What a bare number in an estimate means: ms, MiB or GB/s in base units. */
@@ -403,9 +424,7 @@ grade_estimate(struct hd_tui_app *a, const struct hd_question *q)
 		snprintf(a->msg, sizeof a->msg, "the answer is %s", hd_dim_name(q->estimate_dim));
 		return false;
 	}
-	if (!a->have_run ||
-	    hd_lesson_eval_expr(a->l, q->estimate_expr, a->run.knobs, a->run.traces, &truth, &e) !=
-		0) {
+	if (!a->have_run || hd_run_eval_expr(&a->run, q->estimate_expr, &truth, &e) != 0) {
 		snprintf(a->msg, sizeof a->msg, "cannot grade: %s", e.msg);
 		a->correct = -1;
 		snprintf(a->answer, sizeof a->answer, "%s", a->input);

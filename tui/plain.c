@@ -184,6 +184,8 @@ static void
 say_confidence(struct plain *p)
 {
 	say(p, "Your answer: %s\n", p->a.shown);
+	if (hd_tui_flow_feedback(&p->a) != NULL)
+		say(p, "On that answer: %s\n", hd_tui_flow_feedback(&p->a));
 	say(p, "How sure are you? 1 (a guess) to 5 (sure), or Enter to skip.\n");
 }
 

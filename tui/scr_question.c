@@ -99,6 +99,10 @@ draw_confidence(struct hd_tui_app *a, int w, int h)
 
 	y = hd_tui_wrap_draw(a, 2, y, w - 4, h - 3, "Your answer: ", a->shown,
 			     hd_tui_style(HD_ROLE_TEXT, HD_ATTR_BOLD));
+	if (hd_tui_flow_feedback(a) != NULL)
+		y = hd_tui_wrap_draw(a, 2, y, w - 4, h - 3,
+				     "On that answer: ", hd_tui_flow_feedback(a),
+				     hd_tui_style(HD_ROLE_NOTE, 0));
 	hd_screen_puts(a->scr, NULL, 2, y++,
 		       "How sure are you? 1 (a guess) .. 5 (sure), "
 		       "or Enter to skip.",

@@ -68,6 +68,8 @@ hd_tui_run_show(struct hd_tui_app *a, int sc)
 	a->last = hd_tui_now();
 	a->highlight = sc == a->qsc ? decisive_span(t, q ? q->explain : NULL) : -1;
 	a->z0 = a->z1 = 0;
+	a->rank_from = 0;
+	memset(&a->fold, 0, sizeof a->fold);
 	/* a run that ends in a deadlock says so from the start: the first line */
 	if (t->note != NULL) {
 		const char *nl = strchr(t->note, '\n');
@@ -211,6 +213,9 @@ draw(struct hd_tui_app *a, int w, int h)
 	}
 	vo.z0 = a->z0;
 	vo.z1 = a->z1;
+	vo.rank_from = a->rank_from;
+	memset(&a->fold, 0, sizeof a->fold);
+	vo.fold = &a->fold;
 	r.x = 0;
 	r.y = 1;
 	r.w = w;
@@ -220,6 +225,7 @@ draw(struct hd_tui_app *a, int w, int h)
 		r.h -= cmp_h;
 	}
 	hd_view_run(a->scr, r, t, a->run.sc[a->sc], &vo);
+	a->rank_from = a->fold.from; /* as far as it could scroll */
 	if (a->legend)
 		hd_view_legend(a->scr, r, t, a->run.sc[a->sc], &vo);
 	if (expl_h > 0)
@@ -449,6 +455,61 @@ k_zoom_op(struct hd_tui_app *a)
 	zoom_set(a, hd_timeline_pan(w, 0, t->makespan > 0 ? t->makespan : 1));
 }
 
+/*
+ * Scroll the ranks the timeline folds away by `by` ranks, from where the
+ * last frame was; the next frame keeps it where the last rank still shows
+ * at the end (view.h, hd_view_fold).
+ */
+static void
+scroll_ranks(struct hd_tui_app *a, int by)
+{
+	const struct hd_view_fold *f = &a->fold;
+
+	if (!f->folded) {
+		snprintf(a->msg, sizeof a->msg, "every rank is shown");
+		return;
+	}
+	a->rank_from = f->from + by;
+	if (a->rank_from < 0)
+		a->rank_from = 0;
+	if (a->rank_from > f->nranks - 1)
+		a->rank_from = f->nranks - 1;
+}
+
+/* A page of ranks: those the timeline shows whole (unscrolled, the first
+ * ones), at least one. */
+static int
+rank_page(const struct hd_tui_app *a)
+{
+	int n = a->fold.last - a->fold.first + 1;
+
+	return n > 1 ? n : 1;
+}
+
+static void
+k_ranks_down(struct hd_tui_app *a)
+{
+	scroll_ranks(a, rank_page(a));
+}
+
+static void
+k_ranks_up(struct hd_tui_app *a)
+{
+	scroll_ranks(a, -rank_page(a));
+}
+
+static void
+k_rank_next(struct hd_tui_app *a)
+{
+	scroll_ranks(a, 1);
+}
+
+static void
+k_rank_prev(struct hd_tui_app *a)
+{
+	scroll_ranks(a, -1);
+}
+
 static const struct hd_tui_key keys[] = {
 	{ ' ', k_play, "Space", "play / pause" },
 	{ KEY_RIGHT, k_step_next, "Right l", "step to the next event" },
@@ -476,12 +537,16 @@ static const struct hd_tui_key keys[] = {
 	{ 'A', hd_tui_flow_retry, "A", "try the questions again" },
 	{ 'c', k_compare, "c", "compare: every scenario on one time axis" },
 	{ 'L', k_legend, "L", "legend: what each glyph shows" },
-	{ ']', k_zoom_in, "] [ 0", "zoom the time axis in / out; 0: the whole run" },
+	{ ']', k_zoom_in, "] [ < > 0", "zoom in / out, pan; 0: the whole run" },
 	{ '[', k_zoom_out, NULL, NULL },
-	{ '>', k_pan_right, "< >", "pan the time axis earlier / later" },
+	{ '>', k_pan_right, NULL, NULL },
 	{ '<', k_pan_left, NULL, NULL },
 	{ 'z', k_zoom_op, "z", "zoom to the selected op" },
 	{ '0', k_zoom_all, NULL, NULL },
+	{ KEY_NPAGE, k_ranks_down, "PgDn PgUp J K", "scroll the folded ranks: a page, one" },
+	{ KEY_PPAGE, k_ranks_up, NULL, NULL },
+	{ 'J', k_rank_next, NULL, NULL },
+	{ 'K', k_rank_prev, NULL, NULL },
 };
 
 const struct hd_tui_scr_ops hd_tui_scr_run = {

@@ -240,20 +240,38 @@ row_rank(const struct hd_trace *t, const struct tl_row *w)
 	return w->lane >= 0 ? t->lanes[w->lane].rank : w->lo;
 }
 
+/* Rows out[m ..] for rows[0 .. n) of ranks lo .. hi (rows of ranks outside
+ * left out); returns the new m. */
+static int
+keep_ranks(const struct hd_trace *t, const struct tl_row *rows, int n, int lo, int hi,
+	   struct tl_row *out, int m)
+{
+	int i, r;
+
+	for (i = 0; i < n; i++) {
+		r = row_rank(t, &rows[i]);
+		if (r >= lo && r <= hi)
+			out[m++] = rows[i];
+	}
+	return m;
+}
+
 /*
  * Fold rows[0 .. n) into `avail` rows where they do not fit: lanes with no
- * spans (in the run or its ghost) go first; then, with several ranks, the
- * first ranks and the last keep their rows and one row stands for the ranks
- * between ("R7-R62"), as many first ranks as fit (at least rank 0).
- * Returns the rows left.
+ * spans (in the run or its ghost) go first; then, with several ranks,
+ * ranks fold (hd_view_timeline says how; `from` is o->rank_from).  Returns
+ * the rows left; *f says what was folded.
  */
 static int
-fold_rows(const struct hd_trace *t, struct tl_row *rows, int n, int avail, const size_t *cnt)
+fold_rows(const struct hd_trace *t, struct tl_row *rows, int n, int avail, const size_t *cnt,
+	  int from, struct hd_view_fold *f)
 {
-	int i, k, m = 0, maxr = hd_timeline_max_rank(t), *per;
+	int i, k, m = 0, maxr = hd_timeline_max_rank(t), *per, need, e;
 	struct tl_row *out;
-	bool put = false;
 
+	memset(f, 0, sizeof *f);
+	f->nranks = maxr + 1;
+	f->last = maxr;
 	if (n <= avail)
 		return n;
 	for (i = 0; i < n; i++)
@@ -265,24 +283,43 @@ fold_rows(const struct hd_trace *t, struct tl_row *rows, int n, int avail, const
 	per = hd_xcalloc((size_t)maxr + 1, sizeof *per);
 	for (i = 0; i < n; i++)
 		per[row_rank(t, &rows[i])]++;
+	out = hd_xcalloc((size_t)n + 2, sizeof *out);
+	f->folded = true;
+	/* scrolled: no further than where the last rank shows at the end */
+	for (k = maxr, need = 1 + per[maxr]; k > 1 && need + per[k - 1] <= avail; k--)
+		need += per[k - 1];
+	if (from > k)
+		from = k;
+	if (from > 0) {
+		/* a row for the ranks above, ranks from .. e, a row for the rest */
+		for (e = from, need = 1 + per[from]; e < maxr; e++) {
+			int more = per[e + 1] + (e + 1 < maxr ? 1 : 0);
+
+			if (need + more > avail)
+				break;
+			need += per[e + 1];
+		}
+		out[0] = (struct tl_row){ -1, -1, 0, from - 1 };
+		m = keep_ranks(t, rows, n, from, e, out, 1);
+		if (e < maxr)
+			out[m++] = (struct tl_row){ -1, -1, e + 1, maxr };
+		f->from = f->first = from;
+		f->last = e;
+		goto out;
+	}
 	/* the most first ranks k that fit with the fold row and the last rank */
 	for (k = maxr - 1; k > 1; k--) {
-		int need = 1 + per[maxr];
+		need = 1 + per[maxr];
 		for (i = 0; i < k; i++)
 			need += per[i];
 		if (need <= avail)
 			break;
 	}
-	out = hd_xcalloc((size_t)n + 1, sizeof *out);
-	for (i = 0, m = 0; i < n; i++) {
-		int r = row_rank(t, &rows[i]);
-		if (r == maxr && !put) {
-			out[m++] = (struct tl_row){ -1, -1, k, maxr - 1 };
-			put = true;
-		}
-		if (r < k || r == maxr)
-			out[m++] = rows[i];
-	}
+	m = keep_ranks(t, rows, n, 0, k - 1, out, 0);
+	out[m++] = (struct tl_row){ -1, -1, k, maxr - 1 };
+	m = keep_ranks(t, rows, n, maxr, maxr, out, m);
+	f->last = k - 1;
+out:
 	memcpy(rows, out, (size_t)m * sizeof *rows);
 	free(out);
 	free(per);
@@ -296,7 +333,8 @@ fold_rows(const struct hd_trace *t, struct tl_row *rows, int n, int avail, const
  * do not fit.  Returns how many rows; *rows is allocated.
  */
 static int
-tl_rows(const struct hd_trace *t, const struct hd_trace *gh, int avail, struct tl_row **rows)
+tl_rows(const struct hd_trace *t, const struct hd_trace *gh, int avail, int from,
+	struct hd_view_fold *f, struct tl_row **rows)
 {
 	int *ord = hd_timeline_lane_order(t), i, n = 0;
 	uint64_t *a = hd_xcalloc((size_t)t->nlanes + 1, sizeof *a);
@@ -331,7 +369,7 @@ tl_rows(const struct hd_trace *t, const struct hd_trace *gh, int avail, struct t
 		if (map[ord[i]] >= 0 && a[ord[i]] != b[ord[i]])
 			(*rows)[n++] = (struct tl_row){ ord[i], map[ord[i]], 0, 0 };
 	}
-	n = fold_rows(t, *rows, n, avail, cnt);
+	n = fold_rows(t, *rows, n, avail, cnt, from, f);
 	free(gmap);
 	free(map);
 	free(cnt);
@@ -345,8 +383,9 @@ tl_rows(const struct hd_trace *t, const struct hd_trace *gh, int avail, struct t
 static int
 tl_rows_min(const struct hd_trace *t, const struct hd_trace *gh)
 {
+	struct hd_view_fold f;
 	struct tl_row *rows;
-	int n = tl_rows(t, gh, 0, &rows);
+	int n = tl_rows(t, gh, 0, 0, &f, &rows);
 
 	free(rows);
 	return n;
@@ -359,6 +398,7 @@ hd_view_timeline(struct hd_screen *scr, struct hd_rect r, const struct hd_trace 
 	struct hd_tl_geom g;
 	struct hd_tl_cell *cells;
 	struct hd_tl_index *ix, *gix = NULL;
+	struct hd_view_fold fold;
 	struct tl_row *rows;
 	int row, pc, nrows;
 	char *lab;
@@ -371,7 +411,9 @@ hd_view_timeline(struct hd_screen *scr, struct hd_rect r, const struct hd_trace 
 		g.t0 = o->z0;
 		g.span = o->z1 - o->z0;
 	}
-	nrows = tl_rows(t, o->ghost, r.h - axis_rows_of(r), &rows);
+	nrows = tl_rows(t, o->ghost, r.h - axis_rows_of(r), o->rank_from, &fold, &rows);
+	if (o->fold != NULL)
+		*o->fold = fold;
 	g.nrows = nrows < r.h - axis_rows_of(r) ? nrows : r.h - axis_rows_of(r);
 	if (g.axis_y >= 0)
 		g.axis_y = g.lanes_y + g.nrows;
@@ -391,10 +433,22 @@ hd_view_timeline(struct hd_screen *scr, struct hd_rect r, const struct hd_trace 
 		char nb[64];
 
 		if (w->lane < 0) {
-			hd_screen_printf(scr, &namer, r.x, y, style(HD_ROLE_LANE, 0), "R%d-R%d",
-					 w->lo, w->hi);
-			hd_screen_printf(scr, &r, g.bar_x, y, style(HD_ROLE_TEXT, HD_ATTR_DIM),
-					 "(%d ranks like these not shown)", w->hi - w->lo + 1);
+			int x;
+
+			if (w->lo == w->hi)
+				hd_screen_printf(scr, &namer, r.x, y, style(HD_ROLE_LANE, 0), "R%d",
+						 w->lo);
+			else
+				hd_screen_printf(scr, &namer, r.x, y, style(HD_ROLE_LANE, 0),
+						 "R%d-R%d", w->lo, w->hi);
+			x = hd_screen_printf(scr, &r, g.bar_x, y, style(HD_ROLE_TEXT, HD_ATTR_DIM),
+					     "(%d rank%s like these not shown)", w->hi - w->lo + 1,
+					     w->hi > w->lo ? "s" : "");
+			/* the keys that scroll to them (tui/scr_run.c) */
+			hd_screen_puts(scr, &r, x + 2, y,
+				       w->lo == 0 && fold.from > 0 ? "PgUp K: scroll up" :
+								     "PgDn J: scroll to them",
+				       style(HD_ROLE_TEXT, HD_ATTR_DIM));
 			continue;
 		} else if (w->glane >= 0)
 			hd_screen_printf(scr, &namer, r.x, y, style(HD_ROLE_GHOST, HD_ATTR_DIM),
@@ -778,8 +832,9 @@ draw_gpu(struct hd_screen *scr, struct hd_rect b, const struct hd_trace *t,
 }
 
 /*
- * Several ranks: a box per rank (as many as fit; the last one stands at
- * the end with "..." between) with what its host thread and its GPU do at
+ * Several ranks: a box per rank (as many as fit, from the rank the
+ * timeline is scrolled to; the last one stands at the end with "..."
+ * between) with what its host thread and its GPU do at
  * the playhead, and under each the rank's link out (NVLink, PCIe peer or
  * network): a meter of its use and the transfer's head moving as bytes
  * arrive.
@@ -790,7 +845,7 @@ draw_ranks(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 {
 	static const enum hd_lane_kind gpu_k[] = { HD_LANE_STREAM, HD_LANE_COMPUTE, HD_LANE_CE_H2D,
 						   HD_LANE_CE_D2H, HD_LANE_CE_D2D };
-	int n = maxr + 1, bw = 16, fit, shown, i, rank, ring;
+	int n = maxr + 1, bw = 16, fit, shown, i, rank, ring, base;
 	double peak = 0;
 	size_t k;
 	char lab[96], title[64];
@@ -805,9 +860,11 @@ draw_ranks(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 	}
 	snprintf(title, sizeof title, "%d ranks, one GPU each", n);
 	hd_screen_puts(scr, &r, r.x, r.y, title, style(HD_ROLE_TITLE, HD_ATTR_BOLD));
-	/* the collective on its ring, when there is room for boxes beneath */
+	/* the collective on its ring, when there is room for boxes beneath;
+	 * the ranks' buffers under it where the boxes keep two rows inside */
 	ring = r.h >= 7 ?
-	    hd_diagram_ring(scr, (struct hd_rect){ r.x, r.y + 1, r.w, 2 }, t, sc, o, n) :
+	    hd_diagram_ring(scr, (struct hd_rect){ r.x, r.y + 1, r.w, r.h >= 8 ? 3 : 2 }, t, sc, o,
+			    n) :
 	    0;
 	/* else sends between ranks and a deadlock's cycle */
 	if (ring == 0 && r.h >= 7)
@@ -817,6 +874,10 @@ draw_ranks(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 	if (fit < 1)
 		return;
 	shown = n <= fit ? n : fit;
+	/* from the rank the timeline is scrolled to, as far as the last */
+	base = o->rank_from < n - shown ? o->rank_from : n - shown;
+	if (base < 0)
+		base = 0;
 	for (i = 0; i < shown; i++) {
 		struct hd_rect b = { r.x + i * (bw + 1), r.y + 1 + ring, bw, r.h - 1 - ring };
 		struct hd_rect in = { b.x + 1, b.y + 1, b.w - 2, b.h - 2 };
@@ -824,8 +885,8 @@ draw_ranks(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 		char name[24];
 		int y = in.y;
 
-		/* too many to show: the first ones and the last */
-		rank = n > fit && i == shown - 1 ? maxr : i;
+		/* too many to show: the first ones (from base) and the last */
+		rank = n > fit && i == shown - 1 ? maxr : base + i;
 		snprintf(name, sizeof name, n > fit && i == shown - 1 ? "... R%d" : "Rank %d",
 			 rank);
 		hd_screen_box(scr, b, name, style(HD_ROLE_BORDER, 0));

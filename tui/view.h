@@ -39,6 +39,23 @@ struct hd_view_opts {
 					 * the whole run */
 	uint64_t fault_group;         /* bytes one demand fault migrates (the profile's
 					 * um.page); 0: 64 KiB */
+	int rank_from;                /* ranks folded in the timeline: 0 keeps the first
+					 * ranks and the last (as hdsim run folds them);
+					 * k > 0 scrolls, rank k first (see hd_view_fold) */
+	struct hd_view_fold *fold;    /* where the timeline says what it folded, or NULL */
+};
+
+/* What the timeline folded, for scrolling through ranks (written by
+ * hd_view_timeline into o->fold when it is set). */
+struct hd_view_fold {
+	bool folded; /* some ranks are in a fold row */
+	int from;    /* o->rank_from, kept to what can be shown: with it the
+			* last rank fits at the end */
+	int first;   /* the first rank of the ranks shown whole after the fold
+			* above (0 unscrolled) */
+	int last;    /* the last of them (the final rank itself not counted
+			* when unscrolled) */
+	int nranks;  /* ranks in the trace */
 };
 /* Defaults: t 0, speed 1, paused, no ghost, no highlight, bandwidth from the
  * trace, the whole run. */
@@ -77,7 +94,14 @@ int hd_view_tl_col(const struct hd_tl_geom *g, hd_time tm);
  * the time axis with tick labels in the last two rows when they fit; o's
  * zoom window when set.  With a ghost, each lane whose spans differ in the
  * ghost gets a row of its own beneath it, named after the ghost ("  before"),
- * the ghost's spans whole and dim.  Writes only inside r.
+ * the ghost's spans whole and dim.  Where the rows do not fit, lanes with
+ * no spans go first; then, with several ranks, ranks fold: unscrolled
+ * (o->rank_from 0) the first ranks and the last keep their rows and one row
+ * stands for those between ("R2-R62  (61 ranks like these not shown)");
+ * scrolled to rank k, one row stands for the ranks before k, then ranks
+ * k .. as many as fit, then one row for the rest (none once the last rank
+ * fits; k is kept to the most that shows the last rank).  Writes only
+ * inside r, and what it folded into *o->fold when o->fold is set.
  */
 void hd_view_timeline(struct hd_screen *scr, struct hd_rect r, const struct hd_trace *t,
 		      const struct hd_scenario *sc, const struct hd_view_opts *o);

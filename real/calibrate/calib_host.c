@@ -389,7 +389,7 @@ sample_pin(struct cal *c, const void *arg, double *sec)
 }
 
 static int
-sweep_pin(struct cal *c, int alloc, struct hd_fit *fit, int *fitted)
+sweep_pin(struct cal *c, int alloc, struct hd_fit *fit, int *fitted, struct calp_sweep *undo)
 {
 	static const uint64_t full[] = { MiB, 4 * MiB, 16 * MiB, 64 * MiB, 256 * MiB, GiB };
 	static const uint64_t quick[] = { 16 * MiB, 64 * MiB, 256 * MiB };
@@ -455,21 +455,25 @@ sweep_pin(struct cal *c, int alloc, struct hd_fit *fit, int *fitted)
 			      hd_cal_ftime(a, sizeof a, op.undo));
 		sw.n[sw.count] = (double)sizes[i];
 		sw.t[sw.count++] = st.median;
+		if (undo != NULL) {
+			undo->n[undo->count] = (double)sizes[i];
+			undo->t[undo->count++] = op.undo;
+		}
 	}
 	return calp_sweep_fit(c, &sw, 4.0 * MiB, 64.0 * MiB, "B/s", ">= 64 MiB",
 			      "mean of t - n / beta over sizes <= 4 MiB", fit, fitted);
 }
 
 static int
-sample_malloc(struct cal *c, const void *arg, double *sec)
+sample_malloc(struct cal *c, uint64_t n, double *undo, double *sec)
 {
-	double *undo = (double *)arg, t0, t1, t2;
+	double t0, t1, t2;
 	void *p = NULL;
 
 	if (CK(c, cudaDeviceSynchronize()))
 		return -1;
 	t0 = calp_now();
-	if (CK(c, cudaMalloc(&p, 64 * MiB)))
+	if (CK(c, cudaMalloc(&p, n)))
 		return -1;
 	t1 = calp_now();
 	if (CK(c, cudaFree(p)))
@@ -480,20 +484,42 @@ sample_malloc(struct cal *c, const void *arg, double *sec)
 	return 0;
 }
 
+/* cudaMalloc / cudaFree of n bytes, n times after a warm-up: the medians. */
+static int
+malloc_pair(struct cal *c, uint64_t n, int samples, struct hd_stats *sm, struct hd_stats *sf)
+{
+	double m[MAX_SAMPLES], fr[MAX_SAMPLES], undo = 0;
+	int i;
+
+	if (sample_malloc(c, n, &undo, &m[0]) != 0)
+		return -1;
+	for (i = 0; i < samples; i++) {
+		if (calp_stopped(c) || sample_malloc(c, n, &undo, &m[i]) != 0)
+			return -1;
+		fr[i] = undo;
+	}
+	if (hd_fit_stats(m, (size_t)samples, sm, c->e) != 0 ||
+	    hd_fit_stats(fr, (size_t)samples, sf, c->e) != 0)
+		return -1;
+	return 0;
+}
+
 int
 calp_stage_pinning(struct cal *c)
 {
 	struct hd_fit f, fa;
-	int ok, oka, i;
+	int ok, oka, oku = 0;
 	const int n = c->quick ? 7 : 21;
-	double m[MAX_SAMPLES], fr[MAX_SAMPLES], undo = 0;
 	struct hd_stats sm, sf;
+	struct calp_sweep undo;
+	struct hd_fit fu;
 
 	calp_range(c, c->lo, c->lo + (c->hi - c->lo) * 0.45);
-	if (sweep_pin(c, 0, &f, &ok) != 0)
+	if (sweep_pin(c, 0, &f, &ok, NULL) != 0)
 		return -1;
 	calp_range(c, c->hi, c->hi + (c->hi - c->lo));
-	if (sweep_pin(c, 1, &fa, &oka) != 0)
+	memset(&undo, 0, sizeof undo);
+	if (sweep_pin(c, 1, &fa, &oka, &undo) != 0)
 		return -1;
 	if (ok) {
 		hd_cal_set_rate(&c->sum, "host.pin_rate", &c->p->pin_bw, f.beta,
@@ -507,28 +533,41 @@ calp_stage_pinning(struct cal *c)
 				"fitted beta of cudaMallocHost");
 	else
 		hd_buf_printf(&c->sum, "  %-20s kept (no fit)\n", "host.mallochost_rate");
+	/* cudaFreeHost of the same sizes: a fixed part and the pages unpinned */
+	calp_log_head(c, "cudaFreeHost (the last sample of each size above)", "host clock");
+	if (calp_sweep_fit(c, &undo, 4.0 * MiB, 64.0 * MiB, "B/s", ">= 64 MiB", "the intercept",
+			   &fu, &oku) != 0)
+		return -1;
+	if (oku) {
+		hd_cal_set_time(&c->sum, "api.freehost", &c->p->freehost_cost, fu.alpha,
+				"fitted alpha of cudaFreeHost");
+		hd_cal_set_rate(&c->sum, "host.unpin_rate", &c->p->unpin_bw, fu.beta,
+				"fitted beta of cudaFreeHost");
+	} else
+		hd_buf_printf(&c->sum, "  %-20s kept (no fit)\n", "api.freehost");
 
 	calp_range(c, c->hi, c->hi + (c->hi - c->lo) / 9);
 	calp_progress(c, 0, 1, "cudaMalloc / cudaFree");
-	calp_log_head(c, "cudaMalloc / cudaFree of 64 MiB on an idle device",
+	calp_log_head(c, "cudaMalloc / cudaFree of 64 MiB and of 64 KiB on an idle device",
 		      "host clock around "
 		      "each call; the first call is a warm-up");
-	if (sample_malloc(c, &undo, &m[0]) != 0)
+	if (malloc_pair(c, 64 * MiB, n, &sm, &sf) != 0)
 		return -1;
-	for (i = 0; i < n; i++) {
-		if (calp_stopped(c) || sample_malloc(c, &undo, &m[i]) != 0)
-			return -1;
-		fr[i] = undo;
-	}
-	if (hd_fit_stats(m, (size_t)n, &sm, c->e) != 0 ||
-	    hd_fit_stats(fr, (size_t)n, &sf, c->e) != 0)
-		return -1;
-	calp_log_row(c, "cudaMalloc", n, 1, &sm, "");
-	calp_log_row(c, "cudaFree", n, 1, &sf, "");
+	calp_log_row(c, "cudaMalloc", n, 1, &sm, "64 MiB");
+	calp_log_row(c, "cudaFree", n, 1, &sf, "64 MiB");
 	hd_cal_set_time(&c->sum, "api.malloc", &c->p->malloc_cost, sm.median,
 			"median cudaMalloc of 64 MiB");
 	hd_cal_set_time(&c->sum, "api.free", &c->p->free_cost, sf.median,
 			"median cudaFree of 64 MiB");
+	/* below 2 MiB the driver serves allocations from its pool */
+	if (malloc_pair(c, 64 * KiB, n, &sm, &sf) != 0)
+		return -1;
+	calp_log_row(c, "cudaMalloc", n, 1, &sm, "64 KiB");
+	calp_log_row(c, "cudaFree", n, 1, &sf, "64 KiB");
+	hd_cal_set_time(&c->sum, "api.malloc_small", &c->p->malloc_small, sm.median,
+			"median cudaMalloc of 64 KiB");
+	hd_cal_set_time(&c->sum, "api.free_small", &c->p->free_small, sf.median,
+			"median cudaFree of 64 KiB");
 	return 0;
 }
 
@@ -636,6 +675,21 @@ calp_stage_managed(struct cal *c)
 		      "IQR", "rate");
 	if (CK(c, cudaMallocManaged(&buf, n, cudaMemAttachGlobal)))
 		return -1;
+	/* the first touch on the host of fresh managed pages, as an explicit
+	 * alloc of a managed buffer does in --real */
+	{
+		double t0 = calp_now(), t1;
+
+		memset(buf, 1, n);
+		t1 = calp_now();
+		if (t1 > t0) {
+			hd_buf_printf(c->log, "  %12s first touch on the host (memset): %s\n", sz,
+				      hd_cal_frate(a, sizeof a, (double)n / (t1 - t0)));
+			hd_cal_set_rate(&c->sum, "um.host_touch", &c->p->um_touch_bw,
+					(double)n / (t1 - t0),
+					"memset of fresh managed memory on the host");
+		}
+	}
 	for (i = -1; i < UM_SAMPLES; i++) {
 		calp_progress(c, i + 1, UM_SAMPLES + 1, "managed memory %s", sz);
 		if (calp_stopped(c) || sample_um(c, buf, n, &r) != 0)

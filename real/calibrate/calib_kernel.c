@@ -5,6 +5,7 @@
  * the spin-kernel gate, and the cost of a minimal kernel.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -194,6 +195,108 @@ enq_compute(struct cal *c, cudaStream_t s, const void *arg)
 	return KCK(c, hd_kernel_compute((hd_cuda_stream)s, c->scratch, k->flops, 0, &k->done));
 }
 
+/* One of the memory-bound kernels on a small grid. */
+struct block_op {
+	const char *key, *what;
+	int kind; /* 0 memory, 1 fill, 2 reduce */
+	void *buf;
+	uint64_t bytes;
+	unsigned grid;
+};
+
+static int
+enq_block(struct cal *c, cudaStream_t s, const void *arg)
+{
+	const struct block_op *b = arg;
+
+	switch (b->kind) {
+	case 0:
+		return KCK(c, hd_kernel_memory((hd_cuda_stream)s, b->buf, b->bytes, b->grid));
+	case 1:
+		return KCK(
+		    c, hd_kernel_fill((hd_cuda_stream)s, b->buf, b->bytes, 0x5a5a5a5au, b->grid));
+	default:
+		return KCK(
+		    c, hd_kernel_reduce((hd_cuda_stream)s, b->buf, b->bytes, c->scratch, b->grid));
+	}
+}
+
+/*
+ * What one block draws, from the rate r of a grid of g blocks: the model
+ * bends the rate as (H^-k + (g b)^-k)^(-1/k), k = 1.5, with H^-k = hbm^-k -
+ * (F b)^-k so that a full grid F reaches gpu.hbm (sim/model_xfer.c); solved
+ * for b by a few fixed-point steps (g b is far below hbm, so it converges at
+ * once).
+ */
+static double
+block_rate(double r, double g, double full, double hbm)
+{
+	const double k = 1.5;
+	double b = r / g, inv;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		inv = pow(r, -k) - (pow(hbm, -k) - pow(full * b, -k));
+		if (!(inv > 0))
+			break;
+		b = pow(inv, -1.0 / k) / g;
+	}
+	return b;
+}
+
+/* The memory, fill and reduce kernels on GRID blocks over 64 MiB: the
+ * per-block rates a grid too small to fill the GPU runs at. */
+static int
+block_rates(struct cal *c)
+{
+	static const struct {
+		const char *key, *what;
+		size_t off;
+	} kinds[] = {
+		{ "gpu.block_memory", "memory kernel",
+		  offsetof(struct hd_profile, block_memory_bw) },
+		{ "gpu.block_fill", "fill kernel", offsetof(struct hd_profile, block_fill_bw) },
+		{ "gpu.block_reduce", "reduce kernel",
+		  offsetof(struct hd_profile, block_reduce_bw) },
+	};
+	const unsigned grid = 8;
+	uint64_t n = c->max_copy < 64 * MiB ? c->max_copy : 64 * MiB;
+	double full = (double)hd_kernel_full_grid();
+	char a[32], r[32];
+	size_t i;
+
+	calp_log_head(c, "Memory-bound kernels on a grid of 8 blocks (the rate one block draws)",
+		      "CUDA events around N kernels queued behind a spin-kernel gate; time per "
+		      "kernel");
+	for (i = 0; i < HD_ARRAY_LEN(kinds); i++) {
+		struct block_op b = { kinds[i].key, kinds[i].what, (int)i, c->dbuf, n, grid };
+		struct calp_gate g;
+		struct hd_stats st;
+		double per, rate;
+
+		calp_progress(c, (int)i, (int)HD_ARRAY_LEN(kinds), "%s, grid %u", kinds[i].what,
+			      grid);
+		g.f = enq_block;
+		g.arg = &b;
+		g.warm = 1;
+		g.reps = 2;
+		if (calp_sample_stats(c, calp_gated, &g, 3, &st) != 0)
+			return -1;
+		hd_cal_fbytes(a, sizeof a, (double)n);
+		per = st.median - hd_time_to_s(c->p->kernel_overhead);
+		rate = per > 0 ? (double)n / per : 0;
+		calp_log_row(c, a, 3, g.reps, &st, hd_cal_frate(r, sizeof r, rate));
+		if (!(rate > 0)) {
+			hd_buf_printf(&c->sum, "  %-20s kept (no usable time)\n", kinds[i].key);
+			continue;
+		}
+		hd_cal_set_rate(&c->sum, kinds[i].key, (double *)((char *)c->p + kinds[i].off),
+				block_rate(rate, grid, full, c->p->hbm_bw),
+				"one block's rate, from a grid of 8");
+	}
+	return 0;
+}
+
 static void
 set_flops(struct cal *c, const char *key, double *f, double v, const char *how)
 {
@@ -344,8 +447,9 @@ calp_stage_kernels(struct cal *c)
 		set_flops(c, "gpu.fp32", &c->p->flops, f.beta,
 			  "fitted rate of the FMA kernel (FLOP it actually ran)");
 
-	/* per-kernel overhead: back-to-back minimal full-grid kernels */
-	calp_range(c, c->hi, c->hi + (c->hi - c->lo));
+	/* per-kernel overhead: back-to-back minimal full-grid kernels (half of
+	 * this stage's last quarter; the block rates take the other half) */
+	calp_range(c, c->hi, c->hi + (c->hi - c->lo) / 2);
 	calp_progress(c, 0, 1, "kernel overhead");
 	calp_log_head(c, "Kernel overhead (hd_kernel_compute, one round, full grid, back to back)",
 		      "CUDA events around 32 kernels queued behind a spin-kernel gate; time per "
@@ -365,5 +469,7 @@ calp_stage_kernels(struct cal *c)
 			      hd_cal_ftime(a, sizeof a, hbm_alpha));
 	hd_cal_set_time(&c->sum, "gpu.kernel_overhead", &c->p->kernel_overhead, fmax(per, 0),
 			"time per back-to-back minimal kernel");
-	return 0;
+
+	calp_range(c, c->hi, c->hi + (c->hi - c->lo));
+	return block_rates(c);
 }
