@@ -12,6 +12,7 @@
 #define STREAM HD_OPND_STREAM
 #define PEER   HD_OPND_PEER
 #define BODY   HD_OPND_BODY
+#define QUEUE  HD_OPND_QUEUE
 
 /* word, name, api, class, operands, on a stream, needs ranks, what the stream shows */
 const struct hd_op_fact hd_op_facts[HD_OP__COUNT] = {
@@ -56,6 +57,11 @@ const struct hd_op_fact hd_op_facts[HD_OP__COUNT] = {
 			 true, true, HD_SPAN_COMM },
 	[HD_OP_BARRIER] = { "barrier", "barrier", "MPI_Barrier", HD_OPC_COLLECTIVE, 0, false, true,
 			    HD_SPAN_API },
+	/* host threads and the queues between them (ir/threads.h) */
+	[HD_OP_WORKERS] = { "workers", "workers", "pthread_create", HD_OPC_BLOCK, BODY, false,
+			    false, HD_SPAN_API },
+	[HD_OP_PUT] = { "put", "put", "queue put", HD_OPC_QUEUE, QUEUE, false, false, HD_SPAN_API },
+	[HD_OP_GET] = { "get", "get", "queue get", HD_OPC_QUEUE, QUEUE, false, false, HD_SPAN_API },
 };
 
 const struct hd_op_fact *
@@ -100,7 +106,8 @@ hd_op_operands_ok(const struct hd_scenario *sc, const struct hd_op *op)
 	if (((o & SRC) && !in_range(op->src, sc->nbuffers)) ||
 	    ((o & DST) && !in_range(op->dst, sc->nbuffers)) ||
 	    ((o & EVENT) && !in_range(op->event, sc->nevents)) ||
-	    ((o & STREAM) && !in_range(op->stream, sc->nstreams)))
+	    ((o & STREAM) && !in_range(op->stream, sc->nstreams)) ||
+	    ((o & QUEUE) && !in_range(op->queue, sc->nqueues)))
 		return false;
 	return !(o & BODY) || (op->body_len >= 0 && op->body_len <= sc->nops - i - 1);
 }
