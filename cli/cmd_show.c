@@ -10,11 +10,12 @@
 #include "base/sanitize.h"
 #include "base/units.h"
 #include "cli/cmd.h"
+#include "ir/opfacts.h"
 #include "lang/lesson.h"
 #include "real/cudagen.h"
 #include "render/timeline.h"
 
-/* The ops of a scenario, one per line, loop bodies indented. */
+/* The ops of a scenario, one per line, block bodies indented. */
 static void
 show_ops(struct hd_buf *b, const struct hd_scenario *sc)
 {
@@ -34,6 +35,10 @@ show_ops(struct hd_buf *b, const struct hd_scenario *sc)
 		else if (op->kind == HD_OP_GRAPH)
 			hd_buf_printf(b, "graph %s, captured before the run, %llu nodes a launch:",
 				      op->text, (unsigned long long)op->count);
+		else if (op->kind == HD_OP_WORKERS && op->text != NULL)
+			hd_buf_printf(b, "thread %s runs:", op->text);
+		else if (op->kind == HD_OP_WORKERS)
+			hd_buf_printf(b, "%llu threads each run:", (unsigned long long)op->count);
 		else {
 			hd_buf_puts(b, hd_op_api_name_sc(sc, op));
 			if (op->label != NULL)
@@ -60,9 +65,8 @@ show_ops(struct hd_buf *b, const struct hd_scenario *sc)
 		}
 		hd_buf_putc(b, '\n');
 		/* a body counts its nested blocks' ops too: close it by its end */
-		if ((op->kind == HD_OP_REPEAT || op->kind == HD_OP_ON_RANK ||
-		     op->kind == HD_OP_GRAPH) &&
-		    op->body_len > 0 && depth < (int)HD_ARRAY_LEN(ends))
+		if ((hd_op_facts[op->kind].operands & HD_OPND_BODY) && op->body_len > 0 &&
+		    depth < (int)HD_ARRAY_LEN(ends))
 			ends[depth++] = i + 1 + op->body_len;
 	}
 }

@@ -127,6 +127,8 @@ hd_op_api_name(const struct hd_op *op)
 	if (op->in_graph && op->kind == HD_OP_COPY)
 		return "memcpy node"; /* cudaGraphNodeTypeMemcpy */
 	if (op->kind == HD_OP_COPY) {
+		if (op->worker) /* a host thread's copy between host buffers */
+			return "memcpy";
 		if (op->copy == HD_COPY_P2P)
 			return op->async ? "cudaMemcpyPeerAsync" : "cudaMemcpyPeer";
 		return op->async ? "cudaMemcpyAsync" : "cudaMemcpy";
@@ -187,7 +189,8 @@ count_range(const struct hd_op *ops, int from, int to, int rank)
 		if (end > to)
 			end = to;
 		n = n == UINT64_MAX ? n : n + 1;
-		if (op->kind == HD_OP_REPEAT) {
+		if (op->kind == HD_OP_REPEAT || op->kind == HD_OP_WORKERS) {
+			/* a loop runs its body `count` times; workers, one each */
 			k = count_range(ops, i + 1, end, rank);
 			if (op->count != 0 && k > UINT64_MAX / op->count)
 				k = UINT64_MAX;
@@ -252,6 +255,11 @@ hd_scenario_clone(const struct hd_scenario *sc)
 		c->events[i] = sc->events[i];
 		c->events[i].name = dup_or_null(sc->events[i].name);
 	}
+	c->queues = hd_xcalloc((size_t)sc->nqueues + 1, sizeof *c->queues);
+	for (i = 0; i < sc->nqueues; i++) {
+		c->queues[i] = sc->queues[i];
+		c->queues[i].name = dup_or_null(sc->queues[i].name);
+	}
 	c->ops = hd_xcalloc((size_t)sc->nops + 1, sizeof *c->ops);
 	for (i = 0; i < sc->nops; i++) {
 		c->ops[i] = sc->ops[i];
@@ -294,6 +302,9 @@ hd_scenario_free(struct hd_scenario *sc)
 		free(sc->cblocks[i].cx);
 	}
 	free(sc->cblocks);
+	for (i = 0; i < sc->nqueues; i++)
+		free(sc->queues[i].name);
+	free(sc->queues);
 	free(sc->buffers);
 	free(sc->streams);
 	free(sc->events);

@@ -95,6 +95,15 @@ struct hd_event {
 	int line, col;
 };
 
+/* A bounded queue between the host threads of a rank (`queue NAME DEPTH`):
+ * `put` blocks while it holds `depth` items, `get` while it is empty.  Items
+ * carry no data; they say "a batch is ready".  See ir/threads.h. */
+struct hd_queue {
+	char *name;
+	uint32_t depth; /* 1 .. HD_QUEUE_MAX_DEPTH */
+	int line, col;
+};
+
 /* What each kind is and takes, for every layer: ir/opfacts.h. */
 enum hd_op_kind {
 	HD_OP_ALLOC,       /* allocate buffer `dst` now (cost shows; pinning costs) */
@@ -117,6 +126,10 @@ enum hd_op_kind {
 	HD_OP_RECV,        /* ncclRecv(dst, bytes, peer) on stream */
 	HD_OP_COLL,        /* collective `coll` over all ranks on stream */
 	HD_OP_BARRIER,     /* host barrier across ranks (MPI_Barrier-like) */
+	HD_OP_WORKERS,     /* `count` host threads beside the main one, each running the
+			    * next `body_len` ops; `text`: a `thread NAME`'s name (ir/threads.h) */
+	HD_OP_PUT,         /* put an item into queue `queue`: waits while it is full */
+	HD_OP_GET,         /* take an item from queue `queue`: waits while it is empty */
 	HD_OP_GRAPH,       /* a CUDA graph: the next `body_len` ops, captured once (see below) */
 	HD_OP_LAUNCH,      /* cudaGraphLaunch of the graph at op `graph` on `stream` */
 	HD_OP__COUNT
@@ -218,14 +231,17 @@ struct hd_op {
 	hd_time duration; /* spin kernels, host work */
 	uint32_t grid;    /* kernels: thread blocks; 0 means "enough to fill the GPU" */
 
-	uint64_t count; /* HD_OP_REPEAT: iterations; HD_OP_GRAPH: nodes one launch runs */
-	int body_len;   /* HD_OP_REPEAT / HD_OP_ON_RANK / HD_OP_GRAPH: ops in the body */
+	uint64_t count; /* HD_OP_REPEAT: iterations; HD_OP_WORKERS: threads */
+	int body_len;   /* HD_OP_REPEAT / HD_OP_ON_RANK / HD_OP_WORKERS: ops in the body */
+	int queue;      /* HD_OP_PUT / HD_OP_GET: queue index, else HD_NONE */
+	bool worker;    /* in a workers block's body: its threads run it (a copy is a memcpy) */
 
 	/* The printers' form only (see "Conditions"); 0, false, NULL otherwise. */
 	int cblock;       /* the innermost condition block holding the op + 1, or 0 */
 	bool cblock_else; /* the op is in that block's else branch */
 	char *index_name; /* HD_OP_REPEAT: the lesson's name of the loop's index */
 
+	/* HD_OP_GRAPH: `count` is the nodes one launch runs, `body_len` its body */
 	int graph;     /* HD_OP_LAUNCH: index of its HD_OP_GRAPH op, else HD_NONE */
 	bool in_graph; /* in a graph's body: a node or a loop of them, not run where it is */
 };
@@ -248,6 +264,8 @@ struct hd_scenario {
 	int nops;
 	struct hd_cblock *cblocks; /* the printers' form only (see "Conditions") */
 	int ncblocks;
+	struct hd_queue *queues; /* bounded queues between host threads */
+	int nqueues;
 };
 
 /* Names for the enums above, for output and the lesson language. */

@@ -12,6 +12,7 @@
 #define STREAM HD_OPND_STREAM
 #define PEER   HD_OPND_PEER
 #define BODY   HD_OPND_BODY
+#define QUEUE  HD_OPND_QUEUE
 #define GRAPH  HD_OPND_GRAPH
 
 /* word, name, api, class, operands, on a stream, needs ranks, what the stream shows */
@@ -57,6 +58,11 @@ const struct hd_op_fact hd_op_facts[HD_OP__COUNT] = {
 			 true, true, HD_SPAN_COMM },
 	[HD_OP_BARRIER] = { "barrier", "barrier", "MPI_Barrier", HD_OPC_COLLECTIVE, 0, false, true,
 			    HD_SPAN_API },
+	/* host threads and the queues between them (ir/threads.h) */
+	[HD_OP_WORKERS] = { "workers", "workers", "pthread_create", HD_OPC_BLOCK, BODY, false,
+			    false, HD_SPAN_API },
+	[HD_OP_PUT] = { "put", "put", "queue put", HD_OPC_QUEUE, QUEUE, false, false, HD_SPAN_API },
+	[HD_OP_GET] = { "get", "get", "queue get", HD_OPC_QUEUE, QUEUE, false, false, HD_SPAN_API },
 	/* captured before the run: the header never runs where it stands */
 	[HD_OP_GRAPH] = { "graph", "graph", "cudaStreamBeginCapture", HD_OPC_BLOCK, BODY, false,
 			  false, HD_SPAN_API },
@@ -107,7 +113,8 @@ hd_op_operands_ok(const struct hd_scenario *sc, const struct hd_op *op)
 	if (((o & SRC) && !in_range(op->src, sc->nbuffers)) ||
 	    ((o & DST) && !in_range(op->dst, sc->nbuffers)) ||
 	    ((o & EVENT) && !in_range(op->event, sc->nevents)) ||
-	    ((o & STREAM) && !in_range(op->stream, sc->nstreams)))
+	    ((o & STREAM) && !in_range(op->stream, sc->nstreams)) ||
+	    ((o & QUEUE) && !in_range(op->queue, sc->nqueues)))
 		return false;
 	if ((o & GRAPH) &&
 	    (!in_range(op->graph, sc->nops) || sc->ops[op->graph].kind != HD_OP_GRAPH))

@@ -27,6 +27,7 @@ enum hd_op_class {
 	HD_OPC_BLOCK,      /* a loop or rank block: a header and its body */
 	HD_OPC_P2P,        /* point-to-point between two ranks: send, recv */
 	HD_OPC_COLLECTIVE, /* every rank at once: collectives, the barrier */
+	HD_OPC_QUEUE,      /* between the host threads of a rank: a queue's put and get */
 	HD_OPC__COUNT
 };
 
@@ -38,7 +39,8 @@ enum hd_opnd {
 	HD_OPND_STREAM = 1u << 3, /* stream names the stream it uses */
 	HD_OPND_PEER = 1u << 4,   /* peer: the other rank */
 	HD_OPND_BODY = 1u << 5,   /* body_len ops follow: it holds a body */
-	HD_OPND_GRAPH = 1u << 6,  /* graph: the index of an HD_OP_GRAPH op */
+	HD_OPND_QUEUE = 1u << 6,  /* queue: a bounded queue between host threads */
+	HD_OPND_GRAPH = 1u << 7,  /* graph: the index of an HD_OP_GRAPH op */
 };
 
 struct hd_op_fact {

@@ -29,6 +29,8 @@ static const struct {
 	[HD_WHY_PRIOR_WORK] = { "prior-work",
 				"the copy first waits for earlier work on its stream" },
 	[HD_WHY_COLLECTIVE] = { "collective", "waiting for the other ranks" },
+	[HD_WHY_DATA] = { "queue-empty", "get waits for another host thread to put an item" },
+	[HD_WHY_ROOM] = { "queue-room", "put waits for another host thread to take an item" },
 };
 
 const char *
@@ -545,6 +547,10 @@ hd_trace_blocked(const struct hd_trace *t, hd_time out[HD_WHY__COUNT])
 		if (s->kind != HD_SPAN_BLOCKED || (unsigned)s->why >= HD_WHY__COUNT)
 			continue;
 		if (lane_rank(t, s->lane) != 0)
+			continue;
+		/* the main thread's: worker threads' waits are their own */
+		if (s->lane >= 0 && s->lane < t->nlanes && t->lanes[s->lane].index != 0 &&
+		    t->lanes[s->lane].kind == HD_LANE_HOST)
 			continue;
 		out[s->why] += s->end - s->start;
 	}

@@ -20,7 +20,9 @@
 #include "base/units.h"
 
 enum hd_lane_kind {
-	HD_LANE_HOST,     /* the host thread's own work: host compute, staging memcpy */
+	HD_LANE_HOST,     /* the host thread's own work: host compute, staging memcpy;
+			   * index 0 is the main thread, 1 .. the threads of `workers`
+			   * blocks (ir/threads.h), with their queue waits */
 	HD_LANE_API,      /* CUDA / NCCL API calls, with the blocked part shaded */
 	HD_LANE_STREAM,   /* work executing on a stream (index = stream index) */
 	HD_LANE_CE_H2D,   /* copy engine, host to device */
@@ -45,6 +47,8 @@ enum hd_why {
 	HD_WHY_QUEUE_FULL,  /* the stream's launch queue is full */
 	HD_WHY_PRIOR_WORK,  /* a legacy-stream copy waits for earlier work first */
 	HD_WHY_COLLECTIVE,  /* waiting for other ranks */
+	HD_WHY_DATA,        /* `get`: the queue is empty, waiting for another host thread */
+	HD_WHY_ROOM,        /* `put`: the queue is full, waiting for another host thread */
 	HD_WHY__COUNT
 };
 const char *hd_why_text(enum hd_why w); /* one short sentence for people */
@@ -149,7 +153,8 @@ const uint32_t *hd_trace_op_spans(const struct hd_trace *t, int op, size_t *n);
 /* Summarise op `op` over all its spans on lanes other than HOST/API if any
  * such spans exist, else over its API spans. */
 struct hd_op_time hd_trace_op_time(const struct hd_trace *t, int op);
-/* Total time the host (rank 0) spent blocked, by reason (array of HD_WHY__COUNT). */
+/* Total time the host (rank 0's main thread: lanes of index 0) spent blocked,
+ * by reason (array of HD_WHY__COUNT). */
 void hd_trace_blocked(const struct hd_trace *t, hd_time out[HD_WHY__COUNT]);
 
 /*

@@ -118,8 +118,10 @@ label_ops(struct scen_cache *s, const char *label)
 	for (k = lo; k < s->nlabels && strcmp(s->labels[k].label, label) == 0; k++) {
 		int i = s->labels[k].op,
 		    end = i + 1 +
-		    (ops[i].kind == HD_OP_REPEAT || ops[i].kind == HD_OP_ON_RANK ? ops[i].body_len :
-										   0);
+		    (ops[i].kind == HD_OP_REPEAT || ops[i].kind == HD_OP_ON_RANK ||
+			     ops[i].kind == HD_OP_WORKERS ?
+			 ops[i].body_len :
+			 0);
 
 		if (end > s->sc->nops)
 			end = s->sc->nops;

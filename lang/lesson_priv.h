@@ -57,9 +57,10 @@ struct hd_stmt {
 	struct hd_expr *peer;     /* send / recv / peer copy */
 	struct hd_expr *root;     /* rooted collectives, or NULL */
 	struct hd_expr *rank;     /* rank block */
-	char *text;               /* host work: what it stands for */
+	char *text;               /* host work: what it stands for; `thread NAME`: NAME */
 	struct hd_stmt *body;     /* repeat / rank blocks; `if`: the branch when it holds */
 	int nbody;
+	int queue; /* put / get: queue index, or HD_NONE */
 	/* `if COND` ... [`else` ...] `end` (kind HD_OP__COUNT): evaluated when
 	 * the scenario is lowered, so only the ops of the branch taken remain */
 	bool is_if;
@@ -79,6 +80,13 @@ struct hd_decl_buffer {
 	char *name;
 	enum hd_mem mem;
 	struct hd_expr *size;
+	int line, col;
+};
+
+/* `queue NAME DEPTH` (ir/threads.h) */
+struct hd_decl_queue {
+	char *name;
+	struct hd_expr *depth;
 	int line, col;
 };
 
@@ -104,6 +112,8 @@ struct hd_scen {
 	int nbody;
 	char **labels;
 	int nlabels;
+	struct hd_decl_queue *queues; /* bounded queues between host threads */
+	int nqueues;
 	struct hd_decl_graph *graphs; /* `graph NAME` blocks, in file order */
 	int ngraphs;
 };

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/threads.h"
 #include "lang/lesson_priv.h"
 
 struct lower {
@@ -31,6 +32,7 @@ struct lower {
 	int nranks;
 	int only_rank; /* inside `rank N`: N, else -1 */
 	struct hd_err *e;
+	int threads;                     /* host threads started so far (workers blocks) */
 	bool written;                    /* the printers' form (hd_lesson_instantiate_written) */
 	struct hd_lower_report *rep;     /* lint's, or NULL */
 	double idx[HD_LESSON_MAX_DEPTH]; /* the loop indices being unrolled, by slot */
@@ -161,6 +163,7 @@ emit(struct lower *lw, const struct hd_stmt *s, enum hd_op_kind kind)
 	op->to_device = s->to_device;
 	op->kernel = s->kernel;
 	op->coll = s->coll;
+	op->queue = s->queue;
 	op->cblock = lw->cblock;
 	op->cblock_else = lw->cblock_else;
 	lw->built++;
@@ -375,6 +378,9 @@ lower_op(struct lower *lw, const struct hd_stmt *s, int peer, bool rel)
 	case HD_OP_REPEAT:
 	case HD_OP_ON_RANK:
 	case HD_OP_BARRIER:
+	case HD_OP_WORKERS: /* lower_workers */
+	case HD_OP_PUT:
+	case HD_OP_GET:
 	case HD_OP_GRAPH:
 	case HD_OP__COUNT:
 		break;
@@ -638,6 +644,36 @@ lower_if(struct lower *lw, const struct hd_stmt *s)
 	return rc;
 }
 
+/* workers COUNT / thread NAME: a header with the count, then the body. */
+static int
+lower_workers(struct lower *lw, const struct hd_stmt *s)
+{
+	struct hd_op *h;
+	double v = 1;
+	int at;
+
+	if (s->count != NULL &&
+	    eval_int(lw, s->count, 0, 1, HD_THREADS_MAX, "the number of threads", &v) < 0)
+		return -1;
+	if (lw->threads + (int)v > HD_THREADS_MAX)
+		return lerr(lw, s->line, s->col,
+			    "scenario %s starts more than %d host threads beside the main one "
+			    "(%d before this block, %d in it); the limit is %d",
+			    lw->sc->name, HD_THREADS_MAX, lw->threads, (int)v, HD_THREADS_MAX);
+	lw->threads += (int)v;
+	if ((h = emit(lw, s, HD_OP_WORKERS)) == NULL)
+		return -1;
+	h->count = (uint64_t)v;
+	h->text = s->text != NULL ? hd_xstrdup(s->text) : NULL;
+	at = lw->out->nops;
+	if (lower_list(lw, s->body, s->nbody) < 0)
+		return -1;
+	lw->out->ops[at - 1].body_len = lw->out->nops - at;
+	for (; at < lw->out->nops; at++)
+		lw->out->ops[at].worker = true;
+	return 0;
+}
+
 /* Nodes of ops [from, to) of a graph's body: its kernels and copies, loops
  * multiplied out (saturating). */
 static uint64_t
@@ -729,6 +765,8 @@ lower_stmt(struct lower *lw, const struct hd_stmt *s)
 		lw->out->ops[at - 1].body_len = lw->out->nops - at;
 		return 0;
 	}
+	if (s->kind == HD_OP_WORKERS)
+		return lower_workers(lw, s);
 	if (s->kind == HD_OP_GRAPH)
 		return lower_graph(lw, s);
 	if (s->peer != NULL)
@@ -767,10 +805,11 @@ instances(const struct hd_op *ops, int from, int to)
 			n = n + k < n ? UINT64_MAX : n + k;
 			continue;
 		}
-		if (op->kind != HD_OP_REPEAT && op->kind != HD_OP_ON_RANK)
+		if (op->kind != HD_OP_REPEAT && op->kind != HD_OP_ON_RANK &&
+		    op->kind != HD_OP_WORKERS)
 			continue;
 		k = instances(ops, i + 1, i + 1 + op->body_len);
-		if (op->kind == HD_OP_REPEAT) {
+		if (op->kind == HD_OP_REPEAT || op->kind == HD_OP_WORKERS) {
 			if (op->count != 0 && k > UINT64_MAX / op->count)
 				k = UINT64_MAX;
 			else
@@ -860,6 +899,20 @@ hd_lesson_lower(const struct hd_lesson *l, int idx, const double *knobs, bool wr
 		out->events[i].name = hd_xstrdup(sc->events[i].name);
 	}
 	out->nevents = sc->nevents;
+	out->queues = hd_xcalloc((size_t)sc->nqueues + 1, sizeof *out->queues);
+	for (i = 0; i < sc->nqueues; i++) {
+		struct hd_queue *q = &out->queues[i];
+		double v;
+
+		q->name = hd_xstrdup(sc->queues[i].name);
+		q->line = sc->queues[i].line;
+		q->col = sc->queues[i].col;
+		out->nqueues++;
+		if (eval_int(&lw, sc->queues[i].depth, 0, 1, HD_QUEUE_MAX_DEPTH, "a queue's depth",
+			     &v) < 0)
+			goto fail;
+		q->depth = (uint32_t)v;
+	}
 	if (lower_list(&lw, sc->body, sc->nbody) < 0)
 		goto fail;
 	n = instances(out->ops, 0, out->nops);

@@ -271,12 +271,14 @@ const char *const hd_parse_top_words[] = {
 	"knob",   "page",  "question", "scenario", "claim",   "require", NULL,
 };
 const char *const hd_parse_scen_words[] = {
-	"buffer",    "stream",        "event",  "default-stream", "ranks",     "alloc",
-	"free",      "pin",           "copy",   "kernel",         "prefetch",  "record",
-	"wait",      "sync",          "query",  "host",           "read",      "repeat",
-	"rank",      "send",          "recv",   "allreduce",      "broadcast", "reduce",
-	"allgather", "reducescatter", "gather", "alltoall",       "barrier",   "if",
-	"else",      "end",           "graph",  "launch",         NULL,
+	"buffer",        "stream",    "event",     "default-stream", "ranks",
+	"alloc",         "free",      "pin",       "copy",           "kernel",
+	"prefetch",      "record",    "wait",      "sync",           "query",
+	"host",          "read",      "repeat",    "rank",           "send",
+	"recv",          "allreduce", "broadcast", "reduce",         "allgather",
+	"reducescatter", "gather",    "alltoall",  "barrier",        "if",
+	"else",          "end",       "queue",     "workers",        "thread",
+	"put",           "get",       "graph",     "launch",         NULL,
 };
 
 int

@@ -31,6 +31,7 @@ struct hd_parser {
 	int seen_block;     /* a page, question or scenario was seen */
 	struct hd_scen *sc; /* the scenario being parsed */
 	size_t stmt_start;  /* first token of the current statement */
+	int in_thread;      /* parsing the body of a `workers` or `thread` block */
 	/* The indices of the loops around the statement (`repeat N as i`), by
 	 * slot, outermost first; bit k of index_used: slot k's index was read. */
 	const char *index_names[HD_LESSON_MAX_DEPTH];

@@ -25,6 +25,7 @@ static const struct hd_profkey keys[] = {
 	{ "host.dma_h2d", HD_DIM_RATE },
 	{ "host.dma_d2h", HD_DIM_RATE },
 	{ "host.dma_bidir", HD_DIM_RATE },
+	{ "host.cores", HD_DIM_NONE },
 	{ "staging.chunk", HD_DIM_BYTES },
 	{ "staging.buffers", HD_DIM_NONE },
 	{ "api.launch", HD_DIM_TIME },

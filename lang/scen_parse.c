@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ir/opfacts.h"
+#include "ir/threads.h"
 #include "lang/parse.h"
 
 /* --- scenarios ---------------------------------------------------------------- */
@@ -18,12 +19,19 @@ enum obj_kind {
 	OBJ_BUFFER,
 	OBJ_STREAM,
 	OBJ_EVENT,
+	OBJ_QUEUE,
 	OBJ_GRAPH
 };
 
 static const char *const obj_word[] = {
-	[OBJ_NONE] = "nothing",   [OBJ_BUFFER] = "a buffer", [OBJ_STREAM] = "a stream",
-	[OBJ_EVENT] = "an event", [OBJ_GRAPH] = "a graph",
+	/* clang-format off */
+	[OBJ_NONE] = "nothing",
+	[OBJ_BUFFER] = "a buffer",
+	[OBJ_STREAM] = "a stream",
+	[OBJ_EVENT] = "an event",
+	[OBJ_QUEUE] = "a queue",
+	[OBJ_GRAPH] = "a graph",
+	/* clang-format on */
 };
 
 static enum obj_kind
@@ -43,6 +51,10 @@ find_obj(const struct hd_scen *sc, const struct hd_tok *t, int *idx)
 		if (strlen(sc->events[i].name) == t->len &&
 		    memcmp(sc->events[i].name, t->p, t->len) == 0)
 			return *idx = i, OBJ_EVENT;
+	for (i = 0; i < sc->nqueues; i++)
+		if (strlen(sc->queues[i].name) == t->len &&
+		    memcmp(sc->queues[i].name, t->p, t->len) == 0)
+			return *idx = i, OBJ_QUEUE;
 	for (i = 0; i < sc->ngraphs; i++)
 		if (strlen(sc->graphs[i].name) == t->len &&
 		    memcmp(sc->graphs[i].name, t->p, t->len) == 0)
@@ -57,10 +69,13 @@ list_objs(const struct hd_scen *sc, enum obj_kind k, char *buf, size_t n)
 	struct hd_buf b;
 	int i, cnt = k == OBJ_BUFFER ? sc->nbufs : k == OBJ_STREAM ? sc->nstreams : sc->nevents;
 
+	if (k == OBJ_QUEUE)
+		cnt = sc->nqueues;
 	hd_buf_init(&b);
 	for (i = 0; i < cnt; i++) {
 		const char *nm = k == OBJ_BUFFER ? sc->bufs[i].name :
 		    k == OBJ_STREAM              ? sc->streams[i].name :
+		    k == OBJ_QUEUE               ? sc->queues[i].name :
 						   sc->events[i].name;
 		hd_buf_printf(&b, "%s%s", i ? ", " : "", nm);
 	}
@@ -75,10 +90,13 @@ expect_obj(struct hd_parser *p, enum obj_kind want, enum obj_kind alt, const cha
 {
 	const struct hd_tok *t = tok(p);
 	static const char *const plural[] = {
+		/* clang-format off */
 		[OBJ_NONE] = "",
 		[OBJ_BUFFER] = "buffers",
 		[OBJ_STREAM] = "streams",
 		[OBJ_EVENT] = "events",
+		[OBJ_QUEUE] = "queues",
+		/* clang-format on */
 	};
 	enum obj_kind k;
 	char list[400], s[80];
@@ -131,10 +149,11 @@ check_new_name(struct hd_parser *p, const struct hd_tok *t)
 
 	if (t->kind != HD_TOK_NAME)
 		return 0; /* hd_parse_name reports it */
-	if (p->sc->nbufs + p->sc->nstreams + p->sc->nevents >= HD_LESSON_MAX_NAMES + 2)
+	if (p->sc->nbufs + p->sc->nstreams + p->sc->nevents + p->sc->nqueues >=
+	    HD_LESSON_MAX_NAMES + 2)
 		return hd_parse_error(p, t,
-				      "scenario %s declares more than %d buffers, streams "
-				      "and events; the limit is %d",
+				      "scenario %s declares more than %d buffers, streams, "
+				      "events and queues; the limit is %d",
 				      p->sc->name, HD_LESSON_MAX_NAMES, HD_LESSON_MAX_NAMES);
 	if (is_kw(t, "device") || is_kw(t, "rank") || is_kw(t, "nranks"))
 		return hd_parse_error(p, t, "'%.*s' is reserved: choose another name", (int)t->len,
@@ -156,6 +175,7 @@ check_new_name(struct hd_parser *p, const struct hd_tok *t)
 				      (int)t->len, t->p, obj_word[k], p->sc->name,
 				      k == OBJ_BUFFER     ? p->sc->bufs[idx].line :
 					  k == OBJ_STREAM ? p->sc->streams[idx].line :
+					  k == OBJ_QUEUE  ? p->sc->queues[idx].line :
 					  k == OBJ_GRAPH  ? p->sc->graphs[idx].line :
 							    p->sc->events[idx].line);
 	return 0;
@@ -296,6 +316,42 @@ parse_event(struct hd_parser *p)
 	}
 	sc->events = hd_xrealloc(sc->events, (size_t)(sc->nevents + 1) * sizeof *sc->events);
 	sc->events[sc->nevents++] = ev;
+	return 0;
+}
+
+/* queue NAME DEPTH: a bounded queue between host threads (ir/threads.h) */
+static int
+parse_queue(struct hd_parser *p)
+{
+	const struct hd_tok *kw = tok(p);
+	struct hd_scen *sc = p->sc;
+	struct hd_decl_queue q;
+
+	memset(&q, 0, sizeof q);
+	p->pos++;
+	if (check_new_name(p, tok(p)) < 0)
+		return -1;
+	if ((q.name = hd_parse_name(p, "the queue's name")) == NULL)
+		return -1;
+	q.depth = hd_parse_expr_ex(p, HD_DIM_NONE, 0,
+				   "the queue's depth, the items it holds, such as 2");
+	if (q.depth == NULL || hd_parse_eol(p) < 0) {
+		hd_expr_free(q.depth);
+		free(q.name);
+		return -1;
+	}
+	if (q.depth->depends_on_rank) {
+		hd_parse_error_line(p, q.depth->sline, q.depth->scol,
+				    "a queue's depth must be the same on every rank: it cannot "
+				    "use 'rank'");
+		hd_expr_free(q.depth);
+		free(q.name);
+		return -1;
+	}
+	q.line = kw->line;
+	q.col = kw->col;
+	sc->queues = hd_xrealloc(sc->queues, (size_t)(sc->nqueues + 1) * sizeof *sc->queues);
+	sc->queues[sc->nqueues++] = q;
 	return 0;
 }
 
@@ -799,6 +855,81 @@ parse_block(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
 	return rc;
 }
 
+/* put QUEUE, get QUEUE */
+static int
+parse_queue_op(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
+{
+	(void)o;
+	return expect_obj(p, OBJ_QUEUE, OBJ_NONE, "the queue", &s->queue, NULL);
+}
+
+/*
+ * workers COUNT / thread NAME, then the lines its threads run up to its
+ * `end`: host work only (ir/threads.h), at the top of the scenario.
+ */
+static int
+parse_workers(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o)
+{
+	const struct hd_tok *t = tok(p);
+	char what[96];
+	int i, rc;
+
+	if (p->depth > 1)
+		return hd_parse_error(p, o->kw,
+				      "'%.*s' belongs at the top of the scenario, not inside a "
+				      "block: its threads start when the main thread reaches it",
+				      (int)o->kw->len, o->kw->p);
+	if (is_kw(o->kw, "thread")) {
+		if (t->kind == HD_TOK_NAME)
+			for (i = 0; i < p->sc->nbody; i++)
+				if (p->sc->body[i].kind == HD_OP_WORKERS &&
+				    p->sc->body[i].text != NULL && is_kw(t, p->sc->body[i].text))
+					return hd_parse_error(p, t,
+							      "thread '%s' is declared twice in "
+							      "scenario %s (line %d)",
+							      p->sc->body[i].text, p->sc->name,
+							      p->sc->body[i].line);
+		if ((s->text = hd_parse_name(p, "the thread's name")) == NULL)
+			return -1;
+		snprintf(what, sizeof what, "thread %s", s->text);
+	} else {
+		s->count = hd_parse_expr_ex(p, HD_DIM_NONE, 0,
+					    "the number of threads after 'workers', such as 4");
+		if (s->count == NULL)
+			return -1;
+		if (s->count->depends_on_rank) {
+			const struct hd_expr *r = rank_use(s->count);
+			return hd_parse_error_line(p, r->line, r->col,
+						   "'workers' must be the same on every rank: it "
+						   "cannot use 'rank'");
+		}
+		snprintf(what, sizeof what, "workers %.*s",
+			 (int)(s->count->src_len > 40 ? 40 : s->count->src_len), s->count->src_p);
+	}
+	if (hd_parse_eol(p) < 0 || hd_parse_push_block(p, o->kw, what) < 0)
+		return -1;
+	p->in_thread = 1;
+	rc = parse_body(p, &s->body, &s->nbody);
+	p->in_thread = 0;
+	return rc;
+}
+
+/* In a worker, a copy is a memcpy between host buffers. */
+static int
+check_thread_copy(struct hd_parser *p, const struct hd_stmt *s)
+{
+	static const unsigned host = MEM_BIT(HD_MEM_PAGEABLE) | MEM_BIT(HD_MEM_PINNED);
+	int b = host & MEM_BIT(p->sc->bufs[s->src].mem) ? s->dst : s->src;
+
+	if (s->peer == NULL && (host & MEM_BIT(p->sc->bufs[s->src].mem)) &&
+	    (host & MEM_BIT(p->sc->bufs[s->dst].mem)))
+		return 0;
+	return hd_parse_error_line(p, s->line, s->col,
+				   "buffer %s is %s memory: a host thread's 'copy' is a memcpy "
+				   "between host buffers (pageable or pinned); the main thread "
+				   "copies to and from the GPU",
+				   p->sc->bufs[b].name, mem_words[p->sc->bufs[b].mem]);
+}
 static int parse_graph(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o);
 static int parse_launch(struct hd_parser *p, struct hd_stmt *s, struct op_parse *o);
 static int graph_kind_ok(struct hd_parser *p, const struct hd_tok *kw, enum hd_op_kind k);
@@ -839,6 +970,9 @@ static const struct op_form op_forms[HD_OP__COUNT] = {
 	[HD_OP_COLL] = { parse_coll, NCCL_MEM, "NCCL collectives work on device buffers",
 			 CL_SIZE | CL_ON | CL_ROOT, NULL },
 	[HD_OP_BARRIER] = { parse_bare, 0, NULL, 0, NULL },
+	[HD_OP_WORKERS] = { parse_workers, 0, NULL, 0, NULL },
+	[HD_OP_PUT] = { parse_queue_op, 0, NULL, 0, NULL },
+	[HD_OP_GET] = { parse_queue_op, 0, NULL, 0, NULL },
 	[HD_OP_GRAPH] = { parse_graph, 0, NULL, 0, NULL },
 	[HD_OP_LAUNCH] = { parse_launch, 0, NULL, CL_ON, NULL },
 };
@@ -859,6 +993,10 @@ op_kind_of(const struct hd_tok *t, enum hd_op_kind *kind)
 			*kind = HD_OP_COLL;
 			return 0;
 		}
+	if (is_kw(t, "thread")) { /* one named worker */
+		*kind = HD_OP_WORKERS;
+		return 0;
+	}
 	return -1;
 }
 
@@ -881,6 +1019,14 @@ parse_op(struct hd_parser *p, struct hd_stmt *s)
 		return -1;
 	if (hd_op_facts[k].ranks && need_ranks(p, o.kw) < 0)
 		return -1;
+	if (p->in_thread && !hd_thread_op_ok(k))
+		return hd_parse_error(p, o.kw,
+				      "'%.*s' cannot run in a host thread: a worker's body holds "
+				      "host work ('host', 'copy' between host buffers, 'put', "
+				      "'get', 'repeat', 'if'); the main thread talks to the GPU",
+				      (int)o.kw->len, o.kw->p);
+	if (p->in_thread)
+		o.clauses &= CL_SIZE; /* a memcpy: no stream, nothing async */
 	p->pos++;
 	if (o.form->parse(p, s, &o) < 0)
 		return -1;
@@ -889,6 +1035,8 @@ parse_op(struct hd_parser *p, struct hd_stmt *s)
 	if (o.clauses != 0 && parse_clauses(p, s, o.clauses) < 0)
 		return -1;
 	if (o.form->check != NULL && o.form->check(p, s) < 0)
+		return -1;
+	if (p->in_thread && k == HD_OP_COPY && check_thread_copy(p, s) < 0)
 		return -1;
 	if (p->in_graph && graph_stmt_ok(p, s, o.kw) < 0)
 		return -1;
@@ -957,6 +1105,7 @@ parse_if(struct hd_parser *p, struct hd_stmt *s)
 	s->kind = HD_OP__COUNT;
 	s->is_if = true;
 	s->stream = s->event = s->src = s->dst = HD_NONE;
+	s->queue = HD_NONE;
 	s->line = kw->line;
 	s->col = kw->col;
 	s->cond_id = p->l->nconds++;
@@ -1020,8 +1169,9 @@ parse_scen_stmt(struct hd_parser *p, struct hd_stmt **body, int *nbody, int *don
 		t = tok(p);
 		p->stmt_start = p->pos;
 		if (is_kw(t, "buffer") || is_kw(t, "stream") || is_kw(t, "event") ||
-		    is_kw(t, "ranks") || is_kw(t, "default-stream") || is_kw(t, "end") ||
-		    is_kw(t, "expect") || is_kw(t, "if") || is_kw(t, "else") || at_eol(t))
+		    is_kw(t, "queue") || is_kw(t, "ranks") || is_kw(t, "default-stream") ||
+		    is_kw(t, "end") || is_kw(t, "expect") || is_kw(t, "if") || is_kw(t, "else") ||
+		    at_eol(t))
 			return hd_parse_error(p, label,
 					      "a label names an operation; '%.*s' is "
 					      "not one",
@@ -1037,6 +1187,8 @@ parse_scen_stmt(struct hd_parser *p, struct hd_stmt **body, int *nbody, int *don
 		return parse_stream(p);
 	if (is_kw(t, "event"))
 		return parse_event(p);
+	if (is_kw(t, "queue"))
+		return parse_queue(p);
 	if (is_kw(t, "default-stream")) {
 		const struct hd_tok *v = peek(p, 1);
 		if (sc->has_default_stream)
@@ -1108,6 +1260,7 @@ parse_scen_stmt(struct hd_parser *p, struct hd_stmt **body, int *nbody, int *don
 				      "its 'end'");
 	memset(&s, 0, sizeof s);
 	s.stream = s.event = s.src = s.dst = HD_NONE;
+	s.queue = HD_NONE;
 	s.graph = HD_NONE;
 	s.label = label ? tok_strdup(label) : NULL;
 	if (parse_op(p, &s) < 0)
@@ -1169,6 +1322,11 @@ hd_scen_free(struct hd_scen *sc)
 	for (i = 0; i < sc->nevents; i++)
 		free(sc->events[i].name);
 	free(sc->events);
+	for (i = 0; i < sc->nqueues; i++) {
+		free(sc->queues[i].name);
+		hd_expr_free(sc->queues[i].depth);
+	}
+	free(sc->queues);
 	hd_expr_free(sc->ranks);
 	hd_stmt_free_list(sc->body, sc->nbody);
 	for (i = 0; i < sc->nlabels; i++)
@@ -1274,6 +1432,12 @@ static const char *const graph_refusal[HD_OP__COUNT] = {
 		       "'launch'",
 	[HD_OP_BARRIER] = "a barrier is the host waiting for other ranks; put it beside the "
 			  "'launch'",
+	[HD_OP_WORKERS] = "host threads start beside the main one, which launches the graph; "
+			  "declare them at the top of the scenario",
+	[HD_OP_PUT] = "a queue is between host threads, and a graph replays GPU work only; put "
+		      "beside the 'launch'",
+	[HD_OP_GET] = "a queue is between host threads, and a graph replays GPU work only; get "
+		      "beside the 'launch'",
 	[HD_OP_GRAPH] = "graphs do not nest: declare each graph at the top of the scenario",
 	[HD_OP_LAUNCH] = "hdsim's graphs do not launch other graphs; launch them one after "
 			 "the other",

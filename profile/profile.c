@@ -148,6 +148,8 @@ static const struct pkey keys[] = {
 	     "every GPU of a node copying to pinned memory at once, total (0: no cap)"),
 	RATE("host.dma_bidir", node_bidir_bw, "GB/s", KF_OPT,
 	     "every GPU of a node copying both ways at once, total (0: no cap)"),
+	{ "host.cores", FLD(host_cores), KT_INT, HD_DIM_NONE, NULL, 0, 4096, KF_OPT,
+	  "CPU cores one rank's host threads share (0: one per thread)", NULL, 0 },
 	SIZE("staging.chunk", staging_chunk, KF_POS,
 	     "bytes per pinned staging chunk of a pageable copy"),
 	INT("staging.buffers", staging_buffers, 1, 64, "pinned staging buffers used in turn"),

@@ -61,6 +61,9 @@ struct hd_profile {
 	 * node's total, bytes/s (0: none).  Host memory and the root complex
 	 * serve all GPUs, so eight copies at once get less than eight links. */
 	double node_h2d_bw, node_d2h_bw, node_bidir_bw;
+	/* CPU cores one rank's host threads share (0: as many as it has threads);
+	 * when more threads do host work at once, each gets cores / busy of one */
+	int host_cores;
 	hd_time malloc_cost; /* cudaMalloc of device memory */
 	hd_time free_cost;   /* cudaFree (before its implicit device sync) */
 	/* Allocations below HD_ALLOC_SMALL bytes come from the driver's pools

@@ -6,6 +6,7 @@
  * same pageable copy measured 30 to 40 % apart from one process to the next.
  * nvbandwidth pins its thread next to the GPU before it measures; hdsim does
  * the same in calibration and in --real, so both see the host from one place.
+ * A scenario's host threads (workers.c) take the process's CPUs back.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -39,6 +40,10 @@ local_cpus(int dev, char *out, size_t n)
 	fclose(f);
 }
 
+/* The process's CPUs before a thread was kept on one (hd_real_unpin_thread). */
+static cpu_set_t before;
+static int have_before;
+
 int
 hd_real_pin_host_thread(int dev)
 {
@@ -48,6 +53,10 @@ hd_real_pin_host_thread(int dev)
 
 	if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
 		return -1;
+	if (!have_before) {
+		before = allowed;
+		have_before = 1;
+	}
 	local_cpus(dev, cpus, sizeof cpus);
 	/* The last allowed CPU of the GPU's list: CPU 0 takes more interrupts. */
 	for (p = cpus; isdigit((unsigned char)*p); p = *end == ',' ? end + 1 : end) {
@@ -67,4 +76,24 @@ hd_real_pin_host_thread(int dev)
 	CPU_ZERO(&one);
 	CPU_SET((int)best, &one);
 	return sched_setaffinity(0, sizeof one, &one) == 0 ? (int)best : -1;
+}
+
+int
+hd_real_unpin_thread(void)
+{
+	if (!have_before)
+		return -1;
+	return sched_setaffinity(0, sizeof before, &before) == 0 ? 0 : -1;
+}
+
+int
+hd_real_host_cpus(void)
+{
+	cpu_set_t now;
+
+	if (have_before)
+		return CPU_COUNT(&before);
+	if (sched_getaffinity(0, sizeof now, &now) != 0)
+		return -1;
+	return CPU_COUNT(&now);
 }

@@ -5,10 +5,15 @@
  * Both printers walk the flat op list with a stack of open blocks, so loops
  * and rank blocks come out as nested `for` / `if` blocks, and in the
  * printers' form of a scenario (ir.h, "Conditions") a lesson's `if` on a
- * loop index comes out as an `if` / `else` on the loop's variable.  Graphs
- * are captured in the set-up, as the real backend captures them before the
- * run (stream capture in C, torch.cuda.graph in PyTorch), and each launch is
- * one cudaGraphLaunch (g.replay()).
+ * loop index comes out as an `if` / `else` on the loop's variable.  Host
+ * threads (ir/threads.h) come out as pthreads and a bounded queue of a mutex
+ * and two condition variables in C, and in Python as threading and
+ * queue.Queue, or, for the input pipeline's shape (workers that prepare
+ * batches into a queue, perhaps a thread that copies them into pinned
+ * memory, the main thread taking them), as the DataLoader that runs that
+ * pipeline.  Graphs are captured in the set-up, as the real backend captures
+ * them before the run (stream capture in C, torch.cuda.graph in PyTorch),
+ * and each launch is one cudaGraphLaunch (g.replay()).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -16,6 +21,8 @@
 #include <string.h>
 
 #include "base/sanitize.h"
+#include "ir/opfacts.h"
+#include "ir/threads.h"
 #include "real/cudagen.h"
 
 #define MAX_DEPTH 64
@@ -55,7 +62,31 @@ static const char *const reserved_py[] = {
 	"rank",   "big",  "print",  "mm_x",   NULL,
 };
 
+/* ... and those of host threads' code (pthreads and queues; threading, queues
+ * and the DataLoader). */
+static const char *const reserved_thr_c[] = {
+	"queue", "q_init", "q_put", "q_get", "memmove", NULL,
+};
+static const char *const reserved_thr_py[] = {
+	"threading", "queue_mod", "DataLoader", "Dataset", "Batches",
+	"loader",    "loader_it", "worker",     NULL,
+};
+
 static int reserved_lang; /* 0: C, 1: Python; set by the printer in use */
+static int in_worker;     /* printing a host thread's body */
+
+/* The input pipeline's shape, which PyTorch's DataLoader runs (see loader_shape). */
+struct loader {
+	int wop;      /* the workers block */
+	int pop;      /* the pin-memory thread, or -1 */
+	int wput;     /* the workers' put */
+	int q;        /* the queue the main thread gets from */
+	int wq;       /* the queue the workers put into */
+	int batch;    /* the buffer a got batch stands for, or -1 */
+	uint64_t n;   /* batches the workers make */
+	uint64_t ret; /* bytes of one batch */
+};
+static struct loader py_loader; /* the scenario's, when py_loader.wop >= 0 */
 
 /*
  * Print a lesson name as an identifier: '-' becomes '_', and a name that is
@@ -70,7 +101,17 @@ put_ident(struct hd_buf *b, const char *name)
 	int clash = name[0] == 'i' && name[1] != '\0' &&
 	    strspn(name + 1, "0123456789") == strlen(name + 1);
 
+	/* the threads' functions and lists: worker_fn_N, th_N */
+	if (strncmp(name, "worker_fn_", 10) == 0 && name[10] != '\0' &&
+	    strspn(name + 10, "0123456789") == strlen(name + 10))
+		clash = 1;
+	if (strncmp(name, "th_", 3) == 0 && name[3] != '\0' &&
+	    strspn(name + 3, "0123456789") == strlen(name + 3))
+		clash = 1;
+
 	for (; !clash && *r; r++)
+		clash = strcmp(*r, name) == 0;
+	for (r = reserved_lang ? reserved_thr_py : reserved_thr_c; !clash && *r; r++)
 		clash = strcmp(*r, name) == 0;
 	for (p = name; *p; p++)
 		hd_buf_putc(b, *p == '-' ? '_' : *p);
@@ -251,6 +292,14 @@ c_op(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, int
 			      sc->buffers[op->dst].bytes);
 		break;
 	case HD_OP_COPY:
+		if (in_worker) { /* a host thread's copy: a plain memcpy (the buffers may be one) */
+			hd_buf_puts(b, "memmove(");
+			put_buf_ident(b, sc, op->dst);
+			hd_buf_puts(b, ", ");
+			put_buf_ident(b, sc, op->src);
+			hd_buf_printf(b, ", %" PRIu64 "ULL);\n", op->bytes);
+			break;
+		}
 		hd_buf_puts(b, op->async ? "CK(cudaMemcpyAsync(" : "CK(cudaMemcpy(");
 		put_buf_ident(b, sc, op->dst);
 		hd_buf_puts(b, ", ");
@@ -313,12 +362,21 @@ c_op(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, int
 			      "/* what print(t) or t.item() does */\n",
 			      op->bytes);
 		break;
+	case HD_OP_PUT:
+	case HD_OP_GET:
+		hd_buf_puts(b, op->kind == HD_OP_PUT ? "q_put(&" : "q_get(&");
+		put_ident(b, sc->queues[op->queue].name);
+		hd_buf_puts(b,
+			    op->kind == HD_OP_PUT ? ");  /* waits while the queue is full */\n" :
+						    ");  /* waits while the queue is empty */\n");
+		break;
 	case HD_OP_SEND:
 	case HD_OP_RECV:
 	case HD_OP_COLL:
 	case HD_OP_BARRIER:
 	case HD_OP_REPEAT: /* walk() prints blocks: not reached */
 	case HD_OP_ON_RANK:
+	case HD_OP_WORKERS:
 	case HD_OP_GRAPH: /* captured in the set-up: not reached */
 	case HD_OP__COUNT:
 		hd_buf_printf(b, "/* %s: runs with one process per rank (NCCL) */\n",
@@ -688,16 +746,79 @@ c_graphs(struct hd_buf *b, const struct hd_scenario *sc)
 	}
 }
 
-/* Walk ops, calling each op printer; open and close blocks for loops. */
+/* The function a workers block's threads run (and its number, k). */
+static int
+workers_index(const struct hd_scenario *sc, int op)
+{
+	int i, k = 0;
+
+	for (i = 0; i < op; i++)
+		k += sc->ops[i].kind == HD_OP_WORKERS;
+	return k;
+}
+
+/* What a workers block is, as a comment: "workers 4" / "thread pinner". */
 static void
-walk(struct hd_buf *b, const struct hd_scenario *sc, int depth0, int torch,
-     void (*print)(struct hd_buf *, const struct hd_scenario *, const struct hd_op *, int))
+workers_what(struct hd_buf *b, const struct hd_op *op)
+{
+	if (op->text != NULL)
+		hd_buf_printf(b, "thread %s", op->text);
+	else
+		hd_buf_printf(b, "workers %" PRIu64, op->count);
+}
+
+/* Where the main thread reaches a workers block: its threads start. */
+static void
+workers_start(struct hd_buf *b, const struct hd_scenario *sc, int i, int depth, int torch)
+{
+	const struct hd_op *op = &sc->ops[i];
+	int k = workers_index(sc, i);
+
+	indent(b, depth);
+	if (torch && py_loader.wop >= 0) {
+		hd_buf_puts(b, "# ");
+		workers_what(b, op);
+		hd_buf_puts(b,
+			    i == py_loader.wop ? ": the DataLoader's workers (loader, above)\n" :
+						 ": the DataLoader's pin-memory thread\n");
+		return;
+	}
+	if (torch) {
+		hd_buf_printf(b,
+			      "th_%d = [threading.Thread(target=worker_fn_%d, args=(w,)) "
+			      "for w in range(%" PRIu64 ")]  # ",
+			      k, k, op->count);
+		workers_what(b, op);
+		hd_buf_putc(b, '\n');
+		indent(b, depth);
+		hd_buf_printf(b, "list(map(threading.Thread.start, th_%d))\n", k);
+		return;
+	}
+	hd_buf_puts(b, "/* ");
+	workers_what(b, op);
+	hd_buf_printf(b, ": its threads run worker_fn_%d */\n", k);
+	indent(b, depth);
+	hd_buf_printf(b, "pthread_t th_%d[%" PRIu64 "];\n", k, op->count);
+	indent(b, depth);
+	hd_buf_printf(b, "for (long w = 0; w < %" PRIu64 "; w++)\n", op->count);
+	indent(b, depth + 1);
+	hd_buf_printf(b,
+		      "if (pthread_create(&th_%d[w], NULL, worker_fn_%d, (void *)w) != 0) "
+		      "{ fprintf(stderr, \"pthread_create failed\\n\"); exit(1); }\n",
+		      k, k);
+}
+
+/* Walk ops [from, to), calling each op printer; open and close blocks for
+ * loops; a workers block starts its threads and its body is theirs. */
+static void
+walk_range(struct hd_buf *b, const struct hd_scenario *sc, int from, int to, int depth0, int torch,
+	   void (*print)(struct hd_buf *, const struct hd_scenario *, const struct hd_op *, int))
 {
 	struct open_blk open[MAX_DEPTH];
 	int depth = 0, i, loopvar = 0, pending = 0, pending_depth = 0;
 
-	for (i = 0; i <= sc->nops; i++) {
-		const struct hd_op *cur = i < sc->nops ? &sc->ops[i] : NULL;
+	for (i = from; i <= to; i++) {
+		const struct hd_op *cur = i < to ? &sc->ops[i] : NULL;
 
 		while (depth > 0) {
 			const struct open_blk *t = &open[depth - 1];
@@ -715,7 +836,7 @@ walk(struct hd_buf *b, const struct hd_scenario *sc, int depth0, int torch,
 				hd_buf_puts(b, "}\n");
 			}
 		}
-		if (i == sc->nops) {
+		if (i == to) {
 			flush_then(b, &pending, depth0 + pending_depth, torch);
 			break;
 		}
@@ -725,6 +846,11 @@ walk(struct hd_buf *b, const struct hd_scenario *sc, int depth0, int torch,
 		}
 		open_branches(b, sc, cur, open, &depth, depth0, &pending, torch);
 		flush_then(b, &pending, depth0 + pending_depth, torch);
+		if (sc->ops[i].kind == HD_OP_WORKERS) {
+			workers_start(b, sc, i, depth0 + depth, torch);
+			i += sc->ops[i].body_len;
+			continue;
+		}
 		if (sc->ops[i].kind == HD_OP_REPEAT || sc->ops[i].kind == HD_OP_ON_RANK) {
 			const struct hd_op *op = &sc->ops[i];
 
@@ -767,6 +893,13 @@ walk(struct hd_buf *b, const struct hd_scenario *sc, int depth0, int torch,
 	}
 }
 
+static void
+walk(struct hd_buf *b, const struct hd_scenario *sc, int depth0, int torch,
+     void (*print)(struct hd_buf *, const struct hd_scenario *, const struct hd_op *, int))
+{
+	walk_range(b, sc, 0, sc->nops, depth0, torch, print);
+}
+
 /* The most bytes any op of `kind` needs from a program-owned buffer. */
 static uint64_t
 max_bytes(const struct hd_scenario *sc, enum hd_op_kind kind, int no_src_only)
@@ -781,9 +914,78 @@ max_bytes(const struct hd_scenario *sc, enum hd_op_kind kind, int no_src_only)
 	return m;
 }
 
+/* The C of a bounded queue between host threads, and host work as CPU time. */
+static const char c_queue[] =
+    "/* A bounded queue between host threads: put waits while it is full, get\n"
+    " * while it is empty.  Its items carry no data: \"a batch is ready\". */\n"
+    "struct queue {\n"
+    "    pthread_mutex_t mu;\n"
+    "    pthread_cond_t data, room;\n"
+    "    unsigned items, depth;\n"
+    "};\n\n"
+    "static void q_init(struct queue *q, unsigned depth)\n{\n"
+    "    pthread_mutex_init(&q->mu, NULL);\n"
+    "    pthread_cond_init(&q->data, NULL);\n"
+    "    pthread_cond_init(&q->room, NULL);\n"
+    "    q->items = 0;\n    q->depth = depth;\n}\n\n"
+    "static void q_put(struct queue *q)\n{\n"
+    "    pthread_mutex_lock(&q->mu);\n"
+    "    while (q->items == q->depth)\n"
+    "        pthread_cond_wait(&q->room, &q->mu);\n"
+    "    q->items++;\n"
+    "    pthread_cond_signal(&q->data);\n"
+    "    pthread_mutex_unlock(&q->mu);\n}\n\n"
+    "static void q_get(struct queue *q)\n{\n"
+    "    pthread_mutex_lock(&q->mu);\n"
+    "    while (q->items == 0)\n"
+    "        pthread_cond_wait(&q->data, &q->mu);\n"
+    "    q->items--;\n"
+    "    pthread_cond_signal(&q->room);\n"
+    "    pthread_mutex_unlock(&q->mu);\n}\n\n";
+
+/* File-scope buffers and queues, then one function per workers block. */
+static void
+c_threads(struct hd_buf *b, const struct hd_scenario *sc)
+{
+	int i;
+
+	hd_buf_puts(b, c_queue);
+	hd_buf_puts(b, "/* what the host threads and the main thread share */\n");
+	for (i = 0; i < sc->nbuffers; i++) {
+		hd_buf_puts(b, "static char *");
+		put_buf_ident(b, sc, i);
+		hd_buf_puts(b, " = NULL;\n");
+	}
+	for (i = 0; i < sc->nqueues; i++) {
+		hd_buf_puts(b, "static struct queue ");
+		put_ident(b, sc->queues[i].name);
+		hd_buf_printf(b, ";  /* holds %u */\n", sc->queues[i].depth);
+	}
+	hd_buf_puts(b, "\n");
+	in_worker = 1;
+	for (i = 0; i < sc->nops; i++) {
+		const struct hd_op *op = &sc->ops[i];
+
+		if (op->kind != HD_OP_WORKERS)
+			continue;
+		hd_buf_puts(b, "/* ");
+		workers_what(b, op);
+		hd_buf_printf(b,
+			      ": each of its threads runs this (arg = 0 .. %" PRIu64
+			      ") */\nstatic void *worker_fn_%d(void *arg)\n{\n"
+			      "    (void)arg; /* which of the block's threads: (long)arg */\n",
+			      op->count - 1, workers_index(sc, i));
+		walk_range(b, sc, i + 1, i + 1 + op->body_len, 1, 0, c_op);
+		hd_buf_puts(b, "    return NULL;\n}\n\n");
+		i += op->body_len;
+	}
+	in_worker = 0;
+}
+
 void
 hd_cudagen_c(const struct hd_scenario *sc, struct hd_buf *b)
 {
+	int threads = hd_threads_any(sc) || sc->nqueues > 0;
 	uint64_t read_bytes = max_bytes(sc, HD_OP_READ, 0);
 	uint64_t big_bytes = 0;
 	int i, graphs = 0;
@@ -803,7 +1005,8 @@ hd_cudagen_c(const struct hd_scenario *sc, struct hd_buf *b)
 		    " * are in kernels/kernels.cu; hd_kernel_* launch them.\n */\n");
 	hd_buf_puts(b,
 		    "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
-		    "#include <time.h>\n#include <cuda_runtime.h>\n#include \"kernels.h\"\n\n");
+		    "#include <time.h>\n#include <cuda_runtime.h>\n#include \"kernels.h\"\n");
+	hd_buf_puts(b, threads ? "#include <pthread.h>\n\n" : "\n");
 	if (needs_fmod(sc, 0))
 		hd_buf_puts(b, "#include <math.h>  /* fmod: a remainder of fractions */\n\n");
 	hd_buf_puts(
@@ -811,19 +1014,27 @@ hd_cudagen_c(const struct hd_scenario *sc, struct hd_buf *b)
 	    "#define CK(call) do { int rc_ = (int)(call); if (rc_ != 0) { \\\n"
 	    "        fprintf(stderr, \"%s failed: %s\\n\", #call, \\\n"
 	    "                cudaGetErrorString((cudaError_t)rc_)); exit(1); } } while (0)\n\n");
-	hd_buf_puts(
+	if (threads)
+		hd_buf_puts(b,
+			    "/* Host work is this thread's own CPU time: threads that share a\n"
+			    " * core take longer. */\n");
+	hd_buf_printf(
 	    b,
 	    "static void busy_cpu_ns(long long ns)\n{\n"
 	    "    struct timespec a, b;\n\n"
-	    "    clock_gettime(CLOCK_MONOTONIC, &a);\n"
-	    "    do clock_gettime(CLOCK_MONOTONIC, &b);\n"
-	    "    while ((b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec) < ns);\n}\n\n");
+	    "    clock_gettime(%s, &a);\n"
+	    "    do clock_gettime(%s, &b);\n"
+	    "    while ((b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec) < ns);\n}\n\n",
+	    threads ? "CLOCK_THREAD_CPUTIME_ID" : "CLOCK_MONOTONIC",
+	    threads ? "CLOCK_THREAD_CPUTIME_ID" : "CLOCK_MONOTONIC");
+	if (threads)
+		c_threads(b, sc);
 	hd_buf_puts(b,
 		    "int main(void)\n{\n    const int rank = 0;\n"
 		    "    struct cudaMemLocation on_device = { cudaMemLocationTypeDevice, 0 };\n"
 		    "    struct cudaMemLocation on_host = { cudaMemLocationTypeHost, 0 };\n"
 		    "    float *scratch;\n    char *landing = NULL, *big = NULL;\n");
-	for (i = 0; i < sc->nbuffers; i++) {
+	for (i = 0; i < sc->nbuffers && !threads; i++) {
 		hd_buf_puts(b, "    char *");
 		put_buf_ident(b, sc, i);
 		hd_buf_puts(b, " = NULL;\n");
@@ -877,6 +1088,11 @@ hd_cudagen_c(const struct hd_scenario *sc, struct hd_buf *b)
 		hd_buf_printf(b, ", %s));\n",
 			      sc->events[i].timing ? "cudaEventDefault" : "cudaEventDisableTiming");
 	}
+	for (i = 0; i < sc->nqueues; i++) {
+		hd_buf_puts(b, "    q_init(&");
+		put_ident(b, sc->queues[i].name);
+		hd_buf_printf(b, ", %u);\n", sc->queues[i].depth);
+	}
 	if (graphs > 0) {
 		hd_buf_puts(
 		    b, "    CK(cudaStreamCreateWithFlags(&capture, cudaStreamNonBlocking));\n");
@@ -884,6 +1100,13 @@ hd_cudagen_c(const struct hd_scenario *sc, struct hd_buf *b)
 	}
 	hd_buf_puts(b, "\n");
 	walk(b, sc, 1, 0, c_op);
+	for (i = 0; i < sc->nops; i++)
+		if (sc->ops[i].kind == HD_OP_WORKERS)
+			hd_buf_printf(
+			    b,
+			    "    for (long w = 0; w < %" PRIu64 "; w++)\n"
+			    "        pthread_join(th_%d[w], NULL);  /* its threads end */\n",
+			    sc->ops[i].count, workers_index(sc, i));
 	hd_buf_puts(b,
 		    "    CK(cudaDeviceSynchronize());  /* a run ends with the GPU idle */\n"
 		    "    return 0;\n}\n");
@@ -1030,12 +1253,29 @@ py_op(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, in
 		py_buf(b, sc, op->src);
 		hd_buf_printf(b, "[:%" PRIu64 "])  # copies to the host and waits\n", op->bytes);
 		break;
+	case HD_OP_PUT:
+		put_ident(b, sc->queues[op->queue].name);
+		hd_buf_puts(b, ".put(None)  # waits while the queue is full\n");
+		break;
+	case HD_OP_GET:
+		if (py_loader.wop >= 0 && !in_worker) {
+			if (py_loader.batch >= 0) {
+				py_buf(b, sc, py_loader.batch);
+				hd_buf_puts(b, " = ");
+			}
+			hd_buf_puts(b, "next(loader_it)  # the next batch its workers made\n");
+			break;
+		}
+		put_ident(b, sc->queues[op->queue].name);
+		hd_buf_puts(b, ".get()  # waits while the queue is empty\n");
+		break;
 	case HD_OP_SEND:
 	case HD_OP_RECV:
 	case HD_OP_COLL:
 	case HD_OP_BARRIER:
 	case HD_OP_REPEAT: /* walk() prints blocks: not reached */
 	case HD_OP_ON_RANK:
+	case HD_OP_WORKERS:
 	case HD_OP_GRAPH: /* captured in the set-up: not reached */
 	case HD_OP__COUNT:
 		hd_buf_printf(b, "pass  # %s: torch.distributed, one process per rank\n",
@@ -1044,12 +1284,192 @@ py_op(struct hd_buf *b, const struct hd_scenario *sc, const struct hd_op *op, in
 	}
 }
 
+/*
+ * A workers block's body as one batch's work: its ops directly, or one
+ * repeat holding them, with no block or condition deeper.  [*first, *end) and how many
+ * times a thread runs it, or 0 when it has another shape.
+ */
+static uint64_t
+body_shape(const struct hd_scenario *sc, int wop, int *first, int *end)
+{
+	const struct hd_op *w = &sc->ops[wop];
+	uint64_t times = 1;
+	int i;
+
+	*first = wop + 1;
+	*end = wop + 1 + w->body_len;
+	if (w->body_len > 1 && sc->ops[*first].kind == HD_OP_REPEAT &&
+	    sc->ops[*first].body_len == w->body_len - 1) {
+		times = sc->ops[*first].count;
+		(*first)++;
+	}
+	/* a loop that names its index, or a condition on one (the printers'
+	 * form), is not one batch's plain work: such a body prints as threads */
+	if (*first > wop + 1 && sc->ops[wop + 1].index_name != NULL)
+		return 0;
+	for (i = *first; i < *end; i++)
+		if ((hd_op_facts[sc->ops[i].kind].operands & HD_OPND_BODY) ||
+		    sc->ops[i].cblock != 0)
+			return 0;
+	return *first < *end ? times : 0;
+}
+
+/*
+ * The input pipeline PyTorch's DataLoader runs: one workers block whose
+ * threads each make batches (host work, memcpy) and put each into a queue,
+ * perhaps one thread that takes each batch, copies it into pinned memory
+ * and puts it into a second queue (pin_memory=True), and the main thread,
+ * which only gets from the last queue.  Fills *ld, or says no (0).
+ */
+static int
+loader_shape(const struct hd_scenario *sc, struct loader *ld)
+{
+	int i, ws, we, ps = 0, pe = 0, q, r;
+	uint64_t wtimes, ptimes = 0;
+
+	memset(ld, 0, sizeof *ld);
+	ld->wop = ld->pop = ld->batch = -1;
+	for (i = 0; i < sc->nops; i++) {
+		if (sc->ops[i].kind != HD_OP_WORKERS)
+			continue;
+		if (sc->ops[i].text == NULL && ld->wop < 0)
+			ld->wop = i;
+		else if (sc->ops[i].text != NULL && ld->pop < 0)
+			ld->pop = i;
+		else
+			return 0;
+		i += sc->ops[i].body_len;
+	}
+	if (ld->wop < 0 || (wtimes = body_shape(sc, ld->wop, &ws, &we)) == 0)
+		return 0;
+	for (i = ws; i < we - 1; i++)
+		if (sc->ops[i].kind != HD_OP_HOST && sc->ops[i].kind != HD_OP_COPY)
+			return 0;
+		else if (sc->ops[i].kind == HD_OP_COPY) {
+			ld->batch = sc->ops[i].dst;
+			ld->ret = sc->ops[i].bytes;
+		}
+	if (sc->ops[we - 1].kind != HD_OP_PUT)
+		return 0;
+	ld->wput = we - 1;
+	q = r = sc->ops[we - 1].queue;
+	ld->n = wtimes * sc->ops[ld->wop].count;
+	if (ld->pop >= 0) {
+		ptimes = body_shape(sc, ld->pop, &ps, &pe);
+		if (ptimes * sc->ops[ld->pop].count != ld->n || pe - ps != 3 ||
+		    sc->ops[ps].kind != HD_OP_GET || sc->ops[ps].queue != q ||
+		    sc->ops[ps + 1].kind != HD_OP_COPY ||
+		    sc->buffers[sc->ops[ps + 1].dst].mem != HD_MEM_PINNED ||
+		    sc->ops[ps + 2].kind != HD_OP_PUT || sc->ops[ps + 2].queue == q)
+			return 0;
+		r = sc->ops[ps + 2].queue;
+		ld->batch = sc->ops[ps + 1].dst;
+		ld->ret = sc->ops[ps + 1].bytes;
+	}
+	/* the main thread puts nothing and gets from r alone */
+	for (i = 0; i < sc->nops; i++) {
+		if (i == ld->wop || i == ld->pop) {
+			i += sc->ops[i].body_len;
+			continue;
+		}
+		if (sc->ops[i].kind == HD_OP_PUT ||
+		    (sc->ops[i].kind == HD_OP_GET && sc->ops[i].queue != r))
+			return 0;
+	}
+	ld->q = r;
+	ld->wq = q;
+	/* the workers make no copy: the batch is what the main thread copies next */
+	for (i = 0; ld->batch < 0 && i < sc->nops; i++) {
+		const struct hd_op *op = &sc->ops[i];
+
+		if (i == ld->wop || i == ld->pop)
+			i += op->body_len;
+		else if (op->kind == HD_OP_COPY && op->src >= 0 &&
+			 sc->buffers[op->src].mem != HD_MEM_DEVICE) {
+			ld->batch = op->src;
+			ld->ret = op->bytes;
+		}
+	}
+	return 1;
+}
+
+/* The DataLoader that runs the input pipeline ld describes. */
+static void
+py_loader_print(struct hd_buf *b, const struct hd_scenario *sc, const struct loader *ld)
+{
+	const struct hd_op *w = &sc->ops[ld->wop];
+	uint32_t depth = sc->queues[ld->wq].depth;
+	uint64_t prefetch = (depth + w->count - 1) / w->count;
+	int ws, we;
+
+	body_shape(sc, ld->wop, &ws, &we);
+	hd_buf_puts(b,
+		    "from torch.utils.data import DataLoader, Dataset\n\n\n"
+		    "class Batches(Dataset):\n"
+		    "    # one item is one whole batch: what a worker does for it\n"
+		    "    def __len__(self):\n");
+	hd_buf_printf(b, "        return %" PRIu64 "\n\n    def __getitem__(self, i):\n", ld->n);
+	in_worker = 1;
+	walk_range(b, sc, ws, we - 1, 2, 1, py_op);
+	in_worker = 0;
+	hd_buf_printf(b, "        return torch.empty(%" PRIu64 ", dtype=torch.uint8)\n\n\n",
+		      ld->ret);
+	hd_buf_printf(b,
+		      "# workers %" PRIu64 " into queue %s of %u batches: num_workers=%" PRIu64
+		      ", prefetch_factor=%" PRIu64 "\n",
+		      w->count, sc->queues[ld->wq].name, depth, w->count,
+		      prefetch > 0 ? prefetch : 1);
+	if (ld->pop >= 0)
+		hd_buf_printf(b,
+			      "# thread %s copies each batch into pinned memory: pin_memory=True\n",
+			      sc->ops[ld->pop].text);
+	hd_buf_printf(b,
+		      "loader = DataLoader(Batches(), batch_size=None, num_workers=%" PRIu64
+		      ", pin_memory=%s,\n                    prefetch_factor=%" PRIu64 ")\n"
+		      "loader_it = iter(loader)\n",
+		      w->count, ld->pop >= 0 ? "True" : "False", prefetch > 0 ? prefetch : 1);
+}
+
+/* Python threads and queues: queue.Queue, one function per workers block. */
+static void
+py_threads(struct hd_buf *b, const struct hd_scenario *sc)
+{
+	int i;
+
+	hd_buf_puts(b, "import threading\nimport queue as queue_mod\n\n");
+	for (i = 0; i < sc->nqueues; i++) {
+		put_ident(b, sc->queues[i].name);
+		hd_buf_printf(b, " = queue_mod.Queue(maxsize=%u)\n", sc->queues[i].depth);
+	}
+	in_worker = 1;
+	for (i = 0; i < sc->nops; i++) {
+		const struct hd_op *op = &sc->ops[i];
+
+		if (op->kind != HD_OP_WORKERS)
+			continue;
+		hd_buf_puts(b, "\n\n# ");
+		workers_what(b, op);
+		hd_buf_printf(b, ": each of its threads runs this\ndef worker_fn_%d(worker):\n",
+			      workers_index(sc, i));
+		if (op->body_len == 0) {
+			indent(b, 1);
+			hd_buf_puts(b, "pass\n");
+		}
+		walk_range(b, sc, i + 1, i + 1 + op->body_len, 1, 1, py_op);
+		i += op->body_len;
+	}
+	in_worker = 0;
+	hd_buf_puts(b, "\n\n");
+}
+
 void
 hd_cudagen_torch(const struct hd_scenario *sc, struct hd_buf *b)
 {
 	int i;
 
 	reserved_lang = 1;
+	if (!loader_shape(sc, &py_loader))
+		py_loader.wop = -1;
 	hd_buf_printf(b, "# Scenario %s: ", sc->name);
 	hd_san_py_comment(b, sc->title);
 	hd_buf_putc(b, '\n');
@@ -1106,6 +1526,15 @@ hd_cudagen_torch(const struct hd_scenario *sc, struct hd_buf *b)
 		i += sc->ops[i].body_len;
 	}
 	hd_buf_puts(b, "\n");
+	if (py_loader.wop >= 0)
+		py_loader_print(b, sc, &py_loader);
+	else if (hd_threads_any(sc) || sc->nqueues > 0)
+		py_threads(b, sc);
 	walk(b, sc, 0, 1, py_op);
+	for (i = 0; i < sc->nops && py_loader.wop < 0; i++)
+		if (sc->ops[i].kind == HD_OP_WORKERS)
+			hd_buf_printf(
+			    b, "list(map(threading.Thread.join, th_%d))  # its threads end\n",
+			    workers_index(sc, i));
 	hd_buf_puts(b, "torch.cuda.synchronize()  # a run ends with the GPU idle\n");
 }

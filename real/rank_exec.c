@@ -152,6 +152,9 @@ issue(void *ctx, const struct hd_op *op, int peer, void *src, void *dst, cudaStr
 	case HD_OP_REPEAT:
 	case HD_OP_ON_RANK:
 	case HD_OP_BARRIER:
+	case HD_OP_WORKERS:
+	case HD_OP_PUT:
+	case HD_OP_GET:
 	case HD_OP_GRAPH:
 	case HD_OP_LAUNCH:
 	case HD_OP__COUNT:

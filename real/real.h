@@ -43,4 +43,16 @@ int hd_real_machine(int dev, struct hd_store_machine *m, struct hd_err *e);
  */
 int hd_real_pin_host_thread(int dev);
 
+/*
+ * Give the calling thread back the CPUs the process had before
+ * hd_real_pin_host_thread kept its thread on one: host threads started by
+ * that thread (which inherit its one CPU) share the process's cores.  0, or
+ * -1 when nothing was saved or the call failed.  Builds with CUDA only.
+ */
+int hd_real_unpin_thread(void);
+
+/* How many CPUs the process may run on (before the host thread was kept on
+ * one), or -1 if unknown: what `hdsim calibrate` writes as host.cores. */
+int hd_real_host_cpus(void);
+
 #endif

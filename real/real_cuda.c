@@ -16,7 +16,8 @@
  * one process per rank; each of those runs this same executor through
  * hd_rt_run with a struct hd_rt_comm for NCCL, the barrier and peer buffers
  * (rt.h).  Every CUDA call is checked and a failure names the call and the
- * driver's message.
+ * driver's message.  A scenario's host threads and queues run beside the
+ * walk as pthreads (workers.h), joined before each repeat ends.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -28,6 +29,7 @@
 
 #include "ir/backend.h"
 #include "ir/opfacts.h"
+#include "ir/threads.h"
 #include "kernels/kernels.h"
 #include "real/cudaerr.h"
 #include "real/fault.h"
@@ -35,6 +37,7 @@
 #include "real/ranks.h"
 #include "real/real.h"
 #include "real/rt.h"
+#include "real/workers.h"
 
 /* More op executions than this per repeat are refused: two events each. */
 #define RT_MAX_EXECS 200000
@@ -88,6 +91,7 @@ struct rt {
 	cudaEvent_t base;
 	const struct hd_rt_comm *comm; /* NULL on one GPU */
 	int rank, dev;
+	struct hd_rt_threads *thr;   /* host threads and queues (workers.h), or NULL */
 	struct hd_rt_graphs *graphs; /* the scenario's graphs, captured at set-up */
 };
 
@@ -469,8 +473,20 @@ exec_op(struct rt *rt, int i)
 		why = HD_WHY_DEVICE_SYNC;
 		break;
 	case HD_OP_HOST:
-		busy_wait_until(t0 + op->duration / HD_NS);
+		/* beside host threads, work is CPU time: threads share the cores */
+		if (rt->thr != NULL)
+			hd_rt_cpu_work(op->duration / HD_NS);
+		else
+			busy_wait_until(t0 + op->duration / HD_NS);
 		break;
+	case HD_OP_PUT:
+	case HD_OP_GET: {
+		int waited;
+
+		good = hd_rt_threads_queue(rt->thr, op, &waited, rt->e) == 0;
+		why = op->kind == HD_OP_GET ? HD_WHY_DATA : HD_WHY_ROOM;
+		break;
+	}
 	case HD_OP_READ:
 		good = CK(rt,
 			  cudaMemcpy(rt->read_buf, buf_ptr(rt, op->src), op->bytes,
@@ -482,6 +498,7 @@ exec_op(struct rt *rt, int i)
 		break;
 	case HD_OP_REPEAT: /* walk() opens blocks itself, and steps over graphs */
 	case HD_OP_ON_RANK:
+	case HD_OP_WORKERS:
 	case HD_OP_GRAPH:
 	case HD_OP__COUNT:
 		hd_err_set(rt->e, HD_EXIT_FAIL, "", "op %d (%s) cannot run on one GPU", i,
@@ -534,6 +551,13 @@ walk(struct rt *rt)
 			return -1;
 		}
 		op = &rt->sc->ops[i];
+		if (op->kind == HD_OP_WORKERS) {
+			/* its threads run the body (workers.c); the main thread goes on */
+			if (hd_rt_threads_start(rt->thr, i, rt->e) != 0)
+				return -1;
+			i += 1 + op->body_len;
+			continue;
+		}
 		if (op->kind == HD_OP_GRAPH) { /* captured at set-up: its launches run it */
 			i += 1 + op->body_len;
 			continue;
@@ -561,6 +585,27 @@ walk(struct rt *rt)
 		i++;
 	}
 	return 0;
+}
+
+/* Walk the op list with the scenario's host threads, if any: they are all
+ * joined before it returns, stopped early when the walk failed. */
+static int
+walk_threads(struct rt *rt)
+{
+	int rc = walk(rt);
+
+	if (rt->thr == NULL)
+		return rc;
+	if (hd_rt_threads_join(rt->thr, rc != 0, rt->e) != 0)
+		rc = -1;
+	return rc;
+}
+
+/* Where buffer i's memory is now, for the host threads. */
+static void *
+thread_buf(void *ctx, int i)
+{
+	return buf_ptr(ctx, i);
 }
 
 /* Allocate what the scenario declares, except buffers it ALLOCs itself. */
@@ -625,6 +670,8 @@ setup(struct rt *rt)
 			return -1;
 	if (!CK(rt, cudaMalloc((void **)&rt->scratch, 4096)) || !CK(rt, cudaEventCreate(&rt->base)))
 		return -1;
+	if (hd_threads_any(sc) || sc->nqueues > 0)
+		rt->thr = hd_rt_threads_new(sc, thread_buf, rt, rt->stop);
 	if ((rt->graphs = hd_rt_graphs_new(sc, graph_node, rt, rt->e)) == NULL)
 		return -1;
 	if (rt->comm != NULL) {
@@ -652,6 +699,8 @@ teardown(struct rt *rt)
 
 	/* Errors during clean-up must not replace the one being reported. */
 	rt->e = &ignore;
+	hd_rt_threads_free(rt->thr);
+	rt->thr = NULL;
 	cudaDeviceSynchronize();
 	hd_rt_graphs_free(rt->graphs);
 	for (i = 0; rt->bufs && i < sc->nbuffers; i++)
@@ -720,6 +769,9 @@ engine_lane_ok(const struct hd_op *op, enum hd_lane_kind *k)
 	case HD_OP_RECV:
 	case HD_OP_COLL:
 	case HD_OP_BARRIER:
+	case HD_OP_WORKERS:
+	case HD_OP_PUT:
+	case HD_OP_GET:
 	case HD_OP_GRAPH:
 	case HD_OP_LAUNCH: /* its nodes run inside the graph, untimed one by one */
 	case HD_OP__COUNT:
@@ -774,7 +826,7 @@ one_repeat(struct rt *rt, struct rt_span **out, size_t *nout)
 {
 	const struct hd_scenario *sc = rt->sc;
 	struct rt_span *v = NULL;
-	size_t n = 0, cap = 0, k;
+	size_t n = 0, cap = 0, k, nts;
 	int64_t before, after, start;
 	float ms;
 
@@ -782,6 +834,8 @@ one_repeat(struct rt *rt, struct rt_span **out, size_t *nout)
 	memset(rt->iters, 0, (size_t)sc->nops * sizeof *rt->iters);
 	if (reset_state(rt) != 0)
 		return -1;
+	if (rt->thr != NULL)
+		hd_rt_threads_reset(rt->thr, 1);
 	/* The GPU's time base, before the ranks meet: recording and waiting
 	 * for it takes each rank a different few microseconds, which after the
 	 * barrier would stagger their starts. */
@@ -798,7 +852,7 @@ one_repeat(struct rt *rt, struct rt_span **out, size_t *nout)
 			return -1;
 		start = now_ns();
 	}
-	if (walk(rt) != 0 || !CK(rt, cudaDeviceSynchronize()))
+	if (walk_threads(rt) != 0 || !CK(rt, cudaDeviceSynchronize()))
 		return -1;
 	/* One time base for all ranks (the first to leave the barrier),
 	 * agreed after the walk so as not to delay its start. */
@@ -820,6 +874,28 @@ one_repeat(struct rt *rt, struct rt_span **out, size_t *nout)
 		r->s.end = (h->t1 - rt->origin) * HD_NS;
 		r->s.label = -1;
 		r->lane_kind = h->api ? HD_LANE_API : HD_LANE_HOST;
+	}
+	if (rt->thr != NULL) {
+		const struct hd_rt_tspan *ts = hd_rt_threads_spans(rt->thr, &nts);
+
+		/* each host thread's, on its own host lane */
+		for (k = 0; k < nts; k++) {
+			struct rt_span *r;
+
+			v = hd_xgrow(v, &cap, n + 1, sizeof *v);
+			r = &v[n++];
+			memset(r, 0, sizeof *r);
+			r->s.op = ts[k].op;
+			r->s.iter = ts[k].iter;
+			r->s.kind = ts[k].kind;
+			r->s.why = ts[k].why;
+			r->s.start = (ts[k].t0 - rt->origin) * HD_NS;
+			r->s.end = (ts[k].t1 - rt->origin) * HD_NS;
+			r->s.bytes = ts[k].bytes;
+			r->s.label = -1;
+			r->lane_kind = HD_LANE_HOST;
+			r->lane_index = ts[k].thread;
+		}
 	}
 	for (k = 0; k < rt->ntimed; k++) {
 		struct rt_timed *t = &rt->timed[k];
@@ -912,6 +988,8 @@ bare_repeat(struct rt *rt)
 	memset(rt->iters, 0, (size_t)sc->nops * sizeof *rt->iters);
 	if (reset_state(rt) != 0)
 		return -1;
+	if (rt->thr != NULL)
+		hd_rt_threads_reset(rt->thr, 0);
 	rt->bare = 1;
 	before = now_ns();
 	if (!CK(rt, cudaEventRecord(rt->base, cudaStreamLegacy)) ||
@@ -919,7 +997,7 @@ bare_repeat(struct rt *rt)
 		goto fail;
 	after = now_ns();
 	rt->t0 = before + (after - before) / 2;
-	if (walk(rt) != 0)
+	if (walk_threads(rt) != 0)
 		goto fail;
 	host_end = now_ns();
 	end = (host_end - rt->t0) * HD_NS;
@@ -958,6 +1036,8 @@ hd_rt_run(const struct hd_scenario *sc, const struct hd_run_opts *o, const struc
 	int r, good = 0;
 	uint64_t execs;
 	hd_time *starts = NULL, *ends = NULL;
+	char(*tnames)[48] = NULL; /* host thread k's row name */
+	int nthreads = 0;
 	int64_t last;
 
 	if (sc->nranks > 1 && comm == NULL) {
@@ -1025,6 +1105,10 @@ hd_rt_run(const struct hd_scenario *sc, const struct hd_run_opts *o, const struc
 	if (comm != NULL && comm->barrier(comm->ctx, &last, e) != 0)
 		goto out;
 	/* Median start and end of each span over the repeats. */
+	/* the host threads' row names, once each */
+	nthreads = hd_threads_count(sc);
+	tnames = hd_xcalloc((size_t)nthreads + 1, sizeof *tnames);
+	hd_threads_table(sc, NULL, tnames, nthreads + 1);
 	starts = hd_xcalloc((size_t)repeats, sizeof *starts);
 	ends = hd_xcalloc((size_t)repeats, sizeof *ends);
 	for (k = 0; k < nreps[0]; k++) {
@@ -1052,6 +1136,9 @@ hd_rt_run(const struct hd_scenario *sc, const struct hd_run_opts *o, const struc
 		if (s0->lane_kind == HD_LANE_STREAM) {
 			stream_lane_name(sc, s0->lane_index, name, sizeof name);
 			lname = name;
+		} else if (s0->lane_kind == HD_LANE_HOST && s0->lane_index > 0 &&
+			   s0->lane_index <= nthreads) {
+			lname = tnames[s0->lane_index];
 		}
 		out.lane = sink->lane(sink->ctx, s0->lane_kind, rt.rank, s0->lane_index, lname);
 		out.label = sink->string(sink->ctx, op->label ? op->label : hd_op_api_name(op));
@@ -1065,6 +1152,7 @@ out:
 	free(nreps);
 	free(starts);
 	free(ends);
+	free(tnames);
 	teardown(&rt);
 	return good ? 0 : -1;
 }

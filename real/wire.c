@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ir/threads.h"
 #include "real/wire.h"
 
 /* Sanity limits on what a message may ask the reader to allocate. */
@@ -185,6 +186,8 @@ put_op(struct hd_wbuf *w, const struct hd_op *op)
 	hd_wbuf_u32(w, op->grid);
 	hd_wbuf_u64(w, op->count);
 	PUT_I(w, op->body_len);
+	PUT_I(w, op->queue);
+	PUT_I(w, op->worker);
 }
 
 static void
@@ -214,6 +217,8 @@ get_op(struct hd_rbuf *r, struct hd_op *op)
 	op->grid = hd_rbuf_u32(r);
 	op->count = hd_rbuf_u64(r);
 	op->body_len = GET_I(r);
+	op->queue = GET_I(r);
+	op->worker = GET_I(r) != 0;
 }
 
 void
@@ -251,6 +256,13 @@ hd_wire_put_scenario(struct hd_wbuf *w, const struct hd_scenario *sc)
 	PUT_I(w, sc->nops);
 	for (i = 0; i < sc->nops; i++)
 		put_op(w, &sc->ops[i]);
+	PUT_I(w, sc->nqueues);
+	for (i = 0; i < sc->nqueues; i++) {
+		hd_wbuf_str(w, sc->queues[i].name);
+		hd_wbuf_u32(w, sc->queues[i].depth);
+		PUT_I(w, sc->queues[i].line);
+		PUT_I(w, sc->queues[i].col);
+	}
 }
 
 /* Every index an op holds must name something the scenario has. */
@@ -265,7 +277,9 @@ op_in_range(const struct hd_scenario *sc, int i)
 	    op->peer < sc->nranks && op->root >= HD_NONE && op->root < sc->nranks &&
 	    op->event >= HD_NONE && op->event < sc->nevents && op->src >= HD_NONE &&
 	    op->src < sc->nbuffers && op->dst >= HD_NONE && op->dst < sc->nbuffers &&
-	    op->body_len >= 0 && op->body_len < sc->nops - i;
+	    op->body_len >= 0 && op->body_len < sc->nops - i &&
+	    ((op->kind != HD_OP_PUT && op->kind != HD_OP_GET) ||
+	     (op->queue >= 0 && op->queue < sc->nqueues));
 }
 
 struct hd_scenario *
@@ -310,6 +324,16 @@ hd_wire_get_scenario(struct hd_rbuf *r, struct hd_err *e)
 	sc->ops = hd_xcalloc((size_t)sc->nops + 1, sizeof *sc->ops);
 	for (i = 0; i < sc->nops && !r->bad; i++)
 		get_op(r, &sc->ops[i]);
+	sc->nqueues = r->bad ? 0 : get_count(r);
+	sc->queues = hd_xcalloc((size_t)sc->nqueues + 1, sizeof *sc->queues);
+	for (i = 0; i < sc->nqueues && !r->bad; i++) {
+		sc->queues[i].name = hd_rbuf_str(r);
+		sc->queues[i].depth = hd_rbuf_u32(r);
+		sc->queues[i].line = GET_I(r);
+		sc->queues[i].col = GET_I(r);
+		if (sc->queues[i].depth < 1 || sc->queues[i].depth > HD_QUEUE_MAX_DEPTH)
+			r->bad = 1;
+	}
 	for (i = 0; i < sc->nops && !r->bad; i++)
 		if (!op_in_range(sc, i))
 			r->bad = 1;

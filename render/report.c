@@ -270,6 +270,11 @@ subject(char *buf, size_t n, const struct hd_lane *ln)
 	case HD_LANE_HOST:
 	case HD_LANE_API:
 		who = "the host";
+		/* a host thread beside the main one goes by its row's name */
+		if (ln->kind == HD_LANE_HOST && ln->index != 0) {
+			snprintf(tmp, sizeof tmp, "%s", ln->name);
+			who = tmp;
+		}
 		break;
 	case HD_LANE_CE_H2D:
 		who = "copy engine HtoD";

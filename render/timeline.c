@@ -936,8 +936,8 @@ op_on_stream(const struct hd_op *op)
 		[HD_OP_SEND] = true,   [HD_OP_RECV] = true,   [HD_OP_COLL] = true,
 		[HD_OP_LAUNCH] = true,
 	};
-	/* a graph's nodes run where the graph is launched */
-	return (unsigned)op->kind < HD_OP__COUNT && on[op->kind] && !op->in_graph;
+	/* a graph's nodes run where the graph is launched; a worker's ops on no stream */
+	return (unsigned)op->kind < HD_OP__COUNT && on[op->kind] && !op->in_graph && !op->worker;
 }
 
 /* The name an op goes by in tables: its label, else its statement. */
@@ -966,7 +966,8 @@ hd_timeline_op_busy(const struct hd_trace *t, int op)
 		if (ln->kind == HD_LANE_STREAM && s->kind != HD_SPAN_WAIT &&
 		    s->kind != HD_SPAN_EVENT)
 			stream += s->end - s->start;
-		else if (ln->kind == HD_LANE_API && s->kind == HD_SPAN_API)
+		else if ((ln->kind == HD_LANE_API || ln->kind == HD_LANE_HOST) &&
+			 s->kind == HD_SPAN_API) /* a host thread's calls are on its own lane */
 			api += s->end - s->start;
 	}
 	return stream > 0 ? stream : api;

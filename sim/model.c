@@ -152,6 +152,9 @@ model_work_label(struct model *m, int opi)
 		case HD_OP_REPEAT:
 		case HD_OP_ON_RANK:
 		case HD_OP_BARRIER:
+		case HD_OP_WORKERS:
+		case HD_OP_PUT:
+		case HD_OP_GET:
 		case HD_OP_GRAPH:
 		case HD_OP__COUNT:
 			s = "op"; /* no work on the GPU */
@@ -320,12 +323,16 @@ make_lanes(struct model *m)
 		case HD_OP_REPEAT:
 		case HD_OP_ON_RANK:
 		case HD_OP_BARRIER:
+		case HD_OP_WORKERS:
+		case HD_OP_PUT:
+		case HD_OP_GET:
 		case HD_OP__COUNT:
 			break; /* on the host: the host and API lanes */
 		}
 	}
 	m->lane_host = m->sink->lane(m->sink->ctx, HD_LANE_HOST, m->rank, 0, "Host thread");
 	m->lane_api = m->sink->lane(m->sink->ctx, HD_LANE_API, m->rank, 0, "CUDA API");
+	model_threads_init(m); /* the lanes of its other host threads */
 	for (i = 0; i < sc->nstreams; i++)
 		if (used[i])
 			model_stream_lane(m, i);
@@ -390,6 +397,7 @@ model_at(struct model *m, hd_time t, enum ev_type type, uint32_t a, uint64_t b)
 			break;
 		case EV_FLOW:
 		case EV_COLL:
+		case EV_CPU:
 			break;
 		}
 		model_time_ok(m->w, t, m->w->sc, op);
@@ -639,6 +647,7 @@ rank_free(struct model *m)
 	free(m->buf);
 	free(m->execs);
 	free(m->h.stack);
+	model_threads_free(m);
 }
 
 static void
@@ -815,7 +824,10 @@ handle(struct world *w, const struct hd_event_rec *ev, volatile int *stop)
 
 	switch ((enum ev_type)(ev->type & EV_MASK)) {
 	case EV_HOST:
-		model_host_step(m, stop);
+		if (ev->a == 0)
+			model_host_step(m, stop);
+		else
+			model_thread_step(m, (int)ev->a, stop);
 		break;
 	case EV_READY:
 		if (m->g[ev->a].gen == (uint32_t)ev->b)
@@ -837,6 +849,9 @@ handle(struct world *w, const struct hd_event_rec *ev, volatile int *stop)
 		if (m->g[ev->a].gen == (uint32_t)ev->b)
 			model_coll_done(m, (int)ev->a);
 		break;
+	case EV_CPU:
+		model_on_cpu(m, ev->a);
+		break;
 	case EV_NODE:
 		if (m->g[ev->a].gen == (uint32_t)ev->b)
 			model_graph_node_ready(m, (int)ev->a);
@@ -853,7 +868,8 @@ hd_model_run(const struct hd_scenario *sc, const struct hd_profile *p, const str
 	struct hd_event_rec ev;
 	int rc = 0, r, i, stuck = 0;
 
-	if (hd_model_check(sc, e) < 0 || model_check_profile(p, e) < 0)
+	if (hd_model_check(sc, e) < 0 || model_check_threads(sc, e) < 0 ||
+	    model_check_profile(p, e) < 0)
 		return -1;
 	world_init(&w, sc, p, sink);
 	for (r = 0; r < w.n; r++) {
@@ -884,7 +900,7 @@ hd_model_run(const struct hd_scenario *sc, const struct hd_profile *p, const str
 		struct model *m = &w.rk[r];
 		hd_time now = hd_engine_now(w.eng);
 
-		if (m->h.done)
+		if (m->h.done && model_threads_done(m))
 			continue;
 		stuck++;
 		/* a deadlocked rank's call never returns: show it open until now */
@@ -896,6 +912,8 @@ hd_model_run(const struct hd_scenario *sc, const struct hd_profile *p, const str
 			model_emit(m, m->lane_api, m->h.op, m->h.iter, HD_SPAN_API, HD_WHY_NONE,
 				   m->h.t0, now, 0, model_api_label(m, m->h.op));
 		}
+		if (w.problem == NULL && !(stop != NULL && *stop))
+			model_threads_stuck(m, now);
 	}
 	if (stop != NULL && *stop) {
 		hd_err_set(e, HD_EXIT_FAIL, "", "the run of scenario '%s' was stopped", sc->name);

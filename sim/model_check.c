@@ -182,6 +182,8 @@ describe_rank(struct world *w, struct model *m, struct hd_buf *b)
 	int s, said = 0;
 
 	hd_buf_printf(b, "  rank %d: ", m->rank);
+	if (model_threads_main_text(w, m, b))
+		return; /* a put or get, or only its other threads wait */
 	if (op == NULL) {
 		hd_buf_printf(b, "waits\n");
 		return;
@@ -220,20 +222,21 @@ model_deadlock_text(struct world *w)
 
 	hd_buf_init(&b);
 	for (r = 0; r < w->n; r++)
-		if (!w->rk[r].h.done)
+		if (!w->rk[r].h.done || !model_threads_done(&w->rk[r]))
 			stuck++;
 	hd_buf_printf(&b,
 		      "deadlock at %s: %d of %d ranks wait and nothing left "
 		      "can wake them\n",
 		      hd_fmt_time(when, sizeof when, hd_engine_now(w->eng)), stuck, w->n);
 	for (r = 0; r < w->n; r++) {
-		if (w->rk[r].h.done)
+		if (w->rk[r].h.done && model_threads_done(&w->rk[r]))
 			continue;
 		if (shown++ == 8) {
 			hd_buf_printf(&b, "  ... and %d more ranks\n", stuck - 8);
 			break;
 		}
 		describe_rank(w, &w->rk[r], &b);
+		model_threads_text(w, &w->rk[r], &b);
 	}
 	return b.s;
 }

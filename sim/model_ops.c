@@ -49,6 +49,8 @@ wait_holds(struct model *m, const struct hwait *w)
 		return g->gen != w->gen || g->chunks_done >= w->ticket;
 	case W_BARRIER:
 		return m->w->barrier_done >= w->ticket;
+	case W_HANDOFF:
+		return w->ticket != 0;
 	}
 	return 1;
 }
@@ -286,6 +288,13 @@ op_host(struct model *m, const struct hd_op *op, int opi)
 {
 	hd_time now = hd_engine_now(m->eng);
 
+	if (m->thr != NULL) { /* host threads share the cores (model_host.c) */
+		if (m->h.phase++ > 0)
+			return H_DONE;
+		model_cpu_start(m, 0, m->lane_host, opi, m->h.iter, op->duration, 0,
+				model_work_label(m, opi));
+		return H_YIELD;
+	}
 	if (m->h.phase == 0) {
 		model_emit(m, m->lane_host, opi, m->h.iter, HD_SPAN_HOST, HD_WHY_NONE, now,
 			   now + op->duration, 0, model_work_label(m, opi));
@@ -463,6 +472,12 @@ op_copy_host(struct model *m, const struct hd_op *op)
 		return host_sleep(m, m->p->api_memcpy, 1);
 	case 1:
 		d = hd_time_for_bytes((double)op->bytes, m->p->host_memcpy_h2d_bw);
+		if (m->thr != NULL) { /* on the cores the host threads share */
+			h->phase = 2;
+			model_cpu_start(m, 0, m->lane_host, h->op, h->iter, d, op->bytes,
+					model_work_label(m, h->op));
+			return H_YIELD;
+		}
 		model_emit(m, m->lane_host, h->op, h->iter, HD_SPAN_HOST, HD_WHY_NONE, now, now + d,
 			   op->bytes, model_work_label(m, h->op));
 		return host_sleep(m, d, 2);
@@ -679,6 +694,33 @@ op_barrier(struct model *m, const struct hd_op *op, int opi)
 	return op_sync(m, wait_of(W_BARRIER, 0, m->nbarrier, HD_WHY_COLLECTIVE, m->p->sync_wake));
 }
 
+/* A workers block: its threads start now and run its body; the main thread
+ * goes on after it (model_host.c). */
+static int
+op_workers(struct model *m, const struct hd_op *op, int opi)
+{
+	model_threads_start(m, opi);
+	m->h.pc += op->body_len;
+	return H_DONE;
+}
+
+/* put or get: done at once, or the main thread waits until another host
+ * thread takes an item or puts one (model_host.c). */
+static int
+op_queue(struct model *m, const struct hd_op *op, int opi)
+{
+	struct hwait w;
+
+	(void)opi;
+	if (m->h.phase == 0 && model_queue_op(m, 0, op) != 0) {
+		w = wait_of(W_HANDOFF, 0, 0, op->kind == HD_OP_GET ? HD_WHY_DATA : HD_WHY_ROOM, 0);
+		w.slot = op->queue;
+		if (host_wait(m, w, 1) == H_YIELD)
+			return H_YIELD;
+	}
+	return host_api_end(m);
+}
+
 /* A loop or rank block's header: host_next walks into its body or past it,
  * so the host never runs the header itself. */
 static int
@@ -714,6 +756,9 @@ static const op_fn op_table[HD_OP__COUNT] = {
 	[HD_OP_BARRIER] = op_barrier,
 	[HD_OP_REPEAT] = op_block,
 	[HD_OP_ON_RANK] = op_block,
+	[HD_OP_WORKERS] = op_workers,
+	[HD_OP_PUT] = op_queue,
+	[HD_OP_GET] = op_queue,
 	[HD_OP_GRAPH] = op_block,
 	[HD_OP_LAUNCH] = op_launch,
 };

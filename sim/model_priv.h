@@ -10,6 +10,8 @@
  *   model_ranks.c  between ranks: peer paths, send/recv matching, collectives
  *   model_ops.c    the host thread: walking the op list, one handler per op kind
  *   model_check.c  checks of the input, and the deadlock report
+ *   model_host.c   host threads beside the main one, the queues between
+ *                  them, and the CPU cores they share
  *   model_graph.c  CUDA graphs: a launch's nodes, one after another
  *
  * Everything here is the model's own: names carry a model_ prefix and no
@@ -34,6 +36,7 @@ enum ev_type {
 	EV_XLAT,  /* a transfer's set-up latency has passed: start its flow */
 	EV_FLOW,  /* the earliest flow finishes (a = generation) */
 	EV_COLL,  /* this rank's part of a collective ends */
+	EV_CPU,   /* the earliest host work on the CPU cores ends (a = generation) */
 	EV_NODE,  /* a graph node's gap has passed: it starts (model_graph.c) */
 };
 /* Event types carry the rank above the low four bits. */
@@ -171,6 +174,8 @@ enum wait_kind {
 	W_STARTED, /* staged gop (slot, gen) is running */
 	W_CHUNKS,  /* staged gop (slot, gen) has `ticket` chunks done */
 	W_BARRIER, /* every rank has reached barrier number `ticket` */
+	W_HANDOFF, /* another host thread handed over the item or room of queue `slot`
+		    * (model_host.c sets `ticket`) */
 };
 
 struct hwait {
@@ -267,6 +272,9 @@ struct model {
 
 	uint64_t spans, op_execs;
 	hd_time makespan;
+
+	struct mthreads *thr; /* host threads beside the main one, their queues
+			       * and the CPU (model_host.c); NULL without any */
 };
 
 /* A collective some ranks have reached. */
@@ -384,6 +392,36 @@ void model_host_poll(struct model *m);
 /* EV_HOST: run the host thread until it waits or is done (or *stop). */
 void model_host_step(struct model *m, volatile int *stop);
 
+/* --- model_host.c: host threads, queues, the CPU ------------------------------------ */
+
+/* Set up rank m's host threads and queues, and make their lanes (after the
+ * main thread's); nothing when the scenario starts none. */
+void model_threads_init(struct model *m);
+void model_threads_free(struct model *m);
+/* The main thread reached workers op opi: its threads start now. */
+void model_threads_start(struct model *m, int opi);
+/* EV_HOST for thread k >= 1: run it until it waits or ends. */
+void model_thread_step(struct model *m, int k, volatile int *stop);
+/* put or get of op by thread k (0: the main thread): 0 when it is done at
+ * once, 1 when thread k now waits (the main thread: until m->h.w.ticket). */
+int model_queue_op(struct model *m, int k, const struct hd_op *op);
+/* Host work of thread k on the CPU cores: `work` of one core's time; its
+ * span (lane, op, iter, label, bytes) is drawn when it ends, then the
+ * thread resumes (EV_HOST). */
+void model_cpu_start(struct model *m, int k, int lane, int op, uint32_t iter, hd_time work,
+		     uint64_t bytes, int label);
+/* EV_CPU: the work that is done ends. */
+void model_on_cpu(struct model *m, uint32_t gen);
+/* Have all of rank m's other threads ended? */
+bool model_threads_done(const struct model *m);
+/* A run that ended in a deadlock: draw each waiting thread's open wait up to now. */
+void model_threads_stuck(struct model *m, hd_time now);
+/* The deadlock's words for the main thread's queue wait (true if it had
+ * one) and for rank m's waiting threads (lines appended to b). */
+bool model_threads_main_text(struct world *w, struct model *m, struct hd_buf *b);
+void model_threads_text(struct world *w, struct model *m, struct hd_buf *b);
+/* 0, or -1 with e set when sc's threads break ir/threads.h's rules. */
+int model_check_threads(const struct hd_scenario *sc, struct hd_err *e);
 /* --- model_graph.c: CUDA graphs --------------------------------------------------- */
 
 /* One graph of the scenario: its HD_OP_GRAPH op and the nodes a launch runs. */

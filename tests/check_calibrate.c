@@ -7,9 +7,11 @@
  * give the topology and link figures.  Built in CUDA builds only (it needs
  * the CUDA headers), and runs without a GPU.
  */
+#define _GNU_SOURCE
 #include "config.h"
 
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef HAVE_NCCL
@@ -108,7 +110,12 @@ START_TEST(quick_run_finds_the_figures)
 	struct hd_buf log;
 	struct hd_err e = { 0 };
 	struct prog pr;
+	cpu_set_t set;
+	int cpus;
 
+	/* before the calibration keeps its thread on one CPU */
+	ck_assert_int_eq(sched_getaffinity(0, sizeof set, &set), 0);
+	cpus = CPU_COUNT(&set);
 	ck_assert_msg(run(0, 0, &p, &log, &e, &pr) == 0, "%s", e.msg);
 	if (at_speed()) {
 		ck_assert(REL(p.h2d_bw, FAKE_H2D) < 0.03);
@@ -154,6 +161,8 @@ START_TEST(quick_run_finds_the_figures)
 	ck_assert_str_eq(p.name, "calibrated-nvidia-h100-80gb-hbm3-fake");
 	ck_assert_str_eq(p.gpu_name, "NVIDIA H100 80GB HBM3 (fake)");
 	ck_assert_int_eq(p.sms, 132);
+	/* the cores host threads share: this process's CPUs, whatever the base said */
+	ck_assert_int_eq(p.host_cores, cpus);
 	/* kept from the base: nothing measures them on one GPU */
 	ck_assert_int_eq(p.pcie_gen, 5);
 	ck_assert_int_eq(p.max_kernels, hd_profile_builtin_find("h100-sxm")->max_kernels);

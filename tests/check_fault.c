@@ -21,7 +21,9 @@
 #include "tests/testdb.h"
 #include "tests/testutil.h"
 
-/* One scenario with every kind of call the backend makes on one GPU. */
+/* One scenario with every kind of call the backend makes on one GPU, and a
+ * host thread that waits for room in a queue while the main thread runs
+ * them (a failure must stop it too). */
 static const char lesson_text[] = "hdsim 1\n"
 				  "lesson faults\n"
 				  "title \"Every kind of CUDA call\"\n"
@@ -35,7 +37,14 @@ static const char lesson_text[] = "hdsim 1\n"
 				  "  stream q nonblocking priority -1\n"
 				  "  event e\n"
 				  "  event n notiming\n"
+				  "  queue ready 1\n"
+				  "  thread t\n"
+				  "    host 1us\n"
+				  "    put ready\n"
+				  "    put ready\n"
+				  "  end\n"
 				  "  pin p\n"
+				  "  get ready\n"
 				  "  copy h -> d async on s\n"
 				  "  copy p -> d2\n"
 				  "  kernel spin 1us on s\n"
@@ -58,6 +67,7 @@ static const char lesson_text[] = "hdsim 1\n"
 				  "  sync q\n"
 				  "  read d 4KiB\n"
 				  "  free d2\n"
+				  "  get ready\n"
 				  "  sync device\n"
 				  "end\n";
 

@@ -166,6 +166,13 @@ static const struct bad bad[] = {
 	{ HDR SC "  alloc h\n  graph g\n    copy h -> d async\n  end\nend\n", 8, 3,
 	  "so h cannot be allocated" },
 	{ HDR "graph g\n", 4, 1, "'graph' is a scenario statement" },
+	/* host threads and queues stay outside graphs, graphs outside host threads */
+	{ HDR SC "  queue q 2\n  graph g\n    put q\n  end\nend\n", 10, 5,
+	  "'put' cannot be captured in graph g: a queue is between host threads" },
+	{ HDR SC "  graph g\n    workers 2\n      host 1us\n    end\n  end\nend\n", 9, 5,
+	  "'workers' cannot be captured in graph g: host threads start beside the main one" },
+	{ HDR SC "  graph g\n    kernel spin 1us\n  end\n  workers 2\n    launch g\n  end\nend\n",
+	  12, 5, "'launch' cannot run in a host thread" },
 	/* a graph replays the same nodes at every launch: no condition inside */
 	{ HDR "knob k 1 1 .. 2 \"k\"\n" SC "  graph g\n    kernel spin 1us\n    if k > 1\n"
 	      "      kernel spin 1us\n    end\n  end\nend\n",

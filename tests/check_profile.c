@@ -123,6 +123,7 @@ START_TEST(builtins_set_every_field)
 		SAME(node_h2d_bw);
 		SAME(node_d2h_bw);
 		SAME(node_bidir_bw);
+		SAME(host_cores);
 		SAME(api_launch);
 		SAME(api_memcpy);
 		SAME(api_event);
@@ -347,7 +348,8 @@ START_TEST(older_profile_without_optional_keys)
 	char *text = hd_profile_format(p), *line;
 	struct hd_profile q;
 	struct hd_err e;
-	static const char *const drop[] = { "host.dma_h2d", "host.dma_d2h", "host.dma_bidir" };
+	static const char *const drop[] = { "host.dma_h2d", "host.dma_d2h", "host.dma_bidir",
+					    "host.cores" };
 	size_t i;
 
 	ck_assert(p->node_h2d_bw > 0);
@@ -360,6 +362,7 @@ START_TEST(older_profile_without_optional_keys)
 	memset(&e, 0, sizeof e);
 	ck_assert_msg(hd_profile_parse(text, "old", &q, &e) == 0, "%s", e.msg);
 	ck_assert(q.node_h2d_bw == 0 && q.node_d2h_bw == 0 && q.node_bidir_bw == 0);
+	ck_assert_int_eq(q.host_cores, 0); /* no cores named: a core per thread */
 	ck_assert(q.h2d_bw == p->h2d_bw);
 	line = strstr(text, "host.pin_base");
 	ck_assert_ptr_nonnull(line);

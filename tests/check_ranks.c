@@ -166,6 +166,70 @@ START_TEST(scenario_crosses_the_wire_exactly)
 }
 END_TEST
 
+/* Queues and host threads cross too: each rank runs its own. */
+START_TEST(threads_cross_the_wire)
+{
+	static const char text[] = "hdsim 1\nlesson q\ntitle \"Q\"\n"
+				   "scenario q\n  ranks 2\n  queue batches 3\n"
+				   "  thread loader\n    host 1us\n    put batches\n  end\n"
+				   "  get batches\nend\n";
+	struct hd_err e = { 0 };
+	struct hd_lesson *l = hd_lesson_parse(text, sizeof text - 1, "q.hds", &e);
+	struct hd_scenario *sc, *back;
+	struct hd_wbuf a = { 0 }, b = { 0 };
+	struct hd_rbuf r;
+
+	ck_assert_msg(l != NULL, "%s", e.msg);
+	sc = hd_lesson_instantiate(l, 0, NULL, &e);
+	ck_assert_msg(sc != NULL, "%s", e.msg);
+	hd_wire_put_scenario(&a, sc);
+	r = (struct hd_rbuf){ .p = a.p, .len = a.len };
+	back = hd_wire_get_scenario(&r, &e);
+	ck_assert_msg(back != NULL, "%s", e.msg);
+	hd_wire_put_scenario(&b, back);
+	ck_assert(a.len == b.len && memcmp(a.p, b.p, a.len) == 0);
+	ck_assert_int_eq(back->nqueues, 1);
+	ck_assert_str_eq(back->queues[0].name, "batches");
+	ck_assert_uint_eq(back->queues[0].depth, 3);
+	ck_assert_int_eq(back->ops[0].kind, HD_OP_WORKERS);
+	ck_assert_str_eq(back->ops[0].text, "loader");
+	ck_assert_int_eq(back->ops[3].kind, HD_OP_GET);
+	ck_assert_int_eq(back->ops[3].queue, 0);
+	/* a queue deeper than the language allows is garbled, not trusted */
+	back->queues[0].depth = 1u << 20;
+	hd_wbuf_free(&b);
+	memset(&b, 0, sizeof b);
+	hd_wire_put_scenario(&b, back);
+	hd_scenario_free(back);
+	r = (struct hd_rbuf){ .p = b.p, .len = b.len };
+	ck_assert_ptr_null(hd_wire_get_scenario(&r, &e));
+	hd_wbuf_free(&a);
+	hd_wbuf_free(&b);
+	/* both ranks run their loader thread, on its own lane */
+	{
+		struct hd_run_opts ro = { .warmup = 1, .repeats = 3 };
+		struct hd_trace *t;
+		size_t i;
+		int seen = 0;
+
+		knobs("2");
+		t = hd_backend_trace(&hd_real_backend, sc, &ro, &e);
+		ck_assert_msg(t != NULL, "%s", e.msg);
+		for (i = 0; i < t->nspans; i++) {
+			const struct hd_lane *ln = &t->lanes[t->spans[i].lane];
+
+			if (t->spans[i].op == 1 && ln->kind == HD_LANE_HOST && ln->index == 1 &&
+			    strcmp(ln->name, "Thread loader") == 0)
+				seen |= 1 << ln->rank;
+		}
+		ck_assert_int_eq(seen, 3);
+		hd_trace_free(t);
+	}
+	hd_scenario_free(sc);
+	hd_lesson_free(l);
+}
+END_TEST
+
 /* Spans of op `op` and kind `kind` on stream lanes of rank `rank`. */
 static int
 stream_spans(const struct hd_trace *t, int op, int rank, enum hd_span_kind kind)
@@ -461,6 +525,7 @@ ranks_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, scenario_crosses_the_wire_exactly);
+	tcase_add_test(tc, threads_cross_the_wire);
 	tcase_add_test(tc, two_ranks_send_back_their_spans);
 	tcase_add_test(tc, four_ranks_send_back_their_spans);
 	tcase_add_test(tc, killed_rank_ends_the_run);

@@ -88,5 +88,70 @@ if "$HDSIM" show --cuda pinned-vs-pageable --scenario nosuch > /dev/null 2>&1; t
 	echo "FAIL: an unknown --scenario was accepted"; fail=1
 fi
 
+# Host threads: pthreads and a bounded queue in C; in PyTorch, the DataLoader
+# for the input pipeline's shape, threading and queue.Queue otherwise.
+"$HDSIM" show --cuda dataloader-workers --scenario pinned > "$tmp/dl.txt" || fail=1
+for want in 'pthread_create(&th_0[w], NULL, worker_fn_0, (void *)w)' 'q_get(&ready);' \
+	'memmove(staged, h, 33554432ULL);' 'q_init(&batches, 8);' \
+	'loader = DataLoader(Batches(), batch_size=None, num_workers=4, pin_memory=True,' \
+	'staged = next(loader_it)'; do
+	grep -qF "$want" "$tmp/dl.txt" ||
+		{ echo "FAIL: dataloader-workers, pinned: no '$want'"; fail=1; }
+done
+"$HDSIM" show --cuda dataloader-workers --scenario one > "$tmp/dl.txt" || fail=1
+grep -qF 'num_workers=1, pin_memory=False' "$tmp/dl.txt" ||
+	{ echo "FAIL: dataloader-workers, one: no DataLoader of one worker"; fail=1; }
+grep -qF 'h = next(loader_it)' "$tmp/dl.txt" ||
+	{ echo "FAIL: dataloader-workers, one: the batch is not taken from the loader"; fail=1; }
+"$HDSIM" show --cuda dataloader-workers --scenario workers --set workers=2 > "$tmp/dl.txt" || fail=1
+grep -qF 'num_workers=2, pin_memory=False,' "$tmp/dl.txt" ||
+	{ echo "FAIL: --set workers=2 did not reach the DataLoader"; fail=1; }
+
+# An `if` on a loop index inside a thread's body stays an `if` in the
+# thread's function (C and Python), and such a body is not the DataLoader's
+# shape; the C compiles, the Python parses.
+cat > "$tmp/cond-worker.hds" <<'EOF'
+hdsim 1
+lesson cond-worker
+title "A condition in a thread"
+knob every 2 1 .. 4 "put every this many"
+scenario cond
+  buffer h pinned 1MiB
+  buffer d device 1MiB
+  queue q 4
+  workers 1
+    repeat 4 as i
+      host 1ms
+      if i % every == 0
+        put q
+      else
+        host 500us
+      end
+    end
+  end
+  repeat 2
+    get q
+    copy h -> d
+  end
+end
+EOF
+"$HDSIM" show --cuda "$tmp/cond-worker.hds" > "$tmp/cw.txt" || fail=1
+awk -v dir="$tmp" '/^---- CUDA C ----$/ { m = "cu"; next } /^---- PyTorch ----$/ { m = "py"; next }
+	m != "" { print > (dir "/cw." m) }' "$tmp/cw.txt"
+sed -n '/^static void \*worker_fn_0/,/^}/p' "$tmp/cw.cu" | grep -qF \
+	'        if (i % 2 == 0) {  /* if i % every == 0 */' &&
+	grep -qF '            q_put(&q);' "$tmp/cw.cu" &&
+	sed -n '/^def worker_fn_0/,/^$/p' "$tmp/cw.py" | grep -qF \
+	'        if i % 2 == 0:  # if i % every == 0' &&
+	! grep -q 'DataLoader' "$tmp/cw.py" ||
+	{ echo "FAIL: cond-worker: the thread's condition is not an if in its function"; fail=1; }
+if [ -n "$nvcc" ] && ! "$nvcc" -c -o "$tmp/x.o" -I"$src/kernels" "$tmp/cw.cu" 2> "$tmp/nvcc.err"; then
+	echo "FAIL: cond-worker: generated CUDA C does not compile:"; cat "$tmp/nvcc.err"; fail=1
+fi
+if [ -n "$py" ] && ! "$py" -c 'import ast, sys; ast.parse(open(sys.argv[1]).read())' \
+	"$tmp/cw.py" 2> "$tmp/py.err"; then
+	echo "FAIL: cond-worker: generated PyTorch is not valid Python:"; cat "$tmp/py.err"; fail=1
+fi
+
 echo "checked $checked scenarios (nvcc: ${nvcc:-none}, python3: ${py:-none})"
 exit $fail

@@ -238,6 +238,37 @@ lesson work-max "  kernel compute 1e24FLOP"
 expect 0 "" lint "$tmp/work-max.hds"
 lesson work-over "  kernel compute 2e24FLOP"
 expect 2 "work-over.hds:5:18: error: work must be from 0 to 10^24 FLOP" lint "$tmp/work-over.hds"
+# host threads: 64 beside the main one, a queue of 4096 items; run at the
+# limit (64 threads, each its 64 items through the queue, taken by the main
+# thread), refused past it
+lesson threads-64 "  queue q 4096
+  workers 32
+    repeat 64
+      host 1us
+      put q
+    end
+  end
+  thread t
+    put q
+  end
+  workers 31
+    put q
+  end
+  repeat 2080
+    get q
+  end"
+expect 0 "" run "$tmp/threads-64.hds"
+grep -q 'Worker 62' "$tmp/out" || fail "64 host threads: no row 'Worker 62'"
+lesson threads-65 "  workers 64
+    host 1us
+  end
+  thread t
+  end"
+expect 2 "threads-65.hds:8:3: error: scenario a starts more than 64 host threads beside the main one (64 before this block, 1 in it); the limit is 64" \
+	lint "$tmp/threads-65.hds"
+lesson queue-4097 "  queue q 4097"
+expect 2 "queue-4097.hds:5:11: error: a queue's depth must be from 1 to 4096, but '4097' is 4097" \
+	lint "$tmp/queue-4097.hds"
 
 # ---- how many names: 1000 of each kind, then one more ------------------------
 names() {   # names FILE KIND N: a lesson declaring N names of KIND
@@ -251,11 +282,12 @@ names() {   # names FILE KIND N: a lesson declaring N names of KIND
 		printf "scenario a\n"
 		if (k == "buffer") for (i = 0; i < n; i++) printf "  buffer b%d device 1KiB\n", i
 		if (k == "event") for (i = 0; i < n; i++) printf "  event e%d\n", i
+		if (k == "queue") for (i = 0; i < n; i++) printf "  queue q%d 1\n", i
 		if (k == "label") for (i = 0; i < n; i++) printf "  l%d: host 1us\n", i
 		printf "  host 1us\nend\n"
 	}' >"$1"
 }
-for k in buffer event label knob scenario question; do
+for k in buffer event queue label knob scenario question; do
 	names "$tmp/$k-1000.hds" $k 1000
 	expect 0 "" lint "$tmp/$k-1000.hds"
 	names "$tmp/$k-1001.hds" $k 1001

@@ -779,4 +779,31 @@ wait_for "R7 -> R8 network node 0 -> node 1"
 keys q q q
 wait_for "hdsim-exit=0"
 
+# ---- lesson 22: host threads have rows of their own, named ---------------------
+start
+wait_for "Pinned vs pageable"
+keys /
+keys d a t a l o a d e r
+wait_for "/dataloader_"
+keys Enter Enter
+wait_for "(page 1 of 2)"
+keys Space Space
+wait_for "Put the four loaders in the order they finish"
+keys d c b a Enter
+wait_for "How sure are you?"
+keys Enter
+wait_for "what does the main thread spend most of its time on?"
+keys b
+wait_for "How sure are you?"
+keys Enter
+wait_for "scenario 1 of 4: inline"
+keys Tab Tab Tab
+wait_for "scenario 4 of 4: pinned"
+keys End
+for row in "Worker 0 " "Worker 3 " "Thread pin-memory " "Host thread " "CUDA API "; do
+	shows "$row" 20 && ok || fail "lesson 22's pinned run lacks the row '$row'"
+done
+keys q q q
+wait_for "hdsim-exit=0"
+
 finish tui.sh

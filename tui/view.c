@@ -614,6 +614,9 @@ rank_active(const struct hd_trace *t, int rank, const enum hd_lane_kind *kinds, 
 
 		if (ln->rank != rank || at < s->start || at >= s->end)
 			continue;
+		/* the host is the main thread: other host threads have lanes of their own */
+		if (ln->kind == HD_LANE_HOST && ln->index != 0)
+			continue;
 		for (k = 0; k < nk && kinds[k] != ln->kind; k++)
 			;
 		if (k == nk)

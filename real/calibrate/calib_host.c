@@ -14,6 +14,7 @@
 
 #include "kernels/kernels.h"
 #include "real/calibrate/calib_priv.h"
+#include "real/real.h"
 
 /* ---- host API costs ---------------------------------------------------------------- */
 
@@ -123,6 +124,10 @@ calp_stage_api(struct cal *c)
 	hd_cal_set_time(&c->sum, "api.sync", &c->p->api_sync, v[API_SYNC], api_names[API_SYNC].how);
 	c->api_memcpy = v[API_MEMCPY];
 	c->api_sync = v[API_SYNC];
+	/* the cores a rank's host threads share: this process's CPUs */
+	if (hd_real_host_cpus() > 0)
+		hd_cal_set_int(&c->sum, "host.cores", &c->p->host_cores, hd_real_host_cpus(),
+			       "CPUs this process may run on (sched_getaffinity)");
 	return 0;
 }
 
