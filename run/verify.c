@@ -512,7 +512,7 @@ split_line(struct hd_buf *out, const char *what, const struct hd_verify_result *
 		for (i = 0; i < n; i++)
 			within += a[i] <= 0.1;
 		hd_buf_printf(out,
-			      "  %-34s n %3d  median %6.1f %%  p90 %6.1f %%  worst %7.1f %%  "
+			      "  %-44s n %3d  median %6.1f %%  p90 %6.1f %%  worst %7.1f %%  "
 			      "within 10 %%: %d\n",
 			      what, n, 100 * (n % 2 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2),
 			      100 * a[(9 * n + 9) / 10 - 1], 100 * a[n - 1], within);
@@ -527,12 +527,17 @@ put_split(struct hd_buf *out, const struct hd_verify_opts *o, const struct hd_ve
 	char what[3][96];
 	int s, k;
 
-	snprintf(what[0], sizeof what[0], "as predicted above (%.40s)", o->profile->name);
-	snprintf(what[1], sizeof what[1], "built-in %.40s alone",
+	snprintf(what[0], sizeof what[0], "as predicted above (%.24s)", o->profile->name);
+	snprintf(what[1], sizeof what[1], "built-in %.24s alone",
 		 o->alone[0] != NULL ? o->alone[0]->name : "");
-	snprintf(what[2], sizeof what[2], "calibrated %.40s alone, no refit",
-		 o->alone[1] != NULL ? o->alone[1]->name : "");
+	snprintf(what[2], sizeof what[2], "stored calibrated profile alone, no refit");
 	for (s = 0; s < 2; s++) {
+		int i, n = 0;
+
+		for (i = 0; i < res->nerrs; i++)
+			n += res->spin_bound[i] == (s == 1);
+		if (n == 0)
+			continue;
 		hd_buf_printf(out, "%s\n",
 			      s == 0 ?
 				  "  Makespan error by prediction (scenarios a spin kernel does "

@@ -147,7 +147,7 @@ START_TEST(summary_split_by_prediction)
 	ck_assert_int_lt(spin, res.nerrs);
 	ck_assert_ptr_nonnull(strstr(out.s, "Makespan error by prediction"));
 	ck_assert_ptr_nonnull(strstr(out.s, "built-in a100-pcie alone"));
-	ck_assert_ptr_nonnull(strstr(out.s, "calibrated h100-sxm alone, no refit"));
+	ck_assert_ptr_nonnull(strstr(out.s, "stored calibrated profile alone, no refit"));
 	ck_assert_ptr_nonnull(strstr(out.s, "Scenarios a spin kernel sets"));
 	ck_assert_ptr_nonnull(strstr(out.s, "(a100-pcie alone)   error   +0.0 %"));
 	hd_buf_free(&out);
