@@ -52,11 +52,15 @@ struct hd_profile {
 	/* Host memory and pageable staging. */
 	double host_memcpy_h2d_bw; /* CPU memcpy from pageable memory into a staging buffer */
 	double host_memcpy_d2h_bw; /* CPU memcpy out of a staging buffer into pageable memory */
-	uint64_t staging_chunk;    /* bytes per staging chunk */
-	int staging_buffers;       /* pinned staging buffers used in turn */
-	double pin_bw;             /* cudaHostRegister of touched pages: bytes pinned per second */
-	double mallochost_bw;      /* cudaMallocHost: fresh pages allocated and pinned, bytes/s */
-	hd_time pin_base;          /* fixed cost of one pinned allocation */
+	/* The same rates for a copy of at most host_cache bytes, whose host
+	 * side stays in the CPU's caches between copies (0: as above). */
+	double host_memcpy_h2d_hot_bw, host_memcpy_d2h_hot_bw;
+	uint64_t host_cache;
+	uint64_t staging_chunk; /* bytes per staging chunk */
+	int staging_buffers;    /* pinned staging buffers used in turn */
+	double pin_bw;          /* cudaHostRegister of touched pages: bytes pinned per second */
+	double mallochost_bw;   /* cudaMallocHost: fresh pages allocated and pinned, bytes/s */
+	hd_time pin_base;       /* fixed cost of one pinned allocation */
 	/* Every GPU of a node moving pinned host memory at once: caps on the
 	 * node's total, bytes/s (0: none).  Host memory and the root complex
 	 * serve all GPUs, so eight copies at once get less than eight links. */
@@ -74,13 +78,15 @@ struct hd_profile {
 	double unpin_bw;       /* cudaFreeHost: bytes unpinned per second (0: no per-byte cost) */
 
 	/* Host API costs (CPU time spent inside the call). */
-	hd_time api_launch; /* kernel launch */
-	hd_time api_memcpy; /* cudaMemcpy / cudaMemcpyAsync submit */
-	hd_time api_event;  /* cudaEventRecord, cudaEventQuery */
-	hd_time api_wait;   /* cudaStreamWaitEvent */
-	hd_time api_sync;   /* a sync call that finds nothing to wait for */
-	hd_time sync_wake;  /* from the GPU finishing to the blocked host running again */
-	int stream_queue;   /* ops a stream holds before a launch blocks the host */
+	hd_time api_launch;         /* kernel launch */
+	hd_time api_memcpy;         /* cudaMemcpy / cudaMemcpyAsync submit */
+	hd_time api_memcpy_d2d;     /* the same for a device-to-device copy (0: api_memcpy) */
+	hd_time api_memcpy_managed; /* more for a copy that names managed memory */
+	hd_time api_event;          /* cudaEventRecord, cudaEventQuery */
+	hd_time api_wait;           /* cudaStreamWaitEvent */
+	hd_time api_sync;           /* a sync call that finds nothing to wait for */
+	hd_time sync_wake;          /* from the GPU finishing to the blocked host running again */
+	int stream_queue;           /* ops a stream holds before a launch blocks the host */
 
 	/* CUDA graphs: the host's cudaGraphLaunch, whatever the graph holds, and
 	 * the GPU's time before each node of a launched graph starts. */
@@ -100,12 +106,18 @@ struct hd_profile {
 	 * from HBM, bytes/s (0: no per-block limit): a grid too small to fill
 	 * the GPU runs below gpu.hbm. */
 	double block_memory_bw, block_fill_bw, block_reduce_bw;
+	/* A kernel's buffer of at most l2_bytes stays in the L2: its traffic
+	 * runs at l2_bw (memory, reduce) or l2_fill_bw (fill) (0: gpu.hbm). */
+	uint64_t l2_bytes;
+	double l2_bw, l2_fill_bw;
 
 	/* Unified memory. */
-	uint64_t um_page;      /* migration granule for demand faults */
-	hd_time um_fault;      /* cost per fault group on the GPU */
-	double um_fault_bw;    /* bytes/s while migrating on demand */
-	double um_prefetch_bw; /* bytes/s for cudaMemPrefetchAsync */
+	uint64_t um_page;         /* migration granule for demand faults */
+	hd_time um_fault;         /* cost per fault group on the GPU */
+	double um_fault_bw;       /* bytes/s while migrating on demand */
+	double um_prefetch_bw;    /* bytes/s for cudaMemPrefetchAsync */
+	hd_time um_prefetch_base; /* fixed time of a prefetch that moves pages (0: copy_latency) */
+	hd_time um_fault_base;    /* once per kernel that faults, before its first group */
 	double um_touch_bw; /* first touch on the host of fresh managed memory, bytes/s (0: free) */
 
 	/* Between GPUs and nodes (used by rank scenarios). */

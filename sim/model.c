@@ -543,6 +543,18 @@ model_gop_complete(struct model *m, int gi)
 
 /* --- starting stream heads -------------------------------------------------- */
 
+/* A transfer's fixed time: the copy engine's set-up, or the driver's work
+ * for a prefetch that moves pages; peer copies pay the link's latency. */
+static hd_time
+xfer_latency(const struct model *m, const struct gop *g)
+{
+	if (g->dir == DIR_P2P)
+		return 0;
+	if (g->kind == G_PREFETCH && g->bytes > 0 && m->p->um_prefetch_base > 0)
+		return m->p->um_prefetch_base;
+	return m->p->copy_latency;
+}
+
 /* The head of a stream has its dependencies: start it. */
 static void
 gop_start(struct model *m, int gi)
@@ -570,7 +582,7 @@ gop_start(struct model *m, int gi)
 		g->start = now;
 		xi = model_xfer_new(m, g->kind == G_COPY ? X_COPY : X_PREFETCH, gi, g->dir,
 				    g->bytes, g->kind == G_PREFETCH ? m->p->um_prefetch_bw : 0,
-				    g->dir == DIR_P2P ? 0 : m->p->copy_latency, m->ce_of[g->dir]);
+				    xfer_latency(m, g), m->ce_of[g->dir]);
 		if (g->dir == DIR_P2P)
 			model_peer_path(m, &m->x[xi], g->peer);
 		model_engine_queue(m, xi);

@@ -333,13 +333,31 @@ submit_prologue(struct model *m, int stream, hd_time cost)
 	}
 }
 
+/* The host's time to submit copy (or read) op: a device-to-device copy has
+ * its own cost, and one that names managed memory the driver's look at
+ * where its pages are. */
+static hd_time
+copy_api_cost(const struct model *m, const struct hd_op *op)
+{
+	const struct hd_profile *p = m->p;
+	hd_time cost = op->copy == HD_COPY_D2D && p->api_memcpy_d2d > 0 ? p->api_memcpy_d2d :
+									  p->api_memcpy;
+
+	if ((op->src >= 0 && m->buf[op->src].mem == HD_MEM_MANAGED) ||
+	    (op->dst >= 0 && m->buf[op->dst].mem == HD_MEM_MANAGED))
+		cost = hd_time_add(cost, p->api_memcpy_managed);
+	return cost;
+}
+
 static int
 op_kernel(struct model *m, const struct hd_op *op, int opi)
 {
 	int gi, r;
 
 	if (m->h.phase < 2) {
-		if ((r = submit_prologue(m, op->stream, m->p->api_launch)) != H_NEXT)
+		if ((r = submit_prologue(m, op->stream,
+					 (hd_time)model_kernel_launches(m, op) *
+					     m->p->api_launch)) != H_NEXT)
 			return r;
 	}
 	gi = model_gop_new(m, G_KERNEL, op->stream, opi, m->h.iter);
@@ -434,7 +452,7 @@ op_copy_dma(struct model *m, const struct hd_op *op, int opi)
 	switch (h->phase) {
 	case 0:
 	case 1:
-		if ((r = submit_prologue(m, op->stream, m->p->api_memcpy)) != H_NEXT)
+		if ((r = submit_prologue(m, op->stream, copy_api_cost(m, op))) != H_NEXT)
 			return r;
 		/* FALLTHROUGH */
 	case 2:
@@ -469,7 +487,7 @@ op_copy_host(struct model *m, const struct hd_op *op)
 
 	switch (h->phase) {
 	case 0:
-		return host_sleep(m, m->p->api_memcpy, 1);
+		return host_sleep(m, copy_api_cost(m, op), 1);
 	case 1:
 		d = hd_time_for_bytes((double)op->bytes, m->p->host_memcpy_h2d_bw);
 		if (m->thr != NULL) { /* on the cores the host threads share */
@@ -502,6 +520,18 @@ staged_dma(struct model *m, uint64_t k)
 	model_engine_queue(m, xi);
 }
 
+/* The CPU's memcpy rate through the staging buffers: a copy of at most
+ * host.cache bytes finds its pageable side in the CPU's caches. */
+static double
+staging_rate(const struct hd_profile *p, enum dir d, uint64_t bytes)
+{
+	double hot = d == DIR_H2D ? p->host_memcpy_h2d_hot_bw : p->host_memcpy_d2h_hot_bw;
+
+	if (hot > 0 && bytes <= p->host_cache)
+		return hot;
+	return d == DIR_H2D ? p->host_memcpy_h2d_bw : p->host_memcpy_d2h_bw;
+}
+
 /*
  * A copy through pageable memory (and a READ).  The host submits the copy,
  * waits until the stream reaches it (the documented stream sync before a
@@ -528,7 +558,7 @@ op_copy_staged(struct model *m, const struct hd_op *op, int opi, enum dir d, uin
 		switch (h->phase) {
 		case 0:
 		case 1:
-			if ((r = submit_prologue(m, op->stream, p->api_memcpy)) != H_NEXT)
+			if ((r = submit_prologue(m, op->stream, copy_api_cost(m, op))) != H_NEXT)
 				return r;
 			/* FALLTHROUGH */
 		case 2:
@@ -580,8 +610,7 @@ op_copy_staged(struct model *m, const struct hd_op *op, int opi, enum dir d, uin
 			now = hd_engine_now(m->eng);
 			cb = h->i == h->nchunks - 1 ? bytes - h->i * h->chunk : h->chunk;
 			dt = hd_time_for_bytes((double)cb,
-					       h->dir == DIR_H2D ? p->host_memcpy_h2d_bw :
-								   p->host_memcpy_d2h_bw);
+					       staging_rate(p, h->dir, m->g[h->g].bytes));
 			model_emit(m, m->lane_host, opi, h->iter, HD_SPAN_STAGING, HD_WHY_NONE, now,
 				   now + dt, cb, m->lbl_staging);
 			return host_sleep(m, dt, 6);

@@ -333,6 +333,8 @@ int model_pcie_lane(struct model *m, enum dir d);
 int model_link_lane(struct model *m, enum hd_link_class c);
 /* Buffer b's size, or fallback for no buffer or one of size 0. */
 uint64_t model_buf_bytes(const struct model *m, int b, uint64_t fallback);
+/* How many kernels kernel op `op` launches (model_xfer.c). */
+int model_kernel_launches(const struct model *m, const struct hd_op *op);
 
 /* --- model.c: events, gops and streams -------------------------------------------- */
 

@@ -108,7 +108,8 @@ static void kernel_compute(struct model *m, int gi);
 /*
  * Demand faults migrate managed memory group by group: the kernel touches a
  * group of the profile's um.page bytes that is on the host, the GPU raises
- * a fault and the driver handles it (um.fault, the link idle), then the
+ * a fault and the driver handles it (um.fault, the link idle; the first
+ * group also um.fault_base, the driver's first response), then the
  * group crosses PCIe at um.fault_rate, and the next group faults once it is
  * in.  Each transfer is a span of its own on the PCIe row, between the
  * handling times.  At most FAULT_BATCHES transfers per kernel: beyond that
@@ -133,8 +134,12 @@ fault_next(struct model *m, int gi)
 	uint64_t page = fault_page(m), b = g->fault_batch, n = g->fault_batches;
 	uint64_t g0 = g->fault_groups * b / n, g1 = g->fault_groups * (b + 1) / n;
 	uint64_t lo = g0 * page, hi = g1 * page < g->fault_bytes ? g1 * page : g->fault_bytes;
-	int xi = model_xfer_new(m, X_FAULT, gi, DIR_H2D, hi - lo, m->p->um_fault_bw,
-				(hd_time)(g1 - g0) * m->p->um_fault, -1);
+	hd_time handle = (hd_time)(g1 - g0) * m->p->um_fault;
+	int xi;
+
+	if (b == 0) /* the driver's first response to this kernel's faults */
+		handle = hd_time_add(handle, m->p->um_fault_base);
+	xi = model_xfer_new(m, X_FAULT, gi, DIR_H2D, hi - lo, m->p->um_fault_bw, handle, -1);
 
 	g->fault_batch++;
 	model_xfer_begin(m, xi);
@@ -436,17 +441,49 @@ kernel_grid(const struct hd_profile *p, const struct hd_op *op, double items)
  * 2026-11-24), H chosen so that a full grid (FULL_BLOCKS_PER_SM per SM)
  * reaches gpu.hbm exactly, as calibrate measures it. */
 static double
-grid_rate(const struct hd_profile *p, double grid, double block)
+grid_rate(const struct hd_profile *p, double grid, double block, double cap)
 {
 	const double k = 1.5;
 	double full = (double)p->sms * FULL_BLOCKS_PER_SM, inv;
 
 	if (block <= 0 || grid >= full)
-		return p->hbm_bw;
-	inv = pow(p->hbm_bw, -k) - pow(full * block, -k);
+		return cap;
+	inv = pow(cap, -k) - pow(full * block, -k);
 	if (inv <= 0) /* blocks so fast that the bend is below the noise */
-		return fmin(p->hbm_bw, grid * block);
+		return fmin(cap, grid * block);
 	return pow(inv + pow(grid * block, -k), -1.0 / k);
+}
+
+/*
+ * What a memory-bound kernel's traffic runs at, whole grid: gpu.hbm, or,
+ * when its buffer is at most gpu.l2 bytes, the L2's rate (gpu.l2_rate,
+ * gpu.l2_fill for the write-only fill): the buffer stays in the L2 between
+ * kernels and after the copy or memset that filled it (bench/probe/l2.hds,
+ * H100, 2026-11-24: 32 MiB ran at twice gpu.hbm, 48 MiB at gpu.hbm).  A
+ * grid too small for that rate bends towards it as grid_rate says.
+ */
+static double
+traffic_cap(const struct hd_profile *p, double bytes, int fill)
+{
+	double l2 = fill ? p->l2_fill_bw : p->l2_bw;
+
+	if (p->l2_bytes > 0 && l2 > 0 && bytes <= (double)p->l2_bytes)
+		return l2;
+	return p->hbm_bw;
+}
+
+/* The launches a kernel op makes: a fill whose size is not a multiple of
+ * 16 bytes writes its tail with a second, one-block kernel (the real
+ * backend's hd_kernel_fill), as a program handling a ragged end would. */
+int
+model_kernel_launches(const struct model *m, const struct hd_op *op)
+{
+	uint64_t bytes;
+
+	if (op->kernel != HD_KERNEL_FILL)
+		return 1;
+	bytes = model_buf_bytes(m, op->dst, op->bytes);
+	return bytes >= 16 && bytes % 16 != 0 ? 2 : 1;
 }
 
 /* The share of the GPU's FP32 rate a compute kernel of `grid` blocks gets.
@@ -489,18 +526,21 @@ model_kernel_duration(const struct model *m, const struct hd_op *op)
 		/* half the bytes read, half written, 16 bytes an item */
 		bytes = (double)model_buf_bytes(m, op->src >= 0 ? op->src : op->dst, op->bytes);
 		return p->kernel_overhead +
-		    hd_time_for_bytes(
-			   bytes, grid_rate(p, kernel_grid(p, op, bytes / 32), p->block_memory_bw));
+		    hd_time_for_bytes(bytes,
+				      grid_rate(p, kernel_grid(p, op, bytes / 32),
+						p->block_memory_bw, traffic_cap(p, bytes, 0)));
 	case HD_KERNEL_FILL:
 		bytes = (double)model_buf_bytes(m, op->dst, op->bytes);
-		return p->kernel_overhead +
-		    hd_time_for_bytes(
-			   bytes, grid_rate(p, kernel_grid(p, op, bytes / 16), p->block_fill_bw));
+		return (hd_time)model_kernel_launches(m, op) * p->kernel_overhead +
+		    hd_time_for_bytes(bytes,
+				      grid_rate(p, kernel_grid(p, op, bytes / 16), p->block_fill_bw,
+						traffic_cap(p, bytes, 1)));
 	case HD_KERNEL_REDUCE:
 		bytes = (double)model_buf_bytes(m, op->src, op->bytes);
 		return p->kernel_overhead +
-		    hd_time_for_bytes(
-			   bytes, grid_rate(p, kernel_grid(p, op, bytes / 16), p->block_reduce_bw));
+		    hd_time_for_bytes(bytes,
+				      grid_rate(p, kernel_grid(p, op, bytes / 16),
+						p->block_reduce_bw, traffic_cap(p, bytes, 0)));
 	case HD_KERNEL__COUNT:
 		break;
 	}

@@ -736,6 +736,163 @@ START_TEST(alloc_by_size)
 }
 END_TEST
 
+/* A buffer that fits gpu.l2 runs at the L2's rates (gpu.l2_fill for a fill);
+ * a larger one, or a profile without them, at gpu.hbm. */
+START_TEST(kernel_l2_rates)
+{
+	struct hd_profile p = test_profile();
+	struct hd_scenario *sc = sc_new("l2");
+	int small = sc_buf(sc, "small", HD_MEM_DEVICE, 16 * MiB);
+	int big = sc_buf(sc, "big", HD_MEM_DEVICE, 64 * MiB);
+	struct hd_op *op = sc_op(sc, HD_OP_KERNEL, 0);
+
+	op->kernel = HD_KERNEL_MEMORY;
+	op->src = small;
+	ck_assert_int_eq(kernel_time(sc, &p, 0),
+			 p.kernel_overhead + hd_time_for_bytes(16.0 * MiB, p.hbm_bw));
+	p.l2_bytes = 32 * MiB;
+	p.l2_bw = 6e12;
+	p.l2_fill_bw = 4e12;
+	ck_assert_int_eq(kernel_time(sc, &p, 0),
+			 p.kernel_overhead + hd_time_for_bytes(16.0 * MiB, 6e12));
+	op->kernel = HD_KERNEL_REDUCE;
+	ck_assert_int_eq(kernel_time(sc, &p, 0),
+			 p.kernel_overhead + hd_time_for_bytes(16.0 * MiB, 6e12));
+	op->kernel = HD_KERNEL_FILL;
+	op->src = HD_NONE;
+	op->dst = small;
+	ck_assert_int_eq(kernel_time(sc, &p, 0),
+			 p.kernel_overhead + hd_time_for_bytes(16.0 * MiB, 4e12));
+	op->dst = big; /* past gpu.l2: HBM */
+	ck_assert_int_eq(kernel_time(sc, &p, 0),
+			 p.kernel_overhead + hd_time_for_bytes(64.0 * MiB, p.hbm_bw));
+	sc_free(sc);
+}
+END_TEST
+
+/* A fill whose size is not a multiple of 16 bytes launches a second kernel
+ * for its tail: two launches on the host, two kernel overheads on the GPU. */
+START_TEST(fill_tail_launches)
+{
+	struct hd_profile p = test_profile();
+	struct hd_scenario *sc = sc_new("fill");
+	int even = sc_buf(sc, "even", HD_MEM_DEVICE, 1008);
+	int ragged = sc_buf(sc, "ragged", HD_MEM_DEVICE, 1000);
+	struct hd_op *a = sc_op(sc, HD_OP_KERNEL, 0), *b = sc_op(sc, HD_OP_KERNEL, 0);
+	struct hd_trace *t;
+	const struct hd_span *s;
+
+	a->kernel = b->kernel = HD_KERNEL_FILL;
+	a->dst = even;
+	b->dst = ragged;
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	t = run_p(sc, &p);
+	s = need(t, 0, 0, HD_LANE_API, HD_SPAN_API);
+	ck_assert_int_eq(s->end - s->start, p.api_launch);
+	s = need(t, 1, 0, HD_LANE_API, HD_SPAN_API);
+	ck_assert_int_eq(s->end - s->start, 2 * p.api_launch);
+	ck_assert_int_eq(kernel_time(sc, &p, 1) - kernel_time(sc, &p, 0),
+			 p.kernel_overhead + hd_time_for_bytes(1000, p.hbm_bw) -
+			     hd_time_for_bytes(1008, p.hbm_bw));
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
+/* The copies' own host costs: device to device api.memcpy_d2d, and more by
+ * api.memcpy_managed when a copy names managed memory; a pageable copy of
+ * at most host.cache bytes stages at the _hot rate. */
+START_TEST(copy_costs_by_kind)
+{
+	struct hd_profile p = test_profile();
+	struct hd_scenario *sc = sc_new("copies");
+	int d1 = sc_buf(sc, "d1", HD_MEM_DEVICE, 1 * MiB);
+	int d2 = sc_buf(sc, "d2", HD_MEM_DEVICE, 1 * MiB);
+	int m = sc_buf(sc, "m", HD_MEM_MANAGED, 1 * MiB);
+	int g = sc_buf(sc, "g", HD_MEM_PAGEABLE, 1 * MiB);
+	struct hd_trace *t;
+	const struct hd_span *s;
+	size_t i;
+	int staged = 0;
+
+	p.api_memcpy_d2d = 7 * HD_US;
+	p.api_memcpy_managed = 3 * HD_US;
+	p.host_memcpy_h2d_hot_bw = 20e9;
+	p.host_cache = 2 * MiB;
+	sc_copy(sc, 0, d1, d2, true); /* op 0: D2D */
+	sc_copy(sc, 0, m, d2, true);  /* op 1: managed source */
+	sc_copy(sc, 0, g, d1, false); /* op 2: pageable, fits host.cache */
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	t = run_p(sc, &p);
+	s = need(t, 0, 0, HD_LANE_API, HD_SPAN_API);
+	ck_assert_int_eq(s->end - s->start, 7 * HD_US);
+	s = need(t, 1, 0, HD_LANE_API, HD_SPAN_API);
+	ck_assert_int_eq(s->end - s->start, p.api_memcpy + 3 * HD_US);
+	for (i = 0; i < t->nspans; i++)
+		if (t->spans[i].op == 2 && t->spans[i].kind == HD_SPAN_STAGING) {
+			ck_assert_int_eq(t->spans[i].end - t->spans[i].start,
+					 hd_time_for_bytes(1.0 * MiB, 20e9));
+			staged++;
+		}
+	ck_assert_int_eq(staged, 1);
+	hd_trace_free(t);
+	/* past host.cache: the cold rate */
+	p.host_cache = 512 * 1024;
+	t = run_p(sc, &p);
+	for (i = 0; i < t->nspans; i++)
+		if (t->spans[i].op == 2 && t->spans[i].kind == HD_SPAN_STAGING)
+			ck_assert_int_eq(t->spans[i].end - t->spans[i].start,
+					 hd_time_for_bytes(1.0 * MiB, p.host_memcpy_h2d_bw));
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
+/* Managed memory's fixed parts: a prefetch that moves pages takes
+ * um.prefetch_base (not pcie.latency) before its bytes, one that moves
+ * none does not; a faulting kernel's first group waits um.fault_base more. */
+START_TEST(managed_fixed_parts)
+{
+	struct hd_profile p = test_profile();
+	struct hd_scenario *sc = sc_new("um");
+	int s = sc_stream(sc, "s", 0);
+	int m = sc_buf(sc, "m", HD_MEM_MANAGED, 4 * MiB);
+	struct hd_op *op;
+	struct hd_trace *t;
+	const struct hd_span *pf, *f, *stall;
+
+	p.um_prefetch_base = 100 * HD_US;
+	p.um_fault_base = 50 * HD_US;
+	op = sc_op(sc, HD_OP_PREFETCH, s); /* op 0: to the device, 4 MiB */
+	op->dst = m;
+	op->to_device = true;
+	op = sc_op(sc, HD_OP_PREFETCH, s); /* op 1: already there */
+	op->dst = m;
+	op->to_device = true;
+	op = sc_op(sc, HD_OP_PREFETCH, s); /* op 2: back to the host */
+	op->dst = m;
+	op->to_device = false;
+	op = sc_op(sc, HD_OP_KERNEL, s); /* op 3: faults 2 groups */
+	op->kernel = HD_KERNEL_REDUCE;
+	op->src = m;
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	t = run_p(sc, &p);
+	pf = need(t, 0, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH);
+	ck_assert_int_eq(pf->end - pf->start,
+			 100 * HD_US + hd_time_for_bytes(4.0 * MiB, p.um_prefetch_bw));
+	pf = need(t, 1, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH);
+	ck_assert_int_eq(pf->end - pf->start, p.copy_latency);
+	stall = need(t, 3, 0, HD_LANE_COMPUTE, HD_SPAN_FAULT);
+	f = need(t, 3, 0, HD_LANE_PCIE_H2D, HD_SPAN_FAULT);
+	ck_assert_int_eq(f->start - stall->start, 50 * HD_US + p.um_fault);
+	ck_assert_int_eq(stall->end - stall->start,
+			 50 * HD_US + 2 * p.um_fault +
+			     2 * hd_time_for_bytes(2.0 * MiB, p.um_fault_bw));
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
 /* --- 7: determinism -------------------------------------------------------------------- */
 
 static struct hd_scenario *
@@ -1437,6 +1594,10 @@ model_suite(void)
 	tcase_add_test(tc, pinned_alloc_vs_register);
 	tcase_add_test(tc, kernel_grid_rates);
 	tcase_add_test(tc, alloc_by_size);
+	tcase_add_test(tc, kernel_l2_rates);
+	tcase_add_test(tc, fill_tail_launches);
+	tcase_add_test(tc, copy_costs_by_kind);
+	tcase_add_test(tc, managed_fixed_parts);
 	tcase_add_test(tc, deterministic);
 	tcase_add_test(tc, same_direction_fifo);
 	tcase_add_test(tc, bidirectional_shares);

@@ -24,6 +24,7 @@ enum api_kind {
 	API_EVENT,
 	API_WAIT,
 	API_SYNC,
+	API_MEMCPY_D2D,
 	API__COUNT
 };
 
@@ -39,6 +40,8 @@ static const struct {
 		       "median host time of cudaStreamWaitEvent" },
 	[API_SYNC] = { "cudaStreamSynchronize (idle stream)", "api.sync",
 		       "median host time of a sync with nothing to wait for" },
+	[API_MEMCPY_D2D] = { "cudaMemcpy 4 B device -> device", "api.memcpy_d2d",
+			     "median host time of a 4 B device-to-device cudaMemcpy" },
 };
 
 static int
@@ -53,6 +56,9 @@ api_call(struct cal *c, enum api_kind k)
 		return CK(c, cudaEventRecord(c->ev[2], c->s));
 	case API_WAIT:
 		return CK(c, cudaStreamWaitEvent(c->s, c->ev[3], 0));
+	case API_MEMCPY_D2D: /* as a scenario's `copy a -> b` between device buffers */
+		return CK(c,
+			  cudaMemcpy((char *)c->dbuf + 64, c->dbuf, 4, cudaMemcpyDeviceToDevice));
 	case API_SYNC:
 	case API__COUNT:
 		break;
@@ -122,6 +128,8 @@ calp_stage_api(struct cal *c)
 			api_names[API_EVENT].how);
 	hd_cal_set_time(&c->sum, "api.wait", &c->p->api_wait, v[API_WAIT], api_names[API_WAIT].how);
 	hd_cal_set_time(&c->sum, "api.sync", &c->p->api_sync, v[API_SYNC], api_names[API_SYNC].how);
+	hd_cal_set_time(&c->sum, "api.memcpy_d2d", &c->p->api_memcpy_d2d, v[API_MEMCPY_D2D],
+			api_names[API_MEMCPY_D2D].how);
 	c->api_memcpy = v[API_MEMCPY];
 	c->api_sync = v[API_SYNC];
 	/* the cores a rank's host threads share: this process's CPUs */
@@ -314,6 +322,47 @@ calp_stage_pageable(struct cal *c)
 			for (k = 0; k < 2; k++)
 				if (f2.points[k] > 0)
 					f.memcpy_bw[k] = f2.memcpy_bw[k];
+		}
+	}
+	/*
+	 * And on the copies that fit the CPU's caches (host.cache, kept from
+	 * the base): from 512 KiB, where the API and DMA set-up no longer
+	 * dominate, to half the cache.  The model runs a copy of at most
+	 * host.cache bytes at these rates.
+	 */
+	if (c->p->host_cache > 0) {
+		struct hd_staging hot = base;
+		struct hd_staging_fit f3;
+		struct hd_err fe3 = { 0 };
+		double hn[64], ht[64];
+		int hdir[64], nh = 0, k;
+
+		hot.chunk = f.chunk;
+		hot.buffers = f.buffers;
+		for (k = 0; k < np && nh < 64; k++)
+			if (n[k] >= 512.0 * KiB && n[k] * 2 <= (double)c->p->host_cache) {
+				hn[nh] = n[k];
+				ht[nh] = t[k];
+				hdir[nh++] = d2h[k];
+			}
+		if (nh > 0 && hd_fit_staging(hn, ht, hdir, (size_t)nh, &hot, &f3, &fe3) == 0) {
+			hd_buf_printf(
+			    c->log,
+			    "    rates on copies of 512 KiB to %s (host.cache / 2: the "
+			    "host side stays in the CPU's caches): HtoD %s, DtoH %s; "
+			    "residual max %.1f %%\n",
+			    hd_cal_fbytes(a, sizeof a, (double)c->p->host_cache / 2),
+			    f3.points[0] ? hd_cal_frate(b, sizeof b, f3.memcpy_bw[0]) : "-",
+			    f3.points[1] ? hd_cal_frate(x, sizeof x, f3.memcpy_bw[1]) : "-",
+			    100 * f3.max_rel);
+			if (f3.points[0] > 0)
+				hd_cal_set_rate(&c->sum, "host.memcpy_h2d_hot",
+						&c->p->host_memcpy_h2d_hot_bw, f3.memcpy_bw[0],
+						"fitted on copies that fit host.cache");
+			if (f3.points[1] > 0)
+				hd_cal_set_rate(&c->sum, "host.memcpy_d2h_hot",
+						&c->p->host_memcpy_d2h_hot_bw, f3.memcpy_bw[1],
+						"fitted on copies that fit host.cache");
 		}
 	}
 	if (f.points[0] > 0)
@@ -620,6 +669,52 @@ sample_um(struct cal *c, void *buf, size_t n, struct um_res *r)
 	return 0;
 }
 
+/*
+ * The fixed parts, from a small buffer (2 MiB) where they dominate: a
+ * prefetch's time less its bytes at um.prefetch_rate (um.prefetch_base),
+ * and a faulting kernel's extra time less its groups' um.fault and bytes
+ * at um.fault_rate (um.fault_base).  A part that comes out negative is 0.
+ */
+static int
+um_small(struct cal *c, void *buf, uint64_t big)
+{
+	const uint64_t n = 2 * MiB;
+	double pf[UM_SAMPLES], ex[UM_SAMPLES], groups, rest;
+	struct hd_stats spf, sex;
+	struct um_res r;
+	char sz[32], a[32];
+	int i;
+
+	if (big < 2 * n || !(c->p->um_prefetch_bw > 0) || !(c->p->um_fault_bw > 0) ||
+	    c->p->um_page == 0)
+		return 0;
+	for (i = -1; i < UM_SAMPLES; i++) {
+		if (calp_stopped(c) || sample_um(c, buf, n, &r) != 0)
+			return -1;
+		if (i >= 0) {
+			pf[i] = r.prefetch;
+			ex[i] = r.faulting - r.resident;
+		}
+	}
+	if (hd_fit_stats(pf, UM_SAMPLES, &spf, c->e) != 0 ||
+	    hd_fit_stats(ex, UM_SAMPLES, &sex, c->e) != 0)
+		return -1;
+	hd_cal_fbytes(sz, sizeof sz, (double)n);
+	calp_log_row(c, sz, UM_SAMPLES, 1, &spf, hd_cal_frate(a, sizeof a, (double)n / spf.median));
+	hd_buf_printf(c->log, "    = cudaMemPrefetchAsync to the GPU\n");
+	calp_log_row(c, sz, UM_SAMPLES, 1, &sex, "");
+	hd_buf_printf(c->log, "    = memory kernel faulting the pages in, less resident\n");
+	rest = spf.median - (double)n / c->p->um_prefetch_bw;
+	hd_cal_set_time(&c->sum, "um.prefetch_base", &c->p->um_prefetch_base, rest > 0 ? rest : 0,
+			"2 MiB prefetch less its bytes at um.prefetch_rate");
+	groups = ceil((double)n / (double)c->p->um_page);
+	rest = sex.median - groups * hd_time_to_s(c->p->um_fault) - (double)n / c->p->um_fault_bw;
+	hd_cal_set_time(&c->sum, "um.fault_base", &c->p->um_fault_base, rest > 0 ? rest : 0,
+			"2 MiB faulted in, less its groups at um.fault and bytes at "
+			"um.fault_rate");
+	return 0;
+}
+
 int
 calp_stage_managed(struct cal *c)
 {
@@ -751,7 +846,7 @@ calp_stage_managed(struct cal *c)
 				"rest of the fault time per page after migrating at the link rate");
 	hd_cal_set_rate(&c->sum, "um.fault_rate", &c->p->um_fault_bw, bw,
 			"fault time per byte less um.fault per page");
-	rc = 0;
+	rc = um_small(c, buf, n);
 out:
 	if (buf != NULL)
 		cudaFree(buf);

@@ -297,6 +297,59 @@ block_rates(struct cal *c)
 	return 0;
 }
 
+/* The memory and fill kernels, full grid, back to back on a buffer of half
+ * gpu.l2 (kept from the base), which stays in the L2 between them: the
+ * rates the model gives a kernel whose buffer fits gpu.l2. */
+static int
+l2_rates(struct cal *c)
+{
+	static const struct {
+		const char *key, *what;
+		int kind;
+		size_t off;
+	} kinds[] = {
+		{ "gpu.l2_rate", "memory kernel", 0, offsetof(struct hd_profile, l2_bw) },
+		{ "gpu.l2_fill", "fill kernel", 1, offsetof(struct hd_profile, l2_fill_bw) },
+	};
+	uint64_t n = c->p->l2_bytes / 2 / MiB * MiB;
+	char a[32], r[32];
+	size_t i;
+
+	if (n == 0 || n > c->max_copy) {
+		hd_buf_printf(&c->sum, "  %-20s kept (no gpu.l2 size to measure at)\n",
+			      "gpu.l2_rate/l2_fill");
+		return 0;
+	}
+	calp_log_head(c, "Memory-bound kernels on a buffer that fits the L2 (half of gpu.l2)",
+		      "CUDA events around 16 kernels queued behind a spin-kernel gate on the same "
+		      "buffer; time per kernel less gpu.kernel_overhead");
+	for (i = 0; i < HD_ARRAY_LEN(kinds); i++) {
+		struct block_op b = { kinds[i].key, kinds[i].what, kinds[i].kind, c->dbuf, n, 0 };
+		struct calp_gate g;
+		struct hd_stats st;
+		double per, rate;
+
+		g.f = enq_block;
+		g.arg = &b;
+		g.warm = 2;
+		g.reps = 16;
+		if (calp_sample_stats(c, calp_gated, &g, 3, &st) != 0)
+			return -1;
+		hd_cal_fbytes(a, sizeof a, (double)n);
+		per = st.median - hd_time_to_s(c->p->kernel_overhead);
+		rate = per > 0 ? (double)n / per : 0;
+		calp_log_row(c, a, 3, g.reps, &st, hd_cal_frate(r, sizeof r, rate));
+		if (!(rate > c->p->hbm_bw)) {
+			hd_buf_printf(&c->sum, "  %-20s kept (not faster than gpu.hbm: %s)\n",
+				      kinds[i].key, hd_cal_frate(r, sizeof r, rate));
+			continue;
+		}
+		hd_cal_set_rate(&c->sum, kinds[i].key, (double *)((char *)c->p + kinds[i].off),
+				rate, "full grid, back to back on half of gpu.l2");
+	}
+	return 0;
+}
+
 static void
 set_flops(struct cal *c, const char *key, double *f, double v, const char *how)
 {
@@ -471,5 +524,7 @@ calp_stage_kernels(struct cal *c)
 			"time per back-to-back minimal kernel");
 
 	calp_range(c, c->hi, c->hi + (c->hi - c->lo));
-	return block_rates(c);
+	if (block_rates(c) != 0)
+		return -1;
+	return l2_rates(c);
 }
