@@ -415,6 +415,9 @@ staging_of(const struct hd_profile *p)
 	s.api = hd_time_to_s(p->api_memcpy);
 	s.api_sync = hd_time_to_s(p->api_sync);
 	s.wake = hd_time_to_s(p->sync_wake);
+	s.hot_bw[0] = p->host_memcpy_h2d_hot_bw;
+	s.hot_bw[1] = p->host_memcpy_d2h_hot_bw;
+	s.cache = (double)p->host_cache;
 	return s;
 }
 

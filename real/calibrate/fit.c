@@ -247,6 +247,9 @@ hd_staging_times(const struct hd_staging *p, int d2h, double n, double *call, do
 	double t0 = p->api, eng = t0, prev = t0, end, last;
 	int nb = p->buffers < 1 ? 1 : p->buffers > MAX_BUFFERS ? MAX_BUFFERS : p->buffers;
 	uint64_t nch, i, issued = 0;
+	int hot = p->cache > 0 && n <= p->cache;
+	double cpu = hot && p->hot_bw[d2h ? 1 : 0] > 0 ? p->hot_bw[d2h ? 1 : 0] :
+							 p->memcpy_bw[d2h ? 1 : 0];
 
 	if (n <= 0)
 		n = 0;
@@ -262,7 +265,7 @@ hd_staging_times(const struct hd_staging *p, int d2h, double n, double *call, do
 		for (i = 0; i < nch; i++) {
 			double start = fmax(prev, done[i % (uint64_t)nb]);
 
-			prev = start + CB(i) / p->memcpy_bw[1];
+			prev = start + CB(i) / cpu;
 			if (issued < nch) {
 				eng = fmax(prev, eng) + p->latency + CB(issued) / dma;
 				done[issued % (uint64_t)nb] = eng;
@@ -275,7 +278,7 @@ hd_staging_times(const struct hd_staging *p, int d2h, double n, double *call, do
 
 			if (i >= (uint64_t)nb)
 				start = fmax(start, done[i % (uint64_t)nb]);
-			prev = start + CB(i) / p->memcpy_bw[0];
+			prev = start + CB(i) / cpu;
 			eng = fmax(prev, eng) + p->latency + CB(i) / dma;
 			done[i % (uint64_t)nb] = eng;
 		}
