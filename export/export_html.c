@@ -10,10 +10,11 @@
  * measured band, the claims verified and refuted), then per lesson its
  * chart, its scenarios (makespan, the measured band, and a table per op:
  * predicted, measured, error) and its claims, the learners' answers, the
- * machines measured on, and every run with its band.  A writer (struct sink) turns the model's headings, paragraphs
- * and tables into HTML or Markdown, so the two cannot drift apart; only the
- * pictures differ: inline SVG in HTML; in Markdown, bars of text for the
- * charts and the text timeline (timeline.c) of each run.
+ * machines measured on, and every run with its band.  A writer (struct
+ * sink) turns the model's headings, paragraphs and tables into HTML or
+ * Markdown, so the two cannot drift apart; only the pictures differ: inline
+ * SVG in HTML; in Markdown, bars of text for the charts and the text
+ * timeline (timeline.c) of each run.
  */
 #include "config.h"
 

@@ -5,8 +5,9 @@
  * claims checked on both, and only then stored, one transaction per run, the
  * claims with the lesson's last run, each measured run with every repeat's
  * makespan; the printout shows the measured makespan with its band (min to
- * max over the repeats) and whether the prediction falls inside it.  An interruption therefore leaves the
- * database with whole lessons only; a lesson cut short is not stored.
+ * max over the repeats) and whether the prediction falls inside it.  An
+ * interruption therefore leaves the database with whole lessons only; a
+ * lesson cut short is not stored.
  */
 #include <dirent.h>
 #include <inttypes.h>
@@ -269,7 +270,7 @@ record_split(struct hd_verify_result *res, const double err[HD_VPRED__COUNT], bo
 
 /*
  * The band of the measured repeats under the measured makespan: "measured
- * 12.31 ms (band 12.10-12.58 ms, 5 repeats), IQR 0.20 ms: the prediction is
+ * 12.31 ms (band 12.10-12.58 ms, 5 repeats), IQR 200 us: the prediction is
  * outside the band", of the repeats without per-op events where the
  * makespan is theirs; nothing when the backend gave no repeats.
  */
