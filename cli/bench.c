@@ -199,7 +199,7 @@ bench_size(FILE *out, const struct hd_profile *p, uint64_t ops, double *wall_out
 {
 	struct hd_scenario *sc = hd_bench_scenario(ops / 4);
 	struct counter cnt;
-	struct hd_sink sink = { &cnt, count_lane, count_string, count_span, NULL, NULL, 0 };
+	struct hd_sink sink = { &cnt, count_lane, count_string, count_span, NULL, NULL, 0, NULL };
 	struct hd_model_stats st;
 	struct hd_err e = { 0 };
 	char o[32], ev[32], mem[32], rss[32], lab[48], ws[32], rs[32], pk[48];
@@ -319,7 +319,7 @@ bench_ranks(FILE *out)
 	const struct hd_profile *base = hd_profile_builtin_find("h100-sxm");
 	struct hd_profile p;
 	struct counter cnt;
-	struct hd_sink sink = { &cnt, count_lane, count_string, count_span, NULL, NULL, 0 };
+	struct hd_sink sink = { &cnt, count_lane, count_string, count_span, NULL, NULL, 0, NULL };
 	struct hd_model_stats st;
 	struct hd_err e = { 0 };
 	struct hd_lesson *l;

@@ -430,6 +430,18 @@ hd_export_group_run(const struct hd_export_group *g)
 	return g->pred != NULL ? g->pred : g->meas;
 }
 
+bool
+hd_export_run_band(const struct hd_export_run *r, struct hd_band *b)
+{
+	memset(b, 0, sizeof *b);
+	if (r == NULL || r->info.reps.n < 2 ||
+	    hd_band_of(r->info.reps.makespan, r->info.reps.n, b) != 0) {
+		memset(b, 0, sizeof *b);
+		return false;
+	}
+	return true;
+}
+
 /* ---- writing ---------------------------------------------------------------- */
 
 /* The writers of the formats that are one document (csv is one per table). */

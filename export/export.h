@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "base/band.h"
 #include "export/export_write.h"
 #include "ir/trace.h"
 #include "lang/catalog.h"
@@ -120,6 +121,12 @@ struct hd_export_group {
 size_t hd_export_groups(const struct hd_export_set *s, struct hd_export_group **out);
 /* The group's lesson and scenario (from whichever run it has). */
 const struct hd_export_run *hd_export_group_run(const struct hd_export_group *g);
+/*
+ * The band of a measured run's repeats (as timed with its spans, the
+ * makespan the exports show): true with *b filled when the run has two
+ * repeats or more stored, false (b zeroed) otherwise.
+ */
+bool hd_export_run_band(const struct hd_export_run *r, struct hd_band *b);
 
 /* ---- writers (one per format family) ------------------------------------ */
 
@@ -135,9 +142,12 @@ void hd_export_svg_timeline(const struct hd_export_group *g, struct hd_exw *w, b
 void hd_export_svg_chart(const char *lesson, const struct hd_export_group *g, size_t n,
 			 struct hd_exw *w, bool standalone);
 /* Predicted against measured makespan, log-log, one point per group with
- * both sides (tooltip: lesson, scenario, both times, the error), the line
- * where they are equal and the band within 10 % of the measurement.  Draws
- * nothing and returns 0 when no group has both; else how many points. */
+ * both sides (tooltip: lesson, scenario, both times, the error, the
+ * measured band and whether the prediction is inside it), a bar across each
+ * point from the measured repeats' min to their max (where two or more are
+ * stored), the line where they are equal and the band within 10 % of the
+ * measurement.  Draws nothing and returns 0 when no group has both; else
+ * how many points. */
 size_t hd_export_svg_scatter(const struct hd_export_group *g, size_t n, struct hd_exw *w,
 			     bool standalone);
 void hd_export_html(const struct hd_export_set *s, struct hd_exw *w);

@@ -48,6 +48,24 @@ csv_num(struct hd_exw *w, double v)
 	hd_exw_num(w, v);
 }
 
+/* A cell of n times separated by spaces ("12100000000 12310000000"), as
+ * every cell is written (sanitised and quoted); empty for NULL. */
+static void
+csv_times(struct hd_exw *w, const hd_time *v, int n)
+{
+	struct hd_buf b;
+	int i;
+
+	sep(w);
+	if (v == NULL)
+		return;
+	hd_buf_init(&b);
+	for (i = 0; i < n; i++)
+		hd_buf_printf(&b, "%s%" PRId64, i > 0 ? " " : "", v[i]);
+	hd_exw_csv(w, b.s != NULL ? b.s : "");
+	hd_buf_free(&b);
+}
+
 static void
 runs(const struct hd_export_set *s, struct hd_exw *w)
 {
@@ -56,11 +74,14 @@ runs(const struct hd_export_set *s, struct hd_exw *w)
 	hd_exw_puts(w,
 		    "database,run,lesson,scenario,source,backend,profile,status,makespan_ps,"
 		    "spans,pair_run,params,warmup,repeats,timer,created,hdsim_version,note,"
-		    "hostname,gpu_name,gpu_uuid,pci_bus_id,driver,cuda_runtime" EOL);
+		    "hostname,gpu_name,gpu_uuid,pci_bus_id,driver,cuda_runtime,"
+		    "repeat_makespans_ps,repeat_bare_ps,band_min_ps,band_median_ps,band_max_ps,"
+		    "band_iqr_ps" EOL);
 	for (i = 0; i < s->nruns; i++) {
 		const struct hd_export_run *r = &s->runs[i];
 		const struct hd_store_run_info *f = &r->info;
 		const struct hd_store_machine *m = &f->machine;
+		struct hd_band band;
 
 		hd_exw_csv(w, db_name(r->db));
 		csv_int(w, f->id);
@@ -88,6 +109,15 @@ runs(const struct hd_export_set *s, struct hd_exw *w)
 		csv_str(w, m->pci_bus_id);
 		csv_str(w, m->driver);
 		csv_str(w, m->cuda_runtime);
+		csv_times(w, f->reps.makespan, f->reps.n);
+		csv_times(w, f->reps.bare, f->reps.n);
+		if (hd_band_of(f->reps.makespan, f->reps.n, &band) == 0) {
+			csv_int(w, band.min);
+			csv_int(w, band.median);
+			csv_int(w, band.max);
+			csv_int(w, band.iqr);
+		} else
+			hd_exw_puts(w, ",,,,");
 		hd_exw_puts(w, EOL);
 	}
 }

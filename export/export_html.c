@@ -5,13 +5,16 @@
  *
  * Both walk one report model built here: a summary first (how many
  * scenarios, every measured one against its prediction on a log-log
- * scatter with the 10 % band, the error distribution, the claims verified
- * and refuted), then per lesson its chart, its scenarios (makespan and a
- * table per op: predicted, measured, error) and its claims, the learners'
- * answers, the machines measured on, and every run.  A writer (struct sink) turns the model's headings, paragraphs
- * and tables into HTML or Markdown, so the two cannot drift apart; only the
- * pictures differ: inline SVG in HTML; in Markdown, bars of text for the
- * charts and the text timeline (timeline.c) of each run.
+ * scatter with the 10 % band and the repeats' min-max as a bar across each
+ * point, the error distribution, how many predictions fall inside the
+ * measured band, the claims verified and refuted), then per lesson its
+ * chart, its scenarios (makespan, the measured band, and a table per op:
+ * predicted, measured, error) and its claims, the learners' answers, the
+ * machines measured on, and every run with its band.  A writer (struct
+ * sink) turns the model's headings, paragraphs and tables into HTML or
+ * Markdown, so the two cannot drift apart; only the pictures differ: inline
+ * SVG in HTML; in Markdown, bars of text for the charts and the text
+ * timeline (timeline.c) of each run.
  */
 #include "config.h"
 
@@ -259,7 +262,7 @@ runs_table(struct sink *k, const struct hd_export_set *s)
 {
 	static const char *const cols[] = { "run",     "lesson",  "scenario", "source",
 					    "backend", "profile", "status",   "makespan",
-					    "spans",   "created", "database" };
+					    "band",    "spans",   "created",  "database" };
 	size_t i;
 
 	heading(k, 2, "Runs");
@@ -270,8 +273,12 @@ runs_table(struct sink *k, const struct hd_export_set *s)
 	table_head(k, cols, (int)HD_ARRAY_LEN(cols));
 	for (i = 0; i < s->nruns; i++) {
 		const struct hd_export_run *r = &s->runs[i];
-		char id[32], mk[32], ns[32];
+		char id[32], mk[32], ns[32], range[64], band[96] = "";
+		struct hd_band b;
 
+		if (hd_export_run_band(r, &b))
+			snprintf(band, sizeof band, "%s (%d repeats)",
+				 hd_band_range(range, sizeof range, &b, true), b.n);
 		snprintf(id, sizeof id, "%" PRId64, r->info.id);
 		snprintf(ns, sizeof ns, "%zu", r->trace->nspans);
 		row_start(k);
@@ -283,6 +290,7 @@ runs_table(struct sink *k, const struct hd_export_set *s)
 		cell(k, r->info.profile_name, NULL);
 		cell(k, r->info.status, NULL);
 		cell(k, hd_fmt_time(mk, sizeof mk, r->trace->makespan), "num");
+		cell(k, band, "num");
 		cell(k, ns, "num");
 		cell(k, r->info.created != NULL ? r->info.created : "now", NULL);
 		cell(k, r->db != NULL ? r->db : "(simulated now)", NULL);
@@ -335,6 +343,27 @@ md_timelines(struct sink *k, const struct hd_export_group *g)
 	}
 }
 
+/* The measured run's band, under its makespan: "Measured over 5 repeats:
+ * 12.31 ms (band 12.10-12.58 ms, 5 repeats), median 12.31 ms, IQR 200 us;
+ * the prediction is outside the band." */
+static void
+band_line(struct sink *k, const struct hd_export_group *g)
+{
+	struct hd_band b;
+	char text[128], med[32], iqr[32], line[400];
+
+	if (!hd_export_run_band(g->meas, &b))
+		return;
+	hd_band_fmt(text, sizeof text, g->meas->trace->makespan, &b, HD_BAND_LONG);
+	snprintf(line, sizeof line, "Measured over %d repeats: %s, median %s, IQR %s%s", b.n, text,
+		 hd_fmt_time(med, sizeof med, b.median), hd_fmt_time(iqr, sizeof iqr, b.iqr),
+		 g->pred == NULL ? "." :
+		     hd_band_holds(&b, g->pred->trace->makespan) ?
+				   "; the prediction is inside the band." :
+				   "; the prediction is outside the band.");
+	para(k, line);
+}
+
 static void
 scenario(struct sink *k, const struct hd_export_group *g)
 {
@@ -367,6 +396,7 @@ scenario(struct sink *k, const struct hd_export_group *g)
 			 "prediction is paired with it.",
 			 b, g->meas->info.id);
 	para(k, line);
+	band_line(k, g);
 	if (n > 0) {
 		table_head(k, cols, (int)HD_ARRAY_LEN(cols));
 		for (i = 0; i < n; i++) {
@@ -630,7 +660,7 @@ error_lines(struct sink *k, const struct hd_export_group *g, size_t n, size_t np
 {
 	double *a = hd_xcalloc(npts + 1, sizeof *a), med, p90, worst = -1, err = 0;
 	const struct hd_export_group *wg = NULL;
-	size_t i, m = 0, within = 0;
+	size_t i, m = 0, within = 0, banded = 0, in_band = 0;
 	char line[512];
 
 	for (i = 0; i < n; i++) {
@@ -657,6 +687,20 @@ error_lines(struct sink *k, const struct hd_export_group *g, size_t n, size_t np
 	list_item(k, line);
 	snprintf(line, sizeof line, "%zu of %zu within 10 %% of the measurement.", within, m);
 	list_item(k, line);
+	for (i = 0; i < n; i++) {
+		struct hd_band b;
+
+		if (!group_err(&g[i], &err) || !hd_export_run_band(g[i].meas, &b))
+			continue;
+		banded++;
+		in_band += hd_band_holds(&b, g[i].pred->trace->makespan);
+	}
+	if (banded > 0) {
+		snprintf(line, sizeof line,
+			 "%zu of %zu inside the measured band (the repeats' min to max%s).",
+			 in_band, banded, k->html ? ", drawn as a bar across each point" : "");
+		list_item(k, line);
+	}
 	hd_exw_puts(k->w, k->html ? "</ul>\n" : "\n");
 	free(a);
 }
@@ -665,9 +709,10 @@ error_lines(struct sink *k, const struct hd_export_group *g, size_t n, size_t np
 static void
 md_points(struct sink *k, const struct hd_export_group *g, size_t n)
 {
-	static const char *const cols[] = { "lesson", "scenario", "measured", "predicted",
-					    "error" };
-	char a[32], b[32], e[32];
+	static const char *const cols[] = { "lesson",    "scenario", "measured", "band",
+					    "predicted", "error",    "in band" };
+	char a[32], b[32], e[32], range[64], band[96];
+	struct hd_band bd;
 	double err;
 	size_t i;
 
@@ -681,12 +726,22 @@ md_points(struct sink *k, const struct hd_export_group *g, size_t n)
 		hd_fmt_time(a, sizeof a, g[i].meas->trace->makespan);
 		hd_fmt_time(b, sizeof b, g[i].pred->trace->makespan);
 		snprintf(e, sizeof e, "%+.1f %%", 100 * err);
+		band[0] = '\0';
+		if (hd_export_run_band(g[i].meas, &bd))
+			snprintf(band, sizeof band, "%s (%d repeats)",
+				 hd_band_range(range, sizeof range, &bd, true), bd.n);
 		row_start(k);
 		cell(k, r->info.lesson, NULL);
 		cell(k, r->info.scenario, NULL);
 		cell(k, a, "num");
+		cell(k, band, "num");
 		cell(k, b, "num");
 		cell(k, e, "num");
+		cell(k,
+		     bd.n == 0                                          ? "" :
+			 hd_band_holds(&bd, g[i].pred->trace->makespan) ? "inside" :
+									  "outside",
+		     NULL);
 		row_end(k);
 	}
 	table_end(k);

@@ -58,6 +58,26 @@ knum_if(struct hd_exw *w, const char *k, int have, double v)
 		hd_exw_puts(w, "null");
 }
 
+/* ,"k":[v0,v1,...] of n times, or null for NULL. */
+static void
+ktimes(struct hd_exw *w, const char *k, const hd_time *v, int n)
+{
+	int i;
+
+	key(w, k);
+	if (v == NULL) {
+		hd_exw_puts(w, "null");
+		return;
+	}
+	hd_exw_putc(w, '[');
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			hd_exw_putc(w, ',');
+		hd_exw_i64(w, v[i]);
+	}
+	hd_exw_putc(w, ']');
+}
+
 /* The first key of an object: {"database":...  (no comma before it) */
 static void
 open_row(struct hd_exw *w, size_t n, const char *db)
@@ -81,6 +101,8 @@ hd_export_json(const struct hd_export_set *s, struct hd_exw *w)
 		const struct hd_export_run *r = &s->runs[i];
 		const struct hd_store_run_info *f = &r->info;
 		const struct hd_store_machine *m = &f->machine;
+		struct hd_band band;
+		bool has_band;
 
 		open_row(w, i, r->db);
 		kint(w, "run", f->id);
@@ -100,6 +122,14 @@ hd_export_json(const struct hd_export_set *s, struct hd_exw *w)
 		kstr(w, "created", f->created);
 		kstr(w, "hdsim_version", f->version);
 		kstr(w, "note", f->note);
+		/* every repeat's makespan, and their band (null when none) */
+		ktimes(w, "repeat_makespans_ps", f->reps.makespan, f->reps.n);
+		ktimes(w, "repeat_bare_ps", f->reps.bare, f->reps.n);
+		has_band = hd_band_of(f->reps.makespan, f->reps.n, &band) == 0;
+		kint_if(w, "band_min_ps", has_band, band.min);
+		kint_if(w, "band_median_ps", has_band, band.median);
+		kint_if(w, "band_max_ps", has_band, band.max);
+		kint_if(w, "band_iqr_ps", has_band, band.iqr);
 		key(w, "machine");
 		if (!f->has_machine)
 			hd_exw_puts(w, "null");

@@ -372,7 +372,7 @@ hd_export_svg_chart(const char *lesson, const struct hd_export_group *g, size_t 
 /* ---- predicted against measured ------------------------------------------------ */
 
 #define SC_W  560
-#define SC_H  470
+#define SC_H  486
 #define SC_X0 90 /* the plot's square */
 #define SC_Y0 40
 #define SC_SZ 380
@@ -396,10 +396,11 @@ size_t
 hd_export_svg_scatter(const struct hd_export_group *g, size_t n, struct hd_exw *w, bool standalone)
 {
 	double lo = 0, hi = 0, d, x, y;
-	size_t i, count = 0;
-	char lab[128], tip[512], a[32], b[32];
+	size_t i, count = 0, bars = 0;
+	char lab[160], tip[512], a[32], b[96];
 
 	for (i = 0; i < n; i++) {
+		struct hd_band band;
 		double p, m;
 
 		if (!sc_point(&g[i]))
@@ -410,6 +411,10 @@ hd_export_svg_scatter(const struct hd_export_group *g, size_t n, struct hd_exw *
 			lo = hi = p;
 		lo = fmin(lo, fmin(p, m));
 		hi = fmax(hi, fmax(p, m));
+		if (hd_export_run_band(g[i].meas, &band) && band.min > 0) {
+			lo = fmin(lo, (double)band.min);
+			hi = fmax(hi, (double)band.max);
+		}
 	}
 	if (count == 0)
 		return 0;
@@ -459,8 +464,9 @@ hd_export_svg_scatter(const struct hd_export_group *g, size_t n, struct hd_exw *
 		      SC_X0, SC_Y0, SC_SZ, SC_SZ);
 	for (i = 0; i < n; i++) {
 		const struct hd_export_run *r;
+		struct hd_band band;
 		double p, m, err;
-		bool in;
+		bool in, bar;
 
 		if (!sc_point(&g[i]))
 			continue;
@@ -472,11 +478,29 @@ hd_export_svg_scatter(const struct hd_export_group *g, size_t n, struct hd_exw *
 		x = SC_X0 + sc_pos(m, lo, hi);
 		y = SC_Y0 + SC_SZ - sc_pos(p, lo, hi);
 		hd_fmt_time(a, sizeof a, g[i].pred->trace->makespan);
-		hd_fmt_time(b, sizeof b, g[i].meas->trace->makespan);
+		bar = hd_export_run_band(g[i].meas, &band) && band.min > 0;
+		if (bar) {
+			/* the repeats' min to max, across at the prediction's height */
+			bars++;
+			double x0 = SC_X0 + sc_pos((double)band.min, lo, hi),
+			       x1 = SC_X0 + sc_pos((double)band.max, lo, hi);
+
+			hd_exw_printf(w,
+				      "<path class=\"bar\" d=\"M%.1f %.1fH%.1fM%.1f %.1fV%.1fM%.1f "
+				      "%.1fV%.1f\" stroke=\"#222222\" stroke-width=\"1.2\" "
+				      "fill=\"none\"/>\n",
+				      x0, y, x1, x0, y - 4, y + 4, x1, y - 4, y + 4);
+			hd_band_fmt(b, sizeof b, g[i].meas->trace->makespan, &band, HD_BAND_LONG);
+		} else
+			hd_fmt_time(b, sizeof b, g[i].meas->trace->makespan);
 		snprintf(tip, sizeof tip,
-			 "%.120s / %.120s: predicted %s, measured %s, error %+.1f %%",
+			 "%.120s / %.120s: predicted %s, measured %s, error %+.1f %%%s",
 			 r->info.lesson ? r->info.lesson : "?",
-			 r->info.scenario ? r->info.scenario : "?", a, b, 100 * err);
+			 r->info.scenario ? r->info.scenario : "?", a, b, 100 * err,
+			 !bar ? "" :
+			     hd_band_holds(&band, g[i].pred->trace->makespan) ?
+				"; the prediction is inside the band" :
+				"; the prediction is outside the band");
 		hd_exw_printf(w,
 			      "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" "
 			      "fill=\"%s\" fill-opacity=\"0.8\" stroke=\"#222222\" "
@@ -496,6 +520,10 @@ hd_export_svg_scatter(const struct hd_export_group *g, size_t n, struct hd_exw *
 		 "10 %% of the measurement (blue: inside, "
 		 "red: outside)",
 		 count, count == 1 ? "" : "s");
+	if (bars > 0)
+		text(w, SC_X0 + SC_SZ / 2.0, SC_Y0 + SC_SZ + 52,
+		     "text-anchor=\"middle\" fill=\"#555555\"",
+		     "the bar across a point: the measured repeats, min to max");
 	text(w, SC_X0, SC_Y0 - 8, "fill=\"#555555\"", lab);
 	hd_exw_puts(w, "</svg>\n");
 	return count;

@@ -218,6 +218,8 @@ hd_trace_free(struct hd_trace *t)
 	free(t->lanes);
 	free(t->spans);
 	free(t->note);
+	free(t->reps);
+	free(t->reps_bare);
 	if (t->ix != NULL) {
 		byop_clear(t->ix);
 		free(t->ix->lane_slot);
@@ -580,6 +582,36 @@ sink_makespan(void *ctx, hd_time t)
 	((struct hd_trace *)ctx)->bare = t;
 }
 
+/* Repeat i's makespans: a repeat of several ranks lasts until its latest.
+ * The arrays grow to i + 1 exactly: a run has a handful of repeats. */
+static void
+sink_repeat(void *ctx, int i, hd_time makespan, hd_time bare)
+{
+	struct hd_trace *t = ctx;
+	int k;
+
+	if (i < 0 || i >= HD_TRACE_MAX_REPS)
+		return;
+	if (i >= t->nreps) {
+		t->reps = hd_xrealloc(t->reps, ((size_t)i + 1) * sizeof *t->reps);
+		if (t->reps_bare != NULL)
+			t->reps_bare = hd_xrealloc(t->reps_bare,
+						   ((size_t)i + 1) * sizeof *t->reps_bare);
+		for (k = t->nreps; k <= i; k++) {
+			t->reps[k] = 0;
+			if (t->reps_bare != NULL)
+				t->reps_bare[k] = 0;
+		}
+		t->nreps = i + 1;
+	}
+	if (bare > 0 && t->reps_bare == NULL)
+		t->reps_bare = hd_xcalloc((size_t)t->nreps, sizeof *t->reps_bare);
+	if (makespan > t->reps[i])
+		t->reps[i] = makespan;
+	if (bare > 0 && bare > t->reps_bare[i])
+		t->reps_bare[i] = bare;
+}
+
 hd_time
 hd_trace_makespan(const struct hd_trace *t)
 {
@@ -607,5 +639,6 @@ hd_trace_sink(struct hd_trace *t)
 	s.note = sink_note;
 	s.makespan = sink_makespan;
 	s.max_spans = HD_TRACE_MAX_SPANS;
+	s.repeat = sink_repeat;
 	return s;
 }

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/band.h"
 #include "base/units.h"
 
 enum hd_lane_kind {
@@ -109,7 +110,18 @@ struct hd_trace {
 	struct hd_trace_ix *ix; /* the trace's indexes (lanes by key, spans by op),
 				 * made by hd_trace_new, kept up to date by the
 				 * functions below; NULL in a trace made otherwise */
+	/* Measured: each timed repeat's makespan, in repeat order (reps: timed
+	 * as the spans are, with per-op events, on the spans' time base;
+	 * reps_bare: the repeats without per-op events, the ones bare's median
+	 * comes from, NULL where none were run), nreps of each; NULL and 0 for
+	 * the model.  Several ranks' repeats are one repeat: the latest of them. */
+	hd_time *reps, *reps_bare;
+	int nreps;
 };
+
+/* The most repeats a trace keeps, as many as a band takes; a repeat past
+ * them is not kept. */
+#define HD_TRACE_MAX_REPS HD_BAND_MAX
 
 /* The run's makespan for comparisons: the uninstrumented one when measured. */
 hd_time hd_trace_makespan(const struct hd_trace *t);
@@ -174,6 +186,11 @@ struct hd_sink {
 	/* Most spans the sink will keep (a trace holds them all in memory), or
 	 * 0 for no limit (a sink that only counts them). */
 	uint64_t max_spans;
+	/* Measured runs: repeat i's makespan with per-op events (the latest span
+	 * end of that repeat, on the spans' time base) and without them (bare;
+	 * 0 where not measured), once per repeat and rank, i from 0 below
+	 * HD_TRACE_MAX_REPS; may be NULL. */
+	void (*repeat)(void *ctx, int i, hd_time makespan, hd_time bare);
 };
 
 /* What hd_trace_sink keeps: more than this is an error of the run. */

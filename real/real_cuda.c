@@ -10,7 +10,9 @@
  * error is half the wait, a few microseconds, reported as spread).  Warm-up
  * runs come first; each timed repeat gives one trace, and the result is the
  * per-span median of start and end over the repeats, with the interquartile
- * range of each span's duration as its spread.
+ * range of each span's duration as its spread; every repeat's makespan goes
+ * to the sink as well (with and without per-op events), so the spread of the
+ * whole run is kept beside its median.
  *
  * Scenarios with several ranks go to the rank runner (ranks.h), which starts
  * one process per rank; each of those runs this same executor through
@@ -1035,7 +1037,7 @@ hd_rt_run(const struct hd_scenario *sc, const struct hd_run_opts *o, const struc
 	int repeats = o && o->repeats > 0 ? o->repeats : 5;
 	int r, good = 0;
 	uint64_t execs;
-	hd_time *starts = NULL, *ends = NULL;
+	hd_time *starts = NULL, *ends = NULL, *bare = NULL;
 	char(*tnames)[48] = NULL; /* host thread k's row name */
 	int nthreads = 0;
 	int64_t last;
@@ -1088,17 +1090,30 @@ hd_rt_run(const struct hd_scenario *sc, const struct hd_run_opts *o, const struc
 	}
 	/* One rank alone: the makespan again without per-op events, the median
 	 * of as many repeats, for the sink's note of it. */
+	bare = hd_xcalloc((size_t)repeats, sizeof *bare);
 	if (comm == NULL && sink->makespan != NULL) {
-		hd_time *bare = hd_xcalloc((size_t)repeats, sizeof *bare);
+		hd_time *sorted = hd_xcalloc((size_t)repeats, sizeof *sorted);
 
 		for (r = 0; r < repeats; r++)
 			if ((bare[r] = bare_repeat(&rt)) < 0) {
-				free(bare);
+				free(sorted);
 				goto out;
 			}
-		qsort(bare, (size_t)repeats, sizeof *bare, cmp_time);
-		sink->makespan(sink->ctx, bare[repeats / 2]);
-		free(bare);
+		memcpy(sorted, bare, (size_t)repeats * sizeof *sorted);
+		qsort(sorted, (size_t)repeats, sizeof *sorted, cmp_time);
+		sink->makespan(sink->ctx, sorted[repeats / 2]);
+		free(sorted);
+	}
+	/* Every repeat's makespan, as measured: timed as the spans are (the
+	 * latest end of its spans, on their time base), and without per-op
+	 * events where that was run (0 otherwise). */
+	for (r = 0; sink->repeat != NULL && r < repeats; r++) {
+		hd_time end = 0;
+
+		for (k = 0; k < nreps[r]; k++)
+			if (reps[r][k].s.end > end)
+				end = reps[r][k].s.end;
+		sink->repeat(sink->ctx, r, end, bare[r]);
 	}
 	/* No rank frees its buffers while another's peer copy may still write
 	 * into them: each repeat ends synchronised, so one barrier suffices. */
@@ -1152,6 +1167,7 @@ out:
 	free(nreps);
 	free(starts);
 	free(ends);
+	free(bare);
 	free(tnames);
 	teardown(&rt);
 	return good ? 0 : -1;

@@ -378,12 +378,18 @@ hd_wire_put_trace(struct hd_wbuf *w, const struct hd_trace *t)
 		PUT_I(w, s->label);
 		hd_wbuf_u64(w, (uint64_t)s->spread);
 	}
+	/* each repeat's makespans, with per-op events and without (0: none) */
+	PUT_I(w, t->nreps);
+	for (i = 0; i < t->nreps; i++) {
+		hd_wbuf_u64(w, (uint64_t)t->reps[i]);
+		hd_wbuf_u64(w, t->reps_bare != NULL ? (uint64_t)t->reps_bare[i] : 0);
+	}
 }
 
 int
 hd_wire_get_trace(struct hd_rbuf *r, const struct hd_sink *sink, struct hd_err *e)
 {
-	int nlanes = get_count(r), nstrings, i, rc = -1;
+	int nlanes = get_count(r), nstrings, nreps, i, rc = -1;
 	int *lanes = hd_xcalloc((size_t)nlanes + 1, sizeof *lanes), *strings = NULL;
 	uint64_t nspans, k;
 
@@ -436,6 +442,19 @@ hd_wire_get_trace(struct hd_rbuf *r, const struct hd_sink *sink, struct hd_err *
 		if (s.label >= 0)
 			s.label = strings[s.label];
 		sink->span(sink->ctx, &s);
+	}
+	nreps = r->bad ? 0 : get_count(r);
+	if (nreps > HD_TRACE_MAX_REPS)
+		r->bad = 1;
+	for (i = 0; i < nreps && !r->bad; i++) {
+		hd_time ms = (hd_time)hd_rbuf_u64(r), bare = (hd_time)hd_rbuf_u64(r);
+
+		if (r->bad || ms < 0 || bare < 0) {
+			r->bad = 1;
+			break;
+		}
+		if (sink->repeat != NULL)
+			sink->repeat(sink->ctx, i, ms, bare);
 	}
 	if (r->bad)
 		hd_err_set(e, HD_EXIT_FAIL, "", "a trace message was cut short or garbled");

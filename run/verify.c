@@ -3,8 +3,11 @@
  *
  * A lesson is verified whole: its scenarios are predicted and measured, its
  * claims checked on both, and only then stored, one transaction per run, the
- * claims with the lesson's last run.  An interruption therefore leaves the
- * database with whole lessons only; a lesson cut short is not stored.
+ * claims with the lesson's last run, each measured run with every repeat's
+ * makespan; the printout shows the measured makespan with its band (min to
+ * max over the repeats) and whether the prediction falls inside it.  An
+ * interruption therefore leaves the database with whole lessons only; a
+ * lesson cut short is not stored.
  */
 #include <dirent.h>
 #include <inttypes.h>
@@ -14,6 +17,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "base/band.h"
 #include "base/paths.h"
 #include "lang/opname.h"
 #include "run/backends.h"
@@ -264,13 +268,42 @@ record_split(struct hd_verify_result *res, const double err[HD_VPRED__COUNT], bo
 	res->errs[res->nerrs++] = err[HD_VPRED_USED];
 }
 
+/*
+ * The band of the measured repeats under the measured makespan: "measured
+ * 12.31 ms (band 12.10-12.58 ms, 5 repeats), IQR 200 us: the prediction is
+ * outside the band", of the repeats without per-op events where the
+ * makespan is theirs; nothing when the backend gave no repeats.
+ */
+static void
+put_band(struct hd_buf *b, const struct hd_trace *p, const struct hd_trace *m,
+	 struct hd_verify_result *res)
+{
+	const hd_time *v = m->bare > 0 && m->reps_bare != NULL ? m->reps_bare : m->reps;
+	struct hd_band band;
+	char text[128], iqr[32];
+
+	if (hd_band_of(v, m->nreps, &band) != 0)
+		return;
+	hd_band_fmt(text, sizeof text, hd_trace_makespan(m), &band, HD_BAND_LONG);
+	if (band.n < 2) {
+		hd_buf_printf(b, "      measured %s\n", text);
+		return;
+	}
+	res->with_band++;
+	res->in_band += hd_band_holds(&band, p->makespan);
+	hd_buf_printf(b, "      measured %s, IQR %s: the prediction is %s the band\n", text,
+		      hd_fmt_time(iqr, sizeof iqr, band.iqr),
+		      hd_band_holds(&band, p->makespan) ? "inside" : "outside");
+}
+
 static void
 compare_scenario(struct hd_buf *b, const struct hd_verify_opts *o, const struct hd_scenario *sc,
 		 const struct hd_trace *p, const struct hd_trace *m, struct hd_verify_result *res)
 {
-	char tp[32], tm[32], ti[32], name[64];
+	char tp[32], tm[32], ti[128], name[64];
 	hd_time meas = hd_trace_makespan(m);
 	double err = rel_err((double)p->makespan, (double)meas), split[HD_VPRED__COUNT];
+	struct hd_band timed;
 	int i, k;
 
 	/* the measured makespan is that of repeats without per-op events, when
@@ -278,7 +311,13 @@ compare_scenario(struct hd_buf *b, const struct hd_verify_opts *o, const struct 
 	hd_buf_printf(b, "  %-24s predicted %10s   measured %10s   error %+6.1f %%\n", sc->name,
 		      hd_fmt_time(tp, sizeof tp, p->makespan), hd_fmt_time(tm, sizeof tm, meas),
 		      100 * err);
-	if (m->bare > 0)
+	put_band(b, p, m, res);
+	if (m->bare > 0 && m->reps_bare != NULL && hd_band_of(m->reps, m->nreps, &timed) == 0)
+		hd_buf_printf(b,
+			      "      (timed with an event around every op, as in the table "
+			      "below: %s)\n",
+			      hd_band_fmt(ti, sizeof ti, m->makespan, &timed, HD_BAND_LONG));
+	else if (m->bare > 0)
 		hd_buf_printf(b,
 			      "      (timed with an event around every op, as in the table "
 			      "below: %s)\n",
@@ -367,7 +406,11 @@ store_lesson(struct hd_store *st, const struct lesson_run *lr, const struct hd_v
 		r.machine = o->machine;
 		r.pair_run = pid;
 		r.warmup = o->warmup;
-		r.repeats = o->repeats;
+		/* as many as the backend ran, each one's makespan kept */
+		r.repeats = lr->meas[i]->nreps > 0 ? lr->meas[i]->nreps : o->repeats;
+		r.rep_makespan = lr->meas[i]->reps;
+		r.rep_bare = lr->meas[i]->reps_bare;
+		r.nrep = lr->meas[i]->nreps;
 		note[0] = '\0';
 		if (lr->meas[i]->bare > 0)
 			snprintf(note, sizeof note,
@@ -595,6 +638,11 @@ hd_verify_lessons(const struct hd_lesson *const *lessons, int n, const struct hd
 				      res->nerrs, res->nerrs == 1 ? "" : "s",
 				      100 * res->median_makespan_err,
 				      100 * res->worst_makespan_err);
+		if (rc == 0 && res->with_band > 0)
+			hd_buf_printf(out,
+				      "Predicted inside the measured band (min to max of the "
+				      "repeats): %d of %d scenario%s\n",
+				      res->in_band, res->with_band, res->with_band == 1 ? "" : "s");
 		if (rc == 0)
 			put_split(out, o, res);
 	}

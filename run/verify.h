@@ -63,17 +63,22 @@ struct hd_verify_result {
 	double *split[HD_VPRED__COUNT];
 	bool *spin_bound;
 	struct hd_buf skipped; /* "  lesson/scenario: why\n" per skip */
+	/* scenarios measured over two repeats or more, and of them those whose
+	 * prediction is within the band (min to max of the repeats) */
+	int with_band, in_band;
 };
 
 /*
  * Verify lessons[0..n): for every scenario that fits one GPU, predict with
  * the model, measure with o->measured, store both as a pair (one transaction
  * each), print predicted, measured and error per scenario and per op, then
- * check each claim on the measurement.  Scenarios the backend cannot run here
+ * check each claim on the measurement.  Each measured run is stored with its
+ * repeats' makespans and printed with their band (min to max), and whether
+ * the prediction falls inside it.  Scenarios the backend cannot run here
  * (more ranks than GPUs, no NCCL: hd_backend_ops.fits) are skipped with a
- * line saying so, and listed again at the end.  Returns 0 (result in *res), or -1 with e
- * set: a failure or an interruption; runs already stored stay whole, the
- * interrupted one is not stored.
+ * line saying so, and listed again at the end.  Returns 0 (result in *res),
+ * or -1 with e set: a failure or an interruption; runs already stored stay
+ * whole, the interrupted one is not stored.
  */
 int hd_verify_lessons(const struct hd_lesson *const *lessons, int n, const struct hd_verify_opts *o,
 		      struct hd_buf *out, struct hd_verify_result *res, struct hd_err *e);

@@ -1,7 +1,7 @@
 /*
  * runs.c - runs in the store: a run's description, its profile, machine and
- * claim results, stored in one transaction with its spans (spans.c), listed,
- * and read back checked (read.c) (see store.h).
+ * claim results, stored in one transaction with its spans (spans.c) and its
+ * repeats (repeats.c), listed, and read back checked (read.c) (see store.h).
  */
 #include "config.h"
 
@@ -130,7 +130,7 @@ hd_store_run_insert(struct hd_store *s, const struct hd_store_run *r, const stru
 	sqlite3_finalize(st);
 	st = NULL;
 	run = sqlite3_last_insert_rowid(s->db);
-	if (store_insert_spans(s, run, r, t, e) != 0 ||
+	if (store_insert_spans(s, run, r, t, e) != 0 || store_insert_repeats(s, run, r, e) != 0 ||
 	    insert_claims(s, run, claims, nclaims, e) != 0)
 		goto rollback;
 	if (store_exec(s, "COMMIT", "COMMIT", e) != 0)
@@ -386,7 +386,8 @@ hd_store_run_info(struct hd_store *s, int64_t run_id, struct hd_store_run_info *
 	}
 	rc = read_run(s, st, out, e);
 	sqlite3_finalize(st);
-	if (rc != 0 || read_claims(s, run_id, out, e) != 0) {
+	if (rc != 0 || read_claims(s, run_id, out, e) != 0 ||
+	    hd_store_run_repeats(s, run_id, &out->reps, e) != 0) {
 		hd_store_run_info_free(out);
 		return -1;
 	}
@@ -423,5 +424,6 @@ run_info_free(struct hd_store_run_info *ri)
 		free((char *)ri->claims[k].detail);
 	}
 	free(ri->claims);
+	hd_store_repeats_free(&ri->reps);
 	memset(ri, 0, sizeof *ri);
 }

@@ -134,6 +134,17 @@ static const char *const migrations[] = {
 	 * instructor's gradebook finds their row in Canvas's roster. */
 	"ALTER TABLE learners ADD COLUMN roster_id TEXT"
 	"  CHECK (roster_id IS NULL OR length(roster_id) BETWEEN 1 AND 64);",
+	/* 4 -> 5: every repeat of a measured run, so that the spread of a
+	 * measurement is kept beside its median: each repeat's makespan as
+	 * the run's spans were timed (with an event around every op), and
+	 * without per-op events (bare_ps; NULL where those were not run).
+	 * Simulated runs, and runs stored before, have none. */
+	"CREATE TABLE run_repeats ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  repeat INTEGER NOT NULL CHECK (repeat >= 0),"
+	"  makespan_ps INTEGER NOT NULL CHECK (makespan_ps >= 0),"
+	"  bare_ps INTEGER CHECK (bare_ps IS NULL OR bare_ps >= 0),"
+	"  PRIMARY KEY (run_id, repeat));",
 };
 
 _Static_assert(HD_ARRAY_LEN(migrations) == HD_STORE_SCHEMA, "one migration per schema version");

@@ -34,7 +34,7 @@
 #include "ir/trace.h"
 #include "lang/lesson.h"
 
-#define HD_STORE_SCHEMA 4
+#define HD_STORE_SCHEMA 5
 #define HD_STORE_APP_ID 0x68647369 /* "hdsi" */
 
 /* Every time, spread and size read back (spans, makespans) is within
@@ -109,11 +109,23 @@ struct hd_store_run {
 	/* Per-span spread (e.g. IQR over repeats) in ps, parallel to the trace's
 	 * spans; NULL when there is none. */
 	const hd_time *spread;
+	/* Measured runs: each repeat's makespan in ps, in repeat order, nrep of
+	 * them (0, or as many as repeats): rep_makespan as the spans were timed
+	 * (with per-op events), rep_bare without per-op events (NULL where those
+	 * were not run); NULL and 0 for simulated runs.  Every value 0 ..
+	 * HD_STORE_TIME_LIMIT - 1. */
+	const hd_time *rep_makespan, *rep_bare;
+	int nrep;
 };
 
+/* The most repeats a run stores (and a read accepts). */
+#define HD_STORE_REPEATS_MAX HD_TRACE_MAX_REPS
+
 /*
- * Store a run, its lanes and spans and its claim results in one transaction.
- * Returns 0 and the new run id, or -1 with e set and nothing stored.
+ * Store a run, its lanes and spans, its repeats and its claim results in one
+ * transaction.  Returns 0 and the new run id, or -1 with e set and nothing
+ * stored (also for repeats hdsim would refuse to read back: more than
+ * HD_STORE_REPEATS_MAX, a count other than r->repeats, a time out of range).
  */
 int hd_store_run_insert(struct hd_store *s, const struct hd_store_run *r, const struct hd_trace *t,
 			const struct hd_store_claim *claims, int nclaims, int64_t *run_id,
@@ -129,6 +141,26 @@ int hd_store_profile_insert(struct hd_store *s, const char *name, const char *te
 /* Read a run's trace back (lanes, spans, labels) into a new trace; NULL with
  * e set (HD_EXIT_INPUT, naming the run and row) for a value out of range. */
 struct hd_trace *hd_store_run_trace(struct hd_store *s, int64_t run_id, struct hd_err *e);
+
+/* A run's repeats read back: each one's makespan in ps, by repeat. */
+struct hd_store_repeats {
+	hd_time *makespan; /* [n]: timed as the run's spans (per-op events) */
+	hd_time *bare;     /* [n]: without per-op events, or NULL when not run */
+	int n;             /* 0 (a simulated run, one stored before schema 5),
+			    * or the run's repeats */
+};
+/*
+ * Read run run_id's repeats into *out (zeroed first; free it with
+ * hd_store_repeats_free).  Every row is checked: repeats numbered 0, 1, 2
+ * ... each once, none or as many as the run's repeats (at most
+ * HD_STORE_REPEATS_MAX), times 0 .. HD_STORE_TIME_LIMIT - 1, bare_ps on
+ * every row or on none.  Returns 0, or -1 with e set (no such run:
+ * HD_EXIT_INPUT naming the id; a row hdsim never writes: HD_EXIT_INPUT
+ * naming the run and the repeat; SQLite failures) and *out holding nothing.
+ */
+int hd_store_run_repeats(struct hd_store *s, int64_t run_id, struct hd_store_repeats *out,
+			 struct hd_err *e);
+void hd_store_repeats_free(struct hd_store_repeats *r); /* accepts NULL */
 
 /* Summary row of a run, for listings. */
 struct hd_store_run_row {
@@ -147,7 +179,8 @@ int hd_store_runs(struct hd_store *s, const char *lesson,
  * Everything stored about one run except its spans, read back.  Every string
  * is owned by the struct and released by hd_store_run_info_free; only those
  * hdsim may leave out are NULL (profile_name, timer, note, the machine's, a
- * claim's detail); the claims are the run's claim_results, by index.
+ * claim's detail); the claims are the run's claim_results, by index, and
+ * reps its repeats.
  */
 struct hd_store_run_info {
 	int64_t id, pair_run; /* pair_run: 0 when the run has no pair */
@@ -159,12 +192,13 @@ struct hd_store_run_info {
 	struct hd_store_machine machine;
 	struct hd_store_claim *claims;
 	int nclaims;
+	struct hd_store_repeats reps; /* each repeat's makespan (hd_store_run_repeats) */
 };
 /*
- * Read run run_id's description, machine and claims into *out (zeroed
- * first).  Returns 0, or -1 with e set (no such run: HD_EXIT_INPUT naming
- * the id; a value hdsim never writes; SQLite failures) and *out holding
- * nothing to free.
+ * Read run run_id's description, machine, claims and repeats into *out
+ * (zeroed first).  Returns 0, or -1 with e set (no such run: HD_EXIT_INPUT
+ * naming the id; a value hdsim never writes; SQLite failures) and *out
+ * holding nothing to free.
  */
 int hd_store_run_info(struct hd_store *s, int64_t run_id, struct hd_store_run_info *out,
 		      struct hd_err *e);

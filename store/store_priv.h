@@ -7,8 +7,8 @@
  * the lesson versions stored with answers (snapshot.c).
  *
  * store.c opens and closes; sql.c wraps SQLite's calls; schema.c migrates and
- * checks the schema; read.c checks what is read back; spans.c, runs.c and
- * progress.c read and write the rows of their tables.
+ * checks the schema; read.c checks what is read back; spans.c, repeats.c,
+ * runs.c and progress.c read and write the rows of their tables.
  */
 #ifndef HD_STORE_PRIV_H
 #define HD_STORE_PRIV_H
@@ -119,5 +119,12 @@ int store_snapshot_insert(struct hd_store *s, const struct hd_store_snapshot *sn
  * inside the caller's transaction: 0, or -1 with e set. */
 int store_insert_spans(struct hd_store *s, int64_t run, const struct hd_store_run *r,
 		       const struct hd_trace *t, struct hd_err *e);
+
+/* ---- repeats (repeats.c) ---------------------------------------------------- */
+
+/* Store r's repeats as run's, inside the caller's transaction, after
+ * checking them as a read would (store.h): 0, or -1 with e set. */
+int store_insert_repeats(struct hd_store *s, int64_t run, const struct hd_store_run *r,
+			 struct hd_err *e);
 
 #endif

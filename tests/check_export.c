@@ -171,8 +171,9 @@ count_lines(const char *text, const char *word)
 	return n;
 }
 
-/* The fixture database: a predicted and a measured run paired, with claims,
- * a second lesson with a prediction only, and answers. */
+/* The fixture database: a predicted and a measured run paired, with claims
+ * (the measured one with its five repeats), a second lesson with a
+ * prediction only, and answers. */
 static void
 make_db(const char *path)
 {
@@ -198,6 +199,9 @@ make_db(const char *path)
 				  .params_json = "{\"size\": 1048576}",
 				  .timer = "model",
 				  .repeats = 1 };
+	/* the measured run's five repeats, its makespan (104.5 us) the median */
+	static const hd_time reps[] = { 106 * HD_US, 101 * HD_US, 104500 * HD_NS, 111 * HD_US,
+					102 * HD_US };
 	int64_t pid;
 
 	need(s != NULL, "open", &e);
@@ -208,8 +212,12 @@ make_db(const char *path)
 	r.pair_run = pid;
 	r.timer = "cuda-events";
 	r.repeats = 5;
+	r.rep_makespan = reps;
+	r.nrep = 5;
 	claims[1].outcome = 1;
 	need(hd_store_run_insert(s, &r, m, claims, 2, NULL, &e) == 0, "insert", &e);
+	r.rep_makespan = NULL;
+	r.nrep = 0;
 	r.lesson = "two-streams";
 	r.scenario = "overlap";
 	r.backend = "sim";
@@ -617,6 +625,79 @@ START_TEST(svg_and_reports_escape_names)
 }
 END_TEST
 
+/* A measured run's repeats in every export: the band under its makespan in
+ * the report, a bar across its point on the scatter, whether the prediction
+ * falls inside; every repeat in the CSV and JSON tables. */
+START_TEST(reports_show_the_band)
+{
+	char *db = path_in("a.db"), *text;
+	struct hd_export_set set;
+	struct csv c;
+
+	make_db(db);
+	load(&set, db);
+	ck_assert_int_eq(set.runs[1].info.reps.n, 5);
+
+	text = write_mem(&set, HD_EXPORT_HTML, 0);
+	ck_assert_msg(strstr(text,
+			     "<p>Measured over 5 repeats: 104 us (band 101-111 us, 5 "
+			     "repeats), median 104 us, IQR 4.00 us; the prediction is "
+			     "outside the band.</p>") != NULL,
+		      "%s", text);
+	ck_assert_int_eq(count(text, "<path class=\"bar\""), 1);
+	ck_assert_ptr_nonnull(strstr(text, "the bar across a point: the measured repeats"));
+	ck_assert_ptr_nonnull(strstr(text,
+				     "measured 104 us (band 101-111 us, 5 repeats), error "
+				     "-9.1 %; the prediction is outside the band</title>"));
+	ck_assert_ptr_nonnull(strstr(text, "<li>0 of 1 inside the measured band"));
+	ck_assert_ptr_nonnull(strstr(text, "<td class=\"num\">101-111 us (5 repeats)</td>"));
+	/* hostile names still escaped beside the band */
+	ck_assert_ptr_null(strstr(text, "<b>"));
+	free(text);
+
+	text = write_mem(&set, HD_EXPORT_MD, 0);
+	ck_assert_ptr_nonnull(strstr(text,
+				     "Measured over 5 repeats: 104 us (band 101-111 us, 5 "
+				     "repeats), median 104 us, IQR 4.00 us; the prediction "
+				     "is outside the band."));
+	ck_assert_ptr_nonnull(
+	    strstr(text, "| 101-111 us (5 repeats) | 95.0 us | -9.1 % | outside |"));
+	ck_assert_ptr_nonnull(strstr(text, "- 0 of 1 inside the measured band"));
+	free(text);
+
+	text = write_table(&set, HD_EXPORT_RUNS);
+	ck_assert_int_eq(csv_parse(text, &c), 0);
+	ck_assert_str_eq(c.rows[2][col(&c, "repeat_makespans_ps")],
+			 "106000000 101000000 104500000 111000000 102000000");
+	ck_assert_str_eq(c.rows[2][col(&c, "repeat_bare_ps")], "");
+	ck_assert_str_eq(c.rows[2][col(&c, "band_min_ps")], "101000000");
+	ck_assert_str_eq(c.rows[2][col(&c, "band_median_ps")], "104500000");
+	ck_assert_str_eq(c.rows[2][col(&c, "band_max_ps")], "111000000");
+	ck_assert_str_eq(c.rows[2][col(&c, "band_iqr_ps")], "4000000");
+	/* the model's runs have none */
+	ck_assert_str_eq(c.rows[1][col(&c, "repeat_makespans_ps")], "");
+	ck_assert_str_eq(c.rows[1][col(&c, "band_min_ps")], "");
+	ck_assert_int_eq(c.ncols[1], c.ncols[0]);
+	ck_assert_int_eq(c.ncols[2], c.ncols[0]);
+	csv_free(&c);
+	free(text);
+
+	text = write_mem(&set, HD_EXPORT_JSON, 0);
+	ck_assert(hd_test_json_valid(text));
+	ck_assert_ptr_nonnull(strstr(text,
+				     "\"repeat_makespans_ps\":[106000000,101000000,104500000,"
+				     "111000000,102000000],\"repeat_bare_ps\":null,"
+				     "\"band_min_ps\":101000000,\"band_median_ps\":104500000,"
+				     "\"band_max_ps\":111000000,\"band_iqr_ps\":4000000"));
+	ck_assert_ptr_nonnull(strstr(text,
+				     "\"repeat_makespans_ps\":null,\"repeat_bare_ps\":null,"
+				     "\"band_min_ps\":null"));
+	free(text);
+	hd_export_set_free(&set);
+	free(db);
+}
+END_TEST
+
 /* Run `hdsim ARGS` through the command with captured output; returns the
  * status. */
 static int
@@ -669,7 +750,7 @@ START_TEST(bad_input_writes_nothing)
 {
 	char *db = path_in("a.db"), *out = path_in("out.json"), *missing = path_in("none.db");
 	char *foreign = path_in("foreign.db"), *newer = path_in("newer.db");
-	char *junk = path_in("junk.db"), *msg;
+	char *junk = path_in("junk.db"), *crafted = path_in("crafted.db"), *msg;
 	sqlite3 *q;
 	char buf[4096];
 	const struct {
@@ -698,6 +779,9 @@ START_TEST(bad_input_writes_nothing)
 		{ { "export", "--format", "html", "--table", "runs", "--db", db },
 		  "--table goes with --format csv" },
 		{ { "export", "--class", "-o", out }, "name the learners' databases" },
+		/* a measured run's repeat out of range, in a crafted file */
+		{ { "export", "--format", "html", "--db", crafted, "-o", out },
+		  "run 2, repeat 3: makespan_ps is '-5', not an integer from 0 to" },
 	};
 	size_t i;
 
@@ -716,6 +800,14 @@ START_TEST(bad_input_writes_nothing)
 	memset(buf, 0x5a, sizeof buf);
 	memcpy(buf, "SQLite format 3", 16);
 	write_bytes(junk, buf, sizeof buf);
+	make_db(crafted);
+	ck_assert_int_eq(sqlite3_open(crafted, &q), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(q,
+				      "PRAGMA ignore_check_constraints = 1;"
+				      " UPDATE run_repeats SET makespan_ps = -5 WHERE repeat = 3",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(q);
 
 	for (i = 0; i < HD_ARRAY_LEN(cases); i++) {
 		int n = 0, rc;
@@ -750,6 +842,7 @@ START_TEST(bad_input_writes_nothing)
 	free(foreign);
 	free(newer);
 	free(junk);
+	free(crafted);
 }
 END_TEST
 
@@ -1469,6 +1562,7 @@ export_suite(void)
 	tcase_add_test(tc, perfetto_threads_and_flows);
 	tcase_add_test(tc, perfetto_ranks_are_processes);
 	tcase_add_test(tc, svg_and_reports_escape_names);
+	tcase_add_test(tc, reports_show_the_band);
 	tcase_add_test(tc, bad_input_writes_nothing);
 	tcase_add_test(tc, run_selects_its_pair);
 	tcase_add_test(tc, lesson_without_runs_is_simulated);

@@ -1309,7 +1309,7 @@ START_TEST(million_iterations)
 	struct hd_profile p = test_profile();
 	struct hd_model_stats st;
 	struct counter c = { 0, 0 };
-	struct hd_sink sink = { &c, count_lane, count_string, count_span, NULL, NULL, 0 };
+	struct hd_sink sink = { &c, count_lane, count_string, count_span, NULL, NULL, 0, NULL };
 	struct timespec t0, t1;
 	struct hd_err err;
 	struct hd_op *op;
@@ -1378,7 +1378,7 @@ START_TEST(deep_queue_bounded)
 	struct hd_profile p = test_profile();
 	struct hd_model_stats st;
 	struct counter c = { 0, 0 };
-	struct hd_sink sink = { &c, count_lane, count_string, count_span, NULL, NULL, 0 };
+	struct hd_sink sink = { &c, count_lane, count_string, count_span, NULL, NULL, 0, NULL };
 	struct hd_err e;
 	struct hd_op *op;
 

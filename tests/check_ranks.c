@@ -167,6 +167,59 @@ START_TEST(scenario_crosses_the_wire_exactly)
 END_TEST
 
 /* Queues and host threads cross too: each rank runs its own. */
+/* A rank's repeats cross the wire with its spans; two ranks' repeat i is
+ * the later of the two; a message cut short in them is refused. */
+START_TEST(repeats_cross_the_wire)
+{
+	struct hd_trace *a = hd_trace_new(), *back = hd_trace_new();
+	struct hd_sink in = hd_trace_sink(a), out = hd_trace_sink(back);
+	struct hd_span sp = { .lane = 0, .op = 0, .kind = HD_SPAN_API, .start = 0, .end = 9 };
+	struct hd_wbuf w = { 0 };
+	struct hd_rbuf r;
+	struct hd_err e = { 0 };
+
+	sp.lane = hd_trace_lane(a, HD_LANE_API, 0, 0, "CUDA API");
+	sp.label = -1;
+	hd_trace_add(a, &sp);
+	in.repeat(in.ctx, 0, 10, 0);
+	in.repeat(in.ctx, 2, 30, 0); /* repeat 1 comes later: 0 until then */
+	in.repeat(in.ctx, 1, 20, 0);
+	ck_assert_int_eq(a->nreps, 3);
+	ck_assert_ptr_null(a->reps_bare);
+	hd_wire_put_trace(&w, a);
+	r = (struct hd_rbuf){ .p = w.p, .len = w.len };
+	ck_assert_msg(hd_wire_get_trace(&r, &out, &e) == 0, "%s", e.msg);
+	ck_assert_uint_eq(r.off, w.len);
+	ck_assert_int_eq(back->nreps, 3);
+	ck_assert_int_eq(back->reps[0], 10);
+	ck_assert_int_eq(back->reps[1], 20);
+	ck_assert_int_eq(back->reps[2], 30);
+	ck_assert_ptr_null(back->reps_bare);
+	/* another rank, later in repeat 1 and with a bare makespan */
+	out.repeat(out.ctx, 1, 25, 7);
+	out.repeat(out.ctx, 0, 5, 0);
+	ck_assert_int_eq(back->reps[0], 10);
+	ck_assert_int_eq(back->reps[1], 25);
+	ck_assert_ptr_nonnull(back->reps_bare);
+	ck_assert_int_eq(back->reps_bare[0], 0);
+	ck_assert_int_eq(back->reps_bare[1], 7);
+	/* out of range: not kept */
+	out.repeat(out.ctx, -1, 5, 0);
+	out.repeat(out.ctx, HD_TRACE_MAX_REPS, 5, 0);
+	ck_assert_int_eq(back->nreps, 3);
+	/* cut in the repeats */
+	r = (struct hd_rbuf){ .p = w.p, .len = w.len - 5 };
+	hd_trace_free(back);
+	back = hd_trace_new();
+	out = hd_trace_sink(back);
+	ck_assert_int_eq(hd_wire_get_trace(&r, &out, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "cut short or garbled"));
+	hd_wbuf_free(&w);
+	hd_trace_free(a);
+	hd_trace_free(back);
+}
+END_TEST
+
 START_TEST(threads_cross_the_wire)
 {
 	static const char text[] = "hdsim 1\nlesson q\ntitle \"Q\"\n"
@@ -291,6 +344,21 @@ check_ranks(int n)
 	ck_assert_int_eq(hd_run_coll_bw(sc, op_index(sc, "sum"), t, &alg, &bus), 0);
 	ck_assert_msg(alg > 5e9 && alg < 100e9, "algBw %g", alg);
 	ck_assert_double_eq_tol(bus, alg * 2.0 * (n - 1) / n, 1);
+	/* each repeat's makespan came back from every rank: one per repeat, the
+	 * latest rank's, reaching the trace's; no repeats without per-op events
+	 * on several ranks */
+	ck_assert_int_eq(t->nreps, 3);
+	ck_assert_ptr_null(t->reps_bare);
+	{
+		hd_time top = 0;
+
+		for (r = 0; r < t->nreps; r++) {
+			ck_assert(t->reps[r] > 0);
+			if (t->reps[r] > top)
+				top = t->reps[r];
+		}
+		ck_assert(t->makespan <= top);
+	}
 	hd_trace_free(t);
 	hd_scenario_free(sc);
 	hd_lesson_free(l);
@@ -526,6 +594,7 @@ ranks_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, scenario_crosses_the_wire_exactly);
 	tcase_add_test(tc, threads_cross_the_wire);
+	tcase_add_test(tc, repeats_cross_the_wire);
 	tcase_add_test(tc, two_ranks_send_back_their_spans);
 	tcase_add_test(tc, four_ranks_send_back_their_spans);
 	tcase_add_test(tc, killed_rank_ends_the_run);

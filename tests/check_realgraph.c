@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/band.h"
 #include "base/units.h"
 #include "ir/backend.h"
 #include "ir/trace.h"
@@ -125,6 +126,22 @@ START_TEST(a_launch_runs_the_captured_graph)
 	ck_assert_ptr_nonnull(find(t, SYNC, 0, HD_LANE_API, HD_SPAN_BLOCKED));
 	ck_assert(t->bare > 0);
 	ck_assert(t->bare >= (hd_time)(2 * graph * 1e12));
+	/* every timed repeat's makespan, with per-op events and without: the
+	 * three of each, the bare makespan their median, the trace's within the
+	 * timed ones' reach */
+	ck_assert_int_eq(t->nreps, 3);
+	ck_assert_ptr_nonnull(t->reps);
+	ck_assert_ptr_nonnull(t->reps_bare);
+	{
+		struct hd_band timed, bare;
+
+		ck_assert_int_eq(hd_band_of(t->reps, t->nreps, &timed), 0);
+		ck_assert_int_eq(hd_band_of(t->reps_bare, t->nreps, &bare), 0);
+		ck_assert_int_eq(bare.median, t->bare);
+		ck_assert(bare.min >= (hd_time)(2 * graph * 1e12));
+		ck_assert(timed.min >= (hd_time)(2 * graph * 1e12));
+		ck_assert(t->makespan <= timed.max);
+	}
 	hd_trace_free(t);
 	hd_scenario_free(sc);
 }

@@ -586,6 +586,11 @@ static const char v3_extra[] =
     "ALTER TABLE progress ADD COLUMN seen INTEGER CHECK (seen IN (0, 1));"
     "ALTER TABLE progress ADD COLUMN lesson_hash TEXT REFERENCES lesson_snapshots(hash);";
 
+/* What schema 4 added to schema 3, exactly as released: learners' roster
+ * ids. */
+static const char v4_extra[] = "ALTER TABLE learners ADD COLUMN roster_id TEXT"
+			       "  CHECK (roster_id IS NULL OR length(roster_id) BETWEEN 1 AND 64);";
+
 /* The schema version in the file's header, as another program reads it. */
 static int
 raw_version(const char *path)
@@ -742,9 +747,9 @@ START_TEST(v2_database_migrates_keeping_answers)
 	hd_store_close(s);
 	ck_assert_int_eq(count_rows(p, "snapshot_questions"), 3);
 	ck_assert_int_eq(count_rows(p, "snapshot_options"), 4);
-	/* through schema 3 to 4: the learner has no roster id yet, and may
-	 * give one */
-	ck_assert_int_eq(raw_version(p), 4);
+	/* through schema 3 to 4 (and on): the learner has no roster id yet,
+	 * and may give one */
+	ck_assert_int_eq(raw_version(p), HD_STORE_SCHEMA);
 	s = hd_store_open(p, HD_STORE_RW, &e);
 	ck_assert_msg(s != NULL, "%s", e.msg);
 	memset(&ids, 0, sizeof ids);
@@ -769,7 +774,7 @@ END_TEST
 
 /* A database of schema 3 (attempts as history and lesson versions, before
  * roster ids) with answers and a stored version opens, migrates to schema 4
- * in place and keeps every answer, whether its run was seen, and the version
+ * (and on) in place and keeps every answer, whether its run was seen, and the version
  * with its questions; its learners have no roster id until they give one. */
 START_TEST(v3_database_migrates_to_roster_ids)
 {
@@ -822,7 +827,7 @@ START_TEST(v3_database_migrates_to_roster_ids)
 
 	s = hd_store_open(p, HD_STORE_RW, &e);
 	ck_assert_msg(s != NULL, "%s", e.msg);
-	ck_assert_int_eq(hd_store_schema_version(s), 4);
+	ck_assert_int_eq(hd_store_schema_version(s), HD_STORE_SCHEMA);
 	ck_assert_int_eq(hd_store_check(s, &e), 0);
 	memset(&r, 0, sizeof r);
 	ck_assert_int_eq(hd_store_progress_each(s, NULL, NULL, take_row, &r, &e), 0);
@@ -843,7 +848,7 @@ START_TEST(v3_database_migrates_to_roster_ids)
 	ck_assert_str_eq(ids.id[1], "(none)");
 	ck_assert_msg(hd_store_learner_set_roster_id(s, "grace", "ghopper", &e) == 0, "%s", e.msg);
 	hd_store_close(s);
-	ck_assert_int_eq(raw_version(p), 4);
+	ck_assert_int_eq(raw_version(p), HD_STORE_SCHEMA);
 
 	/* opened again: nothing to do, the id kept, the answers all there */
 	s = hd_store_open(p, HD_STORE_RO, &e);
@@ -856,6 +861,204 @@ START_TEST(v3_database_migrates_to_roster_ids)
 	ck_assert_int_eq(count_rows(p, "progress"), 2);
 	ck_assert_int_eq(count_rows(p, "snapshot_options"), 2);
 	hd_store_snapshot_free(v.last);
+	free(p);
+}
+END_TEST
+
+/* A measured run's repeats: stored with it, in one transaction, and read
+ * back as they were (by hd_store_run_repeats and with the run's info); a
+ * simulated run has none; repeats hdsim would not read back are refused
+ * and store nothing. */
+START_TEST(repeats_round_trip)
+{
+	static const hd_time ms[] = { 12310 * HD_US, 12580 * HD_US, 12100 * HD_US, 12400 * HD_US,
+				      12200 * HD_US },
+			     bare[] = { 12010 * HD_US, 12280 * HD_US, 11800 * HD_US, 12100 * HD_US,
+					11900 * HD_US },
+			     bad[] = { 1, 2, -1, 4, 5 },
+			     huge[] = { 1, 2, HD_STORE_TIME_LIMIT, 4, 5 };
+	struct hd_err e = { 0 };
+	char *p = path_in("reps.db");
+	struct hd_store *s = hd_store_open(p, HD_STORE_RW, &e);
+	struct hd_trace *t = sample_trace();
+	struct hd_store_run r = { .lesson = "pinned-vs-pageable",
+				  .scenario = "pinned",
+				  .backend = "cuda",
+				  .source = "measured",
+				  .status = "ok",
+				  .warmup = 1,
+				  .repeats = 5,
+				  .rep_makespan = ms,
+				  .rep_bare = bare,
+				  .nrep = 5,
+				  .timer = "cuda-events+host-clock" };
+	struct hd_store_repeats back;
+	struct hd_store_run_info info;
+	int64_t id = 0, id2 = 0, id3 = 0;
+	int i;
+
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	ck_assert_msg(hd_store_run_insert(s, &r, t, NULL, 0, &id, &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(hd_store_run_repeats(s, id, &back, &e), 0);
+	ck_assert_int_eq(back.n, 5);
+	ck_assert_ptr_nonnull(back.bare);
+	for (i = 0; i < 5; i++) {
+		ck_assert_int_eq(back.makespan[i], ms[i]); /* in repeat order, not sorted */
+		ck_assert_int_eq(back.bare[i], bare[i]);
+	}
+	hd_store_repeats_free(&back);
+	hd_store_repeats_free(&back); /* twice: it was emptied */
+	hd_store_repeats_free(NULL);
+	ck_assert_int_eq(hd_store_run_info(s, id, &info, &e), 0);
+	ck_assert_int_eq(info.reps.n, 5);
+	ck_assert_int_eq(info.reps.makespan[4], ms[4]);
+	ck_assert_int_eq(info.reps.bare[2], bare[2]);
+	hd_store_run_info_free(&info);
+
+	/* several ranks: no repeats without per-op events */
+	r.rep_bare = NULL;
+	r.repeats = r.nrep = 3;
+	ck_assert_int_eq(hd_store_run_insert(s, &r, t, NULL, 0, &id2, &e), 0);
+	ck_assert_int_eq(hd_store_run_repeats(s, id2, &back, &e), 0);
+	ck_assert_int_eq(back.n, 3);
+	ck_assert_ptr_null(back.bare);
+	ck_assert_int_eq(back.makespan[2], ms[2]);
+	hd_store_repeats_free(&back);
+
+	/* the model's run: none */
+	r.backend = "sim";
+	r.source = "predicted";
+	r.repeats = 1;
+	r.rep_makespan = NULL;
+	r.nrep = 0;
+	ck_assert_int_eq(hd_store_run_insert(s, &r, t, NULL, 0, &id3, &e), 0);
+	ck_assert_int_eq(hd_store_run_info(s, id3, &info, &e), 0);
+	ck_assert_int_eq(info.reps.n, 0);
+	ck_assert_ptr_null(info.reps.makespan);
+	ck_assert_ptr_null(info.reps.bare);
+	hd_store_run_info_free(&info);
+
+	/* refused, and nothing of the run stored */
+	r.backend = "cuda";
+	r.source = "measured";
+	r.repeats = 5;
+	r.rep_makespan = ms;
+	r.nrep = 4;
+	ck_assert_int_eq(hd_store_run_insert(s, &r, t, NULL, 0, NULL, &e), -1);
+	ck_assert_msg(strstr(e.msg, "the makespans of 4 repeats were given for a run of 5") != NULL,
+		      "%s", e.msg);
+	r.nrep = 5;
+	r.rep_makespan = bad;
+	memset(&e, 0, sizeof e);
+	ck_assert_int_eq(hd_store_run_insert(s, &r, t, NULL, 0, NULL, &e), -1);
+	ck_assert_msg(strstr(e.msg, "repeat 2's makespan is out of range") != NULL, "%s", e.msg);
+	r.rep_makespan = ms;
+	r.rep_bare = huge;
+	memset(&e, 0, sizeof e);
+	ck_assert_int_eq(hd_store_run_insert(s, &r, t, NULL, 0, NULL, &e), -1);
+	ck_assert_msg(strstr(e.msg, "repeat 2's makespan is out of range") != NULL, "%s", e.msg);
+	r.rep_bare = NULL;
+	r.rep_makespan = NULL;
+	memset(&e, 0, sizeof e);
+	ck_assert_int_eq(hd_store_run_insert(s, &r, t, NULL, 0, NULL, &e), -1);
+	r.repeats = r.nrep = HD_STORE_REPEATS_MAX + 1;
+	r.rep_makespan = ms;
+	memset(&e, 0, sizeof e);
+	ck_assert_int_eq(hd_store_run_insert(s, &r, t, NULL, 0, NULL, &e), -1);
+	ck_assert_msg(strstr(e.msg, "at most 100000") != NULL, "%s", e.msg);
+	memset(&e, 0, sizeof e);
+	ck_assert_int_eq(hd_store_run_repeats(s, 999, &back, &e), -1);
+	ck_assert_ptr_nonnull(strstr(e.msg, "no run 999"));
+	ck_assert_int_eq(back.n, 0);
+	ck_assert_int_eq(hd_store_check(s, &e), 0);
+	hd_store_close(s);
+	ck_assert_int_eq(count_rows(p, "runs"), 3);
+	ck_assert_int_eq(count_rows(p, "run_repeats"), 8);
+	ck_assert_int_eq(count_rows(p, "spans"), 9);
+	ck_assert_int_eq(hd_test_count(p, "SELECT count(*) FROM run_repeats WHERE bare_ps IS NULL"),
+			 3);
+	hd_trace_free(t);
+	free(p);
+}
+END_TEST
+
+/* A database of schema 4 (as released: before repeats) with a measured run
+ * opens, migrates to schema 5 in place and keeps the run, which has no
+ * repeats; new runs store theirs.  A read-only open cannot upgrade it. */
+START_TEST(v4_database_migrates_to_repeats)
+{
+	static const hd_time ms[] = { 3 * HD_MS, 5 * HD_MS, 4 * HD_MS };
+	struct hd_err e = { 0 };
+	char *p = path_in("v4.db"), sql[128];
+	struct hd_store *s;
+	struct hd_store_run_info info;
+	struct hd_store_repeats back;
+	struct hd_trace *t = sample_trace(), *old;
+	struct hd_store_run r = { .lesson = "pinned-vs-pageable",
+				  .scenario = "pinned",
+				  .backend = "cuda",
+				  .source = "measured",
+				  .status = "ok",
+				  .warmup = 1,
+				  .repeats = 3,
+				  .rep_makespan = ms,
+				  .nrep = 3 };
+	int64_t id = 0;
+
+	raw_exec(p, v1_schema);
+	raw_exec(p, v2_extra);
+	raw_exec(p, v3_extra);
+	raw_exec(p, v4_extra);
+	snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = 4",
+		 HD_STORE_APP_ID);
+	raw_exec(p, sql);
+	raw_exec(p,
+		 "INSERT INTO runs (lesson, scenario, backend, source, version, status,"
+		 " makespan_ps, warmup, repeats, timer) VALUES ('old-lesson', 'pinned', 'cuda',"
+		 " 'measured', '0.4.0', 'ok', 4809000, 1, 5, 'cuda-events');"
+		 "INSERT INTO lanes VALUES (1, 0, 1, 0, 0, 'CUDA API');"
+		 "INSERT INTO spans (run_id, seq, lane, op, iter, kind, start_ps, end_ps,"
+		 " device, bytes, label) VALUES (1, 0, 0, 0, 0, 'api', 0, 4809000, 0, 0,"
+		 " 'cudaMemcpy');"
+		 "INSERT INTO learners (name, roster_id) VALUES ('ada', 's1')");
+	ck_assert_ptr_null(hd_store_open(p, HD_STORE_RO, &e));
+	ck_assert_ptr_nonnull(strstr(e.msg, "has schema version 4 and needs upgrading to 5"));
+	ck_assert_int_eq(raw_version(p), 4);
+
+	s = hd_store_open(p, HD_STORE_RW, &e);
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	ck_assert_int_eq(hd_store_schema_version(s), 5);
+	ck_assert_int_eq(hd_store_check(s, &e), 0);
+	/* the old run: whole, no repeats */
+	ck_assert_msg(hd_store_run_info(s, 1, &info, &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(info.repeats, 5);
+	ck_assert_int_eq(info.makespan, 4809000);
+	ck_assert_int_eq(info.reps.n, 0);
+	hd_store_run_info_free(&info);
+	old = hd_store_run_trace(s, 1, &e);
+	ck_assert_msg(old != NULL, "%s", e.msg);
+	ck_assert_uint_eq(old->nspans, 1);
+	hd_trace_free(old);
+	/* a new one keeps its own */
+	ck_assert_msg(hd_store_run_insert(s, &r, t, NULL, 0, &id, &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(id, 2);
+	hd_store_close(s);
+	ck_assert_int_eq(raw_version(p), 5);
+
+	/* opened again, read-only: nothing to do, both runs as stored */
+	s = hd_store_open(p, HD_STORE_RO, &e);
+	ck_assert_msg(s != NULL, "%s", e.msg);
+	ck_assert_int_eq(hd_store_run_repeats(s, 1, &back, &e), 0);
+	ck_assert_int_eq(back.n, 0);
+	ck_assert_int_eq(hd_store_run_repeats(s, 2, &back, &e), 0);
+	ck_assert_int_eq(back.n, 3);
+	ck_assert_int_eq(back.makespan[1], 5 * HD_MS);
+	ck_assert_ptr_null(back.bare);
+	hd_store_repeats_free(&back);
+	hd_store_close(s);
+	ck_assert_int_eq(count_rows(p, "learners"), 1);
+	ck_assert_int_eq(count_rows(p, "run_repeats"), 3);
+	hd_trace_free(t);
 	free(p);
 }
 END_TEST
@@ -1411,16 +1614,42 @@ START_TEST(out_of_range_rows_refused)
 		  "run 1, span 0: kind is 'nap', not a kind of span" },
 		{ "UPDATE lanes SET kind = 99 WHERE idx = 1", "run 1, lane 1: kind is '99'" },
 		{ "UPDATE runs SET makespan_ps = -1", "run 1: makespan_ps is '-1'" },
+		/* the repeats: CHECK constraints off, as a crafted file has them */
+		{ "PRAGMA ignore_check_constraints = 1;"
+		  " UPDATE run_repeats SET makespan_ps = -1 WHERE repeat = 1",
+		  "run 1, repeat 1: makespan_ps is '-1', not an integer from 0 to" },
+		{ "UPDATE run_repeats SET makespan_ps = 'soon' WHERE repeat = 2",
+		  "run 1, repeat 2: makespan_ps is 'soon', not an integer" },
+		{ "UPDATE run_repeats SET bare_ps = 9223372036854775807 WHERE repeat = 0",
+		  "run 1, repeat 0: bare_ps is '9223372036854775807'" },
+		{ "UPDATE run_repeats SET bare_ps = NULL WHERE repeat = 1",
+		  "run 1, repeat 1: bare_ps is NULL, where the repeats before have one" },
+		{ "UPDATE run_repeats SET repeat = 7 WHERE repeat = 2",
+		  "run 1, repeat 2: its repeats are not numbered 0, 1, 2 ... each once" },
+		{ "DELETE FROM run_repeats WHERE repeat = 2",
+		  "run 1 has 2 repeats stored of the 3 it had" },
+		{ "INSERT INTO run_repeats VALUES (1, 3, 5, 5)",
+		  "run 1, repeat 3: the run had 3 repeats" },
+		/* a run claiming 2^31 - 1 repeats allocates for its rows, no more */
+		{ "UPDATE runs SET repeats = 2147483647",
+		  "run 1 has 3 repeats stored of the 2147483647 it had" },
+		{ "UPDATE runs SET repeats = -3", "run 1: repeats is '-3'" },
 	};
+	static const hd_time reps[] = { 2 * HD_MS, 3 * HD_MS, 4 * HD_MS },
+			     bare[] = { 1 * HD_MS, 2 * HD_MS, 2 * HD_MS };
 	struct hd_err e = { 0 };
 	char *p = path_in("range.db"), *q = path_in("copy.db");
 	struct hd_store *s = hd_store_open(p, HD_STORE_RW, &e);
 	struct hd_trace *t = sample_trace(), *back;
 	struct hd_store_run r = { .lesson = "l",
 				  .scenario = "s",
-				  .backend = "sim",
-				  .source = "predicted",
-				  .status = "ok" };
+				  .backend = "cuda",
+				  .source = "measured",
+				  .status = "ok",
+				  .repeats = 3,
+				  .rep_makespan = reps,
+				  .rep_bare = bare,
+				  .nrep = 3 };
 	struct hd_store_run_info info;
 	size_t i, n;
 	char *bytes;
@@ -1471,6 +1700,8 @@ store_suite(void)
 	tcase_add_test(tc, v1_database_migrates_in_place);
 	tcase_add_test(tc, v2_database_migrates_keeping_answers);
 	tcase_add_test(tc, v3_database_migrates_to_roster_ids);
+	tcase_add_test(tc, v4_database_migrates_to_repeats);
+	tcase_add_test(tc, repeats_round_trip);
 	tcase_add_test(tc, snapshot_read_back_and_refused);
 	tcase_add_test(tc, learner_found_or_created);
 	tcase_add_test(tc, learner_roster_ids);

@@ -1,9 +1,11 @@
 /*
- * check_units.c - unit parsing and formatting, and the error convention.
+ * check_units.c - unit parsing and formatting, the band of repeats, and the
+ * error convention.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "base/band.h"
 #include "base/units.h"
 #include "base/util.h"
 #include "tests/testutil.h"
@@ -82,6 +84,93 @@ START_TEST(time_arithmetic_saturates)
 }
 END_TEST
 
+/* The band of an odd count: min, quartiles on values, the middle one. */
+START_TEST(band_odd_count)
+{
+	/* 12.31 ms measured, five repeats out of order */
+	const hd_time v[] = { 12310 * HD_US, 12580 * HD_US, 12100 * HD_US, 12400 * HD_US,
+			      12200 * HD_US };
+	hd_time copy[5];
+	struct hd_band b;
+	char s[96];
+
+	memcpy(copy, v, sizeof v);
+	ck_assert_int_eq(hd_band_of(v, 5, &b), 0);
+	ck_assert(memcmp(copy, v, sizeof v) == 0); /* the values are not reordered */
+	ck_assert_int_eq(b.n, 5);
+	ck_assert_int_eq(b.min, 12100 * HD_US);
+	ck_assert_int_eq(b.max, 12580 * HD_US);
+	ck_assert_int_eq(b.median, 12310 * HD_US);
+	ck_assert_int_eq(b.q1, 12200 * HD_US);
+	ck_assert_int_eq(b.q3, 12400 * HD_US);
+	ck_assert_int_eq(b.iqr, 200 * HD_US);
+	ck_assert(hd_band_holds(&b, 12100 * HD_US) && hd_band_holds(&b, 12580 * HD_US));
+	ck_assert(!hd_band_holds(&b, 12580 * HD_US + 1) && !hd_band_holds(&b, 12 * HD_MS));
+	ck_assert_str_eq(hd_band_fmt(s, sizeof s, b.median, &b, HD_BAND_LONG),
+			 "12.31 ms (band 12.10-12.58 ms, 5 repeats)");
+	ck_assert_str_eq(hd_band_fmt(s, sizeof s, b.median, &b, HD_BAND_SHORT),
+			 "12.31 ms (12.10-12.58 over 5 repeats)");
+	ck_assert_str_eq(hd_band_range(s, sizeof s, &b, true), "12.10-12.58 ms");
+}
+END_TEST
+
+/* An even count: the median and quartiles between two values, rounded to
+ * the picosecond; a narrow band gets the decimals that tell its ends apart. */
+START_TEST(band_even_count)
+{
+	const hd_time v[] = { 4, 1, 3, 2 }, w[] = { 100 * HD_US, 100 * HD_US + 3 * HD_NS };
+	struct hd_band b;
+	char s[96];
+
+	ck_assert_int_eq(hd_band_of(v, 4, &b), 0);
+	ck_assert_int_eq(b.min, 1);
+	ck_assert_int_eq(b.max, 4);
+	ck_assert_int_eq(b.median, 3); /* 2.5 ps, rounded up */
+	ck_assert_int_eq(b.q1, 2);     /* 1.75 ps */
+	ck_assert_int_eq(b.q3, 3);     /* 3.25 ps */
+	ck_assert_int_eq(b.iqr, 1);
+	ck_assert_str_eq(hd_band_range(s, sizeof s, &b, true), "1-4 ps");
+	ck_assert_int_eq(hd_band_of(w, 2, &b), 0);
+	ck_assert_int_eq(b.median, 100 * HD_US + 1500);
+	/* 100 us and 100.003 us: three more decimals than "100 us" */
+	ck_assert_str_eq(hd_band_fmt(s, sizeof s, w[0], &b, HD_BAND_LONG),
+			 "100.000 us (band 100.000-100.003 us, 2 repeats)");
+	/* the largest times a store holds: no step overflows */
+	{
+		const hd_time big[] = { ((hd_time)1 << 62) - 1, 0 };
+
+		ck_assert_int_eq(hd_band_of(big, 2, &b), 0);
+		ck_assert_int_eq(b.median, ((hd_time)1 << 61));
+		ck_assert_int_eq(b.q3, 3 * ((hd_time)1 << 60) - 1); /* 3 x 2^60 - 0.75 */
+	}
+}
+END_TEST
+
+/* One repeat: a band of width 0, shown as one repeat; none: no band. */
+START_TEST(band_one_repeat_and_none)
+{
+	const hd_time v[] = { 2 * HD_MS };
+	struct hd_band b;
+	char s[96];
+
+	ck_assert_int_eq(hd_band_of(v, 1, &b), 0);
+	ck_assert_int_eq(b.n, 1);
+	ck_assert_int_eq(b.min, b.max);
+	ck_assert_int_eq(b.median, 2 * HD_MS);
+	ck_assert_int_eq(b.iqr, 0);
+	ck_assert(hd_band_holds(&b, 2 * HD_MS));
+	ck_assert_str_eq(hd_band_fmt(s, sizeof s, 2 * HD_MS, &b, HD_BAND_LONG),
+			 "2.00 ms (1 repeat)");
+	ck_assert_int_eq(hd_band_of(v, 0, &b), -1);
+	ck_assert_int_eq(b.n, 0);
+	ck_assert_int_eq(hd_band_of(NULL, 3, &b), -1);
+	ck_assert_int_eq(hd_band_of(v, HD_BAND_MAX + 1, &b), -1);
+	ck_assert(!hd_band_holds(&b, 0));
+	ck_assert_str_eq(hd_band_fmt(s, sizeof s, 2 * HD_MS, &b, HD_BAND_LONG), "2.00 ms");
+	ck_assert_str_eq(hd_band_range(s, sizeof s, &b, true), "");
+}
+END_TEST
+
 START_TEST(err_format)
 {
 	struct hd_err e = { 0 };
@@ -122,6 +211,9 @@ units_suite(void)
 	tcase_add_test(tc, format);
 	tcase_add_test(tc, time_for_bytes_exact);
 	tcase_add_test(tc, time_arithmetic_saturates);
+	tcase_add_test(tc, band_odd_count);
+	tcase_add_test(tc, band_even_count);
+	tcase_add_test(tc, band_one_repeat_and_none);
 	tcase_add_test(tc, err_format);
 	tcase_add_test(tc, buf_json);
 	suite_add_tcase(s, tc);

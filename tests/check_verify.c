@@ -6,6 +6,7 @@
  * lesson, and a bad database fails before anything is measured.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,11 @@ static struct hd_profile stand_in; /* what the stand-in "measures" with */
 static int stand_in_runs;
 static volatile sig_atomic_t stop_flag;
 static int interrupt_at = -1; /* interrupt the n-th measured run */
+/* The stand-in's repeats: none when 0, else makespan x (1 + spread x (i -
+ * 1)) for repeat i, and (with rep_bare) 0.9 of each without per-op events,
+ * their median as the bare makespan, as the GPU's backend gives them. */
+static double rep_spread;
+static bool rep_bare;
 
 static int
 stand_in_available(struct hd_err *e)
@@ -44,7 +50,24 @@ stand_in_run(const struct hd_scenario *sc, const struct hd_run_opts *o, const st
 		return -1;
 	}
 	mine.profile = &stand_in;
-	return hd_sim_backend.run(sc, &mine, sink, e);
+	if (hd_sim_backend.run(sc, &mine, sink, e) != 0)
+		return -1;
+	if (rep_spread > 0) {
+		struct hd_trace *t = hd_backend_trace(&hd_sim_backend, sc, &mine, e);
+		int i;
+
+		if (t == NULL)
+			return -1;
+		for (i = 0; i < o->repeats; i++) {
+			hd_time ms = (hd_time)((double)t->makespan * (1 + rep_spread * (i - 1)));
+
+			sink->repeat(sink->ctx, i, ms, rep_bare ? ms * 9 / 10 : 0);
+		}
+		if (rep_bare)
+			sink->makespan(sink->ctx, t->makespan * 9 / 10);
+		hd_trace_free(t);
+	}
+	return 0;
 }
 
 static const struct hd_backend_ops stand_in_backend = {
@@ -81,6 +104,8 @@ setup(void)
 	stand_in_runs = 0;
 	stop_flag = 0;
 	interrupt_at = -1;
+	rep_spread = 0;
+	rep_bare = false;
 }
 
 static void
@@ -208,6 +233,86 @@ START_TEST(pairs_stored_and_claims_checked)
 				       "SELECT count(*) FROM spans s JOIN runs r ON s.run_id = r.id"
 				       " WHERE r.source = 'measured'"),
 			 9);
+	hd_buf_free(&out);
+	hd_verify_result_free(&res);
+	free(db);
+}
+END_TEST
+
+/* Every repeat of a measured run is stored, and the printout shows the
+ * band (min to max of the repeats) beside the measured makespan, saying
+ * whether the prediction falls inside it; the line the fidelity scripts
+ * read stays as it was. */
+START_TEST(repeats_stored_and_band_shown)
+{
+	const struct hd_lesson *ls[1];
+	struct hd_verify_opts o;
+	struct hd_verify_result res;
+	struct hd_err e = { 0 };
+	struct hd_buf out;
+	char *db = hd_xasprintf("%s/band.db", dir), want[160];
+	int n;
+
+	/* measured on the predicting profile itself, 2 % apart: inside */
+	ls[0] = lesson("pinned-vs-pageable");
+	n = hd_lesson_nscenarios(ls[0]);
+	stand_in = h100;
+	rep_spread = 0.02;
+	opts(&o, &h100, db);
+	hd_buf_init(&out);
+	ck_assert_msg(hd_verify_lessons(ls, 1, &o, &out, &res, &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(res.scenarios_run, n);
+	ck_assert_int_eq(res.with_band, n);
+	ck_assert_int_eq(res.in_band, n);
+	ck_assert_msg(strstr(out.s, ", 3 repeats), IQR ") != NULL, "%s", out.s);
+	ck_assert_msg(strstr(out.s, "the prediction is inside the band\n") != NULL, "%s", out.s);
+	ck_assert_ptr_null(strstr(out.s, "outside the band"));
+	snprintf(want, sizeof want,
+		 "\nPredicted inside the measured band (min to max of the repeats): %d of %d "
+		 "scenarios\n",
+		 n, n);
+	ck_assert_msg(strstr(out.s, want) != NULL, "%s", out.s);
+	/* the scenario line first, as bench/gen/fidelity.py reads it, the band
+	 * on the line after */
+	{
+		const char *l = strstr(out.s, "\n  pinned ");
+
+		ck_assert_ptr_nonnull(l);
+		l = strchr(l + 1, '\n');
+		ck_assert_msg(strncmp(l, "\n      measured ", 16) == 0, "%s", l);
+	}
+	/* each measured run stored with its three repeats, in repeat order */
+	ck_assert_int_eq(hd_test_count(db, "SELECT count(*) FROM run_repeats"), 3 * n);
+	ck_assert_int_eq(hd_test_count(db,
+				       "SELECT count(*) FROM run_repeats x JOIN runs r ON"
+				       " r.id = x.run_id WHERE r.source = 'measured' AND"
+				       " x.repeat = 1 AND x.makespan_ps = r.makespan_ps"
+				       " AND x.bare_ps IS NULL"),
+			 n);
+	ck_assert_int_eq(hd_test_count(db,
+				       "SELECT count(*) FROM run_repeats x JOIN runs r ON"
+				       " r.id = x.run_id WHERE r.source = 'predicted'"),
+			 0);
+	hd_buf_free(&out);
+	hd_verify_result_free(&res);
+
+	/* an A100 measuring, and repeats without per-op events: the band is of
+	 * those, the timed one on the line after; H100 predictions fall out */
+	ck_assert_int_eq(hd_profile_resolve("a100-pcie", &stand_in, &e), 0);
+	rep_bare = true;
+	hd_buf_init(&out);
+	ck_assert_msg(hd_verify_lessons(ls, 1, &o, &out, &res, &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(res.with_band, n);
+	ck_assert_int_lt(res.in_band, n);
+	ck_assert_msg(strstr(out.s, "the prediction is outside the band\n") != NULL, "%s", out.s);
+	ck_assert_msg(
+	    strstr(out.s, "(timed with an event around every op, as in the table below: ") != NULL,
+	    "%s", out.s);
+	ck_assert_msg(strstr(out.s, ", 3 repeats))\n") != NULL, "%s", out.s);
+	ck_assert_int_eq(hd_test_count(db,
+				       "SELECT count(*) FROM run_repeats WHERE bare_ps IS NOT"
+				       " NULL AND bare_ps = makespan_ps * 9 / 10"),
+			 3 * n);
 	hd_buf_free(&out);
 	hd_verify_result_free(&res);
 	free(db);
@@ -494,6 +599,7 @@ verify_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, pairs_stored_and_claims_checked);
+	tcase_add_test(tc, repeats_stored_and_band_shown);
 	tcase_add_test(tc, summary_split_by_prediction);
 	tcase_add_test(tc, interruption_stores_nothing_of_the_lesson);
 	tcase_add_test(tc, predictions_are_the_lesson_run);

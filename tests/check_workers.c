@@ -326,6 +326,20 @@ START_TEST(lesson_22_verified_and_stored)
 			 2);
 	ck_assert_int_ge(hd_test_count(db, "SELECT count(*) FROM spans WHERE why = 'queue-empty'"),
 			 2);
+	/* each measured run with its three repeats, timed and without per-op
+	 * events, and the band printed beside each measured makespan */
+	ck_assert_int_eq(hd_test_count(db,
+				       "SELECT count(*) FROM run_repeats x JOIN runs r ON"
+				       " r.id = x.run_id WHERE r.source = 'measured' AND"
+				       " x.makespan_ps > 0 AND x.bare_ps > 0 AND r.repeats = 3"),
+			 12);
+	ck_assert_int_eq(hd_test_count(db, "SELECT count(*) FROM run_repeats"), 12);
+	ck_assert_int_eq(res.with_band, 4);
+	ck_assert_msg(strstr(out.s, ", 3 repeats), IQR ") != NULL, "%s", out.s);
+	ck_assert_msg(strstr(out.s,
+			     "Predicted inside the measured band (min to max of the "
+			     "repeats): ") != NULL,
+		      "%s", out.s);
 	hd_buf_free(&out);
 	hd_verify_result_free(&res);
 	hd_test_rmtree(dir);

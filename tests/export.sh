@@ -222,6 +222,8 @@ class Walk(HTMLParser):
             self.events.append("point" if self.depth else "stray point")
         if tag == "polygon" and a.get("class") == "band" and self.depth:
             self.events.append("band")
+        if tag == "path" and a.get("class") == "bar" and self.depth:
+            self.events.append("bar")
     def handle_endtag(self, tag):
         if self.depth is not None and tag == "section":
             self.depth -= 1
@@ -259,6 +261,21 @@ assert "median |error| %.1f %%" % (100 * med) in text, (med, text)
 assert "90th percentile %.1f %%" % (100 * errs[-1]) in text, text     # ceil(0.9 * 8) = 8th
 assert "%d of 8 within 10 %%" % within in text, text
 assert "Claims:" in text
+# each measured run's repeats: the band's columns agree with them, a bar
+# across each point, and the predictions inside the band counted
+inside = 0
+for r in paired + alone:
+    reps = sorted(int(x) for x in r["repeat_makespans_ps"].split())
+    assert len(reps) == 5 == int(r["repeats"]), r
+    assert len(r["repeat_bare_ps"].split()) == 5, r
+    assert (int(r["band_min_ps"]), int(r["band_median_ps"]), int(r["band_max_ps"])) == \
+        (reps[0], reps[2], reps[-1]), r
+    assert int(r["band_iqr_ps"]) == reps[3] - reps[1], r
+    if r in paired:
+        p = next(x for x in runs if x["run"] == r["pair_run"])
+        inside += reps[0] <= int(p["makespan_ps"]) <= reps[-1]
+assert ev.count("bar") == points, (ev.count("bar"), points)
+assert "%d of 8 inside the measured band" % inside in text, text
 
 # Markdown: the same summary as text, before any table, its points listed
 md = open(sys.argv[2], encoding="utf-8").read()
@@ -267,7 +284,9 @@ assert md.index("## Summary") < md.index("\n|"), "a table before the summary"
 assert "9 scenarios in 4 lessons: 8 measured" in head, head
 assert "median |error| %.1f %%" % (100 * med) in head, head
 assert "%d of 8 within 10 %%" % within in head, head
+assert "%d of 8 inside the measured band" % inside in head, head
 assert head.count("\n| ") - 1 == 8, head     # a row per point, after the header
+assert head.count(" (5 repeats) |") == 8, head
 PY
 	then ok; else fail "the report's summary is not what was measured"; fi
 fi

@@ -2,9 +2,10 @@
  * seed_measured.c - a test program that stores a "measured" run without a
  * GPU, so the lesson browser's `m` (measured beside predicted) can be
  * tested: it simulates a lesson's scenario on another profile and stores
- * that trace as a measured run of a made-up machine.  With a fifth
- * argument it first stores the scenario's prediction on that profile and
- * pairs the two, as 'hdsim --real' does (what the report's summary plots).
+ * that trace as a measured run of a made-up machine, with five repeats
+ * about its makespan (0.97 to 1.05 of it).  With a fifth argument it first
+ * stores the scenario's prediction on that profile and pairs the two, as
+ * 'hdsim --real' does (what the report's summary plots).
  *
  *   seed_measured DB LESSON_FILE SCENARIO PROFILE [PREDICTED_PROFILE]
  */
@@ -72,6 +73,8 @@ main(int argc, char **argv)
 	struct hd_store *s = NULL;
 	struct hd_profile p;
 	struct hd_run_opts o;
+	static const double spread[5] = { 0.97, 1.02, 1.0, 1.05, 0.99 };
+	hd_time reps[5], bare[5];
 	int64_t id;
 	int i, rc = 1;
 
@@ -102,6 +105,15 @@ main(int argc, char **argv)
 	r.scenario = argv[3];
 	r.profile_name = p.name;
 	r.profile_text = "hdsim-profile 1\n";
+	/* five repeats about the makespan (their median), and the repeats
+	 * without per-op events 5 % below them, as the GPU's backend keeps */
+	for (i = 0; i < 5; i++) {
+		reps[i] = (hd_time)((double)t->makespan * spread[i]);
+		bare[i] = (hd_time)((double)reps[i] * 0.95);
+	}
+	r.rep_makespan = reps;
+	r.rep_bare = bare;
+	r.nrep = 5;
 	if (hd_store_run_insert(s, &r, t, NULL, 0, &id, &e) != 0)
 		goto out;
 	printf("%lld\n", (long long)id);

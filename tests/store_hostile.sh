@@ -259,7 +259,7 @@ import sqlite3, sys
 db = sqlite3.connect(sys.argv[1], isolation_level=None)
 db.executescript("DROP VIEW progress_latest; DROP TABLE progress; DROP TABLE learners;"
                  " DROP TABLE snapshot_options; DROP TABLE snapshot_questions;"
-                 " DROP TABLE lesson_snapshots;"
+                 " DROP TABLE lesson_snapshots; DROP TABLE run_repeats;"
                  " PRAGMA user_version = 1; PRAGMA journal_mode = DELETE;")
 db.close()
 EOF
@@ -269,9 +269,9 @@ EOF
 grep -q "^No answers recorded for ada" "$tmp/list" ||
 	fail "progress on $db (schema 1) said: $(cat "$tmp/list")"
 # (through every migration to the schema of a database this hdsim makes:
-# $good's, 4 since learners' roster ids)
-[ "$(byte "$db" 63)" = 4 ] && [ "$(byte "$good" 63)" = 4 ] && ok ||
-	fail "progress did not upgrade $db to schema 4 (it is at $(byte "$db" 63), $good at $(byte "$good" 63))"
+# $good's, 5 since measured runs' repeats)
+[ "$(byte "$db" 63)" = 5 ] && [ "$(byte "$good" 63)" = 5 ] && ok ||
+	fail "progress did not upgrade $db to schema 5 (it is at $(byte "$db" 63), $good at $(byte "$good" 63))"
 
 # ---- another user ------------------------------------------------------------------
 # As root: nobody reads root's database in a folder nobody cannot write.

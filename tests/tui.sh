@@ -305,10 +305,13 @@ if [ -x "$seed" ]; then
 	keys End
 	wait_for "Explanation"
 	keys m
-	wait_for "(a100-pcie,"
-	has "vs predicted"
+	# the measured makespan with its repeats' band, whether the prediction
+	# is inside it; the band in the status line beside the makespan too
+	wait_for "over 5 repeats) vs predicted"
 	has "error "
+	has "side the band"
 	has "measured "
+	has "; band "
 	keys m
 	wait_for "measured run hidden"
 	keys q q q

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/band.h"
 #include "lang/catalog.h"
 #include "lang/lesson.h"
 #include "profile/profile.h"
@@ -75,14 +76,15 @@ struct hd_tui_app {
 	bool have_run;
 	struct hd_run prev; /* the run before the last knob change */
 	bool have_prev;
-	struct hd_trace *measured; /* `m`: the measured run shown beneath, or NULL */
-	int measured_sc;           /* the scenario it belongs to */
-	int knob;                  /* knob selected in the panel */
-	struct hd_tui_said *said;  /* [questions]: the answers given */
-	bool explore;              /* no question pending: runs and knobs unlocked */
-	bool run_seen;             /* a run of the open lesson has been shown */
-	char kinput[80];           /* a knob value being typed */
-	bool kinput_on;            /* typing one: keys go to kinput */
+	struct hd_trace *measured;    /* `m`: the measured run shown beneath, or NULL */
+	int measured_sc;              /* the scenario it belongs to */
+	struct hd_band measured_band; /* its repeats' band; n 0 when under two stored */
+	int knob;                     /* knob selected in the panel */
+	struct hd_tui_said *said;     /* [questions]: the answers given */
+	bool explore;                 /* no question pending: runs and knobs unlocked */
+	bool run_seen;                /* a run of the open lesson has been shown */
+	char kinput[80];              /* a knob value being typed */
+	bool kinput_on;               /* typing one: keys go to kinput */
 	int page, q;
 
 	/* the prediction */
@@ -238,8 +240,9 @@ void hd_tui_store_marks(struct hd_tui_app *a);
 /* Store the current question's answer with its confidence, then re-read
  * the marks; a failure is said in the footer. */
 void hd_tui_store_answer(struct hd_tui_app *a, int confidence);
-/* Replace a->measured by the newest measured run of the shown scenario and
- * put its row in *row; false (the footer says why) when there is none. */
+/* Replace a->measured by the newest measured run of the shown scenario (and
+ * a->measured_band by its repeats' band) and put its row in *row; false
+ * (the footer says why) when there is none or it cannot be read. */
 bool hd_tui_store_measured(struct hd_tui_app *a, struct hd_store_run_row *row);
 
 /* ---- screens' shared actions --------------------------------------------- */

@@ -184,6 +184,7 @@ bool
 hd_tui_store_measured(struct hd_tui_app *a, struct hd_store_run_row *row)
 {
 	struct measured m;
+	struct hd_store_repeats reps;
 	struct hd_err e = { 0 };
 
 	memset(&m, 0, sizeof m);
@@ -204,7 +205,21 @@ hd_tui_store_measured(struct hd_tui_app *a, struct hd_store_run_row *row)
 		return false;
 	}
 	hd_trace_free(a->measured);
+	memset(&a->measured_band, 0, sizeof a->measured_band);
 	a->measured = hd_store_run_trace(a->store, m.row.id, &e);
+	if (a->measured != NULL && hd_store_run_repeats(a->store, m.row.id, &reps, &e) != 0) {
+		hd_trace_free(a->measured);
+		a->measured = NULL;
+	}
+	if (a->measured == NULL) {
+		snprintf(a->msg, sizeof a->msg, "measured run %lld: %s", (long long)m.row.id,
+			 e.msg);
+		return false;
+	}
+	/* the band of its repeats, when it has two or more */
+	if (reps.n >= 2)
+		hd_band_of(reps.makespan, reps.n, &a->measured_band);
+	hd_store_repeats_free(&reps);
 	a->measured_sc = a->sc;
 	*row = m.row;
 	return true;
