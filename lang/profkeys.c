@@ -24,6 +24,7 @@ static const struct hd_profkey keys[] = {
 	{ "host.pin_rate", HD_DIM_RATE },
 	{ "host.mallochost_rate", HD_DIM_RATE },
 	{ "host.pin_base", HD_DIM_TIME },
+	{ "host.mallochost_base", HD_DIM_TIME },
 	{ "host.unpin_rate", HD_DIM_RATE },
 	{ "host.dma_h2d", HD_DIM_RATE },
 	{ "host.dma_d2h", HD_DIM_RATE },

@@ -56,11 +56,12 @@ struct hd_profile {
 	 * side stays in the CPU's caches between copies (0: as above). */
 	double host_memcpy_h2d_hot_bw, host_memcpy_d2h_hot_bw;
 	uint64_t host_cache;
-	uint64_t staging_chunk; /* bytes per staging chunk */
-	int staging_buffers;    /* pinned staging buffers used in turn */
-	double pin_bw;          /* cudaHostRegister of touched pages: bytes pinned per second */
-	double mallochost_bw;   /* cudaMallocHost: fresh pages allocated and pinned, bytes/s */
-	hd_time pin_base;       /* fixed cost of one pinned allocation */
+	uint64_t staging_chunk;  /* bytes per staging chunk */
+	int staging_buffers;     /* pinned staging buffers used in turn */
+	double pin_bw;           /* cudaHostRegister of touched pages: bytes pinned per second */
+	double mallochost_bw;    /* cudaMallocHost: fresh pages allocated and pinned, bytes/s */
+	hd_time pin_base;        /* fixed cost of one pinned allocation */
+	hd_time mallochost_base; /* fixed cost of cudaMallocHost (0: pin_base) */
 	/* Every GPU of a node moving pinned host memory at once: caps on the
 	 * node's total, bytes/s (0: none).  Host memory and the root complex
 	 * serve all GPUs, so eight copies at once get less than eight links. */

@@ -204,7 +204,8 @@ alloc_cost(const struct hd_profile *p, enum hd_mem mem, uint64_t bytes)
 
 	switch (mem) {
 	case HD_MEM_PINNED:
-		return p->pin_base + hd_time_for_bytes((double)bytes, p->mallochost_bw);
+		return (p->mallochost_base > 0 ? p->mallochost_base : p->pin_base) +
+		    hd_time_for_bytes((double)bytes, p->mallochost_bw);
 	case HD_MEM_PAGEABLE:
 		return HD_US; /* malloc: the pages are touched later */
 	case HD_MEM_MANAGED:
