@@ -1,0 +1,34 @@
+#!/bin/sh
+# bench/fidelity-run.sh - one device call: calibrate with this build, then
+# hdsim --real over the generated sets, one process per file, every result
+# packed under $OUT/f.tar.gz.  JOBS: set:pass:mode, mode cal (--profile the
+# calibrated profile just written: the stored profile alone) or refit (plain
+# --real, host figures measured again in each process).  HDSIM: the binary
+# (built as bench/README.md says); LIMIT: seconds before no new file starts.
+#   JOBS="heldout:1:cal tuning:1:cal heldout:2:cal" sh bench/fidelity-run.sh
+set -u
+bin=${HDSIM:-$PWD/_gpu/hdsim}
+out=$OUT/f
+mkdir -p "$out"
+export XDG_DATA_HOME="${WORK:-$PWD/_gpu}/xdgF" NCCL_NVLS_ENABLE=0
+rm -rf "$XDG_DATA_HOME"
+start=$(date +%s)
+{ nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv; lscpu | grep -E "Model name|^CPU\(s\)|L3"; date -u; } > "$out/machine.txt" 2>&1
+( time "$bin" calibrate ) > "$out/calibrate.txt" 2>&1
+cp "$XDG_DATA_HOME"/hdsim/profiles/*.hdp "$out/calibrated.hdp"
+for job in $JOBS; do
+  set=${job%%:*}; rest=${job#*:}; pass=${rest%%:*}; mode=${rest#*:}
+  mkdir -p "$out/$set"
+  for f in bench/gen/$set/single/*.hds; do
+    [ $(( $(date +%s) - start )) -gt ${LIMIT:-540} ] && { echo "stopped at $job $f (time)" >> "$out/stopped.txt"; break 2; }
+    n=$(basename "$f" .hds)
+    if [ "$mode" = cal ]; then
+      timeout 40 "$bin" --real "$f" --profile "$out/calibrated.hdp" --db "$out/hdsim.db" > "$out/$set/$n.p$pass.txt" 2>&1
+    else
+      timeout 40 "$bin" --real "$f" --db "$out/hdsim.db" > "$out/$set/$n.p$pass.txt" 2>&1
+    fi
+    echo "$job $n rc=$? $(date -u +%T)" >> "$out/rc.txt"
+  done
+done
+rm -f "$out/hdsim.db"
+cd "$OUT" && tar czf f.tar.gz f && rm -rf f
