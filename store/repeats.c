@@ -106,21 +106,8 @@ run_repeat_count(struct hd_store *s, int64_t run_id, int *n, struct hd_err *e)
 	char what[48];
 	int rc;
 
-	if (sqlite3_prepare_v2(s->db, "SELECT repeats FROM runs WHERE id = ?", -1, &st, NULL) !=
-	    SQLITE_OK) {
-		store_fail(s, e, "SELECT FROM runs");
+	if (store_run_row(s, "SELECT repeats FROM runs WHERE id = ?", run_id, &st, e) != 0)
 		return -1;
-	}
-	sqlite3_bind_int64(st, 1, run_id);
-	if ((rc = sqlite3_step(st)) != SQLITE_ROW) {
-		if (rc == SQLITE_DONE)
-			hd_err_set(e, HD_EXIT_INPUT, s->path, "no run %lld in this database",
-				   (long long)run_id);
-		else
-			store_fail(s, e, "SELECT FROM runs");
-		sqlite3_finalize(st);
-		return -1;
-	}
 	snprintf(what, sizeof what, "run %lld", (long long)run_id);
 	rc = store_read_fields(s, st, fields, HD_ARRAY_LEN(fields), v, what, e);
 	sqlite3_finalize(st);

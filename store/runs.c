@@ -362,28 +362,16 @@ hd_store_run_info(struct hd_store *s, int64_t run_id, struct hd_store_run_info *
 
 	memset(out, 0, sizeof *out);
 	store_begin(s);
-	if (sqlite3_prepare_v2(
-		s->db,
+	if (store_run_row(
+		s,
 		"SELECT r.id, coalesce(r.pair_run, 0), r.lesson, r.scenario, r.params, r.backend,"
 		" r.source, p.name, r.status, r.version, r.timer, r.note, r.created, r.warmup,"
 		" r.repeats, r.makespan_ps, r.machine_id, m.hostname, m.gpu_name, m.gpu_uuid,"
 		" m.pci_bus_id, m.driver, m.cuda_runtime, m.nccl, m.facts, coalesce(m.gpu_count, 0)"
 		" FROM runs r LEFT JOIN profiles p ON p.id = r.profile_id"
 		" LEFT JOIN machines m ON m.id = r.machine_id WHERE r.id = ?",
-		-1, &st, NULL) != SQLITE_OK) {
-		store_fail(s, e, "SELECT FROM runs");
+		run_id, &st, e) != 0)
 		return -1;
-	}
-	sqlite3_bind_int64(st, 1, run_id);
-	if ((rc = sqlite3_step(st)) != SQLITE_ROW) {
-		if (rc == SQLITE_DONE)
-			hd_err_set(e, HD_EXIT_INPUT, s->path, "no run %lld in this database",
-				   (long long)run_id);
-		else
-			store_fail(s, e, "SELECT FROM runs");
-		sqlite3_finalize(st);
-		return -1;
-	}
 	rc = read_run(s, st, out, e);
 	sqlite3_finalize(st);
 	if (rc != 0 || read_claims(s, run_id, out, e) != 0 ||

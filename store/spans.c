@@ -237,20 +237,8 @@ hd_store_run_trace(struct hd_store *s, int64_t run_id, struct hd_err *e)
 	int rc;
 
 	store_begin(s);
-	if (sqlite3_prepare_v2(s->db, "SELECT makespan_ps FROM runs WHERE id = ?", -1, &st, NULL) !=
-	    SQLITE_OK) {
-		store_fail(s, e, "SELECT FROM runs");
+	if (store_run_row(s, "SELECT makespan_ps FROM runs WHERE id = ?", run_id, &st, e) != 0)
 		goto fail;
-	}
-	sqlite3_bind_int64(st, 1, run_id);
-	if ((rc = sqlite3_step(st)) != SQLITE_ROW) {
-		if (rc == SQLITE_DONE)
-			hd_err_set(e, HD_EXIT_INPUT, s->path, "no run %lld in this database",
-				   (long long)run_id);
-		else
-			store_fail(s, e, "SELECT FROM runs");
-		goto fail;
-	}
 	sqlite3_finalize(st);
 	st = NULL;
 	if (read_lanes(s, run_id, t, e) != 0)

@@ -76,6 +76,30 @@ store_fail(struct hd_store *s, struct hd_err *e, const char *call)
 }
 
 int
+store_run_row(struct hd_store *s, const char *sql, int64_t run_id, sqlite3_stmt **st,
+	      struct hd_err *e)
+{
+	int rc;
+
+	*st = NULL;
+	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK) {
+		store_fail(s, e, "SELECT FROM runs");
+		return -1;
+	}
+	sqlite3_bind_int64(*st, 1, run_id);
+	if ((rc = sqlite3_step(*st)) == SQLITE_ROW)
+		return 0;
+	if (rc == SQLITE_DONE)
+		hd_err_set(e, HD_EXIT_INPUT, s->path, "no run %lld in this database",
+			   (long long)run_id);
+	else
+		store_fail(s, e, "SELECT FROM runs");
+	sqlite3_finalize(*st);
+	*st = NULL;
+	return -1;
+}
+
+int
 store_exec(struct hd_store *s, const char *sql, const char *what, struct hd_err *e)
 {
 	char *msg = NULL, h[200];

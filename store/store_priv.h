@@ -45,6 +45,12 @@ int store_may_write(struct hd_store *s, struct hd_err *e);
 /* Turn the last SQLite failure into e, naming the call (and why, where a
  * hint is known, or that the call ran past its limit). */
 void store_fail(struct hd_store *s, struct hd_err *e, const char *call);
+/* Prepare sql, a SELECT FROM runs ... WHERE id = ?, bind run_id and step to
+ * that run's row: 0 with *st on the row (the caller finalizes it), or -1
+ * with e set ("no run N in this database" when there is none) and *st
+ * NULL. */
+int store_run_row(struct hd_store *s, const char *sql, int64_t run_id, sqlite3_stmt **st,
+		  struct hd_err *e);
 /* Run sql (what names it in a failure): 0, or -1 with e set. */
 int store_exec(struct hd_store *s, const char *sql, const char *what, struct hd_err *e);
 /* Run a one-row, one-integer query into *out: 0, or -1 with e set. */

@@ -244,6 +244,30 @@ block_rate(double r, double g, double full, double hbm)
 	return b;
 }
 
+/* Kernel b, `reps` back to back behind a gate after `warm`, three samples:
+ * its bytes over the median time per kernel less gpu.kernel_overhead (0
+ * when that leaves no time), logged as a row. */
+static int
+kernel_rate(struct cal *c, struct block_op *b, int warm, int reps, double *rate)
+{
+	struct calp_gate g;
+	struct hd_stats st;
+	char a[32], r[32];
+	double per;
+
+	g.f = enq_block;
+	g.arg = b;
+	g.warm = warm;
+	g.reps = reps;
+	if (calp_sample_stats(c, calp_gated, &g, 3, &st) != 0)
+		return -1;
+	per = st.median - hd_time_to_s(c->p->kernel_overhead);
+	*rate = per > 0 ? (double)b->bytes / per : 0;
+	calp_log_row(c, hd_cal_fbytes(a, sizeof a, (double)b->bytes), 3, reps, &st,
+		     hd_cal_frate(r, sizeof r, *rate));
+	return 0;
+}
+
 /* The memory, fill and reduce kernels on GRID blocks over 64 MiB: the
  * per-block rates a grid too small to fill the GPU runs at. */
 static int
@@ -262,7 +286,6 @@ block_rates(struct cal *c)
 	const unsigned grid = 8;
 	uint64_t n = c->max_copy < 64 * MiB ? c->max_copy : 64 * MiB;
 	double full = (double)hd_kernel_full_grid();
-	char a[32], r[32];
 	size_t i;
 
 	calp_log_head(c, "Memory-bound kernels on a grid of 8 blocks (the rate one block draws)",
@@ -270,22 +293,12 @@ block_rates(struct cal *c)
 		      "kernel");
 	for (i = 0; i < HD_ARRAY_LEN(kinds); i++) {
 		struct block_op b = { kinds[i].key, kinds[i].what, (int)i, c->dbuf, n, grid };
-		struct calp_gate g;
-		struct hd_stats st;
-		double per, rate;
+		double rate;
 
 		calp_progress(c, (int)i, (int)HD_ARRAY_LEN(kinds), "%s, grid %u", kinds[i].what,
 			      grid);
-		g.f = enq_block;
-		g.arg = &b;
-		g.warm = 1;
-		g.reps = 2;
-		if (calp_sample_stats(c, calp_gated, &g, 3, &st) != 0)
+		if (kernel_rate(c, &b, 1, 2, &rate) != 0)
 			return -1;
-		hd_cal_fbytes(a, sizeof a, (double)n);
-		per = st.median - hd_time_to_s(c->p->kernel_overhead);
-		rate = per > 0 ? (double)n / per : 0;
-		calp_log_row(c, a, 3, g.reps, &st, hd_cal_frate(r, sizeof r, rate));
 		if (!(rate > 0)) {
 			hd_buf_printf(&c->sum, "  %-20s kept (no usable time)\n", kinds[i].key);
 			continue;
@@ -312,7 +325,7 @@ l2_rates(struct cal *c)
 		{ "gpu.l2_fill", "fill kernel", 1, offsetof(struct hd_profile, l2_fill_bw) },
 	};
 	uint64_t n = c->p->l2_bytes / 2 / MiB * MiB;
-	char a[32], r[32];
+	char r[32];
 	size_t i;
 
 	if (n == 0 || n > c->max_copy) {
@@ -325,20 +338,10 @@ l2_rates(struct cal *c)
 		      "buffer; time per kernel less gpu.kernel_overhead");
 	for (i = 0; i < HD_ARRAY_LEN(kinds); i++) {
 		struct block_op b = { kinds[i].key, kinds[i].what, kinds[i].kind, c->dbuf, n, 0 };
-		struct calp_gate g;
-		struct hd_stats st;
-		double per, rate;
+		double rate;
 
-		g.f = enq_block;
-		g.arg = &b;
-		g.warm = 2;
-		g.reps = 16;
-		if (calp_sample_stats(c, calp_gated, &g, 3, &st) != 0)
+		if (kernel_rate(c, &b, 2, 16, &rate) != 0)
 			return -1;
-		hd_cal_fbytes(a, sizeof a, (double)n);
-		per = st.median - hd_time_to_s(c->p->kernel_overhead);
-		rate = per > 0 ? (double)n / per : 0;
-		calp_log_row(c, a, 3, g.reps, &st, hd_cal_frate(r, sizeof r, rate));
 		if (!(rate > c->p->hbm_bw)) {
 			hd_buf_printf(&c->sum, "  %-20s kept (not faster than gpu.hbm: %s)\n",
 				      kinds[i].key, hd_cal_frate(r, sizeof r, rate));
