@@ -74,6 +74,9 @@ struct hd_profile {
 	/* Allocations below HD_ALLOC_SMALL bytes come from the driver's pools
 	 * (0: cost as large ones); cudaFreeHost unmaps and unpins its pages. */
 	hd_time malloc_small, free_small;
+	/* cudaMalloc / cudaFree of device memory of 2 MiB up also map / unmap
+	 * its bytes at these rates, bytes/s (0: no per-byte cost) */
+	double malloc_bw, free_bw;
 #define HD_ALLOC_SMALL (2u << 20)
 	hd_time freehost_cost; /* cudaFreeHost, fixed part (0: api.free) */
 	double unpin_bw;       /* cudaFreeHost: bytes unpinned per second (0: no per-byte cost) */
@@ -113,12 +116,14 @@ struct hd_profile {
 	double l2_bw, l2_fill_bw;
 
 	/* Unified memory. */
-	uint64_t um_page;         /* migration granule for demand faults */
-	hd_time um_fault;         /* cost per fault group on the GPU */
-	double um_fault_bw;       /* bytes/s while migrating on demand */
-	double um_prefetch_bw;    /* bytes/s for cudaMemPrefetchAsync */
-	hd_time um_prefetch_base; /* fixed time of a prefetch that moves pages (0: copy_latency) */
-	hd_time um_fault_base;    /* once per kernel that faults, before its first group */
+	uint64_t um_page;          /* migration granule for demand faults */
+	hd_time um_fault;          /* cost per fault group on the GPU */
+	double um_fault_bw;        /* bytes/s while migrating on demand */
+	double um_prefetch_bw;     /* bytes/s for cudaMemPrefetchAsync */
+	hd_time um_prefetch_base;  /* fixed time of a prefetch that moves pages (0: copy_latency) */
+	double um_prefetch_d2h_bw; /* bytes/s of a prefetch to the host (0: um_prefetch_bw) */
+	double um_walk_bw;         /* bytes/s a prefetch walks over pages already there (0: free) */
+	hd_time um_fault_base;     /* once per kernel that faults, before its first group */
 	double um_touch_bw; /* first touch on the host of fresh managed memory, bytes/s (0: free) */
 
 	/* Between GPUs and nodes (used by rank scenarios). */

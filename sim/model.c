@@ -544,15 +544,27 @@ model_gop_complete(struct model *m, int gi)
 /* --- starting stream heads -------------------------------------------------- */
 
 /* A transfer's fixed time: the copy engine's set-up, or the driver's work
- * for a prefetch that moves pages; peer copies pay the link's latency. */
+ * for a prefetch: um.prefetch_base when it moves pages, else its walk over
+ * `walked` bytes of pages already there; peer copies pay the link's
+ * latency. */
 static hd_time
-xfer_latency(const struct model *m, const struct gop *g)
+xfer_latency(const struct model *m, const struct gop *g, uint64_t walked)
 {
 	if (g->dir == DIR_P2P)
 		return 0;
 	if (g->kind == G_PREFETCH && g->bytes > 0 && m->p->um_prefetch_base > 0)
 		return m->p->um_prefetch_base;
+	if (g->kind == G_PREFETCH && walked > 0 && m->p->um_walk_bw > 0)
+		return hd_time_add(m->p->copy_latency,
+				   hd_time_for_bytes((double)walked, m->p->um_walk_bw));
 	return m->p->copy_latency;
+}
+
+/* The rate a prefetch migrates at: to the host at its own rate. */
+static double
+prefetch_rate(const struct hd_profile *p, int to_device)
+{
+	return !to_device && p->um_prefetch_d2h_bw > 0 ? p->um_prefetch_d2h_bw : p->um_prefetch_bw;
 }
 
 /* The head of a stream has its dependencies: start it. */
@@ -561,6 +573,7 @@ gop_start(struct model *m, int gi)
 {
 	struct gop *g = &m->g[gi];
 	hd_time now = hd_engine_now(m->eng), ready;
+	uint64_t walked;
 	int xi;
 
 	switch (g->kind) {
@@ -574,15 +587,20 @@ gop_start(struct model *m, int gi)
 		break;
 	case G_COPY:
 	case G_PREFETCH:
-		/* pages already where a prefetch sends them do not move */
+		/* pages already where a prefetch sends them do not move, but the
+		 * driver still walks them */
+		walked = 0;
 		if (g->kind == G_PREFETCH && g->buf >= 0 && m->buf[g->buf].mem == HD_MEM_MANAGED &&
-		    m->buf[g->buf].resident == g->to_device)
+		    m->buf[g->buf].resident == g->to_device) {
+			walked = g->bytes;
 			g->bytes = 0;
+		}
 		g->state = GS_WAITRES;
 		g->start = now;
 		xi = model_xfer_new(m, g->kind == G_COPY ? X_COPY : X_PREFETCH, gi, g->dir,
-				    g->bytes, g->kind == G_PREFETCH ? m->p->um_prefetch_bw : 0,
-				    xfer_latency(m, g), m->ce_of[g->dir]);
+				    g->bytes,
+				    g->kind == G_PREFETCH ? prefetch_rate(m->p, g->to_device) : 0,
+				    xfer_latency(m, g, walked), m->ce_of[g->dir]);
 		if (g->dir == DIR_P2P)
 			model_peer_path(m, &m->x[xi], g->peer);
 		model_engine_queue(m, xi);

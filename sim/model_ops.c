@@ -193,7 +193,7 @@ pin_cost(const struct model *m, uint64_t bytes)
 
 /* What an allocation of `bytes` of `mem` costs the host: cudaMalloc and
  * cudaMallocManaged take small sizes from the driver's pools, large ones map
- * fresh pages; cudaMallocHost allocates, zeroes and pins fresh pages; a
+ * fresh pages (device memory's bytes at api.malloc_rate); cudaMallocHost allocates, zeroes and pins fresh pages; a
  * managed buffer is then first touched on the host (as the real backend
  * does, so that it starts resident there). */
 static hd_time
@@ -213,13 +213,17 @@ alloc_cost(const struct hd_profile *p, enum hd_mem mem, uint64_t bytes)
 			cost = hd_time_add(cost, hd_time_for_bytes((double)bytes, p->um_touch_bw));
 		return cost;
 	case HD_MEM_DEVICE:
+		if (bytes >= HD_ALLOC_SMALL && p->malloc_bw > 0)
+			cost = hd_time_add(cost, hd_time_for_bytes((double)bytes, p->malloc_bw));
+		return cost;
 	case HD_MEM__COUNT:
 		break;
 	}
 	return cost;
 }
 
-/* What freeing it costs, after the implicit device sync. */
+/* What freeing it costs, after the implicit device sync (large device
+ * buffers unmap their bytes at api.free_rate). */
 static hd_time
 free_cost(const struct hd_profile *p, enum hd_mem mem, uint64_t bytes)
 {
@@ -233,8 +237,12 @@ free_cost(const struct hd_profile *p, enum hd_mem mem, uint64_t bytes)
 		return cost;
 	case HD_MEM_PAGEABLE:
 		return HD_US;
-	case HD_MEM_MANAGED:
 	case HD_MEM_DEVICE:
+		if (bytes >= HD_ALLOC_SMALL && p->free_bw > 0)
+			return hd_time_add(p->free_cost,
+					   hd_time_for_bytes((double)bytes, p->free_bw));
+		break;
+	case HD_MEM_MANAGED:
 	case HD_MEM__COUNT:
 		break;
 	}

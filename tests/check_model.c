@@ -736,6 +736,56 @@ START_TEST(alloc_by_size)
 }
 END_TEST
 
+/* cudaMalloc / cudaFree of device memory from 2 MiB up map and unmap their
+ * bytes at api.malloc_rate / api.free_rate; pool sizes and managed buffers
+ * do not. */
+START_TEST(alloc_free_per_byte)
+{
+	struct hd_profile p = test_profile();
+	struct hd_scenario *sc = sc_new("alloc");
+	int small = sc_buf(sc, "small", HD_MEM_DEVICE, 64 * 1024);
+	int big = sc_buf(sc, "big", HD_MEM_DEVICE, 256 * MiB);
+	int man = sc_buf(sc, "man", HD_MEM_MANAGED, 256 * MiB);
+	int b[3] = { small, big, man }, i;
+	struct hd_trace *t;
+	struct hd_op_time ot[6];
+
+	p.malloc_small = 1 * HD_US;
+	p.free_small = 2 * HD_US;
+	p.malloc_bw = 10e12;
+	p.free_bw = 2e12;
+	p.um_touch_bw = 0;
+	for (i = 0; i < 3; i++)
+		sc_op(sc, HD_OP_ALLOC, 0)->dst = b[i];
+	for (i = 0; i < 3; i++)
+		sc_op(sc, HD_OP_FREE, 0)->dst = b[i];
+	t = run_p(sc, &p);
+	for (i = 0; i < 6; i++)
+		ot[i] = hd_trace_op_time(t, i);
+	ck_assert_int_eq(ot[0].end - ot[0].start, p.malloc_small);
+	ck_assert_int_eq(ot[1].end - ot[1].start,
+			 p.malloc_cost + hd_time_for_bytes(256.0 * MiB, p.malloc_bw));
+	ck_assert_int_eq(ot[2].end - ot[2].start, p.malloc_cost);
+	/* the frees differ by the big one's unmapping alone (the same idle sync) */
+	ck_assert_int_eq((ot[4].end - ot[4].start) - (ot[5].end - ot[5].start),
+			 hd_time_for_bytes(256.0 * MiB, p.free_bw));
+	ck_assert(ot[4].end - ot[4].start >=
+		  p.free_cost + hd_time_for_bytes(256.0 * MiB, p.free_bw));
+	hd_trace_free(t);
+	sc_free(sc);
+	/* without the rates, a big allocation costs the fixed parts alone */
+	p.malloc_bw = p.free_bw = 0;
+	sc = sc_new("alloc0");
+	big = sc_buf(sc, "big", HD_MEM_DEVICE, 256 * MiB);
+	sc_op(sc, HD_OP_ALLOC, 0)->dst = big;
+	t = run_p(sc, &p);
+	ot[0] = hd_trace_op_time(t, 0);
+	ck_assert_int_eq(ot[0].end - ot[0].start, p.malloc_cost);
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
 /* A buffer that fits gpu.l2 runs at the L2's rates (gpu.l2_fill for a fill);
  * a larger one, or a profile without them, at gpu.hbm. */
 START_TEST(kernel_l2_rates)
@@ -888,6 +938,47 @@ START_TEST(managed_fixed_parts)
 	ck_assert_int_eq(stall->end - stall->start,
 			 50 * HD_US + 2 * p.um_fault +
 			     2 * hd_time_for_bytes(2.0 * MiB, p.um_fault_bw));
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
+/* A prefetch to the host migrates at um.prefetch_d2h_rate; one whose pages
+ * are already where it sends them takes pcie.latency and its walk over them
+ * at um.prefetch_walk, in either direction. */
+START_TEST(prefetch_direction_and_walk)
+{
+	struct hd_profile p = test_profile();
+	struct hd_scenario *sc = sc_new("um");
+	int s = sc_stream(sc, "s", 0);
+	int m = sc_buf(sc, "m", HD_MEM_MANAGED, 64 * MiB);
+	static const bool to_dev[5] = { true, true, false, false, true };
+	const struct hd_span *pf[5];
+	struct hd_op *op;
+	struct hd_trace *t;
+	int i;
+
+	p.um_prefetch_base = 100 * HD_US;
+	p.um_prefetch_d2h_bw = p.um_prefetch_bw / 4;
+	p.um_walk_bw = 500e9;
+	for (i = 0; i < 5; i++) {
+		op = sc_op(sc, HD_OP_PREFETCH, s);
+		op->dst = m;
+		op->to_device = to_dev[i];
+	}
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	t = run_p(sc, &p);
+	for (i = 0; i < 5; i++)
+		pf[i] = need(t, i, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH);
+	ck_assert_int_eq(pf[0]->end - pf[0]->start,
+			 100 * HD_US + hd_time_for_bytes(64.0 * MiB, p.um_prefetch_bw));
+	ck_assert_int_eq(pf[1]->end - pf[1]->start,
+			 p.copy_latency + hd_time_for_bytes(64.0 * MiB, p.um_walk_bw));
+	ck_assert_int_eq(pf[2]->end - pf[2]->start,
+			 100 * HD_US + hd_time_for_bytes(64.0 * MiB, p.um_prefetch_d2h_bw));
+	ck_assert_int_eq(pf[3]->end - pf[3]->start, pf[1]->end - pf[1]->start);
+	/* back to the device at the rate to the device */
+	ck_assert_int_eq(pf[4]->end - pf[4]->start, pf[0]->end - pf[0]->start);
 	hd_trace_free(t);
 	sc_free(sc);
 }
@@ -1598,6 +1689,8 @@ model_suite(void)
 	tcase_add_test(tc, fill_tail_launches);
 	tcase_add_test(tc, copy_costs_by_kind);
 	tcase_add_test(tc, managed_fixed_parts);
+	tcase_add_test(tc, prefetch_direction_and_walk);
+	tcase_add_test(tc, alloc_free_per_byte);
 	tcase_add_test(tc, deterministic);
 	tcase_add_test(tc, same_direction_fifo);
 	tcase_add_test(tc, bidirectional_shares);

@@ -572,6 +572,64 @@ malloc_pair(struct cal *c, uint64_t n, int samples, struct hd_stats *sm, struct 
 	return 0;
 }
 
+/* One fixed part and one rate from the medians at two sizes (a slope that
+ * is not positive leaves the rate 0: no per-byte cost). */
+static void
+set_two_sizes(struct cal *c, const char *key, hd_time *fixed, const char *rkey, double *rate,
+	      uint64_t n0, double t0, uint64_t n1, double t1, const char *what)
+{
+	double slope = (t1 - t0) / (double)(n1 - n0), base = t0;
+	char why[96];
+
+	if (slope > 0)
+		base = t0 - slope * (double)n0;
+	snprintf(why, sizeof why, "%s of 64 MiB less its bytes at %s", what, rkey);
+	hd_cal_set_time(&c->sum, key, fixed, base > 0 ? base : 0, why);
+	if (!(slope > 0)) {
+		*rate = 0;
+		hd_buf_printf(&c->sum,
+			      "  %-20s 0 (no per-byte cost: the largest buffer took no "
+			      "longer than 64 MiB)\n",
+			      rkey);
+		return;
+	}
+	snprintf(why, sizeof why, "%s: bytes / extra time from 64 MiB up", what);
+	hd_cal_set_rate(&c->sum, rkey, rate, 1 / slope, why);
+}
+
+/*
+ * cudaMalloc / cudaFree of 64 MiB and of the largest buffer: a fixed part
+ * and a per-byte rate each (mapping and unmapping pages; on lent H100s
+ * cudaFree of 1 GiB took 0.3-0.6 ms against 60-90 us for 64 MiB,
+ * bench/probe/driver2.hds).  Without a large enough buffer the 64 MiB
+ * medians are the fixed parts and the rates are left as they were.
+ */
+static int
+malloc_rates(struct cal *c, int n, const struct hd_stats *sm, const struct hd_stats *sf)
+{
+	uint64_t big = c->max_copy;
+	struct hd_stats bm, bf;
+	char sz[32];
+
+	if (big < 4 * 64 * MiB) {
+		hd_cal_set_time(&c->sum, "api.malloc", &c->p->malloc_cost, sm->median,
+				"median cudaMalloc of 64 MiB");
+		hd_cal_set_time(&c->sum, "api.free", &c->p->free_cost, sf->median,
+				"median cudaFree of 64 MiB");
+		return 0;
+	}
+	if (malloc_pair(c, big, n, &bm, &bf) != 0)
+		return -1;
+	hd_cal_fbytes(sz, sizeof sz, (double)big);
+	calp_log_row(c, "cudaMalloc", n, 1, &bm, sz);
+	calp_log_row(c, "cudaFree", n, 1, &bf, sz);
+	set_two_sizes(c, "api.malloc", &c->p->malloc_cost, "api.malloc_rate", &c->p->malloc_bw,
+		      64 * MiB, sm->median, big, bm.median, "cudaMalloc");
+	set_two_sizes(c, "api.free", &c->p->free_cost, "api.free_rate", &c->p->free_bw, 64 * MiB,
+		      sf->median, big, bf.median, "cudaFree");
+	return 0;
+}
+
 int
 calp_stage_pinning(struct cal *c)
 {
@@ -622,17 +680,17 @@ calp_stage_pinning(struct cal *c)
 
 	calp_range(c, c->hi, c->hi + (c->hi - c->lo) / 9);
 	calp_progress(c, 0, 1, "cudaMalloc / cudaFree");
-	calp_log_head(c, "cudaMalloc / cudaFree of 64 MiB and of 64 KiB on an idle device",
+	calp_log_head(c,
+		      "cudaMalloc / cudaFree of 64 MiB, the largest buffer and 64 KiB on an idle "
+		      "device",
 		      "host clock around "
 		      "each call; the first call is a warm-up");
 	if (malloc_pair(c, 64 * MiB, n, &sm, &sf) != 0)
 		return -1;
 	calp_log_row(c, "cudaMalloc", n, 1, &sm, "64 MiB");
 	calp_log_row(c, "cudaFree", n, 1, &sf, "64 MiB");
-	hd_cal_set_time(&c->sum, "api.malloc", &c->p->malloc_cost, sm.median,
-			"median cudaMalloc of 64 MiB");
-	hd_cal_set_time(&c->sum, "api.free", &c->p->free_cost, sf.median,
-			"median cudaFree of 64 MiB");
+	if (malloc_rates(c, n, &sm, &sf) != 0)
+		return -1;
 	/* below 2 MiB the driver serves allocations from its pool */
 	if (malloc_pair(c, 64 * KiB, n, &sm, &sf) != 0)
 		return -1;
@@ -647,20 +705,29 @@ calp_stage_pinning(struct cal *c)
 
 /* ---- managed memory ------------------------------------------------------------------------ */
 
+/* One sample: a prefetch to the GPU, the memory kernel on resident pages
+ * and faulting them in (CUDA events); a prefetch to the host of pages on
+ * the GPU, and one to the GPU of pages already there (host clock around the
+ * call and a stream sync: the driver does this work on the host). */
 struct um_res {
-	double prefetch, resident, faulting;
+	double prefetch, resident, faulting, tohost, walk;
 };
 
+/* Prefetch to the host (its time in *sec when not NULL), then touch there. */
 static int
-to_host(struct cal *c, void *buf, size_t n)
+to_host(struct cal *c, void *buf, size_t n, double *sec)
 {
 	struct cudaMemLocation host;
+	double t0;
 
 	memset(&host, 0, sizeof host);
 	host.type = cudaMemLocationTypeHost;
+	t0 = calp_now();
 	if (CK(c, cudaMemPrefetchAsync(buf, n, host, 0, c->s)) ||
 	    CK(c, cudaStreamSynchronize(c->s)))
 		return -1;
+	if (sec != NULL)
+		*sec = calp_now() - t0;
 	memset(buf, 1, n); /* resident on the host and touched there */
 	return 0;
 }
@@ -672,12 +739,14 @@ static int
 sample_um(struct cal *c, void *buf, size_t n, struct um_res *r)
 {
 	struct cudaMemLocation dev;
+	double t0;
 
 	memset(&dev, 0, sizeof dev);
 	dev.type = cudaMemLocationTypeDevice;
 	dev.id = c->dev;
-	/* prefetched, then the kernel on resident pages */
-	if (to_host(c, buf, n) || CK(c, cudaEventRecord(c->ev[0], c->s)) ||
+	/* to the host (the pages are on the GPU after the last sample's
+	 * kernel), prefetched back, then the kernel on resident pages */
+	if (to_host(c, buf, n, &r->tohost) || CK(c, cudaEventRecord(c->ev[0], c->s)) ||
 	    CK(c, cudaMemPrefetchAsync(buf, n, dev, 0, c->s)) ||
 	    CK(c, cudaEventRecord(c->ev[1], c->s)) ||
 	    KCK(c, hd_kernel_memory((hd_cuda_stream)c->s, buf, n, 0)) ||
@@ -685,8 +754,13 @@ sample_um(struct cal *c, void *buf, size_t n, struct um_res *r)
 	    calp_elapsed(c->e, c->ev[0], c->ev[1], &r->prefetch) ||
 	    calp_elapsed(c->e, c->ev[1], c->ev[2], &r->resident))
 		return -1;
+	/* a prefetch of pages already on the GPU: the driver walks them */
+	t0 = calp_now();
+	if (CK(c, cudaMemPrefetchAsync(buf, n, dev, 0, c->s)) || CK(c, cudaStreamSynchronize(c->s)))
+		return -1;
+	r->walk = calp_now() - t0;
 	/* the same kernel faulting the pages in */
-	if (to_host(c, buf, n) || CK(c, cudaEventRecord(c->ev[0], c->s)) ||
+	if (to_host(c, buf, n, NULL) || CK(c, cudaEventRecord(c->ev[0], c->s)) ||
 	    KCK(c, hd_kernel_memory((hd_cuda_stream)c->s, buf, n, 0)) ||
 	    CK(c, cudaEventRecord(c->ev[1], c->s)) || CK(c, cudaStreamSynchronize(c->s)) ||
 	    calp_elapsed(c->e, c->ev[0], c->ev[1], &r->faulting))
@@ -747,8 +821,9 @@ calp_stage_managed(struct cal *c)
 	size_t dfree = 0, dtotal = 0;
 	uint64_t n;
 	void *buf = NULL;
-	double pf[UM_SAMPLES], res[UM_SAMPLES], fl[UM_SAMPLES], fault = 0, bw = 0;
-	struct hd_stats spf, sres, sfl;
+	double pf[UM_SAMPLES], res[UM_SAMPLES], fl[UM_SAMPLES], th[UM_SAMPLES], wk[UM_SAMPLES];
+	double fault = 0, bw = 0;
+	struct hd_stats spf, sres, sfl, sth, swk;
 	struct um_res r;
 	struct hd_err fe = { 0 };
 	char sz[32], a[32], b[32];
@@ -818,11 +893,15 @@ calp_stage_managed(struct cal *c)
 			pf[i] = r.prefetch;
 			res[i] = r.resident;
 			fl[i] = r.faulting;
+			th[i] = r.tohost;
+			wk[i] = r.walk;
 		}
 	}
 	if (hd_fit_stats(pf, UM_SAMPLES, &spf, c->e) != 0 ||
 	    hd_fit_stats(res, UM_SAMPLES, &sres, c->e) != 0 ||
-	    hd_fit_stats(fl, UM_SAMPLES, &sfl, c->e) != 0)
+	    hd_fit_stats(fl, UM_SAMPLES, &sfl, c->e) != 0 ||
+	    hd_fit_stats(th, UM_SAMPLES, &sth, c->e) != 0 ||
+	    hd_fit_stats(wk, UM_SAMPLES, &swk, c->e) != 0)
 		goto out;
 	calp_log_row(c, sz, UM_SAMPLES, 1, &spf, hd_cal_frate(a, sizeof a, (double)n / spf.median));
 	hd_buf_printf(c->log, "    = cudaMemPrefetchAsync to the GPU\n");
@@ -831,8 +910,20 @@ calp_stage_managed(struct cal *c)
 	hd_buf_printf(c->log, "    = memory kernel, pages resident\n");
 	calp_log_row(c, sz, UM_SAMPLES, 1, &sfl, hd_cal_frate(a, sizeof a, (double)n / sfl.median));
 	hd_buf_printf(c->log, "    = memory kernel, faulting the pages in\n");
+	calp_log_row(c, sz, UM_SAMPLES, 1, &sth, hd_cal_frate(a, sizeof a, (double)n / sth.median));
+	hd_buf_printf(c->log,
+		      "    = cudaMemPrefetchAsync to the host of pages on the GPU "
+		      "(host clock, with a stream sync)\n");
+	calp_log_row(c, sz, UM_SAMPLES, 1, &swk, hd_cal_frate(a, sizeof a, (double)n / swk.median));
+	hd_buf_printf(c->log,
+		      "    = cudaMemPrefetchAsync to the GPU of pages already there "
+		      "(host clock, with a stream sync)\n");
 	hd_cal_set_rate(&c->sum, "um.prefetch_rate", &c->p->um_prefetch_bw, (double)n / spf.median,
 			"bytes / time of cudaMemPrefetchAsync");
+	hd_cal_set_rate(&c->sum, "um.prefetch_d2h_rate", &c->p->um_prefetch_d2h_bw,
+			(double)n / sth.median, "bytes / time of a prefetch to the host");
+	hd_cal_set_rate(&c->sum, "um.prefetch_walk", &c->p->um_walk_bw, (double)n / swk.median,
+			"bytes / time of a prefetch of pages already on the GPU");
 	if (!(sfl.median > sres.median)) {
 		hd_buf_printf(c->log,
 			      "  faulting was not slower than resident: um.fault and "
