@@ -128,6 +128,17 @@ START_TEST(quick_run_finds_the_figures)
 		 * checked loosely (the profile it starts from says 32 GB/s, not 6) */
 		ck_assert_msg(REL(p.pin_bw, FAKE_PIN) < 0.3, "pin rate %.3g", p.pin_bw);
 		ck_assert(REL(p.um_prefetch_bw, FAKE_PREFETCH) < 0.1);
+		/* a prefetch to the host and one of pages already there, timed on
+		 * the host clock with a stream sync (the fake's 5 us each, and the
+		 * sync's, on top of 64 MiB: loose bounds) */
+		ck_assert_msg(REL(p.um_prefetch_d2h_bw, FAKE_PREFETCH_D2H) < 0.2, "%g",
+			      p.um_prefetch_d2h_bw);
+		ck_assert_msg(REL(p.um_walk_bw, FAKE_WALK) < 0.5, "%g", p.um_walk_bw);
+		/* cudaFree of the largest buffer unmaps its bytes (cudaMalloc's
+		 * 1 GiB at 20 TB/s is 54 us: found, loosely) */
+		ck_assert_msg(REL(p.free_bw, FAKE_FREE) < 0.3, "%g", p.free_bw);
+		ck_assert_msg(p.malloc_bw > FAKE_MALLOC / 3 && p.malloc_bw < FAKE_MALLOC * 3, "%g",
+			      p.malloc_bw);
 		/* both directions ran at full rate at once */
 		ck_assert(REL(p.bidir_bw, FAKE_H2D + FAKE_D2H) < 0.05);
 		/* the fake's copies cost 2 us each on top of their bytes; the gap the
@@ -428,6 +439,9 @@ START_TEST(host_only_keeps_the_gpu_figures)
 	ck_assert_ptr_nonnull(strstr(log.s, "Managed memory"));
 	ck_assert_msg(REL(p.um_prefetch_bw, FAKE_PREFETCH) < 0.1, "%g", p.um_prefetch_bw);
 	ck_assert(p.um_page == before.um_page);
+	/* the quick pass has no small registration: the fixed part is kept */
+	ck_assert(p.pin_base == before.pin_base);
+	ck_assert_ptr_nonnull(strstr(log.s, "kept (no small size in the quick pass)"));
 	/* the GPU's figures and the name are those it started from */
 	ck_assert(p.h2d_bw == before.h2d_bw);
 	ck_assert(p.flops == before.flops);

@@ -13,6 +13,7 @@
  * FAKE_GRAPH_LAUNCH and queues each node with FAKE_GRAPH_NODE before it.
  */
 #define _GNU_SOURCE
+#include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -369,7 +370,7 @@ cudaHostGetDevicePointer(void **d, void *h, unsigned f)
 cudaError_t
 cudaMalloc(void **p, size_t n)
 {
-	spin(20e-6);
+	spin(20e-6 + (n >= FAKE_MAP_MIN ? (double)n / FAKE_MALLOC : 0));
 	*p = malloc(n); /* never touched: costs no memory */
 	return checked();
 }
@@ -378,7 +379,9 @@ cudaError_t
 cudaFree(void *p)
 {
 	if (p != NULL) {
-		spin(10e-6);
+		size_t n = malloc_usable_size(p);
+
+		spin(10e-6 + (find(p) < 0 && n >= FAKE_MAP_MIN ? (double)n / FAKE_FREE : 0));
 		forget(p);
 		free(p);
 	}
@@ -528,10 +531,15 @@ cudaMemPrefetchAsync(const void *p, size_t n, struct cudaMemLocation l, unsigned
 {
 	int i = find(p);
 
+	int to_dev = l.type == cudaMemLocationTypeDevice;
+	double rate = to_dev ? FAKE_PREFETCH : FAKE_PREFETCH_D2H;
+
 	(void)f;
+	if (i >= 0 && known[i].managed && known[i].resident == to_dev)
+		rate = FAKE_WALK; /* already there: the driver walks the pages */
 	if (i >= 0)
-		known[i].resident = l.type == cudaMemLocationTypeDevice;
-	queue(s, 5e-6 + (double)n / FAKE_PREFETCH);
+		known[i].resident = to_dev;
+	queue(s, 5e-6 + (double)n / rate);
 	return checked();
 }
 
@@ -708,9 +716,15 @@ grid_bw(unsigned grid, double block)
 int
 hd_kernel_memory(hd_cuda_stream s, void *buf, uint64_t bytes, unsigned grid)
 {
-	(void)buf;
+	int i = find(buf);
+	double d = 2.5e-6 + (double)bytes / grid_bw(grid, FAKE_BLOCK_MEM);
+
+	if (i >= 0 && known[i].managed && !known[i].resident) {
+		d += 30e-6 + (double)bytes / 9e9; /* demand faults, as a reduce's */
+		known[i].resident = 1;
+	}
 	spin(2e-6);
-	queue((cudaStream_t)s, 2.5e-6 + (double)bytes / grid_bw(grid, FAKE_BLOCK_MEM));
+	queue((cudaStream_t)s, d);
 	return (int)checked();
 }
 

@@ -23,8 +23,14 @@
 #define FAKE_BLOCK_REDUCE 10e9
 #define FAKE_PIN          6e9
 #define FAKE_PREFETCH     40e9
-#define FAKE_PEER         300e9 /* peer copies between any two GPUs */
-#define FAKE_PEER_LAT     2e-6
+#define FAKE_PREFETCH_D2H 12e9 /* a prefetch to the host */
+#define FAKE_WALK         1e12 /* a prefetch of pages already there */
+/* cudaMalloc / cudaFree from FAKE_MAP_MIN bytes up map / unmap their bytes */
+#define FAKE_MAP_MIN  (2u << 20)
+#define FAKE_MALLOC   20e12
+#define FAKE_FREE     4e12
+#define FAKE_PEER     300e9 /* peer copies between any two GPUs */
+#define FAKE_PEER_LAT 2e-6
 /* CUDA graphs: the host's cudaGraphLaunch, and the GPU's time before each node */
 #define FAKE_GRAPH_LAUNCH 6e-6
 #define FAKE_GRAPH_NODE   0.4e-6

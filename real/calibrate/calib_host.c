@@ -572,6 +572,15 @@ malloc_pair(struct cal *c, uint64_t n, int samples, struct hd_stats *sm, struct 
 	return 0;
 }
 
+/* t less n bytes at rate (0: no per-byte cost), never below 0. */
+static double
+less_bytes(double t, uint64_t n, double rate)
+{
+	if (rate > 0)
+		t -= (double)n / rate;
+	return t > 0 ? t : 0;
+}
+
 /* One fixed part and one rate from the medians at two sizes (a slope that
  * is not positive leaves the rate 0: no per-byte cost). */
 static void
@@ -601,8 +610,9 @@ set_two_sizes(struct cal *c, const char *key, hd_time *fixed, const char *rkey, 
  * cudaMalloc / cudaFree of 64 MiB and of the largest buffer: a fixed part
  * and a per-byte rate each (mapping and unmapping pages; on lent H100s
  * cudaFree of 1 GiB took 0.3-0.6 ms against 60-90 us for 64 MiB,
- * bench/probe/driver2.hds).  Without a large enough buffer the 64 MiB
- * medians are the fixed parts and the rates are left as they were.
+ * bench/probe/driver2.hds).  Without a large enough buffer the rates are
+ * left as they were and the fixed parts are the 64 MiB medians less their
+ * bytes at them.
  */
 static int
 malloc_rates(struct cal *c, int n, const struct hd_stats *sm, const struct hd_stats *sf)
@@ -612,10 +622,12 @@ malloc_rates(struct cal *c, int n, const struct hd_stats *sm, const struct hd_st
 	char sz[32];
 
 	if (big < 4 * 64 * MiB) {
-		hd_cal_set_time(&c->sum, "api.malloc", &c->p->malloc_cost, sm->median,
-				"median cudaMalloc of 64 MiB");
-		hd_cal_set_time(&c->sum, "api.free", &c->p->free_cost, sf->median,
-				"median cudaFree of 64 MiB");
+		hd_cal_set_time(&c->sum, "api.malloc", &c->p->malloc_cost,
+				less_bytes(sm->median, 64 * MiB, c->p->malloc_bw),
+				"median cudaMalloc of 64 MiB less its bytes at api.malloc_rate");
+		hd_cal_set_time(&c->sum, "api.free", &c->p->free_cost,
+				less_bytes(sf->median, 64 * MiB, c->p->free_bw),
+				"median cudaFree of 64 MiB less its bytes at api.free_rate");
 		return 0;
 	}
 	if (malloc_pair(c, big, n, &bm, &bf) != 0)
@@ -650,8 +662,15 @@ calp_stage_pinning(struct cal *c)
 	if (ok) {
 		hd_cal_set_rate(&c->sum, "host.pin_rate", &c->p->pin_bw, f.beta,
 				"fitted beta of cudaHostRegister");
-		hd_cal_set_time(&c->sum, "host.pin_base", &c->p->pin_base, f.alpha,
-				"fitted alpha of cudaHostRegister");
+		/* the quick pass has no size under 16 MiB: its intercept is an
+		 * extrapolation that came out at 0.6 ms on a lent H100 (a 107 B
+		 * registration took under 0.1 ms), so the fixed part is kept */
+		if (c->quick)
+			hd_buf_printf(&c->sum, "  %-20s kept (no small size in the quick pass)\n",
+				      "host.pin_base");
+		else
+			hd_cal_set_time(&c->sum, "host.pin_base", &c->p->pin_base, f.alpha,
+					"fitted alpha of cudaHostRegister");
 	} else
 		hd_buf_printf(&c->sum, "  %-20s kept (no fit)\n", "host.pin_rate/pin_base");
 	if (oka)
