@@ -59,38 +59,29 @@ hd_band_holds(const struct hd_band *b, hd_time x)
 	return b != NULL && b->n > 0 && b->min <= x && x <= b->max;
 }
 
-/* The units a band is written in, largest first (as hd_fmt_time's). */
-static const struct {
-	double scale;
-	const char *unit;
-} units[] = {
-	{ 1e12, "s" }, { 1e9, "ms" }, { 1e6, "us" }, { 1e3, "ns" }, { 1, "ps" },
-};
-
 /* The unit and decimals that write b's min and max apart: the unit of the
  * larger, its usual three significant digits, then more decimals (up to
  * three) until the width shows two digits. */
-static void
-band_unit(const struct hd_band *b, size_t *u, int *decimals)
+static const char *
+band_unit(const struct hd_band *b, double *scale, int *decimals)
 {
-	double big = fmax(fabs((double)b->min), fabs((double)b->max)), x, width;
+	double big = fmax(fabs((double)b->min), fabs((double)b->max)), width;
+	const char *unit = hd_time_unit(big, scale);
 	int more;
 
-	for (*u = 0; *u + 1 < HD_ARRAY_LEN(units) && big < units[*u].scale; (*u)++)
-		;
-	x = big / units[*u].scale;
-	*decimals = units[*u].scale == 1 ? 0 : x >= 100 ? 0 : x >= 10 ? 1 : x >= 1 ? 2 : 3;
-	width = (double)(b->max - b->min) / units[*u].scale;
-	for (more = 0;
-	     more < 3 && units[*u].scale > 1 && width > 0 && width * pow(10, *decimals) < 10;
+	*decimals = *scale == 1 ? 0 : hd_fmt_decimals(big / *scale);
+	width = (double)(b->max - b->min) / *scale;
+	for (more = 0; more < 3 && *scale > 1 && width > 0 && width * pow(10, *decimals) < 10;
 	     more++)
 		(*decimals)++;
+	return unit;
 }
 
 char *
 hd_band_range(char *buf, size_t n, const struct hd_band *b, bool with_unit)
 {
-	size_t u;
+	const char *unit;
+	double scale;
 	int d;
 
 	if (b == NULL || b->n < 1) {
@@ -98,10 +89,9 @@ hd_band_range(char *buf, size_t n, const struct hd_band *b, bool with_unit)
 			buf[0] = '\0';
 		return buf;
 	}
-	band_unit(b, &u, &d);
-	snprintf(buf, n, "%.*f-%.*f%s%s", d, (double)b->min / units[u].scale, d,
-		 (double)b->max / units[u].scale, with_unit ? " " : "",
-		 with_unit ? units[u].unit : "");
+	unit = band_unit(b, &scale, &d);
+	snprintf(buf, n, "%.*f-%.*f%s%s", d, (double)b->min / scale, d, (double)b->max / scale,
+		 with_unit ? " " : "", with_unit ? unit : "");
 	return buf;
 }
 
@@ -113,18 +103,18 @@ hd_band_fmt(char *buf, size_t n, hd_time value, const struct hd_band *b, enum hd
 		[HD_BAND_SHORT] = "%.*f %s (%s over %d repeats)",
 	};
 	char range[64];
-	size_t u;
+	const char *unit;
+	double scale;
 	int d;
 
 	if (b == NULL || b->n < 1 || (unsigned)st >= HD_BAND__COUNT)
 		return hd_fmt_time(buf, n, value);
-	band_unit(b, &u, &d);
+	unit = band_unit(b, &scale, &d);
 	if (b->n == 1) {
-		snprintf(buf, n, "%.*f %s (1 repeat)", d, (double)value / units[u].scale,
-			 units[u].unit);
+		snprintf(buf, n, "%.*f %s (1 repeat)", d, (double)value / scale, unit);
 		return buf;
 	}
 	hd_band_range(range, sizeof range, b, st == HD_BAND_LONG);
-	snprintf(buf, n, forms[st], d, (double)value / units[u].scale, units[u].unit, range, b->n);
+	snprintf(buf, n, forms[st], d, (double)value / scale, unit, range, b->n);
 	return buf;
 }

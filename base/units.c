@@ -124,41 +124,54 @@ hd_quantity_parse(const char *s, enum hd_dim *dim, double *value)
 	return isfinite(*value);
 }
 
+int
+hd_fmt_decimals(double x)
+{
+	double ax = fabs(x);
+
+	return ax >= 100 ? 0 : ax >= 10 ? 1 : ax >= 1 ? 2 : 3;
+}
+
 /* Format v / scale with 3 significant digits (up to 3 decimals), then unit. */
 static char *
 fmt_scaled(char *buf, size_t n, double v, double scale, const char *unit)
 {
 	double x = v / scale;
-	double ax = fabs(x);
-	int decimals = ax >= 100 ? 0 : ax >= 10 ? 1 : ax >= 1 ? 2 : 3;
 
-	snprintf(buf, n, "%.*f %s", decimals, x, unit);
+	snprintf(buf, n, "%.*f %s", hd_fmt_decimals(x), x, unit);
 	return buf;
 }
 
-char *
-hd_fmt_time(char *buf, size_t n, hd_time t)
+const char *
+hd_time_unit(double ps, double *scale)
 {
 	static const struct {
 		double scale;
 		const char *unit;
 	} steps[] = {
-		{ 1e12, "s" },
-		{ 1e9, "ms" },
-		{ 1e6, "us" },
-		{ 1e3, "ns" },
+		{ 1e12, "s" }, { 1e9, "ms" }, { 1e6, "us" }, { 1e3, "ns" }, { 1, "ps" },
 	};
-	double v = (double)t, av = fabs(v);
+	double a = fabs(ps);
 	size_t i;
 
-	if (t == 0) {
+	for (i = 0; i + 1 < sizeof steps / sizeof steps[0] && a < steps[i].scale; i++)
+		;
+	*scale = steps[i].scale;
+	return steps[i].unit;
+}
+
+char *
+hd_fmt_time(char *buf, size_t n, hd_time t)
+{
+	double scale;
+	const char *unit = hd_time_unit((double)t, &scale);
+
+	if (t == 0)
 		snprintf(buf, n, "0 s");
-		return buf;
-	}
-	for (i = 0; i < sizeof steps / sizeof steps[0]; i++)
-		if (av >= steps[i].scale)
-			return fmt_scaled(buf, n, v, steps[i].scale, steps[i].unit);
-	snprintf(buf, n, "%lld ps", (long long)t);
+	else if (scale == 1)
+		snprintf(buf, n, "%lld ps", (long long)t);
+	else
+		fmt_scaled(buf, n, (double)t, scale, unit);
 	return buf;
 }
 

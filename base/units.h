@@ -59,6 +59,13 @@ const char *hd_dim_name(enum hd_dim dim);
  */
 int hd_quantity_parse(const char *s, enum hd_dim *dim, double *value);
 
+/* The unit a time of |ps| picoseconds is written in: the largest of s, ms,
+ * us, ns not above it, else ps; its picoseconds per unit in *scale. */
+const char *hd_time_unit(double ps, double *scale);
+/* The decimals a value already in its unit is written with: three
+ * significant digits, at most three decimals (as every hd_fmt_* below). */
+int hd_fmt_decimals(double x);
+
 /* Text forms for output.  All write into buf (size n) and return buf. */
 char *hd_fmt_time(char *buf, size_t n, hd_time t);   /* "1.234 ms" */
 char *hd_fmt_bytes(char *buf, size_t n, uint64_t b); /* "256 MiB", "1.5 KiB", "17 B" */

@@ -193,9 +193,10 @@ pin_cost(const struct model *m, uint64_t bytes)
 
 /* What an allocation of `bytes` of `mem` costs the host: cudaMalloc and
  * cudaMallocManaged take small sizes from the driver's pools, large ones map
- * fresh pages (device memory's bytes at api.malloc_rate); cudaMallocHost allocates, zeroes and pins fresh pages; a
- * managed buffer is then first touched on the host (as the real backend
- * does, so that it starts resident there). */
+ * fresh pages (device memory's bytes at api.malloc_rate); cudaMallocHost
+ * allocates, zeroes and pins fresh pages; a managed buffer is then first
+ * touched on the host (as the real backend does, so that it starts resident
+ * there). */
 static hd_time
 alloc_cost(const struct hd_profile *p, enum hd_mem mem, uint64_t bytes)
 {

@@ -71,6 +71,19 @@ START_TEST(stats_one_and_none)
 }
 END_TEST
 
+/* The mean without the slowest: the values are left as they were. */
+START_TEST(mean_low)
+{
+	double v[] = { 3, 100, 1, 2 };
+	const double copy[] = { 3, 100, 1, 2 };
+
+	ck_assert(hd_fit_mean_low(v, 4, 1) == 2);
+	ck_assert(memcmp(v, copy, sizeof v) == 0);
+	ck_assert(hd_fit_mean_low(v, 4, 0) == 26.5);
+	ck_assert(hd_fit_mean_low(v, 4, 4) == 1); /* never all: the smallest */
+}
+END_TEST
+
 START_TEST(ls_exact_and_degenerate)
 {
 	const double x[] = { 1, 2, 3, 4 }, y[] = { 5, 8, 11, 14 }, w[] = { 1, 2, 3, 4 };
@@ -984,6 +997,7 @@ fit_suite(void)
 	tcase_add_test(tc, graph_fit);
 	tcase_add_test(tc, stats_even);
 	tcase_add_test(tc, stats_one_and_none);
+	tcase_add_test(tc, mean_low);
 	tcase_add_test(tc, ls_exact_and_degenerate);
 	tcase_add_test(tc, alpha_beta_exact);
 	tcase_add_test(tc, alpha_beta_quick_sizes);

@@ -49,6 +49,22 @@ START_TEST(format)
 	ck_assert_str_eq(hd_fmt_time(b, sizeof b, 2 * HD_US), "2.00 us");
 	ck_assert_str_eq(hd_fmt_time(b, sizeof b, 0), "0 s");
 	ck_assert_str_eq(hd_fmt_time(b, sizeof b, 17), "17 ps");
+	ck_assert_str_eq(hd_fmt_time(b, sizeof b, 999), "999 ps");
+	ck_assert_str_eq(hd_fmt_time(b, sizeof b, 1000), "1.00 ns");
+	ck_assert_str_eq(hd_fmt_time(b, sizeof b, -2 * HD_MS), "-2.00 ms");
+	ck_assert_str_eq(hd_fmt_time(b, sizeof b, 150 * HD_S), "150 s");
+	{
+		double sc;
+
+		ck_assert_str_eq(hd_time_unit(999, &sc), "ps");
+		ck_assert(sc == 1);
+		ck_assert_str_eq(hd_time_unit(1e3, &sc), "ns");
+		ck_assert_str_eq(hd_time_unit(-2e9, &sc), "ms");
+		ck_assert(sc == 1e9);
+		ck_assert_str_eq(hd_time_unit(3e15, &sc), "s");
+		ck_assert_int_eq(hd_fmt_decimals(99.9), 1);
+		ck_assert_int_eq(hd_fmt_decimals(-0.5), 3);
+	}
 	ck_assert_str_eq(hd_fmt_bytes(b, sizeof b, 64u << 20), "64 MiB");
 	ck_assert_str_eq(hd_fmt_bytes(b, sizeof b, 1536), "1.50 KiB");
 	ck_assert_str_eq(hd_fmt_bytes(b, sizeof b, 17), "17 B");

@@ -66,14 +66,6 @@ api_call(struct cal *c, enum api_kind k)
 	return CK(c, cudaStreamSynchronize(c->s));
 }
 
-static int
-cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * Host time of one call of kind k: batches of 32, the first a warm-up.  A
  * loop of calls costs their mean, and the times are skewed (a launch now and
@@ -87,8 +79,7 @@ api_cost(struct cal *c, enum api_kind k, double *mean)
 	double v[32 * 10];
 	struct hd_stats st;
 	char what[32], mt[32];
-	int b, j, nv = 0, keep;
-	double sum;
+	int b, j, nv = 0;
 
 	for (b = -1; b < batches; b++) {
 		if (calp_stopped(c))
@@ -113,15 +104,11 @@ api_cost(struct cal *c, enum api_kind k, double *mean)
 	}
 	if (hd_fit_stats(v, (size_t)nv, &st, c->e) != 0)
 		return -1;
-	qsort(v, (size_t)nv, sizeof v[0], cmp_dbl);
-	keep = nv - nv / 50;
-	for (j = 0, sum = 0; j < keep; j++)
-		sum += v[j];
+	*mean = hd_fit_mean_low(v, (size_t)nv, (size_t)nv / 50);
 	snprintf(what, sizeof what, "1 call");
 	calp_log_row(c, what, nv, 1, &st, "");
 	hd_buf_printf(c->log, "    = %s; mean %s (slowest 2 %% left out)\n", api_names[k].name,
-		      hd_cal_ftime(mt, sizeof mt, sum / keep));
-	*mean = sum / keep;
+		      hd_cal_ftime(mt, sizeof mt, *mean));
 	return 0;
 }
 
@@ -587,13 +574,11 @@ static void
 set_two_sizes(struct cal *c, const char *key, hd_time *fixed, const char *rkey, double *rate,
 	      uint64_t n0, double t0, uint64_t n1, double t1, const char *what)
 {
-	double slope = (t1 - t0) / (double)(n1 - n0), base = t0;
+	double slope = (t1 - t0) / (double)(n1 - n0);
 	char why[96];
 
-	if (slope > 0)
-		base = t0 - slope * (double)n0;
 	snprintf(why, sizeof why, "%s of 64 MiB less its bytes at %s", what, rkey);
-	hd_cal_set_time(&c->sum, key, fixed, base > 0 ? base : 0, why);
+	hd_cal_set_time(&c->sum, key, fixed, less_bytes(t0, n0, slope > 0 ? 1 / slope : 0), why);
 	if (!(slope > 0)) {
 		*rate = 0;
 		hd_buf_printf(&c->sum,
@@ -822,12 +807,12 @@ um_small(struct cal *c, void *buf, uint64_t big)
 	hd_buf_printf(c->log, "    = cudaMemPrefetchAsync to the GPU\n");
 	calp_log_row(c, sz, UM_SAMPLES, 1, &sex, "");
 	hd_buf_printf(c->log, "    = memory kernel faulting the pages in, less resident\n");
-	rest = spf.median - (double)n / c->p->um_prefetch_bw;
-	hd_cal_set_time(&c->sum, "um.prefetch_base", &c->p->um_prefetch_base, rest > 0 ? rest : 0,
+	hd_cal_set_time(&c->sum, "um.prefetch_base", &c->p->um_prefetch_base,
+			less_bytes(spf.median, n, c->p->um_prefetch_bw),
 			"2 MiB prefetch less its bytes at um.prefetch_rate");
 	groups = ceil((double)n / (double)c->p->um_page);
-	rest = sex.median - groups * hd_time_to_s(c->p->um_fault) - (double)n / c->p->um_fault_bw;
-	hd_cal_set_time(&c->sum, "um.fault_base", &c->p->um_fault_base, rest > 0 ? rest : 0,
+	rest = less_bytes(sex.median - groups * hd_time_to_s(c->p->um_fault), n, c->p->um_fault_bw);
+	hd_cal_set_time(&c->sum, "um.fault_base", &c->p->um_fault_base, rest,
 			"2 MiB faulted in, less its groups at um.fault and bytes at "
 			"um.fault_rate");
 	return 0;

@@ -51,6 +51,20 @@ hd_fit_quantile(const double *sorted, size_t n, double q)
 	return sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
 }
 
+double
+hd_fit_mean_low(const double *v, size_t n, size_t drop)
+{
+	double *s = hd_xmalloc(n * sizeof *s), sum = 0;
+	size_t i, keep = drop < n ? n - drop : 1;
+
+	memcpy(s, v, n * sizeof *s);
+	qsort(s, n, sizeof *s, cmp_double);
+	for (i = 0; i < keep; i++)
+		sum += s[i];
+	free(s);
+	return sum / (double)keep;
+}
+
 int
 hd_fit_stats(const double *v, size_t n, struct hd_stats *st, struct hd_err *e)
 {

@@ -28,6 +28,9 @@ struct hd_stats {
 int hd_fit_stats(const double *v, size_t n, struct hd_stats *st, struct hd_err *e);
 /* The q-quantile (0 <= q <= 1) of sorted[0..n), n >= 1, interpolated. */
 double hd_fit_quantile(const double *sorted, size_t n, double q);
+/* The mean of v[0..n), n >= 1, without its `drop` largest values (fewer
+ * than n); v is not changed. */
+double hd_fit_mean_low(const double *v, size_t n, size_t drop);
 
 /*
  * Weighted least squares of y = a + s x over n points (w NULL: equal
