@@ -274,6 +274,28 @@ expect 2 lint "$tmp/bad.hds"
 has "$tmp/err" "bad.hds:5:" "lint names file:line"
 expect 2 lint "$tmp/missing.hds"
 
+# --- a profile written by hand: the driver's figures, bad and switched off -----
+# A prefetch of pages already on the GPU costs its walk over them at
+# um.prefetch_walk (h100-sxm: 512 MiB at 0.55 TB/s, 979 us), a prefetch to
+# the host runs at um.prefetch_d2h_rate (10.3 GB/s), cudaMalloc/cudaFree of
+# 1 GiB map and unmap its bytes; 0 switches each off.
+printf 'hdsim 1\nlesson pw\ntitle "pw"\nscenario resident "resident"\n  buffer m managed 512MiB\n  buffer d device 1GiB\n  alloc d\n  prefetch m to device\n  prefetch m to device\n  prefetch m to host\n  sync device\n  free d\nend\n' >"$tmp/walk.hds"
+expect 0 run "$tmp/walk.hds" --profile h100-sxm
+has "$tmp/out" "prefetch m .*  979 us  *- " "a resident prefetch walks its pages"
+has "$tmp/out" "prefetch m .* 512 MiB  10.3 GB/s" "a prefetch to the host at its own rate"
+has "$tmp/out" "alloc d .* 166 us" "cudaMalloc of 1 GiB maps its bytes"
+printf 'hdsim-profile 1\nbase = h100-sxm\nname = "off"\num.prefetch_walk = 0 TB/s\num.prefetch_d2h_rate = 0 GB/s\napi.malloc_rate = 0 TB/s\napi.free_rate = 0 TB/s\n' >"$tmp/off.hdp"
+expect 0 run "$tmp/walk.hds" --profile "$tmp/off.hdp"
+has "$tmp/out" "prefetch m .* 2.50 us  *- " "no walk with um.prefetch_walk 0"
+lacks "$tmp/out" "10.3 GB/s" "no rate of its own to the host with 0"
+has "$tmp/out" "alloc d .* 68.0 us" "no per-byte mapping with api.malloc_rate 0"
+printf 'hdsim-profile 1\nbase = h100-sxm\nname = "bad"\num.prefetch_walk = -1 TB/s\n' >"$tmp/bad1.hdp"
+expect 2 run "$tmp/walk.hds" --profile "$tmp/bad1.hdp"
+has "$tmp/err" "bad1.hdp:4:20: error: um.prefetch_walk must not be negative" "a negative walk rate"
+printf 'hdsim-profile 1\nbase = h100-sxm\nname = "bad"\napi.free_rate = 3 us\n' >"$tmp/bad2.hdp"
+expect 2 run "$tmp/walk.hds" --profile "$tmp/bad2.hdp"
+has "$tmp/err" "api.free_rate expects a rate such as 50 GB/s, found a time '3 us'" "a time for a rate"
+
 # --- HDSIM_LESSON_PATH ------------------------------------------------------------
 mkdir "$tmp/lessons"
 sed 's/^lesson .*/lesson my-copy-lesson/' "$HDSIM_SRCDIR/lessons/04-pinned-vs-pageable.hds" \
