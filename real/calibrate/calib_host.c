@@ -179,6 +179,33 @@ sample_pageable(struct cal *c, const void *arg, double *sec)
 	return 0;
 }
 
+/* The staging pipeline fitted again on the copies of lo to hi bytes alone
+ * (n[k], t[k], direction d2h[k] of np), the base's figures with the chunk
+ * and buffers of the whole fit `all`: 0 with *out, -1 when none are in
+ * range or the fit fails. */
+static int
+fit_sizes(const double *n, const double *t, const int *d2h, int np, double lo, double hi,
+	  const struct hd_staging *base, const struct hd_staging_fit *all,
+	  struct hd_staging_fit *out)
+{
+	struct hd_staging shape = *base;
+	struct hd_err fe = { 0 };
+	double sn[64], st[64];
+	int sd[64], ns = 0, k;
+
+	shape.chunk = all->chunk;
+	shape.buffers = all->buffers;
+	for (k = 0; k < np && ns < 64; k++)
+		if (n[k] >= lo && n[k] <= hi) {
+			sn[ns] = n[k];
+			st[ns] = t[k];
+			sd[ns++] = d2h[k];
+		}
+	if (ns == 0)
+		return -1;
+	return hd_fit_staging(sn, st, sd, (size_t)ns, &shape, out, &fe);
+}
+
 int
 calp_stage_pageable(struct cal *c)
 {
@@ -286,12 +313,7 @@ calp_stage_pageable(struct cal *c)
 	 * streams from DRAM, and lesson-size copies stream from DRAM.
 	 */
 	{
-		struct hd_staging big = base;
 		struct hd_staging_fit f2;
-		struct hd_err fe2 = { 0 };
-		double bn[64], bt[64];
-		int bd[64], nb = 0, k;
-
 		/*
 		 * One thread's memcpy sees one core complex's L3 (32 MiB on the
 		 * EPYC hosts measured), not the total that sysfs may report (300
@@ -299,20 +321,13 @@ calp_stage_pageable(struct cal *c)
 		 * dropped between 64 and 128 MiB and stayed flat above.
 		 */
 		double from = 128.0 * MiB;
+		int k;
 
-		big.chunk = f.chunk;
-		big.buffers = f.buffers;
 		/* At least the two largest sizes of each direction take part. */
 		for (k = 0; k < np; k++)
 			if (n[k] < from && n[k] * 2 >= n[np - 1])
 				from = n[k];
-		for (k = 0; k < np && nb < 64; k++)
-			if (n[k] >= from) {
-				bn[nb] = n[k];
-				bt[nb] = t[k];
-				bd[nb++] = d2h[k];
-			}
-		if (nb > 0 && hd_fit_staging(bn, bt, bd, (size_t)nb, &big, &f2, &fe2) == 0) {
+		if (fit_sizes(n, t, d2h, np, from, INFINITY, &base, &f, &f2) == 0) {
 			hd_buf_printf(
 			    c->log,
 			    "    rates on copies of %s and more (the source "
@@ -337,21 +352,10 @@ calp_stage_pageable(struct cal *c)
 	 * host.cache bytes at these rates.
 	 */
 	if (c->p->host_cache > 0) {
-		struct hd_staging hot = base;
 		struct hd_staging_fit f3;
-		struct hd_err fe3 = { 0 };
-		double hn[64], ht[64];
-		int hdir[64], nh = 0, k;
 
-		hot.chunk = f.chunk;
-		hot.buffers = f.buffers;
-		for (k = 0; k < np && nh < 64; k++)
-			if (n[k] >= 512.0 * KiB && n[k] * 2 <= (double)c->p->host_cache) {
-				hn[nh] = n[k];
-				ht[nh] = t[k];
-				hdir[nh++] = d2h[k];
-			}
-		if (nh > 0 && hd_fit_staging(hn, ht, hdir, (size_t)nh, &hot, &f3, &fe3) == 0) {
+		if (fit_sizes(n, t, d2h, np, 512.0 * KiB, (double)c->p->host_cache / 2, &base, &f,
+			      &f3) == 0) {
 			hd_buf_printf(
 			    c->log,
 			    "    rates on copies of 512 KiB to %s (host.cache / 2: the "
