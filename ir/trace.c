@@ -17,7 +17,8 @@ static const struct {
 	[HD_WHY_NONE] = { "none", "not blocked" },
 	[HD_WHY_SYNC_COPY] = { "sync-copy", "cudaMemcpy returns only when its copy has finished" },
 	[HD_WHY_PAGEABLE] = { "pageable",
-			      "pageable memory is staged through a pinned buffer by the CPU" },
+			      "pageable (or managed) memory is staged through a pinned buffer by "
+			      "the CPU" },
 	[HD_WHY_STREAM_SYNC] = { "stream-sync",
 				 "cudaStreamSynchronize waits for all work on the stream" },
 	[HD_WHY_EVENT_SYNC] = { "event-sync",

@@ -235,6 +235,14 @@ static const struct pkey keys[] = {
 	     "GPU time once per kernel that faults, before its first fault group"),
 	RATE("um.host_touch", um_touch_bw, "GB/s", KF_OPT,
 	     "first touch on the host of fresh managed memory (0: free)"),
+	TIME("um.host_fault", um_host_fault, "us", KF_OPT,
+	     "fixed time of a copy whose host side faults managed pages back from the device"),
+	RATE("um.host_fault_rate", um_host_fault_bw, "GB/s", KF_OPT,
+	     "a copy reading managed pages that are on the device faults them back at this rate "
+	     "(0: free)"),
+	RATE("um.host_fault_write", um_host_fault_write_bw, "GB/s", KF_OPT,
+	     "a copy writing into managed pages that are on the device faults them back at this "
+	     "rate (0: um.host_fault_rate)"),
 
 	WORD("topo.kind", topo, topo_names, "how the GPUs of a node reach each other"),
 	INT("topo.gpus_per_node", gpus_per_node, 1, 1024, "GPUs in one node"),

@@ -125,6 +125,10 @@ struct hd_profile {
 	double um_walk_bw;         /* bytes/s a prefetch walks over pages already there (0: free) */
 	hd_time um_fault_base;     /* once per kernel that faults, before its first group */
 	double um_touch_bw; /* first touch on the host of fresh managed memory, bytes/s (0: free) */
+	/* a copy's host side on managed pages that are on the device: the CPU
+	 * faults them back, a fixed time and bytes/s reading or writing them */
+	hd_time um_host_fault;
+	double um_host_fault_bw, um_host_fault_write_bw;
 
 	/* Between GPUs and nodes (used by rank scenarios). */
 	enum hd_topo topo;

@@ -210,6 +210,16 @@ busy_wait_until(int64_t t)
 		;
 }
 
+/* Buffer b (-1: none) is a host side the driver stages a copy through:
+ * pageable and not registered, or managed. */
+static int
+staged_side(const struct rt *rt, int b)
+{
+	return b >= 0 &&
+	    ((rt->bufs[b].mem == HD_MEM_PAGEABLE && !rt->bufs[b].registered) ||
+	     rt->bufs[b].mem == HD_MEM_MANAGED);
+}
+
 static enum cudaMemcpyKind
 copy_kind(enum hd_copy_kind k)
 {
@@ -415,10 +425,7 @@ exec_op(struct rt *rt, int i)
 			    cudaMemcpy(dst, buf_ptr(rt, op->src), op->bytes, copy_kind(op->copy)));
 		if (!op->async)
 			why = HD_WHY_SYNC_COPY;
-		else if (rt->bufs[op->src].mem == HD_MEM_PAGEABLE && !rt->bufs[op->src].registered)
-			why = HD_WHY_PAGEABLE;
-		else if (op->dst >= 0 && rt->bufs[op->dst].mem == HD_MEM_PAGEABLE &&
-			 !rt->bufs[op->dst].registered)
+		else if (staged_side(rt, op->src) || staged_side(rt, op->dst))
 			why = HD_WHY_PAGEABLE;
 		break;
 	}

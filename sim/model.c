@@ -27,15 +27,16 @@
  * Nothing here reads a clock or an address for ordering: same input, same
  * trace.
  *
- * Simplifications, stated once: managed memory on the host side of a copy
- * counts as pinned (no faults on copies or reads; a read from a managed
- * buffer is a plain staged copy); a kernel faults in the managed buffers it
- * names that are not resident on the device when it starts, group by group
- * (at most 64 transfers a kernel, neighbouring groups batched beyond that:
- * model_xfer.c), and they stay resident until a prefetch to the host;
- * host-to-host copies are a CPU
- * memcpy; device-to-device copies use the third copy engine when there are
- * three or more, else share the host-to-device engine.
+ * Simplifications, stated once: a copy whose host side is managed memory
+ * is staged like a pageable one (model_ops.c), its pages on the device
+ * faulted back by the CPU first, from the start of the buffer; a read from
+ * a managed buffer is a plain staged copy; a kernel faults in the managed
+ * buffers it names that are not resident on the device when it starts,
+ * group by group (at most 64 transfers a kernel, neighbouring groups
+ * batched beyond that: model_xfer.c), and they stay resident until a
+ * prefetch to the host or a copy brings them back; host-to-host copies are
+ * a CPU memcpy; device-to-device copies use the third copy engine when
+ * there are three or more, else share the host-to-device engine.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -567,6 +568,45 @@ prefetch_rate(const struct hd_profile *p, int to_device)
 	return !to_device && p->um_prefetch_d2h_bw > 0 ? p->um_prefetch_d2h_bw : p->um_prefetch_bw;
 }
 
+/*
+ * What prefetch g moves of its managed buffer: pages already where it sends
+ * them stay (the driver walks them, *walked bytes); pages another prefetch
+ * is moving there are that prefetch's, and g waits for it to finish
+ * (returns -1: on a lent H100, two prefetches of 256 MiB to the device on
+ * two streams at once took as long as one, and a kernel on the pages in
+ * flight waited for them instead of faulting them: bench/probe/umcopy.hds).
+ * A buffer on the device may have had its first host_bytes faulted back
+ * by copies: those are what a prefetch to the device moves, and what one
+ * to the host need not.
+ */
+static int
+prefetch_plan(struct model *m, struct gop *g, uint64_t *walked)
+{
+	struct mbuf *b;
+	uint64_t back, moved;
+	int there;
+
+	*walked = 0;
+	if (g->buf < 0 || m->buf[g->buf].mem != HD_MEM_MANAGED)
+		return 0;
+	b = &m->buf[g->buf];
+	if (b->moving == g->to_device)
+		return -1;
+	there = b->moving >= 0 ? b->moving : b->resident; /* on the device, or going */
+	back = there && b->moving < 0 ? b->host_bytes : 0;
+	if (back > g->bytes)
+		back = g->bytes;
+	if (g->to_device)
+		moved = there ? back : g->bytes;
+	else
+		moved = there ? g->bytes - back : 0;
+	*walked = g->bytes - moved;
+	g->bytes = moved;
+	if (moved > 0)
+		b->moving = g->to_device;
+	return 0;
+}
+
 /* The head of a stream has its dependencies: start it. */
 static void
 gop_start(struct model *m, int gi)
@@ -587,16 +627,15 @@ gop_start(struct model *m, int gi)
 		break;
 	case G_COPY:
 	case G_PREFETCH:
-		/* pages already where a prefetch sends them do not move, but the
-		 * driver still walks them */
 		walked = 0;
-		if (g->kind == G_PREFETCH && g->buf >= 0 && m->buf[g->buf].mem == HD_MEM_MANAGED &&
-		    m->buf[g->buf].resident == g->to_device) {
-			walked = g->bytes;
-			g->bytes = 0;
+		g->start = now;
+		if (g->kind == G_PREFETCH && prefetch_plan(m, g, &walked) != 0) {
+			g->state = GS_WAITRES; /* behind the prefetch moving its pages */
+			g->bnext = m->buf[g->buf].waiters;
+			m->buf[g->buf].waiters = gi;
+			break;
 		}
 		g->state = GS_WAITRES;
-		g->start = now;
 		xi = model_xfer_new(m, g->kind == G_COPY ? X_COPY : X_PREFETCH, gi, g->dir,
 				    g->bytes,
 				    g->kind == G_PREFETCH ? prefetch_rate(m->p, g->to_device) : 0,
@@ -759,6 +798,7 @@ rank_init(struct model *m, struct world *w, int rank)
 		m->buf[i].mem = sc->buffers[i].mem;
 		m->buf[i].bytes = sc->buffers[i].bytes;
 		m->buf[i].resident = sc->buffers[i].mem == HD_MEM_DEVICE;
+		m->buf[i].moving = m->buf[i].waiters = -1;
 	}
 	m->execs = hd_xcalloc((size_t)(sc->nops > 0 ? sc->nops : 1), sizeof *m->execs);
 	m->work_label = w->work_label;

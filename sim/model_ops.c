@@ -191,6 +191,17 @@ pin_cost(const struct model *m, uint64_t bytes)
 	return m->p->pin_base + hd_time_for_bytes((double)bytes, m->p->pin_bw);
 }
 
+/* The bytes of a cudaMallocHost (or cudaFreeHost) beyond its fixed part,
+ * which covers the first HD_ALLOC_SMALL: on lent H100s a round of
+ * cudaMallocHost and cudaFreeHost took the same 1.0-1.4 ms from 64 B to
+ * 1.7 MiB, and 4 MiB about 1.2 ms more (bench/probe/alloc.hds, 2026-11-24;
+ * bench/probe/hostalloc.hds, 2026-11-25). */
+static uint64_t
+pinned_beyond(uint64_t bytes)
+{
+	return bytes > HD_ALLOC_SMALL ? bytes - HD_ALLOC_SMALL : 0;
+}
+
 /* What an allocation of `bytes` of `mem` costs the host: cudaMalloc and
  * cudaMallocManaged take small sizes from the driver's pools, large ones map
  * fresh pages (device memory's bytes at api.malloc_rate); cudaMallocHost
@@ -206,7 +217,7 @@ alloc_cost(const struct hd_profile *p, enum hd_mem mem, uint64_t bytes)
 	switch (mem) {
 	case HD_MEM_PINNED:
 		return (p->mallochost_base > 0 ? p->mallochost_base : p->pin_base) +
-		    hd_time_for_bytes((double)bytes, p->mallochost_bw);
+		    hd_time_for_bytes((double)pinned_beyond(bytes), p->mallochost_bw);
 	case HD_MEM_PAGEABLE:
 		return HD_US; /* malloc: the pages are touched later */
 	case HD_MEM_MANAGED:
@@ -234,7 +245,8 @@ free_cost(const struct hd_profile *p, enum hd_mem mem, uint64_t bytes)
 	case HD_MEM_PINNED:
 		cost = p->freehost_cost > 0 ? p->freehost_cost : p->free_cost;
 		if (p->unpin_bw > 0)
-			cost = hd_time_add(cost, hd_time_for_bytes((double)bytes, p->unpin_bw));
+			cost = hd_time_add(
+			    cost, hd_time_for_bytes((double)pinned_beyond(bytes), p->unpin_bw));
 		return cost;
 	case HD_MEM_PAGEABLE:
 		return HD_US;
@@ -343,6 +355,36 @@ submit_prologue(struct model *m, int stream, hd_time cost)
 	}
 }
 
+/* The CPU's memcpy rate through the staging buffers: a copy of at most
+ * host.cache bytes finds its pageable side in the CPU's caches, not one of
+ * managed memory (its 16 MiB copies to the device ran at the cold rate on
+ * a lent H100: bench/probe/umcopy.hds). */
+static double
+staging_rate(const struct hd_profile *p, enum dir d, uint64_t bytes, int cold)
+{
+	double hot = d == DIR_H2D ? p->host_memcpy_h2d_hot_bw : p->host_memcpy_d2h_hot_bw;
+
+	if (hot > 0 && !cold && bytes <= p->host_cache)
+		return hot;
+	return d == DIR_H2D ? p->host_memcpy_h2d_bw : p->host_memcpy_d2h_bw;
+}
+
+/*
+ * cudaMemcpyAsync from pageable memory of at most 64 KiB: the driver copies
+ * it into its staging memory at once and returns; the DMA follows in stream
+ * order.  Behind a 2 ms kernel on a lent H100, 64 KiB did not wait for the
+ * stream, 16 MiB did, and so did 64 KiB to pageable memory or to or from
+ * managed memory (bench/probe/umasync.hds).
+ */
+#define INLINE_COPY (64u * 1024u)
+
+static int
+is_inline(const struct model *m, const struct hd_op *op)
+{
+	return op->kind == HD_OP_COPY && op->async && op->copy == HD_COPY_H2D && op->src >= 0 &&
+	    m->buf[op->src].mem == HD_MEM_PAGEABLE && op->bytes <= INLINE_COPY;
+}
+
 /* The host's time to submit copy (or read) op: a device-to-device copy has
  * its own cost, and one that names managed memory the driver's look at
  * where its pages are. */
@@ -356,6 +398,10 @@ copy_api_cost(const struct model *m, const struct hd_op *op)
 	if ((op->src >= 0 && m->buf[op->src].mem == HD_MEM_MANAGED) ||
 	    (op->dst >= 0 && m->buf[op->dst].mem == HD_MEM_MANAGED))
 		cost = hd_time_add(cost, p->api_memcpy_managed);
+	if (is_inline(m, op)) /* the CPU's copy into staging memory */
+		cost = hd_time_add(
+		    cost,
+		    hd_time_for_bytes((double)op->bytes, staging_rate(p, DIR_H2D, op->bytes, 0)));
 	return cost;
 }
 
@@ -438,14 +484,17 @@ op_prefetch(struct model *m, const struct hd_op *op, int opi)
 	return host_api_end(m);
 }
 
+/* A copy the driver stages through its pinned buffers: its host side is
+ * pageable or managed memory (cudaMemcpy of managed memory on the host ran
+ * at the pageable rates, async or not, on a lent H100:
+ * bench/probe/umcopy.hds). */
 static int
 is_staged(const struct model *m, const struct hd_op *op)
 {
-	if (op->copy == HD_COPY_H2D)
-		return op->src >= 0 && m->buf[op->src].mem == HD_MEM_PAGEABLE;
-	if (op->copy == HD_COPY_D2H)
-		return op->dst >= 0 && m->buf[op->dst].mem == HD_MEM_PAGEABLE;
-	return 0;
+	int b = op->copy == HD_COPY_H2D ? op->src : op->copy == HD_COPY_D2H ? op->dst : -1;
+
+	return b >= 0 && !is_inline(m, op) &&
+	    (m->buf[b].mem == HD_MEM_PAGEABLE || m->buf[b].mem == HD_MEM_MANAGED);
 }
 
 /* Pinned (or device-side) copies: the copy engine does all the work. */
@@ -489,6 +538,45 @@ op_copy_dma(struct model *m, const struct hd_op *op, int opi)
 	}
 }
 
+/*
+ * Copy op's host side is managed buffer bi, `bytes` of it from its start
+ * (reading it, or `write`-ing into it): pages of it on the device the CPU
+ * faults back to the host first, whole um.page groups.  On a lent H100 a
+ * 7 B cudaMemcpy from managed memory prefetched to the device took about
+ * 100 us more than the next one; 16 MiB about 6 GB/s more reading and 3
+ * writing (bench/probe/umcopy.hds).  Returns that time (0 if none), and
+ * counts the pages back on the host.
+ */
+static hd_time
+fault_back(struct model *m, int bi, uint64_t bytes, int write)
+{
+	const struct hd_profile *p = m->p;
+	uint64_t page = p->um_page > 0 ? p->um_page : 4096, end, n;
+	double bw = write && p->um_host_fault_write_bw > 0 ? p->um_host_fault_write_bw :
+							     p->um_host_fault_bw;
+	struct mbuf *b;
+	hd_time t;
+
+	if (bi < 0 || m->buf[bi].mem != HD_MEM_MANAGED || !m->buf[bi].resident)
+		return 0;
+	b = &m->buf[bi];
+	end = bytes / page * page < bytes ? (bytes / page + 1) * page : bytes;
+	if (end > b->bytes)
+		end = b->bytes;
+	if (end <= b->host_bytes)
+		return 0;
+	n = end - b->host_bytes;
+	b->host_bytes = end;
+	if (b->host_bytes >= b->bytes) { /* all of it back: resident on the host */
+		b->resident = 0;
+		b->host_bytes = 0;
+	}
+	t = p->um_host_fault;
+	if (bw > 0)
+		t = hd_time_add(t, hd_time_for_bytes((double)n, bw));
+	return t;
+}
+
 static int
 op_copy_host(struct model *m, const struct hd_op *op)
 {
@@ -499,7 +587,10 @@ op_copy_host(struct model *m, const struct hd_op *op)
 	case 0:
 		return host_sleep(m, copy_api_cost(m, op), 1);
 	case 1:
+		/* the CPU's memcpy, faulting managed pages back from the device */
 		d = hd_time_for_bytes((double)op->bytes, m->p->host_memcpy_h2d_bw);
+		d = hd_time_add(d, fault_back(m, op->src, op->bytes, 0));
+		d = hd_time_add(d, fault_back(m, op->dst, op->bytes, 1));
 		if (m->thr != NULL) { /* on the cores the host threads share */
 			h->phase = 2;
 			model_cpu_start(m, 0, m->lane_host, h->op, h->iter, d, op->bytes,
@@ -530,20 +621,29 @@ staged_dma(struct model *m, uint64_t k)
 	model_engine_queue(m, xi);
 }
 
-/* The CPU's memcpy rate through the staging buffers: a copy of at most
- * host.cache bytes finds its pageable side in the CPU's caches. */
-static double
-staging_rate(const struct hd_profile *p, enum dir d, uint64_t bytes)
+/* A staged copy whose host side is managed memory (a READ's is not). */
+static int
+staged_managed(const struct model *m, const struct hd_op *op)
 {
-	double hot = d == DIR_H2D ? p->host_memcpy_h2d_hot_bw : p->host_memcpy_d2h_hot_bw;
+	int b = op->kind == HD_OP_READ ? -1 : op->copy == HD_COPY_H2D ? op->src : op->dst;
 
-	if (hot > 0 && bytes <= p->host_cache)
-		return hot;
-	return d == DIR_H2D ? p->host_memcpy_h2d_bw : p->host_memcpy_d2h_bw;
+	return b >= 0 && m->buf[b].mem == HD_MEM_MANAGED;
+}
+
+/* What staged copy op (or READ) pays for the managed pages of its host
+ * side that are on the device: reading or writing them, the CPU faults
+ * them back first. */
+static hd_time
+staged_fault_back(struct model *m, const struct hd_op *op, uint64_t bytes)
+{
+	if (op->kind == HD_OP_READ || op->copy == HD_COPY_H2D)
+		return fault_back(m, op->src, bytes, 0);
+	return fault_back(m, op->dst, bytes, 1);
 }
 
 /*
- * A copy through pageable memory (and a READ).  The host submits the copy,
+ * A copy through pageable memory, or managed memory (and a READ).  The
+ * host submits the copy,
  * waits until the stream reaches it (the documented stream sync before a
  * pageable copy), then moves the data chunk by chunk through
  * staging_buffers pinned buffers used in turn: for HtoD a CPU memcpy into
@@ -596,13 +696,23 @@ op_copy_staged(struct model *m, const struct hd_op *op, int opi, enum dir d, uin
 				return H_YIELD;
 			/* FALLTHROUGH */
 		case 3:
+			/* managed pages on the device come back first */
+			dt = staged_fault_back(m, op, bytes);
+			if (dt > 0) {
+				now = hd_engine_now(m->eng);
+				model_emit(m, m->lane_host, opi, h->iter, HD_SPAN_FAULT,
+					   HD_WHY_NONE, now, now + dt, 0, m->lbl_fault);
+				return host_sleep(m, dt, 4);
+			}
+			/* FALLTHROUGH */
+		case 4:
 			h->stage_start = hd_engine_now(m->eng);
 			if (h->dir == DIR_D2H)
 				for (; h->issued < h->nchunks && h->issued < nbuf; h->issued++)
 					staged_dma(m, h->issued);
-			h->phase = 4;
+			h->phase = 5;
 			/* FALLTHROUGH */
-		case 4:
+		case 5:
 			/* chunk i: HtoD needs its buffer free (the DMA of chunk
 			 * i - nbuf done); DtoH needs its own DMA done */
 			w = wait_of(W_CHUNKS, 0, 0, h->why, 0);
@@ -613,25 +723,26 @@ op_copy_staged(struct model *m, const struct hd_op *op, int opi, enum dir d, uin
 				w.ticket = h->i >= nbuf ? h->i - nbuf + 1 : 0;
 			else
 				w.ticket = h->i + 1;
-			if (host_wait(m, w, 5) == H_YIELD)
+			if (host_wait(m, w, 6) == H_YIELD)
 				return H_YIELD;
 			/* FALLTHROUGH */
-		case 5:
+		case 6:
 			now = hd_engine_now(m->eng);
 			cb = h->i == h->nchunks - 1 ? bytes - h->i * h->chunk : h->chunk;
-			dt = hd_time_for_bytes((double)cb,
-					       staging_rate(p, h->dir, m->g[h->g].bytes));
+			dt = hd_time_for_bytes(
+			    (double)cb,
+			    staging_rate(p, h->dir, m->g[h->g].bytes, staged_managed(m, op)));
 			model_emit(m, m->lane_host, opi, h->iter, HD_SPAN_STAGING, HD_WHY_NONE, now,
 				   now + dt, cb, m->lbl_staging);
-			return host_sleep(m, dt, 6);
-		case 6:
+			return host_sleep(m, dt, 7);
+		case 7:
 			if (h->dir == DIR_H2D)
 				staged_dma(m, h->i);
 			else if (h->issued < h->nchunks)
 				staged_dma(m, h->issued++);
 			h->i++;
 			if (h->i < h->nchunks) {
-				h->phase = 4;
+				h->phase = 5;
 				continue;
 			}
 			now = hd_engine_now(m->eng);

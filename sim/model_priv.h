@@ -110,6 +110,7 @@ struct gop {
 	uint64_t nchunks;
 	int buf; /* prefetch: the buffer */
 	int to_device;
+	int bnext; /* next gop waiting for a buffer's migration (struct mbuf) */
 	/* kernels faulting in managed memory: the bytes and fault groups to
 	 * migrate, in batches of groups (model_xfer.c, FAULT_BATCHES) */
 	uint64_t fault_bytes, fault_groups;
@@ -164,6 +165,12 @@ struct mbuf {
 	enum hd_mem mem; /* changes when cudaHostRegister pins it */
 	int resident;    /* managed: on the device */
 	uint64_t bytes;
+	/* managed, resident on the device: its first host_bytes bytes were
+	 * faulted back to the host by copies (copies start at offset 0) */
+	uint64_t host_bytes;
+	int moving;  /* managed: a prefetch is migrating it to the device (1) or
+		      * the host (0); -1: none */
+	int waiters; /* gops waiting for that migration (linked by bnext), or -1 */
 };
 
 enum wait_kind {

@@ -104,6 +104,7 @@ flow_resched(struct world *w)
 }
 
 static void kernel_compute(struct model *m, int gi);
+static void buf_arrived(struct model *m, int bi, int to_device);
 
 /*
  * Demand faults migrate managed memory group by group: the kernel touches a
@@ -232,9 +233,9 @@ xfer_done(struct model *m, int xi)
 		}
 		model_emit(m, model_stream_lane(m, g->stream), g->op, g->iter, kind, HD_WHY_NONE,
 			   g->start, now, g->bytes, label);
-		if (x.kind == X_PREFETCH && g->buf >= 0)
-			m->buf[g->buf].resident = g->to_device;
 		model_gop_complete(m, x.gop);
+		if (x.kind == X_PREFETCH && g->buf >= 0)
+			buf_arrived(m, g->buf, g->to_device);
 		break;
 	case X_CHUNK:
 		g->chunks_done++;
@@ -315,6 +316,85 @@ model_on_flow(struct world *w, uint32_t gen)
 
 /* --- kernels ------------------------------------------------------------------ */
 
+/*
+ * Kernel gi has its SMs: it faults in the managed buffers it names that are
+ * not on the device (or the bytes copies faulted back to the host), then
+ * computes.  Pages a prefetch is moving to the device it waits for, as
+ * their faults would (buf_arrived resumes it).
+ */
+static void
+kernel_begin(struct model *m, int gi)
+{
+	struct gop *g = &m->g[gi];
+	const struct hd_op *op = &m->sc->ops[g->op];
+	uint64_t fault = 0, n;
+	int bufs[2], k;
+
+	bufs[0] = op->src;
+	bufs[1] = op->dst != op->src ? op->dst : -1;
+	for (k = 0; k < 2; k++) {
+		struct mbuf *b = bufs[k] >= 0 ? &m->buf[bufs[k]] : NULL;
+
+		if (b != NULL && b->mem == HD_MEM_MANAGED && b->moving == 1) {
+			g->bnext = b->waiters;
+			b->waiters = gi;
+			return;
+		}
+	}
+	for (k = 0; k < 2; k++) {
+		struct mbuf *b = bufs[k] >= 0 ? &m->buf[bufs[k]] : NULL;
+
+		if (b == NULL || b->mem != HD_MEM_MANAGED)
+			continue;
+		n = model_buf_bytes(m, bufs[k], op->bytes);
+		if (!b->resident)
+			fault += n;
+		else
+			fault += b->host_bytes < n ? b->host_bytes : n;
+		b->resident = 1;
+		b->host_bytes = 0;
+	}
+	if (fault > 0) {
+		g->fault_bytes = fault;
+		g->fault_groups = (fault + fault_page(m) - 1) / fault_page(m);
+		g->fault_batch = 0;
+		g->fault_batches = g->fault_groups < FAULT_BATCHES ? (uint32_t)g->fault_groups :
+								     FAULT_BATCHES;
+		fault_next(m, gi);
+	} else
+		kernel_compute(m, gi);
+}
+
+/* A prefetch has moved buffer bi's pages: the gops waiting for them go on
+ * (a prefetch behind it ends with it, a kernel begins). */
+static void
+buf_arrived(struct model *m, int bi, int to_device)
+{
+	struct mbuf *b = &m->buf[bi];
+	hd_time now = hd_engine_now(m->eng);
+	int gi, next;
+
+	b->resident = to_device;
+	b->host_bytes = 0;
+	if (b->moving != to_device)
+		return;
+	b->moving = -1;
+	gi = b->waiters;
+	b->waiters = -1;
+	for (; gi >= 0; gi = next) {
+		struct gop *g = &m->g[gi];
+
+		next = g->bnext;
+		if (g->kind == G_KERNEL) {
+			kernel_begin(m, gi);
+			continue;
+		}
+		model_emit(m, model_stream_lane(m, g->stream), g->op, g->iter, HD_SPAN_PREFETCH,
+			   HD_WHY_NONE, g->start, now, 0, model_work_label(m, g->op));
+		model_gop_complete(m, gi);
+	}
+}
+
 static void
 kernel_dispatch(struct model *m)
 {
@@ -323,9 +403,6 @@ kernel_dispatch(struct model *m)
 
 	while ((gi = m->kq_head) >= 0) {
 		struct gop *g = &m->g[gi];
-		const struct hd_op *op = &m->sc->ops[g->op];
-		uint64_t fault = 0;
-		int bufs[2], k;
 
 		if (m->sms_used + g->sms > m->p->sms)
 			break;
@@ -338,29 +415,7 @@ kernel_dispatch(struct model *m)
 		m->nkernels++;
 		g->state = GS_RUNNING;
 		g->start = now;
-		bufs[0] = op->src;
-		bufs[1] = op->dst != op->src ? op->dst : -1;
-		for (k = 0; k < 2; k++) {
-			struct mbuf *b;
-
-			if (bufs[k] < 0)
-				continue;
-			b = &m->buf[bufs[k]];
-			if (b->mem == HD_MEM_MANAGED && !b->resident) {
-				fault += model_buf_bytes(m, bufs[k], op->bytes);
-				b->resident = 1;
-			}
-		}
-		if (fault > 0) {
-			g->fault_bytes = fault;
-			g->fault_groups = (fault + fault_page(m) - 1) / fault_page(m);
-			g->fault_batch = 0;
-			g->fault_batches = g->fault_groups < FAULT_BATCHES ?
-			    (uint32_t)g->fault_groups :
-			    FAULT_BATCHES;
-			fault_next(m, gi);
-		} else
-			kernel_compute(m, gi);
+		kernel_begin(m, gi);
 	}
 }
 

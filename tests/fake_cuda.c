@@ -522,13 +522,23 @@ cudaError_t
 cudaMemcpyAsync(void *d, const void *s, size_t n, enum cudaMemcpyKind k, cudaStream_t stream)
 {
 	const void *h = k == cudaMemcpyHostToDevice ? s : d;
+	int i = find(h);
 
 	spin(2e-6);
 	if (k == cudaMemcpyDeviceToDevice || k == cudaMemcpyDefault) /* default: peer */
 		queue(stream, 1.5e-6 + (double)n / FAKE_D2D);
-	else if (find(h) < 0 && st(stream)->cap != NULL)
+	else if (i < 0 && st(stream)->cap != NULL)
 		return cudaErrorStreamCaptureUnsupported; /* pageable: not while capturing */
-	else if (find(h) < 0) {
+	else if (i < 0 || known[i].managed) {
+		/* managed pages on the GPU: the CPU faults them back first */
+		if (i >= 0 && known[i].resident) {
+			cudaStreamSynchronize(stream);
+			spin(FAKE_HOST_FAULT +
+			     (double)n /
+				 (k == cudaMemcpyHostToDevice ? FAKE_HOST_FAULT_READ :
+								FAKE_HOST_FAULT_WRITE));
+			known[i].resident = 0;
+		}
 		/* pageable: the host stages every byte before returning */
 		cudaStreamSynchronize(stream);
 		spin(5e-6 + (double)n / 12e9);

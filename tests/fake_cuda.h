@@ -25,6 +25,11 @@
 #define FAKE_PREFETCH     40e9
 #define FAKE_PREFETCH_D2H 12e9 /* a prefetch to the host */
 #define FAKE_WALK         1e12 /* a prefetch of pages already there */
+/* a copy whose host side is managed memory on the GPU: the CPU faults the
+ * pages back, a fixed time and bytes/s reading and writing them */
+#define FAKE_HOST_FAULT       60e-6
+#define FAKE_HOST_FAULT_READ  8e9
+#define FAKE_HOST_FAULT_WRITE 3e9
 /* cudaMalloc / cudaFree from FAKE_MAP_MIN bytes up map / unmap their bytes */
 #define FAKE_MAP_MIN  (2u << 20)
 #define FAKE_MALLOC   20e12

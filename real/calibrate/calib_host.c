@@ -1,7 +1,7 @@
 /*
  * calib_host.c - what the host does, for `hdsim calibrate` (calib_priv.h):
  * the API calls' own costs, pageable copies fitted through the model's
- * staging pipeline, pinning and allocation, and managed memory faulted in.
+ * staging pipeline, pinning and allocation (managed memory: calib_um.c).
  * These figures move between processes on one machine, so `hdsim --real`
  * measures them again in its own (hd_calibrate_opts.host_only).  Host clock
  * (CLOCK_MONOTONIC) around the calls, on buffers touched beforehand.
@@ -563,9 +563,8 @@ malloc_pair(struct cal *c, uint64_t n, int samples, struct hd_stats *sm, struct 
 	return 0;
 }
 
-/* t less n bytes at rate (0: no per-byte cost), never below 0. */
-static double
-less_bytes(double t, uint64_t n, double rate)
+double
+calp_less_bytes(double t, uint64_t n, double rate)
 {
 	if (rate > 0)
 		t -= (double)n / rate;
@@ -582,7 +581,8 @@ set_two_sizes(struct cal *c, const char *key, hd_time *fixed, const char *rkey, 
 	char why[96];
 
 	snprintf(why, sizeof why, "%s of 64 MiB less its bytes at %s", what, rkey);
-	hd_cal_set_time(&c->sum, key, fixed, less_bytes(t0, n0, slope > 0 ? 1 / slope : 0), why);
+	hd_cal_set_time(&c->sum, key, fixed, calp_less_bytes(t0, n0, slope > 0 ? 1 / slope : 0),
+			why);
 	if (!(slope > 0)) {
 		*rate = 0;
 		hd_buf_printf(&c->sum,
@@ -612,10 +612,10 @@ malloc_rates(struct cal *c, int n, const struct hd_stats *sm, const struct hd_st
 
 	if (big < 4 * 64 * MiB) {
 		hd_cal_set_time(&c->sum, "api.malloc", &c->p->malloc_cost,
-				less_bytes(sm->median, 64 * MiB, c->p->malloc_bw),
+				calp_less_bytes(sm->median, 64 * MiB, c->p->malloc_bw),
 				"median cudaMalloc of 64 MiB less its bytes at api.malloc_rate");
 		hd_cal_set_time(&c->sum, "api.free", &c->p->free_cost,
-				less_bytes(sf->median, 64 * MiB, c->p->free_bw),
+				calp_less_bytes(sf->median, 64 * MiB, c->p->free_bw),
 				"median cudaFree of 64 MiB less its bytes at api.free_rate");
 		return 0;
 	}
@@ -709,270 +709,4 @@ calp_stage_pinning(struct cal *c)
 	hd_cal_set_time(&c->sum, "api.free_small", &c->p->free_small, sf.median,
 			"median cudaFree of 64 KiB");
 	return 0;
-}
-
-/* ---- managed memory ------------------------------------------------------------------------ */
-
-/* One sample: a prefetch to the GPU, the memory kernel on resident pages
- * and faulting them in (CUDA events); a prefetch to the host of pages on
- * the GPU, and one to the GPU of pages already there (host clock around the
- * call and a stream sync: the driver does this work on the host). */
-struct um_res {
-	double prefetch, resident, faulting, tohost, walk;
-};
-
-/* Prefetch to the host (its time in *sec when not NULL), then touch there. */
-static int
-to_host(struct cal *c, void *buf, size_t n, double *sec)
-{
-	struct cudaMemLocation host;
-	double t0;
-
-	memset(&host, 0, sizeof host);
-	host.type = cudaMemLocationTypeHost;
-	t0 = calp_now();
-	if (CK(c, cudaMemPrefetchAsync(buf, n, host, 0, c->s)) ||
-	    CK(c, cudaStreamSynchronize(c->s)))
-		return -1;
-	if (sec != NULL)
-		*sec = calp_now() - t0;
-	memset(buf, 1, n); /* resident on the host and touched there */
-	return 0;
-}
-
-/* Fault-ins vary by a third from one to the next on the lent H100s. */
-#define UM_SAMPLES 5
-
-static int
-sample_um(struct cal *c, void *buf, size_t n, struct um_res *r)
-{
-	struct cudaMemLocation dev;
-	double t0;
-
-	memset(&dev, 0, sizeof dev);
-	dev.type = cudaMemLocationTypeDevice;
-	dev.id = c->dev;
-	/* to the host (the pages are on the GPU after the last sample's
-	 * kernel), prefetched back, then the kernel on resident pages */
-	if (to_host(c, buf, n, &r->tohost) || CK(c, cudaEventRecord(c->ev[0], c->s)) ||
-	    CK(c, cudaMemPrefetchAsync(buf, n, dev, 0, c->s)) ||
-	    CK(c, cudaEventRecord(c->ev[1], c->s)) ||
-	    KCK(c, hd_kernel_memory((hd_cuda_stream)c->s, buf, n, 0)) ||
-	    CK(c, cudaEventRecord(c->ev[2], c->s)) || CK(c, cudaStreamSynchronize(c->s)) ||
-	    calp_elapsed(c->e, c->ev[0], c->ev[1], &r->prefetch) ||
-	    calp_elapsed(c->e, c->ev[1], c->ev[2], &r->resident))
-		return -1;
-	/* a prefetch of pages already on the GPU: the driver walks them */
-	t0 = calp_now();
-	if (CK(c, cudaMemPrefetchAsync(buf, n, dev, 0, c->s)) || CK(c, cudaStreamSynchronize(c->s)))
-		return -1;
-	r->walk = calp_now() - t0;
-	/* the same kernel faulting the pages in */
-	if (to_host(c, buf, n, NULL) || CK(c, cudaEventRecord(c->ev[0], c->s)) ||
-	    KCK(c, hd_kernel_memory((hd_cuda_stream)c->s, buf, n, 0)) ||
-	    CK(c, cudaEventRecord(c->ev[1], c->s)) || CK(c, cudaStreamSynchronize(c->s)) ||
-	    calp_elapsed(c->e, c->ev[0], c->ev[1], &r->faulting))
-		return -1;
-	return 0;
-}
-
-/*
- * The fixed parts, from a small buffer (2 MiB) where they dominate: a
- * prefetch's time less its bytes at um.prefetch_rate (um.prefetch_base),
- * and a faulting kernel's extra time less its groups' um.fault and bytes
- * at um.fault_rate (um.fault_base).  A part that comes out negative is 0.
- */
-static int
-um_small(struct cal *c, void *buf, uint64_t big)
-{
-	const uint64_t n = 2 * MiB;
-	double pf[UM_SAMPLES], ex[UM_SAMPLES], groups, rest;
-	struct hd_stats spf, sex;
-	struct um_res r;
-	char sz[32], a[32];
-	int i;
-
-	if (big < 2 * n || !(c->p->um_prefetch_bw > 0) || !(c->p->um_fault_bw > 0) ||
-	    c->p->um_page == 0)
-		return 0;
-	for (i = -1; i < UM_SAMPLES; i++) {
-		if (calp_stopped(c) || sample_um(c, buf, n, &r) != 0)
-			return -1;
-		if (i >= 0) {
-			pf[i] = r.prefetch;
-			ex[i] = r.faulting - r.resident;
-		}
-	}
-	if (hd_fit_stats(pf, UM_SAMPLES, &spf, c->e) != 0 ||
-	    hd_fit_stats(ex, UM_SAMPLES, &sex, c->e) != 0)
-		return -1;
-	hd_cal_fbytes(sz, sizeof sz, (double)n);
-	calp_log_row(c, sz, UM_SAMPLES, 1, &spf, hd_cal_frate(a, sizeof a, (double)n / spf.median));
-	hd_buf_printf(c->log, "    = cudaMemPrefetchAsync to the GPU\n");
-	calp_log_row(c, sz, UM_SAMPLES, 1, &sex, "");
-	hd_buf_printf(c->log, "    = memory kernel faulting the pages in, less resident\n");
-	hd_cal_set_time(&c->sum, "um.prefetch_base", &c->p->um_prefetch_base,
-			less_bytes(spf.median, n, c->p->um_prefetch_bw),
-			"2 MiB prefetch less its bytes at um.prefetch_rate");
-	groups = ceil((double)n / (double)c->p->um_page);
-	rest = less_bytes(sex.median - groups * hd_time_to_s(c->p->um_fault), n, c->p->um_fault_bw);
-	hd_cal_set_time(&c->sum, "um.fault_base", &c->p->um_fault_base, rest,
-			"2 MiB faulted in, less its groups at um.fault and bytes at "
-			"um.fault_rate");
-	return 0;
-}
-
-int
-calp_stage_managed(struct cal *c)
-{
-	int managed = 0, concurrent = 0, i, rc = -1;
-	size_t dfree = 0, dtotal = 0;
-	uint64_t n;
-	void *buf = NULL;
-	double pf[UM_SAMPLES], res[UM_SAMPLES], fl[UM_SAMPLES], th[UM_SAMPLES], wk[UM_SAMPLES];
-	double fault = 0, bw = 0;
-	struct hd_stats spf, sres, sfl, sth, swk;
-	struct um_res r;
-	struct hd_err fe = { 0 };
-	char sz[32], a[32], b[32];
-	int how;
-
-	if (CK(c, cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, c->dev)) ||
-	    CK(c,
-	       cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, c->dev)) ||
-	    CK(c, cudaMemGetInfo(&dfree, &dtotal)))
-		return -1;
-	hd_buf_printf(c->log, "\nManaged memory (cudaMallocManaged, touched on the host)\n");
-	if (!managed || !concurrent) {
-		hd_buf_printf(c->log,
-			      "  skipped: the GPU has managedMemory %d, "
-			      "concurrentManagedAccess %d (on-demand faults need both)\n",
-			      managed, concurrent);
-		hd_buf_printf(&c->sum,
-			      "  %-20s kept (no on-demand page faults on this "
-			      "system)\n",
-			      "um.*");
-		return 0;
-	}
-	/* never more than a quarter of free memory: oversubscribing managed memory
-	 * can stall the GPU for a long time */
-	n = (uint64_t)dfree / 4;
-	/* the host-only pass measures what lessons fault in: 256 MiB, even quick */
-	if (n > (c->quick && !c->o->host_only ? 64 : 256) * MiB)
-		n = (c->quick && !c->o->host_only ? 64 : 256) * MiB;
-	if (n > c->host_cap)
-		n = c->host_cap;
-	n = n / (2 * MiB) * (2 * MiB);
-	if (n < 2 * MiB) {
-		hd_buf_printf(c->log, "  skipped: too little free memory\n");
-		hd_buf_printf(&c->sum, "  %-20s kept (too little free memory)\n", "um.*");
-		return 0;
-	}
-	hd_cal_fbytes(sz, sizeof sz, (double)n);
-	hd_buf_printf(
-	    c->log,
-	    "  CUDA events; the memory kernel (as lessons use it) over %s: prefetched to the GPU "
-	    "first, and faulting the pages in from the host\n",
-	    sz);
-	hd_buf_printf(c->log, "  %12s %7s %5s %12s %12s %14s\n", "size", "samples", "ops", "median",
-		      "IQR", "rate");
-	if (CK(c, cudaMallocManaged(&buf, n, cudaMemAttachGlobal)))
-		return -1;
-	/* the first touch on the host of fresh managed pages, as an explicit
-	 * alloc of a managed buffer does in --real */
-	{
-		double t0 = calp_now(), t1;
-
-		memset(buf, 1, n);
-		t1 = calp_now();
-		if (t1 > t0) {
-			hd_buf_printf(c->log, "  %12s first touch on the host (memset): %s\n", sz,
-				      hd_cal_frate(a, sizeof a, (double)n / (t1 - t0)));
-			hd_cal_set_rate(&c->sum, "um.host_touch", &c->p->um_touch_bw,
-					(double)n / (t1 - t0),
-					"memset of fresh managed memory on the host");
-		}
-	}
-	for (i = -1; i < UM_SAMPLES; i++) {
-		calp_progress(c, i + 1, UM_SAMPLES + 1, "managed memory %s", sz);
-		if (calp_stopped(c) || sample_um(c, buf, n, &r) != 0)
-			goto out;
-		if (i >= 0) {
-			pf[i] = r.prefetch;
-			res[i] = r.resident;
-			fl[i] = r.faulting;
-			th[i] = r.tohost;
-			wk[i] = r.walk;
-		}
-	}
-	if (hd_fit_stats(pf, UM_SAMPLES, &spf, c->e) != 0 ||
-	    hd_fit_stats(res, UM_SAMPLES, &sres, c->e) != 0 ||
-	    hd_fit_stats(fl, UM_SAMPLES, &sfl, c->e) != 0 ||
-	    hd_fit_stats(th, UM_SAMPLES, &sth, c->e) != 0 ||
-	    hd_fit_stats(wk, UM_SAMPLES, &swk, c->e) != 0)
-		goto out;
-	calp_log_row(c, sz, UM_SAMPLES, 1, &spf, hd_cal_frate(a, sizeof a, (double)n / spf.median));
-	hd_buf_printf(c->log, "    = cudaMemPrefetchAsync to the GPU\n");
-	calp_log_row(c, sz, UM_SAMPLES, 1, &sres,
-		     hd_cal_frate(a, sizeof a, (double)n / sres.median));
-	hd_buf_printf(c->log, "    = memory kernel, pages resident\n");
-	calp_log_row(c, sz, UM_SAMPLES, 1, &sfl, hd_cal_frate(a, sizeof a, (double)n / sfl.median));
-	hd_buf_printf(c->log, "    = memory kernel, faulting the pages in\n");
-	calp_log_row(c, sz, UM_SAMPLES, 1, &sth, hd_cal_frate(a, sizeof a, (double)n / sth.median));
-	hd_buf_printf(c->log,
-		      "    = cudaMemPrefetchAsync to the host of pages on the GPU "
-		      "(host clock, with a stream sync)\n");
-	calp_log_row(c, sz, UM_SAMPLES, 1, &swk, hd_cal_frate(a, sizeof a, (double)n / swk.median));
-	hd_buf_printf(c->log,
-		      "    = cudaMemPrefetchAsync to the GPU of pages already there "
-		      "(host clock, with a stream sync)\n");
-	hd_cal_set_rate(&c->sum, "um.prefetch_rate", &c->p->um_prefetch_bw, (double)n / spf.median,
-			"bytes / time of cudaMemPrefetchAsync");
-	hd_cal_set_rate(&c->sum, "um.prefetch_d2h_rate", &c->p->um_prefetch_d2h_bw,
-			(double)n / sth.median, "bytes / time of a prefetch to the host");
-	hd_cal_set_rate(&c->sum, "um.prefetch_walk", &c->p->um_walk_bw, (double)n / swk.median,
-			"bytes / time of a prefetch of pages already on the GPU");
-	if (!(sfl.median > sres.median)) {
-		hd_buf_printf(c->log,
-			      "  faulting was not slower than resident: um.fault and "
-			      "um.fault_rate kept\n");
-		hd_buf_printf(&c->sum, "  %-20s kept (no fault cost seen)\n",
-			      "um.fault/fault_rate");
-		rc = 0;
-		goto out;
-	}
-	how = hd_fit_um((sfl.median - sres.median) / (double)n, (double)c->p->um_page,
-			hd_time_to_s(c->p->um_fault), c->h2d, &fault, &bw, &fe);
-	if (how < 0) {
-		hd_buf_printf(c->log, "  no fit: %s\n", fe.msg);
-		rc = 0;
-		goto out;
-	}
-	hd_buf_printf(c->log,
-		      "  extra time for faults: %s, per %s page %s; the model "
-		      "charges um.fault per page plus the bytes at um.fault_rate: %s\n",
-		      hd_cal_ftime(a, sizeof a, sfl.median - sres.median),
-		      hd_cal_fbytes(b, sizeof b, (double)c->p->um_page),
-		      hd_cal_ftime(sz, sizeof sz,
-				   (sfl.median - sres.median) / (double)n * (double)c->p->um_page),
-		      how == 0 ?
-			  "um.fault kept from the base, the rate fitted" :
-			  "the base um.fault leaves no room, so migration at the H2D link rate "
-			  "and the rest per page");
-	hd_buf_printf(c->log,
-		      "  (um.page is kept from the base: whole-buffer faults cannot "
-		      "tell the granule from the rate)\n");
-	if (how == 0)
-		hd_buf_printf(&c->sum, "  %-20s kept (split: see the managed-memory section)\n",
-			      "um.fault");
-	else
-		hd_cal_set_time(&c->sum, "um.fault", &c->p->um_fault, fault,
-				"rest of the fault time per page after migrating at the link rate");
-	hd_cal_set_rate(&c->sum, "um.fault_rate", &c->p->um_fault_bw, bw,
-			"fault time per byte less um.fault per page");
-	rc = um_small(c, buf, n);
-out:
-	if (buf != NULL)
-		cudaFree(buf);
-	return rc;
 }

@@ -100,6 +100,9 @@ struct cal {
 	int ranks; /* the multi-GPU part set figures */
 };
 
+/* t less n bytes at rate (0: no per-byte cost), never below 0. */
+double calp_less_bytes(double t, uint64_t n, double rate);
+
 /* Has the user asked to stop?  -1 with e saying so, else 0. */
 int calp_stopped(struct cal *c);
 /* The progress range of the current stage, as fractions of the whole run. */

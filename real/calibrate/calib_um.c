@@ -1,0 +1,399 @@
+/*
+ * calib_um.c - managed memory, for `hdsim calibrate` (calib_priv.h): a
+ * prefetch each way and of pages already there, a kernel faulting the pages
+ * in, their fixed parts from a small buffer, and copies whose host side is
+ * managed memory on the GPU, which the CPU faults back first.  CUDA events
+ * around GPU work, the host clock around what the driver does on the host.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/kernels.h"
+#include "real/calibrate/calib_priv.h"
+#include "real/real.h"
+
+/* One sample: a prefetch to the GPU, the memory kernel on resident pages
+ * and faulting them in (CUDA events); a prefetch to the host of pages on
+ * the GPU, and one to the GPU of pages already there (host clock around the
+ * call and a stream sync: the driver does this work on the host). */
+struct um_res {
+	double prefetch, resident, faulting, tohost, walk;
+};
+
+/* Prefetch to the host (its time in *sec when not NULL), then touch there. */
+static int
+to_host(struct cal *c, void *buf, size_t n, double *sec)
+{
+	struct cudaMemLocation host;
+	double t0;
+
+	memset(&host, 0, sizeof host);
+	host.type = cudaMemLocationTypeHost;
+	t0 = calp_now();
+	if (CK(c, cudaMemPrefetchAsync(buf, n, host, 0, c->s)) ||
+	    CK(c, cudaStreamSynchronize(c->s)))
+		return -1;
+	if (sec != NULL)
+		*sec = calp_now() - t0;
+	memset(buf, 1, n); /* resident on the host and touched there */
+	return 0;
+}
+
+/* Fault-ins vary by a third from one to the next on the lent H100s. */
+#define UM_SAMPLES 5
+
+static int
+sample_um(struct cal *c, void *buf, size_t n, struct um_res *r)
+{
+	struct cudaMemLocation dev;
+	double t0;
+
+	memset(&dev, 0, sizeof dev);
+	dev.type = cudaMemLocationTypeDevice;
+	dev.id = c->dev;
+	/* to the host (the pages are on the GPU after the last sample's
+	 * kernel), prefetched back, then the kernel on resident pages */
+	if (to_host(c, buf, n, &r->tohost) || CK(c, cudaEventRecord(c->ev[0], c->s)) ||
+	    CK(c, cudaMemPrefetchAsync(buf, n, dev, 0, c->s)) ||
+	    CK(c, cudaEventRecord(c->ev[1], c->s)) ||
+	    KCK(c, hd_kernel_memory((hd_cuda_stream)c->s, buf, n, 0)) ||
+	    CK(c, cudaEventRecord(c->ev[2], c->s)) || CK(c, cudaStreamSynchronize(c->s)) ||
+	    calp_elapsed(c->e, c->ev[0], c->ev[1], &r->prefetch) ||
+	    calp_elapsed(c->e, c->ev[1], c->ev[2], &r->resident))
+		return -1;
+	/* a prefetch of pages already on the GPU: the driver walks them */
+	t0 = calp_now();
+	if (CK(c, cudaMemPrefetchAsync(buf, n, dev, 0, c->s)) || CK(c, cudaStreamSynchronize(c->s)))
+		return -1;
+	r->walk = calp_now() - t0;
+	/* the same kernel faulting the pages in */
+	if (to_host(c, buf, n, NULL) || CK(c, cudaEventRecord(c->ev[0], c->s)) ||
+	    KCK(c, hd_kernel_memory((hd_cuda_stream)c->s, buf, n, 0)) ||
+	    CK(c, cudaEventRecord(c->ev[1], c->s)) || CK(c, cudaStreamSynchronize(c->s)) ||
+	    calp_elapsed(c->e, c->ev[0], c->ev[1], &r->faulting))
+		return -1;
+	return 0;
+}
+
+/*
+ * The fixed parts, from a small buffer (2 MiB) where they dominate: a
+ * prefetch's time less its bytes at um.prefetch_rate (um.prefetch_base),
+ * and a faulting kernel's extra time less its groups' um.fault and bytes
+ * at um.fault_rate (um.fault_base).  A part that comes out negative is 0.
+ */
+static int
+um_small(struct cal *c, void *buf, uint64_t big)
+{
+	const uint64_t n = 2 * MiB;
+	double pf[UM_SAMPLES], ex[UM_SAMPLES], groups, rest;
+	struct hd_stats spf, sex;
+	struct um_res r;
+	char sz[32], a[32];
+	int i;
+
+	if (big < 2 * n || !(c->p->um_prefetch_bw > 0) || !(c->p->um_fault_bw > 0) ||
+	    c->p->um_page == 0)
+		return 0;
+	for (i = -1; i < UM_SAMPLES; i++) {
+		if (calp_stopped(c) || sample_um(c, buf, n, &r) != 0)
+			return -1;
+		if (i >= 0) {
+			pf[i] = r.prefetch;
+			ex[i] = r.faulting - r.resident;
+		}
+	}
+	if (hd_fit_stats(pf, UM_SAMPLES, &spf, c->e) != 0 ||
+	    hd_fit_stats(ex, UM_SAMPLES, &sex, c->e) != 0)
+		return -1;
+	hd_cal_fbytes(sz, sizeof sz, (double)n);
+	calp_log_row(c, sz, UM_SAMPLES, 1, &spf, hd_cal_frate(a, sizeof a, (double)n / spf.median));
+	hd_buf_printf(c->log, "    = cudaMemPrefetchAsync to the GPU\n");
+	calp_log_row(c, sz, UM_SAMPLES, 1, &sex, "");
+	hd_buf_printf(c->log, "    = memory kernel faulting the pages in, less resident\n");
+	hd_cal_set_time(&c->sum, "um.prefetch_base", &c->p->um_prefetch_base,
+			calp_less_bytes(spf.median, n, c->p->um_prefetch_bw),
+			"2 MiB prefetch less its bytes at um.prefetch_rate");
+	groups = ceil((double)n / (double)c->p->um_page);
+	rest = calp_less_bytes(sex.median - groups * hd_time_to_s(c->p->um_fault), n,
+			       c->p->um_fault_bw);
+	hd_cal_set_time(&c->sum, "um.fault_base", &c->p->um_fault_base, rest,
+			"2 MiB faulted in, less its groups at um.fault and bytes at "
+			"um.fault_rate");
+	return 0;
+}
+
+/* A prefetch of n bytes of buf to the GPU or the host, waited for. */
+static int
+prefetch_to(struct cal *c, void *buf, size_t n, int device)
+{
+	struct cudaMemLocation loc;
+
+	memset(&loc, 0, sizeof loc);
+	loc.type = device ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
+	loc.id = device ? c->dev : 0;
+	if (CK(c, cudaMemPrefetchAsync(buf, n, loc, 0, c->s)) || CK(c, cudaStreamSynchronize(c->s)))
+		return -1;
+	return 0;
+}
+
+/* One cudaMemcpy of n bytes, host clock around it, after the pages of the
+ * managed buffer `um` (its first `all` bytes) were prefetched to the GPU
+ * (device) or the host. */
+static int
+copy_after(struct cal *c, void *um, size_t all, int device, void *dst, const void *src, size_t n,
+	   enum cudaMemcpyKind kind, double *sec)
+{
+	double t0;
+
+	if (prefetch_to(c, um, all, device) != 0)
+		return -1;
+	t0 = calp_now();
+	if (CK(c, cudaMemcpy(dst, src, n, kind)))
+		return -1;
+	*sec = calp_now() - t0;
+	return 0;
+}
+
+#define FB_TINY 4
+
+/*
+ * Copies whose host side is managed memory that is on the GPU: the CPU
+ * faults the pages back before the driver stages them.  Each sample times
+ * a copy of q bytes out of the buffer and one into it, and one of 4 B out,
+ * after a prefetch to the GPU and after one to the host; um.host_fault is
+ * the 4 B difference, um.host_fault_rate and um.host_fault_write q over the
+ * q-byte differences less it.  (On a lent H100: 95-116 us, 9 and 3 GB/s,
+ * bench/probe/umcopy.hds.)
+ */
+static int
+um_fault_back(struct cal *c, void *buf, uint64_t n)
+{
+	size_t q = 16 * MiB;
+	double rd[UM_SAMPLES], wr[UM_SAMPLES], tiny[UM_SAMPLES], h, d;
+	struct hd_stats srd, swr, sti;
+	char sz[32], a[32];
+	int i;
+
+	if (q > n)
+		q = n;
+	if (q > c->max_copy)
+		q = c->max_copy;
+	if (q < 2 * MiB || c->dbuf == NULL)
+		return 0;
+	hd_cal_fbytes(sz, sizeof sz, (double)q);
+	for (i = -1; i < UM_SAMPLES; i++) {
+		if (calp_stopped(c))
+			return -1;
+		if (copy_after(c, buf, n, 0, c->dbuf, buf, q, cudaMemcpyHostToDevice, &h) != 0 ||
+		    copy_after(c, buf, n, 1, c->dbuf, buf, q, cudaMemcpyHostToDevice, &d) != 0)
+			return -1;
+		if (i >= 0)
+			rd[i] = d - h;
+		if (copy_after(c, buf, n, 0, buf, c->dbuf, q, cudaMemcpyDeviceToHost, &h) != 0 ||
+		    copy_after(c, buf, n, 1, buf, c->dbuf, q, cudaMemcpyDeviceToHost, &d) != 0)
+			return -1;
+		if (i >= 0)
+			wr[i] = d - h;
+		if (copy_after(c, buf, n, 0, c->dbuf, buf, FB_TINY, cudaMemcpyHostToDevice, &h) !=
+			0 ||
+		    copy_after(c, buf, n, 1, c->dbuf, buf, FB_TINY, cudaMemcpyHostToDevice, &d) !=
+			0)
+			return -1;
+		if (i >= 0)
+			tiny[i] = d - h;
+	}
+	if (prefetch_to(c, buf, n, 0) != 0 || hd_fit_stats(rd, UM_SAMPLES, &srd, c->e) != 0 ||
+	    hd_fit_stats(wr, UM_SAMPLES, &swr, c->e) != 0 ||
+	    hd_fit_stats(tiny, UM_SAMPLES, &sti, c->e) != 0)
+		return -1;
+	hd_buf_printf(c->log,
+		      "  cudaMemcpy with the pages on the GPU, less with them on the host "
+		      "(host clock)\n");
+	calp_log_row(c, "4 B", UM_SAMPLES, 1, &sti, "");
+	hd_buf_printf(c->log, "    = out of managed memory\n");
+	h = sti.median > 0 ? sti.median : 0;
+	d = srd.median - h;
+	calp_log_row(c, sz, UM_SAMPLES, 1, &srd,
+		     d > 0 ? hd_cal_frate(a, sizeof a, (double)q / d) : "");
+	hd_buf_printf(c->log, "    = out of managed memory\n");
+	calp_log_row(c, sz, UM_SAMPLES, 1, &swr,
+		     swr.median - h > 0 ? hd_cal_frate(a, sizeof a, (double)q / (swr.median - h)) :
+					  "");
+	hd_buf_printf(c->log, "    = into managed memory\n");
+	hd_cal_set_time(&c->sum, "um.host_fault", &c->p->um_host_fault, h,
+			"4 B copied out of managed memory on the GPU, less on the host");
+	if (d > 0)
+		hd_cal_set_rate(&c->sum, "um.host_fault_rate", &c->p->um_host_fault_bw,
+				(double)q / d, "the same for the larger copy, less um.host_fault");
+	else
+		hd_buf_printf(&c->sum, "  %-20s kept (no fault cost seen)\n", "um.host_fault_rate");
+	if (swr.median - h > 0)
+		hd_cal_set_rate(&c->sum, "um.host_fault_write", &c->p->um_host_fault_write_bw,
+				(double)q / (swr.median - h),
+				"the larger copy into managed memory on the GPU, less on the host, "
+				"less um.host_fault");
+	else
+		hd_buf_printf(&c->sum, "  %-20s kept (no fault cost seen)\n",
+			      "um.host_fault_write");
+	return 0;
+}
+
+int
+calp_stage_managed(struct cal *c)
+{
+	int managed = 0, concurrent = 0, i, rc = -1;
+	size_t dfree = 0, dtotal = 0;
+	uint64_t n;
+	void *buf = NULL;
+	double pf[UM_SAMPLES], res[UM_SAMPLES], fl[UM_SAMPLES], th[UM_SAMPLES], wk[UM_SAMPLES];
+	double fault = 0, bw = 0;
+	struct hd_stats spf, sres, sfl, sth, swk;
+	struct um_res r;
+	struct hd_err fe = { 0 };
+	char sz[32], a[32], b[32];
+	int how;
+
+	if (CK(c, cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, c->dev)) ||
+	    CK(c,
+	       cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, c->dev)) ||
+	    CK(c, cudaMemGetInfo(&dfree, &dtotal)))
+		return -1;
+	hd_buf_printf(c->log, "\nManaged memory (cudaMallocManaged, touched on the host)\n");
+	if (!managed || !concurrent) {
+		hd_buf_printf(c->log,
+			      "  skipped: the GPU has managedMemory %d, "
+			      "concurrentManagedAccess %d (on-demand faults need both)\n",
+			      managed, concurrent);
+		hd_buf_printf(&c->sum,
+			      "  %-20s kept (no on-demand page faults on this "
+			      "system)\n",
+			      "um.*");
+		return 0;
+	}
+	/* never more than a quarter of free memory: oversubscribing managed memory
+	 * can stall the GPU for a long time */
+	n = (uint64_t)dfree / 4;
+	/* the host-only pass measures what lessons fault in: 256 MiB, even quick */
+	if (n > (c->quick && !c->o->host_only ? 64 : 256) * MiB)
+		n = (c->quick && !c->o->host_only ? 64 : 256) * MiB;
+	if (n > c->host_cap)
+		n = c->host_cap;
+	n = n / (2 * MiB) * (2 * MiB);
+	if (n < 2 * MiB) {
+		hd_buf_printf(c->log, "  skipped: too little free memory\n");
+		hd_buf_printf(&c->sum, "  %-20s kept (too little free memory)\n", "um.*");
+		return 0;
+	}
+	hd_cal_fbytes(sz, sizeof sz, (double)n);
+	hd_buf_printf(
+	    c->log,
+	    "  CUDA events; the memory kernel (as lessons use it) over %s: prefetched to the GPU "
+	    "first, and faulting the pages in from the host\n",
+	    sz);
+	hd_buf_printf(c->log, "  %12s %7s %5s %12s %12s %14s\n", "size", "samples", "ops", "median",
+		      "IQR", "rate");
+	if (CK(c, cudaMallocManaged(&buf, n, cudaMemAttachGlobal)))
+		return -1;
+	/* the first touch on the host of fresh managed pages, as an explicit
+	 * alloc of a managed buffer does in --real */
+	{
+		double t0 = calp_now(), t1;
+
+		memset(buf, 1, n);
+		t1 = calp_now();
+		if (t1 > t0) {
+			hd_buf_printf(c->log, "  %12s first touch on the host (memset): %s\n", sz,
+				      hd_cal_frate(a, sizeof a, (double)n / (t1 - t0)));
+			hd_cal_set_rate(&c->sum, "um.host_touch", &c->p->um_touch_bw,
+					(double)n / (t1 - t0),
+					"memset of fresh managed memory on the host");
+		}
+	}
+	for (i = -1; i < UM_SAMPLES; i++) {
+		calp_progress(c, i + 1, UM_SAMPLES + 1, "managed memory %s", sz);
+		if (calp_stopped(c) || sample_um(c, buf, n, &r) != 0)
+			goto out;
+		if (i >= 0) {
+			pf[i] = r.prefetch;
+			res[i] = r.resident;
+			fl[i] = r.faulting;
+			th[i] = r.tohost;
+			wk[i] = r.walk;
+		}
+	}
+	if (hd_fit_stats(pf, UM_SAMPLES, &spf, c->e) != 0 ||
+	    hd_fit_stats(res, UM_SAMPLES, &sres, c->e) != 0 ||
+	    hd_fit_stats(fl, UM_SAMPLES, &sfl, c->e) != 0 ||
+	    hd_fit_stats(th, UM_SAMPLES, &sth, c->e) != 0 ||
+	    hd_fit_stats(wk, UM_SAMPLES, &swk, c->e) != 0)
+		goto out;
+	calp_log_row(c, sz, UM_SAMPLES, 1, &spf, hd_cal_frate(a, sizeof a, (double)n / spf.median));
+	hd_buf_printf(c->log, "    = cudaMemPrefetchAsync to the GPU\n");
+	calp_log_row(c, sz, UM_SAMPLES, 1, &sres,
+		     hd_cal_frate(a, sizeof a, (double)n / sres.median));
+	hd_buf_printf(c->log, "    = memory kernel, pages resident\n");
+	calp_log_row(c, sz, UM_SAMPLES, 1, &sfl, hd_cal_frate(a, sizeof a, (double)n / sfl.median));
+	hd_buf_printf(c->log, "    = memory kernel, faulting the pages in\n");
+	calp_log_row(c, sz, UM_SAMPLES, 1, &sth, hd_cal_frate(a, sizeof a, (double)n / sth.median));
+	hd_buf_printf(c->log,
+		      "    = cudaMemPrefetchAsync to the host of pages on the GPU "
+		      "(host clock, with a stream sync)\n");
+	calp_log_row(c, sz, UM_SAMPLES, 1, &swk, hd_cal_frate(a, sizeof a, (double)n / swk.median));
+	hd_buf_printf(c->log,
+		      "    = cudaMemPrefetchAsync to the GPU of pages already there "
+		      "(host clock, with a stream sync)\n");
+	hd_cal_set_rate(&c->sum, "um.prefetch_rate", &c->p->um_prefetch_bw, (double)n / spf.median,
+			"bytes / time of cudaMemPrefetchAsync");
+	hd_cal_set_rate(&c->sum, "um.prefetch_d2h_rate", &c->p->um_prefetch_d2h_bw,
+			(double)n / sth.median, "bytes / time of a prefetch to the host");
+	hd_cal_set_rate(&c->sum, "um.prefetch_walk", &c->p->um_walk_bw, (double)n / swk.median,
+			"bytes / time of a prefetch of pages already on the GPU");
+	if (!(sfl.median > sres.median)) {
+		hd_buf_printf(c->log,
+			      "  faulting was not slower than resident: um.fault and "
+			      "um.fault_rate kept\n");
+		hd_buf_printf(&c->sum, "  %-20s kept (no fault cost seen)\n",
+			      "um.fault/fault_rate");
+		rc = 0;
+		goto out;
+	}
+	how = hd_fit_um((sfl.median - sres.median) / (double)n, (double)c->p->um_page,
+			hd_time_to_s(c->p->um_fault), c->h2d, &fault, &bw, &fe);
+	if (how < 0) {
+		hd_buf_printf(c->log, "  no fit: %s\n", fe.msg);
+		rc = 0;
+		goto out;
+	}
+	hd_buf_printf(c->log,
+		      "  extra time for faults: %s, per %s page %s; the model "
+		      "charges um.fault per page plus the bytes at um.fault_rate: %s\n",
+		      hd_cal_ftime(a, sizeof a, sfl.median - sres.median),
+		      hd_cal_fbytes(b, sizeof b, (double)c->p->um_page),
+		      hd_cal_ftime(sz, sizeof sz,
+				   (sfl.median - sres.median) / (double)n * (double)c->p->um_page),
+		      how == 0 ?
+			  "um.fault kept from the base, the rate fitted" :
+			  "the base um.fault leaves no room, so migration at the H2D link rate "
+			  "and the rest per page");
+	hd_buf_printf(c->log,
+		      "  (um.page is kept from the base: whole-buffer faults cannot "
+		      "tell the granule from the rate)\n");
+	if (how == 0)
+		hd_buf_printf(&c->sum, "  %-20s kept (split: see the managed-memory section)\n",
+			      "um.fault");
+	else
+		hd_cal_set_time(&c->sum, "um.fault", &c->p->um_fault, fault,
+				"rest of the fault time per page after migrating at the link rate");
+	hd_cal_set_rate(&c->sum, "um.fault_rate", &c->p->um_fault_bw, bw,
+			"fault time per byte less um.fault per page");
+	rc = um_small(c, buf, n);
+	if (rc == 0)
+		rc = um_fault_back(c, buf, n);
+out:
+	if (buf != NULL)
+		cudaFree(buf);
+	return rc;
+}
