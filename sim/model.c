@@ -644,6 +644,9 @@ gop_start(struct model *m, int gi)
 			model_peer_path(m, &m->x[xi], g->peer);
 		model_engine_queue(m, xi);
 		break;
+	case G_MARK:
+		model_gop_complete(m, gi);
+		break;
 	case G_RECORD:
 		model_emit(m, model_stream_lane(m, g->stream), g->op, g->iter, HD_SPAN_EVENT,
 			   HD_WHY_NONE, now, now, 0, model_work_label(m, g->op));

@@ -162,6 +162,7 @@ describe_gop(struct world *w, struct model *m, int gi, struct hd_buf *b)
 	case G_RECORD:
 	case G_WAIT:
 	case G_STAGED:
+	case G_MARK:
 		if (g->state == GS_QUEUED && g->ndeps > 0)
 			hd_buf_printf(b,
 				      "%s (line %d), which waits for work on another "

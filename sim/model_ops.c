@@ -577,29 +577,53 @@ fault_back(struct model *m, int bi, uint64_t bytes, int write)
 	return t;
 }
 
+/*
+ * A host-to-host copy: the CPU's memcpy, faulting managed pages back from
+ * the device.  cudaMemcpy first waits for the legacy stream, as a copy on
+ * it would (and so for the blocking streams), cudaMemcpyAsync for its own
+ * stream: behind a 2 ms kernel on the legacy or a blocking stream a 21 B
+ * host-to-host cudaMemcpy waited for the kernel, on a non-blocking stream
+ * it did not (lent H100, bench/probe/h2h.hds).
+ */
 static int
-op_copy_host(struct model *m, const struct hd_op *op)
+op_copy_host(struct model *m, const struct hd_op *op, int opi)
 {
 	struct host *h = &m->h;
-	hd_time now = hd_engine_now(m->eng), d;
+	int stream = op->async ? op->stream : HD_STREAM_LEGACY;
+	hd_time now, d;
+	int gi, r;
 
 	switch (h->phase) {
 	case 0:
-		return host_sleep(m, copy_api_cost(m, op), 1);
 	case 1:
-		/* the CPU's memcpy, faulting managed pages back from the device */
+		if ((r = submit_prologue(m, stream, copy_api_cost(m, op))) != H_NEXT)
+			return r;
+		/* FALLTHROUGH */
+	case 2:
+		gi = model_gop_new(m, G_MARK, stream, opi, h->iter);
+		model_stream_submit(m, gi);
+		model_kick(m);
+		h->w.ticket = m->g[gi].ticket;
+		if (host_wait(
+			m,
+			wait_of(W_TICKET, stream, h->w.ticket, HD_WHY_SYNC_COPY, m->p->sync_wake),
+			3) == H_YIELD)
+			return H_YIELD;
+		/* FALLTHROUGH */
+	case 3:
+		now = hd_engine_now(m->eng);
 		d = hd_time_for_bytes((double)op->bytes, m->p->host_memcpy_h2d_bw);
 		d = hd_time_add(d, fault_back(m, op->src, op->bytes, 0));
 		d = hd_time_add(d, fault_back(m, op->dst, op->bytes, 1));
 		if (m->thr != NULL) { /* on the cores the host threads share */
-			h->phase = 2;
+			h->phase = 4;
 			model_cpu_start(m, 0, m->lane_host, h->op, h->iter, d, op->bytes,
 					model_work_label(m, h->op));
 			return H_YIELD;
 		}
 		model_emit(m, m->lane_host, h->op, h->iter, HD_SPAN_HOST, HD_WHY_NONE, now, now + d,
 			   op->bytes, model_work_label(m, h->op));
-		return host_sleep(m, d, 2);
+		return host_sleep(m, d, 4);
 	default:
 		return host_api_end(m);
 	}
@@ -758,7 +782,7 @@ static int
 op_copy(struct model *m, const struct hd_op *op, int opi)
 {
 	if (op->copy == HD_COPY_H2H)
-		return op_copy_host(m, op);
+		return op_copy_host(m, op, opi);
 	if (is_staged(m, op))
 		return op_copy_staged(m, op, opi, op->copy == HD_COPY_H2D ? DIR_H2D : DIR_D2H,
 				      op->bytes, HD_WHY_PAGEABLE);

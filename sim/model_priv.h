@@ -62,6 +62,7 @@ enum gop_kind {
 	G_RECV,
 	G_COLL,
 	G_GRAPH, /* a graph launch: its nodes run one by one as gops off the stream */
+	G_MARK,  /* no work: done when its stream reaches it (a host copy's wait) */
 };
 
 enum gop_state {

@@ -130,8 +130,9 @@ START_TEST(quick_run_finds_the_figures)
 		ck_assert(REL(p.um_prefetch_bw, FAKE_PREFETCH) < 0.1);
 		/* a prefetch to the host and one of pages already there, timed on
 		 * the host clock with a stream sync (the fake's 5 us each, and the
-		 * sync's, on top of 64 MiB: loose bounds) */
-		ck_assert_msg(REL(p.um_prefetch_d2h_bw, FAKE_PREFETCH_D2H) < 0.2, "%g",
+		 * sync's, on top of 64 MiB; the other suites running beside this one
+		 * stretched 5.6 ms to 7.5 once: loose bounds) */
+		ck_assert_msg(REL(p.um_prefetch_d2h_bw, FAKE_PREFETCH_D2H) < 0.35, "%g",
 			      p.um_prefetch_d2h_bw);
 		ck_assert_msg(REL(p.um_walk_bw, FAKE_WALK) < 0.5, "%g", p.um_walk_bw);
 		/* copies of managed memory on the GPU: the fault-back's fixed part

@@ -1121,6 +1121,35 @@ START_TEST(small_pageable_async_returns)
 }
 END_TEST
 
+/* A host-to-host cudaMemcpy waits for the legacy stream, and so for a
+ * blocking stream's kernel, not for a non-blocking stream's; then the CPU
+ * copies. */
+START_TEST(host_copy_waits_for_legacy)
+{
+	struct hd_scenario *sc = sc_new("h2h");
+	int sb = sc_stream(sc, "sb", 0);
+	int sn = sc_stream(sc, "sn", HD_STREAM_NONBLOCKING);
+	int g = sc_buf(sc, "g", HD_MEM_PAGEABLE, 4096);
+	int q = sc_buf(sc, "q", HD_MEM_PINNED, 4096);
+	const struct hd_span *k1, *k2;
+	struct hd_trace *t;
+
+	sc_spin(sc, sn, 500 * HD_US, 1); /* op 0 */
+	sc_copy(sc, 0, g, q, false);     /* op 1: does not wait for it */
+	sc_spin(sc, sb, 500 * HD_US, 1); /* op 2 */
+	sc_copy(sc, 0, g, q, false);     /* op 3: waits */
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	t = run(sc);
+	k1 = need(t, 0, 0, HD_LANE_COMPUTE, HD_SPAN_KERNEL);
+	k2 = need(t, 2, 0, HD_LANE_COMPUTE, HD_SPAN_KERNEL);
+	ck_assert(need(t, 1, 0, HD_LANE_API, HD_SPAN_API)->end < k1->end);
+	ck_assert(need(t, 3, 0, HD_LANE_HOST, HD_SPAN_HOST)->start >= k2->end);
+	ck_assert_int_eq(need(t, 3, 0, HD_LANE_API, HD_SPAN_BLOCKED)->why, HD_WHY_SYNC_COPY);
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
 /* --- 7: determinism -------------------------------------------------------------------- */
 
 static struct hd_scenario *
@@ -1830,6 +1859,7 @@ model_suite(void)
 	tcase_add_test(tc, prefetch_in_flight_shared);
 	tcase_add_test(tc, managed_copy_faults_back);
 	tcase_add_test(tc, small_pageable_async_returns);
+	tcase_add_test(tc, host_copy_waits_for_legacy);
 	tcase_add_test(tc, alloc_free_per_byte);
 	tcase_add_test(tc, deterministic);
 	tcase_add_test(tc, same_direction_fifo);
