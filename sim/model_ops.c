@@ -738,8 +738,11 @@ op_copy_staged(struct model *m, const struct hd_op *op, int opi, enum dir d, uin
 			/* FALLTHROUGH */
 		case 5:
 			/* chunk i: HtoD needs its buffer free (the DMA of chunk
-			 * i - nbuf done); DtoH needs its own DMA done */
-			w = wait_of(W_CHUNKS, 0, 0, h->why, 0);
+			 * i - nbuf done); DtoH needs its own DMA done, and a host
+			 * blocked on it wakes as from any wait (a 4 B pageable
+			 * DtoH cudaMemcpy took 7-9 us on a lent H100, a pinned
+			 * one 7: bench/probe/smallsync.hds) */
+			w = wait_of(W_CHUNKS, 0, 0, h->why, h->dir == DIR_D2H ? p->sync_wake : 0);
 			w.quiet = 1;
 			w.slot = h->g;
 			w.gen = h->ggen;

@@ -277,7 +277,9 @@ hd_staging_times(const struct hd_staging *p, int d2h, double n, double *call, do
 			done[issued % (uint64_t)nb] = eng;
 		}
 		for (i = 0; i < nch; i++) {
-			double start = fmax(prev, done[i % (uint64_t)nb]);
+			/* a host blocked on the chunk's DMA wakes api.wake after it */
+			double ready = done[i % (uint64_t)nb];
+			double start = ready > prev ? ready + p->wake : prev;
 
 			prev = start + CB(i) / cpu;
 			if (issued < nch) {
