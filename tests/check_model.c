@@ -169,6 +169,16 @@ sc_copy(struct hd_scenario *sc, int stream, int src, int dst, bool async)
 }
 
 static struct hd_op *
+sc_prefetch(struct hd_scenario *sc, int stream, int buf, bool to_device)
+{
+	struct hd_op *op = sc_op(sc, HD_OP_PREFETCH, stream);
+
+	op->dst = buf;
+	op->to_device = to_device;
+	return op;
+}
+
+static struct hd_op *
 sc_spin(struct hd_scenario *sc, int stream, hd_time d, uint32_t grid)
 {
 	struct hd_op *op = sc_op(sc, HD_OP_KERNEL, stream);
@@ -919,15 +929,9 @@ START_TEST(managed_fixed_parts)
 
 	p.um_prefetch_base = 100 * HD_US;
 	p.um_fault_base = 50 * HD_US;
-	op = sc_op(sc, HD_OP_PREFETCH, s); /* op 0: to the device, 4 MiB */
-	op->dst = m;
-	op->to_device = true;
-	op = sc_op(sc, HD_OP_PREFETCH, s); /* op 1: already there */
-	op->dst = m;
-	op->to_device = true;
-	op = sc_op(sc, HD_OP_PREFETCH, s); /* op 2: back to the host */
-	op->dst = m;
-	op->to_device = false;
+	sc_prefetch(sc, s, m, true);     /* op 0: to the device, 4 MiB */
+	sc_prefetch(sc, s, m, true);     /* op 1: already there */
+	sc_prefetch(sc, s, m, false);    /* op 2: back to the host */
 	op = sc_op(sc, HD_OP_KERNEL, s); /* op 3: faults 2 groups */
 	op->kernel = HD_KERNEL_REDUCE;
 	op->src = m;
@@ -960,7 +964,6 @@ START_TEST(prefetch_direction_and_walk)
 	int m = sc_buf(sc, "m", HD_MEM_MANAGED, 64 * MiB);
 	static const bool to_dev[5] = { true, true, false, false, true };
 	const struct hd_span *pf[5];
-	struct hd_op *op;
 	struct hd_trace *t;
 	int i;
 
@@ -968,9 +971,7 @@ START_TEST(prefetch_direction_and_walk)
 	p.um_prefetch_d2h_bw = p.um_prefetch_bw / 4;
 	p.um_walk_bw = 500e9;
 	for (i = 0; i < 5; i++) {
-		op = sc_op(sc, HD_OP_PREFETCH, s);
-		op->dst = m;
-		op->to_device = to_dev[i];
+		sc_prefetch(sc, s, m, to_dev[i]);
 	}
 	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
 	t = run_p(sc, &p);
@@ -1008,12 +1009,8 @@ START_TEST(prefetch_in_flight_shared)
 	int moves = 0;
 
 	p.um_prefetch_base = 100 * HD_US;
-	op = sc_op(sc, HD_OP_PREFETCH, s1);
-	op->dst = m;
-	op->to_device = true;
-	op = sc_op(sc, HD_OP_PREFETCH, s2);
-	op->dst = m;
-	op->to_device = true;
+	sc_prefetch(sc, s1, m, true);
+	sc_prefetch(sc, s2, m, true);
 	op = sc_op(sc, HD_OP_KERNEL, s3);
 	op->kernel = HD_KERNEL_MEMORY;
 	op->src = op->dst = m;
@@ -1059,9 +1056,7 @@ START_TEST(managed_copy_faults_back)
 	p.um_host_fault_write_bw = 2e9;
 	p.um_prefetch_base = 100 * HD_US;
 	p.um_page = 64 * 1024;
-	op = sc_op(sc, HD_OP_PREFETCH, 0); /* op 0 */
-	op->dst = m;
-	op->to_device = true;
+	sc_prefetch(sc, 0, m, true);     /* op 0 */
 	sc_op(sc, HD_OP_DEVICE_SYNC, 0); /* op 1 */
 	sc_spin(sc, s, 1000 * HD_US, 1); /* op 2 */
 	op = sc_copy(sc, s, m, d, true); /* op 3: 1 MiB + 1 B, reading */
@@ -1070,9 +1065,7 @@ START_TEST(managed_copy_faults_back)
 	op->bytes = MiB;
 	op = sc_copy(sc, 0, d, m, false); /* op 5: 2 MiB, writing */
 	op->bytes = 2 * MiB;
-	op = sc_op(sc, HD_OP_PREFETCH, 0); /* op 6 */
-	op->dst = m;
-	op->to_device = true;
+	sc_prefetch(sc, 0, m, true); /* op 6 */
 	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
 	t = run_p(sc, &p);
 	k = need(t, 2, 0, HD_LANE_COMPUTE, HD_SPAN_KERNEL);
@@ -1367,9 +1360,7 @@ managed_case(int prefetch, hd_time *kernel, hd_time *makespan, int *faults)
 	struct hd_op *op;
 
 	if (prefetch) {
-		op = sc_op(sc, HD_OP_PREFETCH, s);
-		op->dst = m;
-		op->to_device = true;
+		sc_prefetch(sc, s, m, true);
 	} else
 		sc_op(sc, HD_OP_EVENT_QUERY, 0)->event = sc_event(sc, "e");
 	op = sc_op(sc, HD_OP_KERNEL, s); /* op 1 */
@@ -1666,13 +1657,10 @@ START_TEST(prefetch_resident_is_free)
 	int m = sc_buf(sc, "m", HD_MEM_MANAGED, 64 * MiB);
 	const struct hd_span *a, *b;
 	struct hd_trace *t;
-	struct hd_op *op;
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		op = sc_op(sc, HD_OP_PREFETCH, s);
-		op->dst = m;
-		op->to_device = true;
+		sc_prefetch(sc, s, m, true);
 	}
 	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
 	t = run(sc);
