@@ -545,10 +545,10 @@ op_copy_dma(struct model *m, const struct hd_op *op, int opi)
  * 7 B cudaMemcpy from managed memory prefetched to the device took about
  * 100 us more than the next one; 16 MiB about 6 GB/s more reading and 3
  * writing (bench/probe/umcopy.hds).  Returns that time (0 if none), and
- * counts the pages back on the host.
+ * counts the pages back on the host (their bytes into *moved, if not NULL).
  */
 static hd_time
-fault_back(struct model *m, int bi, uint64_t bytes, int write)
+fault_back(struct model *m, int bi, uint64_t bytes, int write, uint64_t *moved)
 {
 	const struct hd_profile *p = m->p;
 	uint64_t page = p->um_page > 0 ? p->um_page : 4096, end, n;
@@ -557,6 +557,8 @@ fault_back(struct model *m, int bi, uint64_t bytes, int write)
 	struct mbuf *b;
 	hd_time t;
 
+	if (moved != NULL)
+		*moved = 0;
 	if (bi < 0 || m->buf[bi].mem != HD_MEM_MANAGED || !m->buf[bi].resident)
 		return 0;
 	b = &m->buf[bi];
@@ -566,6 +568,8 @@ fault_back(struct model *m, int bi, uint64_t bytes, int write)
 	if (end <= b->host_bytes)
 		return 0;
 	n = end - b->host_bytes;
+	if (moved != NULL)
+		*moved = n;
 	b->host_bytes = end;
 	if (b->host_bytes >= b->bytes) { /* all of it back: resident on the host */
 		b->resident = 0;
@@ -613,8 +617,8 @@ op_copy_host(struct model *m, const struct hd_op *op, int opi)
 	case 3:
 		now = hd_engine_now(m->eng);
 		d = hd_time_for_bytes((double)op->bytes, m->p->host_memcpy_h2d_bw);
-		d = hd_time_add(d, fault_back(m, op->src, op->bytes, 0));
-		d = hd_time_add(d, fault_back(m, op->dst, op->bytes, 1));
+		d = hd_time_add(d, fault_back(m, op->src, op->bytes, 0, NULL));
+		d = hd_time_add(d, fault_back(m, op->dst, op->bytes, 1, NULL));
 		if (m->thr != NULL) { /* on the cores the host threads share */
 			h->phase = 4;
 			model_cpu_start(m, 0, m->lane_host, h->op, h->iter, d, op->bytes,
@@ -658,11 +662,11 @@ staged_managed(const struct model *m, const struct hd_op *op)
  * side that are on the device: reading or writing them, the CPU faults
  * them back first. */
 static hd_time
-staged_fault_back(struct model *m, const struct hd_op *op, uint64_t bytes)
+staged_fault_back(struct model *m, const struct hd_op *op, uint64_t bytes, uint64_t *moved)
 {
 	if (op->kind == HD_OP_READ || op->copy == HD_COPY_H2D)
-		return fault_back(m, op->src, bytes, 0);
-	return fault_back(m, op->dst, bytes, 1);
+		return fault_back(m, op->src, bytes, 0, moved);
+	return fault_back(m, op->dst, bytes, 1, moved);
 }
 
 /*
@@ -721,11 +725,11 @@ op_copy_staged(struct model *m, const struct hd_op *op, int opi, enum dir d, uin
 			/* FALLTHROUGH */
 		case 3:
 			/* managed pages on the device come back first */
-			dt = staged_fault_back(m, op, bytes);
+			dt = staged_fault_back(m, op, bytes, &cb);
 			if (dt > 0) {
 				now = hd_engine_now(m->eng);
 				model_emit(m, m->lane_host, opi, h->iter, HD_SPAN_FAULT,
-					   HD_WHY_NONE, now, now + dt, 0, m->lbl_fault);
+					   HD_WHY_NONE, now, now + dt, cb, m->lbl_fault);
 				return host_sleep(m, dt, 4);
 			}
 			/* FALLTHROUGH */

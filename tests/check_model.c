@@ -1074,6 +1074,7 @@ START_TEST(managed_copy_faults_back)
 	f = need(t, 3, 0, HD_LANE_HOST, HD_SPAN_FAULT);
 	ck_assert(f->start >= k->end);
 	ck_assert_int_eq(f->end - f->start, 50 * HD_US + hd_time_for_bytes(MiB + 64.0 * 1024, 4e9));
+	ck_assert_int_eq(f->bytes, MiB + 64 * 1024);
 	ck_assert_ptr_null(span_of(t, 4, 0, HD_LANE_HOST, HD_SPAN_FAULT));
 	f = need(t, 5, 0, HD_LANE_HOST, HD_SPAN_FAULT);
 	ck_assert_int_eq(f->end - f->start, 50 * HD_US + hd_time_for_bytes(MiB - 64.0 * 1024, 2e9));
