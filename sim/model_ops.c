@@ -484,6 +484,13 @@ op_prefetch(struct model *m, const struct hd_op *op, int opi)
 	return host_api_end(m);
 }
 
+/* The host-side buffer of a copy between host and device (-1: none). */
+static int
+host_side(const struct hd_op *op)
+{
+	return op->copy == HD_COPY_H2D ? op->src : op->copy == HD_COPY_D2H ? op->dst : -1;
+}
+
 /* A copy the driver stages through its pinned buffers: its host side is
  * pageable or managed memory (cudaMemcpy of managed memory on the host ran
  * at the pageable rates, async or not, on a lent H100:
@@ -491,7 +498,7 @@ op_prefetch(struct model *m, const struct hd_op *op, int opi)
 static int
 is_staged(const struct model *m, const struct hd_op *op)
 {
-	int b = op->copy == HD_COPY_H2D ? op->src : op->copy == HD_COPY_D2H ? op->dst : -1;
+	int b = host_side(op);
 
 	return b >= 0 && !is_inline(m, op) &&
 	    (m->buf[b].mem == HD_MEM_PAGEABLE || m->buf[b].mem == HD_MEM_MANAGED);
@@ -543,8 +550,9 @@ op_copy_dma(struct model *m, const struct hd_op *op, int opi)
  * (reading it, or `write`-ing into it): pages of it on the device the CPU
  * faults back to the host first, whole um.page groups.  On a lent H100 a
  * 7 B cudaMemcpy from managed memory prefetched to the device took about
- * 100 us more than the next one; 16 MiB about 6 GB/s more reading and 3
- * writing (bench/probe/umcopy.hds).  Returns that time (0 if none), and
+ * 100 us more than the next one; 16 MiB out of it, and into it, took as
+ * long more as 9 and 2.9 GB/s against a copy with the pages on the host
+ * (bench/probe/umcopy.hds).  Returns that time (0 if none), and
  * counts the pages back on the host (their bytes into *moved, if not NULL).
  */
 static hd_time
@@ -653,7 +661,7 @@ staged_dma(struct model *m, uint64_t k)
 static int
 staged_managed(const struct model *m, const struct hd_op *op)
 {
-	int b = op->kind == HD_OP_READ ? -1 : op->copy == HD_COPY_H2D ? op->src : op->dst;
+	int b = op->kind == HD_OP_READ ? -1 : host_side(op);
 
 	return b >= 0 && m->buf[b].mem == HD_MEM_MANAGED;
 }
@@ -664,9 +672,9 @@ staged_managed(const struct model *m, const struct hd_op *op)
 static hd_time
 staged_fault_back(struct model *m, const struct hd_op *op, uint64_t bytes, uint64_t *moved)
 {
-	if (op->kind == HD_OP_READ || op->copy == HD_COPY_H2D)
+	if (op->kind == HD_OP_READ)
 		return fault_back(m, op->src, bytes, 0, moved);
-	return fault_back(m, op->dst, bytes, 1, moved);
+	return fault_back(m, host_side(op), bytes, op->copy == HD_COPY_D2H, moved);
 }
 
 /*

@@ -23,18 +23,27 @@ struct um_res {
 	double prefetch, resident, faulting, tohost, walk;
 };
 
+/* A prefetch of n bytes of buf to the GPU or the host, waited for. */
+static int
+prefetch_to(struct cal *c, void *buf, size_t n, int device)
+{
+	struct cudaMemLocation loc;
+
+	memset(&loc, 0, sizeof loc);
+	loc.type = device ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
+	loc.id = device ? c->dev : 0;
+	if (CK(c, cudaMemPrefetchAsync(buf, n, loc, 0, c->s)) || CK(c, cudaStreamSynchronize(c->s)))
+		return -1;
+	return 0;
+}
+
 /* Prefetch to the host (its time in *sec when not NULL), then touch there. */
 static int
 to_host(struct cal *c, void *buf, size_t n, double *sec)
 {
-	struct cudaMemLocation host;
-	double t0;
+	double t0 = calp_now();
 
-	memset(&host, 0, sizeof host);
-	host.type = cudaMemLocationTypeHost;
-	t0 = calp_now();
-	if (CK(c, cudaMemPrefetchAsync(buf, n, host, 0, c->s)) ||
-	    CK(c, cudaStreamSynchronize(c->s)))
+	if (prefetch_to(c, buf, n, 0) != 0)
 		return -1;
 	if (sec != NULL)
 		*sec = calp_now() - t0;
@@ -66,7 +75,7 @@ sample_um(struct cal *c, void *buf, size_t n, struct um_res *r)
 		return -1;
 	/* a prefetch of pages already on the GPU: the driver walks them */
 	t0 = calp_now();
-	if (CK(c, cudaMemPrefetchAsync(buf, n, dev, 0, c->s)) || CK(c, cudaStreamSynchronize(c->s)))
+	if (prefetch_to(c, buf, n, 1) != 0)
 		return -1;
 	r->walk = calp_now() - t0;
 	/* the same kernel faulting the pages in */
@@ -125,20 +134,6 @@ um_small(struct cal *c, void *buf, uint64_t big)
 	return 0;
 }
 
-/* A prefetch of n bytes of buf to the GPU or the host, waited for. */
-static int
-prefetch_to(struct cal *c, void *buf, size_t n, int device)
-{
-	struct cudaMemLocation loc;
-
-	memset(&loc, 0, sizeof loc);
-	loc.type = device ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
-	loc.id = device ? c->dev : 0;
-	if (CK(c, cudaMemPrefetchAsync(buf, n, loc, 0, c->s)) || CK(c, cudaStreamSynchronize(c->s)))
-		return -1;
-	return 0;
-}
-
 /* One cudaMemcpy of n bytes, host clock around it, after the pages of the
  * managed buffer `um` (its first `all` bytes) were prefetched to the GPU
  * (device) or the host. */
@@ -170,7 +165,8 @@ static int
 walk_large(struct cal *c, size_t dfree, uint64_t n, double *rate, uint64_t *size)
 {
 	uint64_t w = (uint64_t)dfree / 4;
-	double t[3], t0, tmp;
+	double t[3], t0;
+	struct hd_stats st;
 	void *buf = NULL;
 	int i, rc = -1;
 
@@ -194,15 +190,10 @@ walk_large(struct cal *c, size_t dfree, uint64_t n, double *rate, uint64_t *size
 			goto out;
 		t[i] = calp_now() - t0;
 	}
-	/* the median of three */
-	if (t[0] > t[1])
-		tmp = t[0], t[0] = t[1], t[1] = tmp;
-	if (t[1] > t[2])
-		tmp = t[1], t[1] = t[2], t[2] = tmp;
-	if (t[0] > t[1])
-		tmp = t[0], t[0] = t[1], t[1] = tmp;
-	if (t[1] > 0) {
-		*rate = (double)w / t[1];
+	if (hd_fit_stats(t, 3, &st, c->e) != 0)
+		goto out;
+	if (st.median > 0) {
+		*rate = (double)w / st.median;
 		*size = w;
 	}
 	rc = 0;
