@@ -48,10 +48,31 @@ def until(text, timeout=20):
     return seen[start:].decode(errors="replace")
 
 
-def send(line, expect):
+def to_prompt(timeout=20):
+    """Read on until what was written so far ends with the prompt: the whole
+    reply, not only the chunk that held what a check looked for."""
+    global seen
+    start, end = len(seen), time.time() + timeout
+    while not seen.endswith(b"> "):
+        left = end - time.time()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            break
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    return seen[start:].decode(errors="replace")
+
+
+def send(line, expect, whole=False):
     os.write(fd, (line + "\n").encode())
     out = until(expect)
     check(expect in out, "after %r: %r" % (line, expect))
+    if whole:
+        out += to_prompt()
     return out
 
 
@@ -84,7 +105,7 @@ check("the model gives 4.80 ms" in run3, "the estimate's feedback names the mode
 send("knobs", "size = 256 MiB")
 send("set size = 64MiB", "size = 64 MiB. Scenario pinned takes")
 send("set size = lots", "size")
-cmp_ = send("compare", "the fastest")
+cmp_ = send("compare", "the fastest", whole=True)
 check("pageable" in cmp_ and "pin-first" in cmp_, "compare names every scenario")
 send("help", "set NAME = VALUE")
 send("", "done: 2 of 3 predictions right")
