@@ -47,6 +47,9 @@ import sys
 SETS = {
     'heldout': {'seed': 20261122, 'single': 40, 'ranks': 16},
     'tuning': {'seed': 7130417, 'single': 40, 'ranks': 16},
+    # drawn at 4dc33cb, before the model changes of that day's session: the
+    # first held-out set had guided which classes were probed
+    'heldout2': {'seed': 20261125, 'single': 40, 'ranks': 16},
 }
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
