@@ -427,9 +427,14 @@ hd_report_plain_trace(struct hd_buf *out, const struct hd_trace *t, const struct
 				hd_buf_printf(out, "%s waits until %s %s.\n", who, end, u.name);
 			break;
 		case HD_SPAN_FAULT:
+			/* the host's faults bring pages over (a copy reading them
+			 * leaves them on the GPU); the GPU's migrate them */
 			hd_buf_printf(out,
-				      "%s faults on managed memory and migrates %s%s"
-				      " until %s %s.\n",
+				      ln->kind == HD_LANE_HOST ?
+					  "%s faults on managed memory and brings %s to the host%s"
+					  " until %s %s.\n" :
+					  "%s faults on managed memory and migrates %s%s"
+					  " until %s %s.\n",
 				      who, by, ref, end, u.name);
 			break;
 		case HD_SPAN_PREFETCH:

@@ -169,6 +169,9 @@ struct mbuf {
 	/* managed, resident on the device: its first host_bytes bytes were
 	 * faulted back to the host by copies (copies start at offset 0) */
 	uint64_t host_bytes;
+	/* managed, resident on the device: the host holds a copy of its first
+	 * host_copy bytes for reading (copies out of it read them there) */
+	uint64_t host_copy;
 	int moving;  /* managed: a prefetch is migrating it to the device (1) or
 		      * the host (0); -1: none */
 	int waiters; /* gops waiting for that migration (linked by bnext), or -1 */

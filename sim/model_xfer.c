@@ -347,9 +347,10 @@ kernel_begin(struct model *m, int gi)
 		if (b == NULL || b->mem != HD_MEM_MANAGED)
 			continue;
 		n = model_buf_bytes(m, bufs[k], op->bytes);
-		if (!b->resident)
+		if (!b->resident) {
 			fault += n;
-		else
+			b->host_copy = 0;
+		} else
 			fault += b->host_bytes < n ? b->host_bytes : n;
 		b->resident = 1;
 		b->host_bytes = 0;
@@ -375,7 +376,7 @@ buf_arrived(struct model *m, int bi, int to_device)
 	int gi, next;
 
 	b->resident = to_device;
-	b->host_bytes = 0;
+	b->host_bytes = b->host_copy = 0;
 	if (b->moving != to_device)
 		return;
 	b->moving = -1;
