@@ -44,6 +44,8 @@ static const struct hd_profkey keys[] = {
 	{ "api.free", HD_DIM_TIME },
 	{ "api.malloc_small", HD_DIM_TIME },
 	{ "api.free_small", HD_DIM_TIME },
+	{ "api.malloc_managed", HD_DIM_TIME },
+	{ "api.free_managed", HD_DIM_TIME },
 	{ "api.malloc_rate", HD_DIM_RATE },
 	{ "api.free_rate", HD_DIM_RATE },
 	{ "api.freehost", HD_DIM_TIME },

@@ -74,6 +74,10 @@ struct hd_profile {
 	/* Allocations below HD_ALLOC_SMALL bytes come from the driver's pools
 	 * (0: cost as large ones); cudaFreeHost unmaps and unpins its pages. */
 	hd_time malloc_small, free_small;
+	/* cudaMallocManaged with the first touch of its first page, and cudaFree
+	 * of managed memory before its implicit device sync (0: as device
+	 * memory) */
+	hd_time malloc_managed, free_managed;
 	/* cudaMalloc / cudaFree of device memory of 2 MiB up also map / unmap
 	 * its bytes at these rates, bytes/s (0: no per-byte cost) */
 	double malloc_bw, free_bw;

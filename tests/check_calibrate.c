@@ -148,6 +148,15 @@ START_TEST(quick_run_finds_the_figures)
 		ck_assert_msg(hd_time_to_s(p.um_host_fault) > FAKE_HOST_FAULT / 2, "%g s",
 			      hd_time_to_s(p.um_host_fault));
 		ck_assert_ptr_nonnull(strstr(log.s, "4 B copied out of managed memory on the GPU"));
+		/* a page of managed memory allocated, touched and freed: the
+		 * fake's fixed times at least (a loaded machine only adds) */
+		ck_assert_msg(hd_time_to_s(p.malloc_managed) >= 0.9 * FAKE_MALLOC_MANAGED &&
+				  hd_time_to_s(p.malloc_managed) < 10 * FAKE_MALLOC_MANAGED,
+			      "%g s", hd_time_to_s(p.malloc_managed));
+		ck_assert_msg(hd_time_to_s(p.free_managed) >= 0.9 * FAKE_FREE_MANAGED &&
+				  hd_time_to_s(p.free_managed) < 10 * FAKE_FREE_MANAGED,
+			      "%g s", hd_time_to_s(p.free_managed));
+		ck_assert_ptr_nonnull(strstr(log.s, "cudaMallocManaged of a page"));
 		/* cudaFree of the largest buffer unmaps its bytes (cudaMalloc's
 		 * 1 GiB at 20 TB/s is 54 us: found, loosely) */
 		ck_assert_msg(REL(p.free_bw, FAKE_FREE) < 0.3, "%g", p.free_bw);

@@ -758,6 +758,47 @@ START_TEST(alloc_by_size)
 }
 END_TEST
 
+/* With api.malloc_managed and api.free_managed, cudaMallocManaged costs
+ * its fixed time with the first page's touch, the rest of the pages at
+ * um.host_touch, whatever the size; cudaFree of it its own fixed time. */
+START_TEST(alloc_free_managed)
+{
+	struct hd_profile p = test_profile();
+	struct hd_scenario *sc = sc_new("alloc");
+	int tiny = sc_buf(sc, "tiny", HD_MEM_MANAGED, 197);
+	int big = sc_buf(sc, "big", HD_MEM_MANAGED, 4 * MiB);
+	int dev = sc_buf(sc, "dev", HD_MEM_DEVICE, 197);
+	struct hd_trace *t;
+	struct hd_op_time ot[6];
+	int i;
+
+	p.malloc_small = 1 * HD_US;
+	p.free_small = 2 * HD_US;
+	p.malloc_managed = 70 * HD_US;
+	p.free_managed = 40 * HD_US;
+	p.um_touch_bw = 4e9;
+	sc_op(sc, HD_OP_ALLOC, 0)->dst = tiny;
+	sc_op(sc, HD_OP_ALLOC, 0)->dst = big;
+	sc_op(sc, HD_OP_ALLOC, 0)->dst = dev;
+	sc_op(sc, HD_OP_FREE, 0)->dst = tiny;
+	sc_op(sc, HD_OP_FREE, 0)->dst = big;
+	sc_op(sc, HD_OP_FREE, 0)->dst = dev;
+	t = run_p(sc, &p);
+	for (i = 0; i < 6; i++)
+		ot[i] = hd_trace_op_time(t, i);
+	ck_assert_int_eq(ot[0].end - ot[0].start, 70 * HD_US);
+	ck_assert_int_eq(ot[1].end - ot[1].start,
+			 70 * HD_US + hd_time_for_bytes(4.0 * MiB - 4096, 4e9));
+	ck_assert_int_eq(ot[2].end - ot[2].start, p.malloc_small);
+	/* the same idle sync before each: they differ by their own times */
+	ck_assert_int_eq((ot[3].end - ot[3].start) - (ot[5].end - ot[5].start),
+			 40 * HD_US - p.free_small);
+	ck_assert_int_eq(ot[4].end - ot[4].start, ot[3].end - ot[3].start);
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
 /* cudaMalloc / cudaFree of device memory from 2 MiB up map and unmap their
  * bytes at api.malloc_rate / api.free_rate; pool sizes and managed buffers
  * do not. */
@@ -1898,6 +1939,7 @@ model_suite(void)
 	tcase_add_test(tc, prefetch_in_flight_shared);
 	tcase_add_test(tc, managed_copy_faults_back);
 	tcase_add_test(tc, managed_read_loop_stays);
+	tcase_add_test(tc, alloc_free_managed);
 	tcase_add_test(tc, small_pageable_async_returns);
 	tcase_add_test(tc, host_copy_waits_for_legacy);
 	tcase_add_test(tc, alloc_free_per_byte);

@@ -412,7 +412,8 @@ cudaFree(void *p)
 			spin(10e-6 + (double)n / FAKE_FREE - (now() - t0));
 			return checked();
 		}
-	spin(10e-6);
+	i = find(p);
+	spin(i >= 0 && known[i].managed ? FAKE_FREE_MANAGED : 10e-6);
 	forget(p);
 	free(p);
 	return checked();
@@ -471,6 +472,7 @@ cudaError_t
 cudaMallocManaged(void **p, size_t n, unsigned f)
 {
 	(void)f;
+	spin(FAKE_MALLOC_MANAGED);
 	*p = malloc(n);
 	remember(*p, n, 1);
 	return checked();

@@ -30,6 +30,10 @@
 #define FAKE_HOST_FAULT       60e-6
 #define FAKE_HOST_FAULT_READ  4e9 /* far from h100-sxm's 9 and 2.9 GB/s */
 #define FAKE_HOST_FAULT_WRITE 1.5e9
+/* cudaMallocManaged and cudaFree of managed memory: fixed times, far from
+ * cudaMalloc's pool (20 and 10 us) */
+#define FAKE_MALLOC_MANAGED 90e-6
+#define FAKE_FREE_MANAGED   45e-6
 /* cudaMalloc / cudaFree from FAKE_MAP_MIN bytes up map / unmap their bytes */
 #define FAKE_MAP_MIN  (2u << 20)
 #define FAKE_MALLOC   20e12

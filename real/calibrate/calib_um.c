@@ -1,8 +1,9 @@
 /*
  * calib_um.c - managed memory, for `hdsim calibrate` (calib_priv.h): a
  * prefetch each way and of pages already there, a kernel faulting the pages
- * in, their fixed parts from a small buffer, and copies whose host side is
- * managed memory on the GPU, which the CPU faults back first.  CUDA events
+ * in, their fixed parts from a small buffer, copies whose host side is
+ * managed memory on the GPU, which the CPU faults over first, and a small
+ * cudaMallocManaged and cudaFree.  CUDA events
  * around GPU work, the host clock around what the driver does on the host.
  */
 #define _GNU_SOURCE
@@ -200,6 +201,54 @@ walk_large(struct cal *c, size_t dfree, uint64_t n, double *rate, uint64_t *size
 out:
 	cudaFree(buf);
 	return rc;
+}
+
+/*
+ * cudaMallocManaged of one page, touched on the host as --real does, and
+ * its cudaFree: what a scenario's alloc and free of a small managed buffer
+ * cost (on a lent H100 a round took 117-145 us, bench/probe/thrash.hds,
+ * against 1-2 us for cudaMalloc from the driver's pool).  The first round
+ * is a warm-up.
+ */
+static int
+um_alloc(struct cal *c)
+{
+	double al[UM_SAMPLES], fr[UM_SAMPLES], t0, t1, t2;
+	struct hd_stats sal, sfr;
+	void *p;
+	int i;
+
+	for (i = -1; i < UM_SAMPLES; i++) {
+		if (calp_stopped(c))
+			return -1;
+		t0 = calp_now();
+		if (CK(c, cudaMallocManaged(&p, 4096, cudaMemAttachGlobal)))
+			return -1;
+		memset(p, 1, 4096);
+		t1 = calp_now();
+		if (CK(c, cudaFree(p)))
+			return -1;
+		t2 = calp_now();
+		if (i >= 0) {
+			al[i] = t1 - t0;
+			fr[i] = t2 - t1;
+		}
+	}
+	if (hd_fit_stats(al, UM_SAMPLES, &sal, c->e) != 0 ||
+	    hd_fit_stats(fr, UM_SAMPLES, &sfr, c->e) != 0)
+		return -1;
+	hd_buf_printf(c->log,
+		      "  cudaMallocManaged of a page, touched on the host, and its "
+		      "cudaFree (host clock)\n");
+	calp_log_row(c, "4 KiB", UM_SAMPLES, 1, &sal, "");
+	hd_buf_printf(c->log, "    = cudaMallocManaged and memset\n");
+	calp_log_row(c, "4 KiB", UM_SAMPLES, 1, &sfr, "");
+	hd_buf_printf(c->log, "    = cudaFree\n");
+	hd_cal_set_time(&c->sum, "api.malloc_managed", &c->p->malloc_managed, sal.median,
+			"median cudaMallocManaged of 4 KiB with its memset");
+	hd_cal_set_time(&c->sum, "api.free_managed", &c->p->free_managed, sfr.median,
+			"median cudaFree of it");
+	return 0;
 }
 
 #define FB_TINY 4
@@ -457,6 +506,8 @@ calp_stage_managed(struct cal *c)
 	rc = um_small(c, buf, n);
 	if (rc == 0)
 		rc = um_fault_back(c, buf, n);
+	if (rc == 0)
+		rc = um_alloc(c);
 out:
 	if (buf != NULL)
 		cudaFree(buf);
