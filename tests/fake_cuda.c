@@ -541,6 +541,8 @@ cudaMemcpyAsync(void *d, const void *s, size_t n, enum cudaMemcpyKind k, cudaStr
 								FAKE_HOST_FAULT_WRITE));
 			known[i].resident = 0;
 		}
+		if (i >= 0) /* the driver's extra work for managed memory */
+			spin(FAKE_MEMCPY_MANAGED);
 		/* pageable: the host stages every byte before returning */
 		cudaStreamSynchronize(stream);
 		spin(5e-6 + (double)n / 12e9);

@@ -30,6 +30,8 @@
 #define FAKE_HOST_FAULT       60e-6
 #define FAKE_HOST_FAULT_READ  4e9 /* far from h100-sxm's 9 and 2.9 GB/s */
 #define FAKE_HOST_FAULT_WRITE 1.5e9
+/* more host time for any copy whose host side is managed memory */
+#define FAKE_MEMCPY_MANAGED 30e-6
 /* cudaMallocManaged and cudaFree of managed memory: fixed times, far from
  * cudaMalloc's pool (20 and 10 us) */
 #define FAKE_MALLOC_MANAGED 90e-6
