@@ -30,14 +30,15 @@ if pid == 0:
 seen = b""
 
 
-def until(text, timeout=20):
-    """Read until text appears after what was seen so far; returns the new part."""
+def read_until(done, timeout=20):
+    """Read until done(new part) holds, the output ends or timeout seconds
+    pass; returns what was read after what was seen before."""
     global seen
     start, end = len(seen), time.time() + timeout
-    while text.encode() not in seen[start:]:
+    while not done(seen[start:]):
         left = end - time.time()
         if left <= 0 or not select.select([fd], [], [], left)[0]:
-            return seen[start:].decode(errors="replace")
+            break
         try:
             chunk = os.read(fd, 65536)
         except OSError:
@@ -46,25 +47,17 @@ def until(text, timeout=20):
             break
         seen += chunk
     return seen[start:].decode(errors="replace")
+
+
+def until(text, timeout=20):
+    """Read until text appears after what was seen so far."""
+    return read_until(lambda new: text.encode() in new, timeout)
 
 
 def to_prompt(timeout=20):
     """Read on until what was written so far ends with the prompt: the whole
     reply, not only the chunk that held what a check looked for."""
-    global seen
-    start, end = len(seen), time.time() + timeout
-    while not seen.endswith(b"> "):
-        left = end - time.time()
-        if left <= 0 or not select.select([fd], [], [], left)[0]:
-            break
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        seen += chunk
-    return seen[start:].decode(errors="replace")
+    return read_until(lambda new: seen.endswith(b"> "), timeout)
 
 
 def send(line, expect, whole=False):
