@@ -36,12 +36,12 @@ for set in heldout tuning heldout2; do
 		head -20 "$tmp/diff"
 	fi
 done
-n=$(find "$gen/heldout/single" -name '*.hds' | wc -l)
-[ "$n" -eq 40 ] && ok || fail "heldout/single holds $n scenarios, not 40"
-n=$(find "$gen/heldout/ranks" -name '*.hds' | wc -l)
-[ "$n" -eq 16 ] && ok || fail "heldout/ranks holds $n scenarios, not 16"
-n=$(find "$gen/heldout2/single" -name '*.hds' | wc -l)
-[ "$n" -eq 40 ] && ok || fail "heldout2/single holds $n scenarios, not 40"
+cnt=$(find "$gen/heldout/single" -name '*.hds' | wc -l)
+[ "$cnt" -eq 40 ] && ok || fail "heldout/single holds $cnt scenarios, not 40"
+cnt=$(find "$gen/heldout/ranks" -name '*.hds' | wc -l)
+[ "$cnt" -eq 16 ] && ok || fail "heldout/ranks holds $cnt scenarios, not 16"
+cnt=$(find "$gen/heldout2/single" -name '*.hds' | wc -l)
+[ "$cnt" -eq 40 ] && ok || fail "heldout2/single holds $cnt scenarios, not 40"
 # another seed draws other scenarios (so the comparison above can fail)
 python3 "$gen/gen.py" --seed 1 --single 2 --ranks 0 --out "$tmp/other" -q &&
 	! cmp -s "$tmp/other/single/000.hds" "$gen/heldout/single/000.hds" &&
@@ -146,5 +146,33 @@ if python3 "$gen/score.py" --pred "$tmp/pred" --meas "$tmp/pred" >/dev/null 2>&1
 else
 	ok
 fi
+
+# --- fidelity.py on two processes made up here: heldout2 000 measured at 0.9
+# and 1.1 times the model's makespan (the prediction inside their range, no
+# error against their mean), 001 at 2.0 and 2.2 times (outside, -52.4 %)
+mkdir -p "$tmp/fid"
+for sn in 000 001; do
+	"$HDSIM" run "$gen/heldout2/single/$sn.hds" --json --profile h100-sxm >"$tmp/fid.json" 2>&1 ||
+		fail "hdsim run heldout2 $sn failed"
+	ps=$(sed -n 's/.*"makespan_ps":\([0-9]*\).*/\1/p' "$tmp/fid.json" | head -1)
+	for pass in 1 2; do
+		python3 -c 'import sys
+ps, n, k = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+m = {("000", 1): 0.9, ("000", 2): 1.1, ("001", 1): 2.0, ("001", 2): 2.2}[(n, k)]
+print("  main  predicted %.6f us   measured %.6f us   error" % (ps / 1e6, ps * m / 1e6))' \
+			"${ps:-0}" "$sn" "$pass" >"$tmp/fid/$sn.p$pass.txt"
+	done
+done
+if HDSIM="$HDSIM" python3 "$gen/fidelity.py" heldout2 h100-sxm h100-sxm "$tmp/fid" >"$tmp/fid.txt" 2>&1; then
+	ok
+else
+	fail "fidelity.py failed: $(head -c 300 "$tmp/fid.txt")"
+fi
+grep -q '^  calibrated n  2  median   26.2 %  p90   52.4 %  worst    52.4 %  within 10 %: 1$' \
+	"$tmp/fid.txt" && ok || fail "fidelity.py's errors are not the made-up ones: $(cat "$tmp/fid.txt")"
+grep -q '^  spread between processes (not spin-bound): n  2  median   14.8 %' "$tmp/fid.txt" && ok ||
+	fail "fidelity.py's spread is not the made-up one"
+grep -q "^  inside the processes' range (not spin-bound, 2 measured twice or more): built-in 1, calibrated 1, refit 1$" \
+	"$tmp/fid.txt" && ok || fail "fidelity.py does not count the prediction inside the processes' range"
 
 finish gen.sh

@@ -14,7 +14,11 @@ prediction is the calibrated profile with the host's figures measured again
 in that process (the refit).  For each prediction: n, median, 90th
 percentile, worst |error| and the count within 10 % against the mean of the
 processes' bare makespans, spin-bound scenarios apart; then the spread
-between processes, (max - min) / mean.  PER=1 prints every scenario.
+between processes, (max - min) / mean, and for each prediction how many of
+the scenarios measured in two processes or more it puts inside the range
+the processes measured (min to max): a miss there is no larger than the
+machine's own spread, one outside it is the model's.  PER=1 prints every
+scenario.
 """
 import glob
 import json
@@ -70,6 +74,7 @@ def main():
     rows = {"built-in": [], "calibrated": [], "refit": []}
     spin = {k: [] for k in rows}
     spreads, per = [], []
+    inside = {k: 0 for k in rows}
     for n in sorted(meas):
         hds = open(os.path.join(TOP, "bench", "gen", setname, "single", n + ".hds")).read()
         bound = "spin=bound" in hds
@@ -81,6 +86,8 @@ def main():
             (spin if bound else rows)[k].append((p - mv) / mv * 100)
         if sp is not None and not bound:
             spreads.append(sp)
+            for k, p in ps.items():
+                inside[k] += min(meas[n]) <= p <= max(meas[n])
         per.append((n, mv, ps, bound, sp))
     print("set %s: %d scenarios measured" % (setname, len(meas)))
     for k in rows:
@@ -89,6 +96,8 @@ def main():
         print("  spin-bound, %-10s %s" % (k, summary(spin[k])))
     if spreads:
         print("  spread between processes (not spin-bound): " + summary(spreads))
+        print("  inside the processes' range (not spin-bound, %d measured twice or more): %s" % (
+            len(spreads), ", ".join("%s %d" % (k, inside[k]) for k in rows)))
     if os.environ.get("PER"):
         for n, mv, ps, bound, sp in per:
             errs = tuple((ps[k] - mv) / mv * 100 for k in ("built-in", "calibrated", "refit"))
