@@ -5,6 +5,9 @@
 # calibrated profile just written: the stored profile alone) or refit (plain
 # --real, host figures measured again in each process).  HDSIM: the binary
 # (built as bench/README.md says); LIMIT: seconds before no new file starts.
+# gpu-state.txt holds the GPU's clocks, temperature, power and throttle
+# reasons before calibrate, before each pass and at the end (nvidia-smi
+# -q): a card that slows under load shows there, not only as a miss.
 #   JOBS="heldout:1:cal tuning:1:cal heldout:2:cal" sh bench/fidelity-run.sh
 set -u
 bin=${HDSIM:-$PWD/_gpu/hdsim}
@@ -13,12 +16,19 @@ mkdir -p "$out"
 export XDG_DATA_HOME="${WORK:-$PWD/_gpu}/xdgF" NCCL_NVLS_ENABLE=0
 rm -rf "$XDG_DATA_HOME"
 start=$(date +%s)
+# gpu_state WHEN: the card's state now, appended to gpu-state.txt
+gpu_state() {
+  { echo "== $1, $(date -u +%T)"
+    nvidia-smi -q -d CLOCK,PERFORMANCE,TEMPERATURE,POWER 2>&1; } >> "$out/gpu-state.txt"
+}
+gpu_state "before calibrate"
 { nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv; lscpu | grep -E "Model name|^CPU\(s\)|L3"; date -u; } > "$out/machine.txt" 2>&1
 ( time "$bin" calibrate ) > "$out/calibrate.txt" 2>&1
 cp "$XDG_DATA_HOME"/hdsim/profiles/*.hdp "$out/calibrated.hdp"
 for job in $JOBS; do
   set=${job%%:*}; rest=${job#*:}; pass=${rest%%:*}; mode=${rest#*:}
   mkdir -p "$out/$set"
+  gpu_state "before $job"
   for f in bench/gen/$set/single/*.hds; do
     [ $(( $(date +%s) - start )) -gt ${LIMIT:-540} ] && { echo "stopped at $job $f (time)" >> "$out/stopped.txt"; break 2; }
     n=$(basename "$f" .hds)
@@ -30,5 +40,6 @@ for job in $JOBS; do
     echo "$job $n rc=$? $(date -u +%T)" >> "$out/rc.txt"
   done
 done
+gpu_state "at the end"
 rm -f "$out/hdsim.db"
 cd "$OUT" && tar czf f.tar.gz f && rm -rf f
