@@ -354,6 +354,12 @@ compare_scenario(struct hd_buf *b, const struct hd_verify_opts *o, const struct 
 		c = hd_trace_op_time(m, i);
 		if (!a.found || !c.found)
 			continue;
+		if (op->kind == HD_OP_KERNEL && op->kernel == HD_KERNEL_COMPUTE &&
+		    a.end - a.start >= HD_VERIFY_LONG_KERNEL) {
+			res->long_kernels++;
+			res->long_pred_s += hd_time_to_s(a.end - a.start);
+			res->long_meas_s += hd_time_to_s(c.end - c.start);
+		}
 		hd_opname(name, sizeof name, sc, i); /* its label, else its statement */
 		hd_buf_printf(b, "      %-16.16s %-24.24s %10s %10s %+7.1f%%\n", name,
 			      hd_op_api_name_sc(sc, op),
@@ -591,6 +597,39 @@ put_split(struct hd_buf *out, const struct hd_verify_opts *o, const struct hd_ve
 	}
 }
 
+/*
+ * The share of the profile's FP32 rate the long compute kernels reached,
+ * their predicted time over their measured time, and below
+ * HD_VERIFY_SLOW_SHARE what that means: the GPU slowed under sustained load
+ * (bench/results/2026-11-27-fidelity-h100: one H100 ran its long kernels at
+ * 84 % in its second pass, another at 100 %).
+ */
+static void
+put_long_kernels(struct hd_buf *out, const struct hd_verify_result *res)
+{
+	char tl[32], tp[32], tm[32];
+	double share;
+
+	if (res->long_kernels == 0 || res->long_meas_s <= 0)
+		return;
+	share = res->long_pred_s / res->long_meas_s;
+	hd_buf_printf(out,
+		      "\nCompute kernels predicted at %s or more: %d, at %.0f %% of the profile's "
+		      "FP32 rate\n  (%s predicted, %s measured)\n",
+		      hd_fmt_time(tl, sizeof tl, HD_VERIFY_LONG_KERNEL), res->long_kernels,
+		      100 * share, hd_fmt_time(tp, sizeof tp, hd_time_from_s(res->long_pred_s)),
+		      hd_fmt_time(tm, sizeof tm, hd_time_from_s(res->long_meas_s)));
+	if (share < HD_VERIFY_SLOW_SHARE)
+		hd_buf_puts(
+		    out,
+		    "  The GPU ran its long kernels slower than the profile's gpu.fp32,\n"
+		    "  which calibrate times with short kernels.  Clocks lowered under\n"
+		    "  sustained load (a power or temperature limit) do this, and then the\n"
+		    "  scenarios those kernels set miss by the machine's state, not the\n"
+		    "  model's; `nvidia-smi -q -d PERFORMANCE` during a run names the reason.\n"
+		    "  A profile made for another GPU does it too.\n");
+}
+
 int
 hd_verify_lessons(const struct hd_lesson *const *lessons, int n, const struct hd_verify_opts *o,
 		  struct hd_buf *out, struct hd_verify_result *res, struct hd_err *e)
@@ -646,6 +685,8 @@ hd_verify_lessons(const struct hd_lesson *const *lessons, int n, const struct hd
 		if (rc == 0)
 			put_split(out, o, res);
 	}
+	if (rc == 0)
+		put_long_kernels(out, res);
 	return rc;
 }
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "base/units.h"
 #include "base/util.h"
 #include "ir/backend.h"
 #include "lang/lesson.h"
@@ -66,13 +67,28 @@ struct hd_verify_result {
 	/* scenarios measured over two repeats or more, and of them those whose
 	 * prediction is within the band (min to max of the repeats) */
 	int with_band, in_band;
+	/* compute kernels predicted at HD_VERIFY_LONG_KERNEL or more: how many,
+	 * and their predicted and measured times added up (seconds) */
+	int long_kernels;
+	double long_pred_s, long_meas_s;
 };
+
+/* A compute kernel predicted at least this long counts towards the
+ * summary's sustained-rate line: long enough that its own FMA work, not
+ * launches or queues, sets its time. */
+#define HD_VERIFY_LONG_KERNEL (5 * HD_MS)
+/* Below this share of the profile's FP32 rate the line warns that the
+ * GPU ran slower under sustained load than the profile says. */
+#define HD_VERIFY_SLOW_SHARE 0.9
 
 /*
  * Verify lessons[0..n): for every scenario that fits one GPU, predict with
  * the model, measure with o->measured, store both as a pair (one transaction
  * each), print predicted, measured and error per scenario and per op, then
- * check each claim on the measurement.  Each measured run is stored with its
+ * check each claim on the measurement.  The summary gives the share of the
+ * profile's FP32 rate the long compute kernels reached (HD_VERIFY_LONG_KERNEL
+ * and up), and warns below HD_VERIFY_SLOW_SHARE: a GPU whose clocks drop
+ * under sustained load misses by its state, not by the model.  Each measured run is stored with its
  * repeats' makespans and printed with their band (min to max), and whether
  * the prediction falls inside it.  Scenarios the backend cannot run here
  * (more ranks than GPUs, no NCCL: hd_backend_ops.fits) are skipped with a

@@ -469,6 +469,69 @@ START_TEST(rank_scenarios_are_skipped)
 }
 END_TEST
 
+/* The summary says what share of the profile's FP32 rate the long compute
+ * kernels reached, and warns when the GPU ran them slower: measured here
+ * with the predicting profile at 80 % of its rate, then at its rate. */
+START_TEST(long_kernels_rate)
+{
+	static const char text[] =
+	    "hdsim 1\nlesson long\ntitle \"Long\"\n"
+	    "scenario one \"one GPU\"\n  buffer d device 1MiB\n"
+	    "  kernel compute 500GFLOP\n  kernel compute 1GFLOP\n  sync device\nend\n";
+	struct hd_lesson *l;
+	const struct hd_lesson *ls[1];
+	struct hd_verify_opts o;
+	struct hd_verify_result res;
+	struct hd_err e = { 0 };
+	struct hd_buf out;
+	char *db = hd_xasprintf("%s/long.db", dir);
+	const char *line;
+	int pass;
+
+	l = hd_lesson_parse(text, sizeof text - 1, "long.hds", &e);
+	ck_assert_msg(l != NULL, "%s: %s", e.where, e.msg);
+	ls[0] = l;
+	for (pass = 0; pass < 2; pass++) {
+		stand_in = h100;
+		if (pass == 0)
+			stand_in.flops *= 0.8;
+		opts(&o, &h100, db);
+		hd_buf_init(&out);
+		ck_assert_msg(hd_verify_lessons(ls, 1, &o, &out, &res, &e) == 0, "%s", e.msg);
+		/* the 500 GFLOP kernel alone: the 1 GFLOP one is short */
+		ck_assert_int_eq(res.long_kernels, 1);
+		line = strstr(out.s,
+			      pass == 0 ?
+				  "\nCompute kernels predicted at 5.00 ms or more: 1, at 80 % of "
+				  "the profile's FP32 rate\n  (9.59 ms predicted, 12.0 ms "
+				  "measured)\n" :
+				  "\nCompute kernels predicted at 5.00 ms or more: 1, at 100 % of "
+				  "the profile's FP32 rate\n  (9.59 ms predicted, 9.59 ms "
+				  "measured)\n");
+		ck_assert_msg(line != NULL, "%s", out.s);
+		if (pass == 0)
+			ck_assert_ptr_nonnull(strstr(line, "slower than the profile's gpu.fp32"));
+		else
+			ck_assert_ptr_null(strstr(out.s, "slower than the profile's gpu.fp32"));
+		hd_buf_free(&out);
+		hd_verify_result_free(&res);
+	}
+	/* no long kernel, no line */
+	opts(&o, &h100, db);
+	hd_buf_init(&out);
+	ck_assert_msg(
+	    hd_verify_lessons((const struct hd_lesson *const[]){ lesson("pinned-vs-pageable") }, 1,
+			      &o, &out, &res, &e) == 0,
+	    "%s", e.msg);
+	ck_assert_int_eq(res.long_kernels, 0);
+	ck_assert_ptr_null(strstr(out.s, "Compute kernels predicted at"));
+	hd_buf_free(&out);
+	hd_verify_result_free(&res);
+	hd_lesson_free(l);
+	free(db);
+}
+END_TEST
+
 START_TEST(one_scenario_only)
 {
 	const struct hd_lesson *ls[1];
@@ -606,6 +669,7 @@ verify_suite(void)
 	tcase_add_test(tc, bad_database_fails_before_measuring);
 	tcase_add_test(tc, rank_scenarios_are_skipped);
 	tcase_add_test(tc, one_scenario_only);
+	tcase_add_test(tc, long_kernels_rate);
 	tcase_add_test(tc, profile_choice);
 	tcase_add_test(tc, collective_bandwidths);
 	suite_add_tcase(s, tc);
