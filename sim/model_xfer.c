@@ -317,17 +317,41 @@ model_on_flow(struct world *w, uint32_t gen)
 /* --- kernels ------------------------------------------------------------------ */
 
 /*
+ * Where kernel op starts writing its `n` bytes of buffer bi: a fill writes
+ * them all, a memory kernel the second half (the real backend's
+ * hd_kernel_memory reads the first and writes the second), the others none
+ * (UINT64_MAX).  The host's copy of those pages for reading is stale after.
+ */
+static uint64_t
+kernel_writes_from(const struct hd_op *op, int bi, uint64_t n)
+{
+	switch (op->kernel) {
+	case HD_KERNEL_FILL:
+		return bi == op->dst ? 0 : UINT64_MAX;
+	case HD_KERNEL_MEMORY:
+		return n / 2 / 16 * 16;
+	case HD_KERNEL_SPIN:
+	case HD_KERNEL_COMPUTE:
+	case HD_KERNEL_REDUCE:
+	case HD_KERNEL__COUNT:
+		break;
+	}
+	return UINT64_MAX;
+}
+
+/*
  * Kernel gi has its SMs: it faults in the managed buffers it names that are
  * not on the device (or the bytes copies faulted back to the host), then
  * computes.  Pages a prefetch is moving to the device it waits for, as
- * their faults would (buf_arrived resumes it).
+ * their faults would (buf_arrived resumes it).  The pages it writes the
+ * host no longer holds a copy of to read.
  */
 static void
 kernel_begin(struct model *m, int gi)
 {
 	struct gop *g = &m->g[gi];
 	const struct hd_op *op = &m->sc->ops[g->op];
-	uint64_t fault = 0, n;
+	uint64_t fault = 0, n, w;
 	int bufs[2], k;
 
 	bufs[0] = op->src;
@@ -354,6 +378,9 @@ kernel_begin(struct model *m, int gi)
 			fault += b->host_bytes < n ? b->host_bytes : n;
 		b->resident = 1;
 		b->host_bytes = 0;
+		w = kernel_writes_from(op, bufs[k], n);
+		if (w != UINT64_MAX && b->host_copy > w / fault_page(m) * fault_page(m))
+			b->host_copy = w / fault_page(m) * fault_page(m);
 	}
 	if (fault > 0) {
 		g->fault_bytes = fault;

@@ -1157,6 +1157,7 @@ START_TEST(managed_read_loop_stays)
 
 	p.um_host_fault = 50 * HD_US;
 	p.um_host_fault_bw = 4e9;
+	p.um_page = 64 * 1024; /* h100-sxm's: the kernel writes past the first page */
 	for (i = 0; i < 5; i++) {
 		sc_kernel_mem(sc, 0, m);
 		op = sc_copy(sc, 0, m, d, false);
@@ -1173,6 +1174,55 @@ START_TEST(managed_read_loop_stays)
 		ck_assert_ptr_null(span_of(t, i, 0, HD_LANE_HOST, HD_SPAN_FAULT));
 	}
 	ck_assert_ptr_nonnull(span_of(t, 11, 0, HD_LANE_PCIE_H2D, HD_SPAN_FAULT));
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
+/* A kernel that writes the pages the host holds a copy of to read makes
+ * that copy stale: a fill writes them all, so each copy after one faults
+ * them over again; a memory kernel writes the second half, so a copy of
+ * the first half faults nothing and one reaching past it faults the pages
+ * it wrote. */
+START_TEST(kernel_write_stales_host_copy)
+{
+	struct hd_profile p = test_profile();
+	struct hd_scenario *sc = sc_new("um");
+	int m = sc_buf(sc, "m", HD_MEM_MANAGED, 4 * MiB);
+	int d = sc_buf(sc, "d", HD_MEM_DEVICE, 4 * MiB);
+	const struct hd_span *f;
+	struct hd_trace *t;
+	struct hd_op *op;
+	int i;
+
+	p.um_host_fault = 50 * HD_US;
+	p.um_host_fault_bw = 4e9;
+	p.um_page = 64 * 1024;
+	sc_prefetch(sc, 0, m, true); /* op 0 */
+	for (i = 0; i < 3; i++) {    /* ops 1-6: fill, copy of 64 KiB */
+		op = sc_op(sc, HD_OP_KERNEL, 0);
+		op->kernel = HD_KERNEL_FILL;
+		op->dst = m;
+		op = sc_copy(sc, 0, m, d, false);
+		op->bytes = 4096;
+	}
+	sc_copy(sc, 0, m, d, false);      /* op 7: all 4 MiB, held now */
+	sc_kernel_mem(sc, 0, m);          /* op 8: writes the second half */
+	op = sc_copy(sc, 0, m, d, false); /* op 9: the first page: still held */
+	op->bytes = 4096;
+	op = sc_copy(sc, 0, m, d, false); /* op 10: 3 MiB: 2 held, 1 written */
+	op->bytes = 3 * MiB;
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	t = run_p(sc, &p);
+	for (i = 2; i <= 6; i += 2) {
+		f = need(t, i, 0, HD_LANE_HOST, HD_SPAN_FAULT);
+		ck_assert_int_eq(f->bytes, 64 * 1024);
+	}
+	f = need(t, 7, 0, HD_LANE_HOST, HD_SPAN_FAULT);
+	ck_assert_int_eq(f->bytes, 4 * MiB - 64 * 1024);
+	ck_assert_ptr_null(span_of(t, 9, 0, HD_LANE_HOST, HD_SPAN_FAULT));
+	f = need(t, 10, 0, HD_LANE_HOST, HD_SPAN_FAULT);
+	ck_assert_int_eq(f->bytes, MiB);
 	hd_trace_free(t);
 	sc_free(sc);
 }
@@ -1942,6 +1992,7 @@ model_suite(void)
 	tcase_add_test(tc, alloc_free_managed);
 	tcase_add_test(tc, small_pageable_async_returns);
 	tcase_add_test(tc, host_copy_waits_for_legacy);
+	tcase_add_test(tc, kernel_write_stales_host_copy);
 	tcase_add_test(tc, alloc_free_per_byte);
 	tcase_add_test(tc, deterministic);
 	tcase_add_test(tc, same_direction_fifo);
