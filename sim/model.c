@@ -587,6 +587,7 @@ prefetch_plan(struct model *m, struct gop *g, uint64_t *walked)
 	int there;
 
 	*walked = 0;
+	g->move = 0;
 	if (g->buf < 0 || m->buf[g->buf].mem != HD_MEM_MANAGED)
 		return 0;
 	b = &m->buf[g->buf];
@@ -602,8 +603,10 @@ prefetch_plan(struct model *m, struct gop *g, uint64_t *walked)
 		moved = there ? g->bytes - back : 0;
 	*walked = g->bytes - moved;
 	g->bytes = moved;
-	if (moved > 0)
+	if (moved > 0) {
 		b->moving = g->to_device;
+		g->move = ++b->moves;
+	}
 	return 0;
 }
 

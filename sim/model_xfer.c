@@ -104,7 +104,7 @@ flow_resched(struct world *w)
 }
 
 static void kernel_compute(struct model *m, int gi);
-static void buf_arrived(struct model *m, int bi, int to_device);
+static void buf_arrived(struct model *m, int bi, int to_device, uint32_t move);
 
 /*
  * Demand faults migrate managed memory group by group: the kernel touches a
@@ -235,7 +235,7 @@ xfer_done(struct model *m, int xi)
 			   g->start, now, g->bytes, label);
 		model_gop_complete(m, x.gop);
 		if (x.kind == X_PREFETCH && g->buf >= 0)
-			buf_arrived(m, g->buf, g->to_device);
+			buf_arrived(m, g->buf, g->to_device, g->move);
 		break;
 	case X_CHUNK:
 		g->chunks_done++;
@@ -393,18 +393,24 @@ kernel_begin(struct model *m, int gi)
 		kernel_compute(m, gi);
 }
 
-/* A prefetch has moved buffer bi's pages: the gops waiting for them go on
- * (a prefetch behind it ends with it, a kernel begins). */
+/* Prefetch number `move` of buffer bi (0: one that moved nothing) has
+ * arrived.  The newest of the buffer's moves decides where its pages are:
+ * an older one arriving after it, or one that only walked pages already
+ * there (while a kernel may have faulted them over since), changes
+ * nothing.  The newest one's arrival lets the gops waiting for the pages
+ * go on (a prefetch behind it ends with it, a kernel begins). */
 static void
-buf_arrived(struct model *m, int bi, int to_device)
+buf_arrived(struct model *m, int bi, int to_device, uint32_t move)
 {
 	struct mbuf *b = &m->buf[bi];
 	hd_time now = hd_engine_now(m->eng);
 	int gi, next;
 
+	if (move == 0 || move != b->moves)
+		return;
 	b->resident = to_device;
 	b->host_bytes = b->host_copy = 0;
-	if (b->moving != to_device)
+	if (b->moving != to_device) /* cannot be: only a newer move changes it */
 		return;
 	b->moving = -1;
 	gi = b->waiters;

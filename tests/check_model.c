@@ -1179,6 +1179,63 @@ START_TEST(managed_read_loop_stays)
 }
 END_TEST
 
+/* Two prefetches of one buffer in flight the opposite ways: the newer one
+ * decides where the pages end up, whichever arrives last.  Here the newer
+ * one, to the device, arrives first; the older one to the host, four times
+ * slower, arrives after it and moves nothing back, so a kernel then finds
+ * the pages on the device.  A prefetch that only walks pages already there
+ * does not move them back either after a kernel faulted them over. */
+START_TEST(newest_prefetch_decides)
+{
+	struct hd_profile p = test_profile();
+	struct hd_scenario *sc = sc_new("um");
+	int s1 = sc_stream(sc, "s1", HD_STREAM_NONBLOCKING);
+	int s2 = sc_stream(sc, "s2", HD_STREAM_NONBLOCKING);
+	int m = sc_buf(sc, "m", HD_MEM_MANAGED, 64 * MiB);
+	const struct hd_span *to_host, *to_dev;
+	struct hd_trace *t;
+
+	p.um_prefetch_base = 100 * HD_US;
+	p.um_prefetch_d2h_bw = p.um_prefetch_bw / 4;
+	sc_prefetch(sc, s1, m, true); /* op 0 */
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	sc_prefetch(sc, s1, m, false); /* op 2: older, slower */
+	sc_prefetch(sc, s2, m, true);  /* op 3: newer */
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	sc_kernel_mem(sc, s1, m); /* op 5 */
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	t = run_p(sc, &p);
+	to_host = need(t, 2, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH);
+	to_dev = need(t, 3, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH);
+	ck_assert(to_dev->end < to_host->end);
+	ck_assert_ptr_null(span_of(t, 5, 0, HD_LANE_PCIE_H2D, HD_SPAN_FAULT));
+	hd_trace_free(t);
+	sc_free(sc);
+
+	/* fresh pages on the host; the walk to the host behind a spin kernel
+	 * ends after a kernel on another stream faulted them over */
+	sc = sc_new("um");
+	s1 = sc_stream(sc, "s1", HD_STREAM_NONBLOCKING);
+	s2 = sc_stream(sc, "s2", HD_STREAM_NONBLOCKING);
+	m = sc_buf(sc, "m", HD_MEM_MANAGED, 64 * MiB);
+	p.um_walk_bw = 500e9;                        /* 64 MiB: 134 us */
+	sc_spin(sc, s1, 10 * HD_MS, 1);              /* op 0 */
+	sc_prefetch(sc, s1, m, false);               /* op 1: walks them */
+	sc_spin(sc, s2, 10 * HD_MS + 50 * HD_US, 1); /* op 2 */
+	sc_kernel_mem(sc, s2, m);                    /* op 3: faults them over */
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	sc_kernel_mem(sc, s2, m); /* op 5: finds them there */
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	t = run_p(sc, &p);
+	ck_assert_int_eq(need(t, 1, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH)->bytes, 0);
+	ck_assert(need(t, 1, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH)->end >
+		  need(t, 3, 0, HD_LANE_PCIE_H2D, HD_SPAN_FAULT)->start);
+	ck_assert_ptr_null(span_of(t, 5, 0, HD_LANE_PCIE_H2D, HD_SPAN_FAULT));
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
 /* A kernel that writes the pages the host holds a copy of to read makes
  * that copy stale: a fill writes them all, so each copy after one faults
  * them over again; a memory kernel writes the second half, so a copy of
@@ -1993,6 +2050,7 @@ model_suite(void)
 	tcase_add_test(tc, small_pageable_async_returns);
 	tcase_add_test(tc, host_copy_waits_for_legacy);
 	tcase_add_test(tc, kernel_write_stales_host_copy);
+	tcase_add_test(tc, newest_prefetch_decides);
 	tcase_add_test(tc, alloc_free_per_byte);
 	tcase_add_test(tc, deterministic);
 	tcase_add_test(tc, same_direction_fifo);
