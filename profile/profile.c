@@ -179,7 +179,8 @@ static const struct pkey keys[] = {
 	TIME("api.malloc", malloc_cost, "us", 0, "cudaMalloc of device memory"),
 	TIME("api.free", free_cost, "us", 0, "cudaFree, before its implicit device sync"),
 	TIME("api.malloc_small", malloc_small, "us", KF_OPT,
-	     "cudaMalloc / cudaMallocManaged below 2 MiB, from the driver's pool (0: api.malloc)"),
+	     "cudaMalloc below 2 MiB (cudaMallocManaged too when api.malloc_managed is 0), from "
+	     "the driver's pool (0: api.malloc)"),
 	TIME("api.free_small", free_small, "us", KF_OPT,
 	     "cudaFree below 2 MiB, before its implicit device sync (0: api.free)"),
 	TIME("api.malloc_managed", malloc_managed, "us", KF_OPT,
