@@ -26,6 +26,7 @@
 #include "tests/fake_cuda.h"
 
 int fake_cuda_calls, fake_cuda_fail_at, fake_cuda_latch_times_out, fake_cuda_captures;
+int fake_cuda_no_faults;
 
 struct CUstream_st {
 	double busy;            /* when the last queued operation ends */
@@ -764,7 +765,8 @@ hd_kernel_memory(hd_cuda_stream s, void *buf, uint64_t bytes, unsigned grid)
 	double d = 2.5e-6 + (double)bytes / grid_bw(grid, FAKE_BLOCK_MEM);
 
 	if (i >= 0 && known[i].managed && !known[i].resident) {
-		d += 30e-6 + (double)bytes / 9e9; /* demand faults, as a reduce's */
+		if (!fake_cuda_no_faults)
+			d += 30e-6 + (double)bytes / 9e9; /* demand faults, as a reduce's */
 		known[i].resident = 1;
 	}
 	spin(2e-6);
@@ -792,7 +794,8 @@ hd_kernel_reduce(hd_cuda_stream s, const void *buf, uint64_t bytes, float *out, 
 
 	(void)out;
 	if (i >= 0 && known[i].managed && !known[i].resident) {
-		d += 30e-6 + (double)bytes / 9e9; /* demand faults */
+		if (!fake_cuda_no_faults)
+			d += 30e-6 + (double)bytes / 9e9; /* demand faults */
 		known[i].resident = 1;
 	}
 	spin(2e-6);

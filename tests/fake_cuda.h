@@ -52,6 +52,7 @@
 extern int fake_cuda_calls;           /* checked calls made so far */
 extern int fake_cuda_fail_at;         /* the call number that fails (0: none) */
 extern int fake_cuda_latch_times_out; /* the latch kernel reports a timeout */
+extern int fake_cuda_no_faults;       /* kernels on managed memory fault for free */
 extern int fake_cuda_captures;        /* stream captures begun so far */
 
 /* FAKE_CUDA_NODE_DMA in the environment (bytes/s): the total every GPU's
