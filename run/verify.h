@@ -85,12 +85,12 @@ struct hd_verify_result {
  * Verify lessons[0..n): for every scenario that fits one GPU, predict with
  * the model, measure with o->measured, store both as a pair (one transaction
  * each), print predicted, measured and error per scenario and per op, then
- * check each claim on the measurement.  The summary gives the share of the
+ * check each claim on the measurement.  Each measured run is stored with its
+ * repeats' makespans and printed with their band (min to max), and whether
+ * the prediction falls inside it.  The summary gives the share of the
  * profile's FP32 rate the long compute kernels reached (HD_VERIFY_LONG_KERNEL
  * and up), and warns below HD_VERIFY_SLOW_SHARE: a GPU whose clocks drop
- * under sustained load misses by its state, not by the model.  Each measured run is stored with its
- * repeats' makespans and printed with their band (min to max), and whether
- * the prediction falls inside it.  Scenarios the backend cannot run here
+ * under sustained load misses by its state, not by the model.  Scenarios the backend cannot run here
  * (more ranks than GPUs, no NCCL: hd_backend_ops.fits) are skipped with a
  * line saying so, and listed again at the end.  Returns 0 (result in *res),
  * or -1 with e set: a failure or an interruption; runs already stored stay

@@ -111,9 +111,10 @@ struct gop {
 	uint64_t nchunks;
 	int buf; /* prefetch: the buffer */
 	int to_device;
-	uint32_t move; /* prefetch: its number among the buffer's moves, or 0
-			* when it moves nothing (struct mbuf's moves) */
-	int bnext;     /* next gop waiting for a buffer's migration (struct mbuf) */
+	/* prefetch: its number among the buffer's moves (struct mbuf), or 0
+	 * when it moves nothing */
+	uint32_t move;
+	int bnext; /* next gop waiting for a buffer's migration (struct mbuf) */
 	/* kernels faulting in managed memory: the bytes and fault groups to
 	 * migrate, in batches of groups (model_xfer.c, FAULT_BATCHES) */
 	uint64_t fault_bytes, fault_groups;
@@ -174,11 +175,13 @@ struct mbuf {
 	/* managed, resident on the device: the host holds a copy of its first
 	 * host_copy bytes for reading (copies out of it read them there) */
 	uint64_t host_copy;
-	int moving;     /* managed: a prefetch is migrating it to the device (1) or
-		      * the host (0); -1: none */
-	uint32_t moves; /* prefetches planned that move its pages: the newest
-			 * one's arrival decides where they are */
-	int waiters;    /* gops waiting for that migration (linked by bnext), or -1 */
+	/* managed: a prefetch is migrating it to the device (1) or the host
+	 * (0); -1: none */
+	int moving;
+	/* prefetches planned that move its pages: the newest one's arrival
+	 * decides where they are */
+	uint32_t moves;
+	int waiters; /* gops waiting for that migration (linked by bnext), or -1 */
 };
 
 enum wait_kind {

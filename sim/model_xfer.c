@@ -379,8 +379,10 @@ kernel_begin(struct model *m, int gi)
 		b->resident = 1;
 		b->host_bytes = 0;
 		w = kernel_writes_from(op, bufs[k], n);
-		if (w != UINT64_MAX && b->host_copy > w / fault_page(m) * fault_page(m))
-			b->host_copy = w / fault_page(m) * fault_page(m);
+		if (w != UINT64_MAX) /* the pages from the one it starts in are stale */
+			w = w / fault_page(m) * fault_page(m);
+		if (b->host_copy > w)
+			b->host_copy = w;
 	}
 	if (fault > 0) {
 		g->fault_bytes = fault;
@@ -408,10 +410,10 @@ buf_arrived(struct model *m, int bi, int to_device, uint32_t move)
 
 	if (move == 0 || move != b->moves)
 		return;
+	/* the newest move set b->moving to to_device, and only a newer one
+	 * changes it */
 	b->resident = to_device;
 	b->host_bytes = b->host_copy = 0;
-	if (b->moving != to_device) /* cannot be: only a newer move changes it */
-		return;
 	b->moving = -1;
 	gi = b->waiters;
 	b->waiters = -1;

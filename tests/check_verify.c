@@ -141,6 +141,17 @@ lesson(const char *id)
 	return hd_catalog_get(cat, i);
 }
 
+/* A lesson from its text, parsed or the test fails with where and why. */
+static struct hd_lesson *
+parsed(const char *text, size_t n, const char *name)
+{
+	struct hd_err e = { 0 };
+	struct hd_lesson *l = hd_lesson_parse(text, n, name, &e);
+
+	ck_assert_msg(l != NULL, "%s: %s", e.where, e.msg);
+	return l;
+}
+
 /* The summary splits the prediction used from the profiles alone, and
  * keeps spin-bound scenarios apart: with the measuring profile itself as
  * one of them, that one's errors are zero. */
@@ -451,8 +462,7 @@ START_TEST(rank_scenarios_are_skipped)
 	struct hd_buf out;
 	char *db = hd_xasprintf("%s/r.db", dir);
 
-	l = hd_lesson_parse(text, sizeof text - 1, "mixed.hds", &e);
-	ck_assert_msg(l != NULL, "%s: %s", e.where, e.msg);
+	l = parsed(text, sizeof text - 1, "mixed.hds");
 	ls[0] = l;
 	opts(&o, &h100, db);
 	hd_buf_init(&out);
@@ -488,8 +498,7 @@ START_TEST(long_kernels_rate)
 	const char *line;
 	int pass;
 
-	l = hd_lesson_parse(text, sizeof text - 1, "long.hds", &e);
-	ck_assert_msg(l != NULL, "%s: %s", e.where, e.msg);
+	l = parsed(text, sizeof text - 1, "long.hds");
 	ls[0] = l;
 	for (pass = 0; pass < 2; pass++) {
 		stand_in = h100;
@@ -609,13 +618,12 @@ START_TEST(collective_bandwidths)
 	    "scenario four \"four ranks\"\n  ranks 4\n  buffer d device 1MB\n"
 	    "  sum: allreduce d\n  gat: allgather d\n  sync device\nend\n";
 	struct hd_err e = { 0 };
-	struct hd_lesson *l = hd_lesson_parse(text, sizeof text - 1, "bw.hds", &e);
+	struct hd_lesson *l = parsed(text, sizeof text - 1, "bw.hds");
 	struct hd_scenario *sc;
 	struct hd_trace *t = hd_trace_new();
 	double alg = 0, bus = 0;
 	int r, k, sum = -1, gat = -1;
 
-	ck_assert_msg(l != NULL, "%s", e.msg);
 	sc = hd_lesson_instantiate(l, 0, NULL, &e);
 	ck_assert_msg(sc != NULL, "%s", e.msg);
 	for (k = 0; k < sc->nops; k++) {
