@@ -4,7 +4,8 @@
  * and the main thread through a bounded queue, four workers copying into a
  * pinned buffer, and deadlocks that end the run with their words instead
  * of hanging it.  What is asserted is the shape of the measured trace and
- * the order the queue imposes, never how long anything took.
+ * the order the queue imposes, never how long anything took, but for one
+ * kernel of 20 ms against the summary's FP32 line, a fifth apart.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "real/real.h"
 #include "run/backends.h"
 #include "run/verify.h"
+#include "tests/fake_cuda.h"
 #include "tests/testdb.h"
 #include "tests/testutil.h"
 
@@ -349,6 +351,61 @@ START_TEST(lesson_22_verified_and_stored)
 }
 END_TEST
 
+/* The summary's FP32 line from the real backend's own per-op timing, not
+ * the model standing in: a 1.2 TFLOP kernel on the fake GPU (60 TFLOP/s)
+ * predicted with a profile a quarter faster warns that the GPU ran it
+ * slower; predicted at the fake's rate it does not. */
+START_TEST(long_kernel_rate_from_the_real_backend)
+{
+	static const char text[] = "hdsim 1\nlesson long\ntitle \"Long\"\n"
+				   "scenario one \"one GPU\"\n  kernel compute 1200GFLOP\n"
+				   "  sync device\nend\n";
+	struct hd_err e = { 0 };
+	struct hd_lesson *l = hd_lesson_parse(text, sizeof text - 1, "long.hds", &e);
+	const struct hd_lesson *ls[1];
+	struct hd_verify_opts o;
+	struct hd_verify_result res;
+	struct hd_profile p;
+	struct hd_buf out;
+	char dir[64], *db;
+	int pass;
+
+	ck_assert_msg(l != NULL, "%s: %s", e.where, e.msg);
+	hd_test_mkdtemp(dir, sizeof dir, "workers");
+	db = hd_xasprintf("%s/v.db", dir);
+	ls[0] = l;
+	for (pass = 0; pass < 2; pass++) {
+		ck_assert_int_eq(hd_profile_resolve("h100-sxm", &p, &e), 0);
+		p.flops = pass == 0 ? 1.25 * FAKE_FLOPS : FAKE_FLOPS;
+		memset(&o, 0, sizeof o);
+		o.measured = &hd_real_backend;
+		o.profile = &p;
+		o.db_path = db;
+		o.warmup = 1;
+		o.repeats = 3;
+		o.width = 100;
+		hd_buf_init(&out);
+		ck_assert_msg(hd_verify_lessons(ls, 1, &o, &out, &res, &e) == 0, "%s", e.msg);
+		ck_assert_int_eq(res.long_kernels, 1);
+		ck_assert_msg(
+		    strstr(out.s, "\nCompute kernels predicted at 5.00 ms or more: 1, at ") != NULL,
+		    "%s", out.s);
+		if (pass == 0) {
+			ck_assert_msg(strstr(out.s, "at 80 % of the profile's FP32 rate") != NULL,
+				      "%s", out.s);
+			ck_assert_ptr_nonnull(strstr(out.s, "slower than the profile's gpu.fp32"));
+		} else
+			ck_assert_msg(strstr(out.s, "slower than the profile's gpu.fp32") == NULL,
+				      "%s", out.s);
+		hd_buf_free(&out);
+		hd_verify_result_free(&res);
+	}
+	hd_test_rmtree(dir);
+	free(db);
+	hd_lesson_free(l);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -357,6 +414,7 @@ suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, producer_and_consumer);
+	tcase_add_test(tc, long_kernel_rate_from_the_real_backend);
 	tcase_add_test(tc, four_workers);
 	tcase_add_test(tc, condition_in_a_thread);
 	tcase_add_test(tc, get_without_producer_ends_the_run);
