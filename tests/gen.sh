@@ -27,7 +27,7 @@ gen="$HDSIM_SRCDIR/bench/gen"
 profiles="h100-sxm h200-sxm a100-pcie rtx4090 gen3-v100"
 
 # --- determinism: each set again from its seed, compared with the committed files
-for set in heldout tuning heldout2; do
+for set in heldout tuning heldout2 heldout3; do
 	if python3 "$gen/gen.py" --set "$set" --out "$tmp/$set" -q; then ok; else
 		fail "gen.py --set $set failed"
 	fi
@@ -40,8 +40,10 @@ cnt=$(find "$gen/heldout/single" -name '*.hds' | wc -l)
 [ "$cnt" -eq 40 ] && ok || fail "heldout/single holds $cnt scenarios, not 40"
 cnt=$(find "$gen/heldout/ranks" -name '*.hds' | wc -l)
 [ "$cnt" -eq 16 ] && ok || fail "heldout/ranks holds $cnt scenarios, not 16"
-cnt=$(find "$gen/heldout2/single" -name '*.hds' | wc -l)
-[ "$cnt" -eq 40 ] && ok || fail "heldout2/single holds $cnt scenarios, not 40"
+for set in heldout2 heldout3; do
+	cnt=$(find "$gen/$set/single" -name '*.hds' | wc -l)
+	[ "$cnt" -eq 40 ] && ok || fail "$set/single holds $cnt scenarios, not 40"
+done
 # another seed draws other scenarios (so the comparison above can fail)
 python3 "$gen/gen.py" --seed 1 --single 2 --ranks 0 --out "$tmp/other" -q &&
 	! cmp -s "$tmp/other/single/000.hds" "$gen/heldout/single/000.hds" &&
@@ -49,7 +51,7 @@ python3 "$gen/gen.py" --seed 1 --single 2 --ranks 0 --out "$tmp/other" -q &&
 	fail "gen.py --seed 1 wrote the held-out set's first scenarios"
 
 # --- every committed file lints, and runs on every built-in profile
-files=$(find "$gen/heldout" "$gen/tuning" "$gen/heldout2" -name '*.hds' | sort)
+files=$(find "$gen/heldout" "$gen/tuning" "$gen/heldout2" "$gen/heldout3" -name '*.hds' | sort)
 if "$HDSIM" lint $files >"$tmp/lint" 2>&1; then ok; else
 	fail "hdsim lint of the generated sets failed"
 	grep -v ': ok:' "$tmp/lint" | head -10

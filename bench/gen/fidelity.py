@@ -4,21 +4,21 @@
 
     HDSIM=_build/hdsim bench/gen/fidelity.py SET BUILTIN CALIBRATED REAL...
 
-SET is `heldout`, `heldout2` or `tuning` (bench/gen/SET/single/*.hds); BUILTIN a built-in
-profile name (what a learner without a GPU sees) and CALIBRATED a stored
-calibrated profile file: both are predicted here with `hdsim run --json`,
-from the profile alone.  REAL are `hdsim --real` texts: directories of
-NNN.pK.txt files, or files that join them, each part headed `==> NNN...`
-(how bench/results keeps them); each text is one process, and its own
-prediction is the calibrated profile with the host's figures measured again
-in that process (the refit).  For each prediction: n, median, 90th
-percentile, worst |error| and the count within 10 % against the mean of the
-processes' bare makespans, spin-bound scenarios apart; then the spread
-between processes, (max - min) / mean, and for each prediction how many of
-the scenarios measured in two processes or more it puts inside the range
-the processes measured (min to max): a miss there is no larger than the
-machine's own spread, one outside it is the model's.  PER=1 prints every
-scenario.
+SET is `heldout`, `heldout2`, `heldout3` or `tuning`
+(bench/gen/SET/single/*.hds); BUILTIN a built-in profile name (what a
+learner without a GPU sees) and CALIBRATED a stored calibrated profile file:
+both are predicted here with `hdsim run --json`, from the profile alone.
+REAL are `hdsim --real` texts: directories of NNN.pK.txt files, or files
+that join them, each part headed `==> NNN...` (how bench/results keeps
+them); each text is one process, and its own prediction is the calibrated
+profile with the host's figures measured again in that process (the refit).
+For each prediction: n, median, 90th percentile, worst |error| and the count
+within 10 % against the mean of the processes' bare makespans, spin-bound
+scenarios apart; then the spread between processes, (max - min) / mean, and
+for each prediction how many of the scenarios measured in two processes or
+more it puts inside the range the processes measured (min to max): a miss
+there is no larger than the machine's own spread, one outside it is the
+model's.  PER=1 prints every scenario.
 """
 import glob
 import json

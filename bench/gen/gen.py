@@ -50,6 +50,9 @@ SETS = {
     # drawn at 4dc33cb, before the model changes of that day's session: the
     # first held-out set had guided which classes were probed
     'heldout2': {'seed': 20261125, 'single': 40, 'ranks': 16},
+    # drawn at f9e3413, before the model changes of 2026-11-28: heldout2's
+    # two measurements had been reported, and from then on it may steer
+    'heldout3': {'seed': 20261128, 'single': 40, 'ranks': 16},
 }
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
