@@ -587,6 +587,79 @@ hd_profile_equal(const struct hd_profile *a, const struct hd_profile *b)
 	return 1;
 }
 
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+void
+hd_profile_median(const struct hd_profile *in, int n, struct hd_profile *out)
+{
+	struct hd_profile m = in[0];
+	double v[64], mid;
+	int i, j;
+
+	if (n > 64)
+		n = 64;
+	for (i = 0; i < NKEYS; i++) {
+		const struct pkey *k = &keys[i];
+		int same = 1;
+
+		if (k->type == KT_STR || k->type == KT_WORD)
+			continue;
+		for (j = 1; j < n; j++)
+			same &= memcmp(cfield(&in[0], k), cfield(&in[j], k), k->size) == 0;
+		if (same)
+			continue;
+		for (j = 0; j < n; j++) {
+			const void *f = cfield(&in[j], k);
+
+			switch (k->type) {
+			case KT_INT:
+				v[j] = *(const int *)f;
+				break;
+			case KT_RATE:
+				v[j] = *(const double *)f;
+				break;
+			case KT_TIME:
+				v[j] = (double)*(const hd_time *)f;
+				break;
+			case KT_SIZE:
+				v[j] = (double)*(const uint64_t *)f;
+				break;
+			case KT_STR:
+			case KT_WORD:
+			case KT__COUNT:
+				break;
+			}
+		}
+		qsort(v, (size_t)n, sizeof v[0], cmp_double);
+		mid = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+		switch (k->type) {
+		case KT_INT:
+			*(int *)field(&m, k) = (int)v[(n - 1) / 2];
+			break;
+		case KT_RATE:
+			*(double *)field(&m, k) = mid;
+			break;
+		case KT_TIME:
+			*(hd_time *)field(&m, k) = (hd_time)llround(mid);
+			break;
+		case KT_SIZE:
+			*(uint64_t *)field(&m, k) = (uint64_t)v[(n - 1) / 2];
+			break;
+		case KT_STR:
+		case KT_WORD:
+		case KT__COUNT:
+			break;
+		}
+	}
+	*out = m;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Parsing                                                                  */
 /* ------------------------------------------------------------------------ */

@@ -182,6 +182,12 @@ const struct hd_profile *hd_profile_builtin_find(const char *name);
 int hd_profile_value(const struct hd_profile *p, const char *key, double *v, enum hd_dim *dim);
 /* 1 when every key of a and b is equal (origin is not compared). */
 int hd_profile_equal(const struct hd_profile *a, const struct hd_profile *b);
+/* *out = in[0] with each numeric key the median of in[0..n-1]'s values (of
+ * an even count: the mean of the middle two rates and times, the lower of
+ * the middle counts and sizes); text and words as in[0] has them.  Keys
+ * all n agree on are left exactly as they are.  n is 1 to 64; out may be
+ * one of in. */
+void hd_profile_median(const struct hd_profile *in, int n, struct hd_profile *out);
 /* "single", "nvswitch", "nvlink-pairs", "pcie". */
 const char *hd_topo_name(enum hd_topo t);
 /* "auto", "ring", "tree";  "chunks", "formula". */

@@ -225,6 +225,61 @@ END_TEST
 /* A GPU whose kernels fault managed pages in for free (no fault cost
  * seen): the fault figures are kept and said so, and the copies of managed
  * memory and its allocation, which need no fault fit, are still timed. */
+/* host.memcpy_h2d of a quick calibration measuring the host in `rounds`
+ * rounds, the first `slow` pageable copies at a third of the speed. */
+static double
+pageable_rate(int rounds, int slow, struct hd_buf *log)
+{
+	static volatile int stop;
+	struct hd_calibrate_opts o;
+	struct hd_profile p;
+	struct hd_err e = { 0 };
+
+	memset(&o, 0, sizeof o);
+	o.quick = 1;
+	o.host_rounds = rounds;
+	o.stop = &stop;
+	fake_cuda_calls = 0;
+	fake_cuda_fail_at = 0;
+	fake_cuda_slow_pageable = slow;
+	ck_assert_int_eq(hd_profile_resolve("h100-sxm", &p, &e), 0);
+	hd_buf_init(log);
+	ck_assert_msg(hd_real_calibrate(&o, &p, log, &e) == 0, "%s", e.msg);
+	fake_cuda_slow_pageable = 0;
+	ck_writes_back(&p);
+	return p.host_memcpy_h2d_bw;
+}
+
+/*
+ * A host busy while one round measures it: with three rounds the profile
+ * takes each host figure's median, so the busy round does not set it, and
+ * the summary names every round's value; measured once, the busy window is
+ * what the profile carries.  (A quick round makes 36 pageable copies: 3
+ * sizes, both ways, a warm-up and 5 samples each.)
+ */
+START_TEST(host_figures_are_the_median_of_rounds)
+{
+	struct hd_buf log;
+	double calm, once, thrice;
+
+	calm = pageable_rate(1, 0, &log);
+	ck_assert_ptr_null(strstr(log.s, "median of"));
+	hd_buf_free(&log);
+	once = pageable_rate(1, 36, &log);
+	hd_buf_free(&log);
+	thrice = pageable_rate(3, 36, &log);
+	ck_assert_ptr_nonnull(strstr(log.s, "The host's figures again: round 3 of 3"));
+	ck_assert_ptr_nonnull(strstr(log.s, "host.memcpy_h2d"));
+	ck_assert_msg(strstr(log.s, "(median of 3 rounds: ") != NULL, "%s", log.s);
+	if (at_speed()) {
+		ck_assert_msg(once < 0.6 * calm, "busy once: %g against %g B/s", once, calm);
+		ck_assert_msg(fabs(thrice / calm - 1) < 0.25, "three rounds: %g against %g B/s",
+			      thrice, calm);
+	}
+	hd_buf_free(&log);
+}
+END_TEST
+
 START_TEST(no_fault_cost_still_times_the_rest)
 {
 	struct hd_profile p, base;
@@ -525,6 +580,7 @@ calibrate_suite(void)
 	tcase_add_test(tc, quick_run_finds_the_figures);
 	tcase_add_test(tc, host_only_keeps_the_gpu_figures);
 	tcase_add_test(tc, no_fault_cost_still_times_the_rest);
+	tcase_add_test(tc, host_figures_are_the_median_of_rounds);
 	tcase_add_test(tc, failing_calls_are_named);
 	tcase_add_test(tc, failing_graph_call_is_named);
 	tcase_add_test(tc, interrupted);

@@ -52,6 +52,47 @@ write_temp(const char *text)
 
 /* ------------------------------------------------------------------------ */
 
+/* The median of profiles: key by key, odd and even counts, keys all agree
+ * on untouched, text from the first. */
+START_TEST(median_key_by_key)
+{
+	struct hd_profile r[4], m;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		r[i] = *hd_profile_builtin_find("h100-sxm");
+	r[0].host_memcpy_d2h_bw = 8e9;
+	r[1].host_memcpy_d2h_bw = 13e9;
+	r[2].host_memcpy_d2h_bw = 11e9;
+	r[3].host_memcpy_d2h_bw = 20e9;
+	r[0].pin_base = 130000000; /* 130 us */
+	r[1].pin_base = 70000000;
+	r[2].pin_base = 90000000;
+	r[3].pin_base = 60000000;
+	r[0].host_cores = 16;
+	r[1].host_cores = 8;
+	r[2].host_cores = 12;
+	r[3].host_cores = 4;
+	snprintf(r[1].description, sizeof r[1].description, "another");
+	hd_profile_median(r, 3, &m);
+	ck_assert_double_eq(m.host_memcpy_d2h_bw, 11e9);
+	ck_assert_int_eq(m.pin_base, 90000000);
+	ck_assert_int_eq(m.host_cores, 12);
+	ck_assert_double_eq(m.h2d_bw, r[0].h2d_bw);
+	ck_assert_str_eq(m.description, r[0].description);
+	hd_profile_median(r, 4, &m); /* 8 11 13 20 */
+	ck_assert_double_eq(m.host_memcpy_d2h_bw, 12e9);
+	ck_assert_int_eq(m.pin_base, 80000000);
+	ck_assert_int_eq(m.host_cores, 8);
+	hd_profile_median(r, 1, &m);
+	ck_assert(hd_profile_equal(&m, &r[0]));
+	m = r[2];
+	hd_profile_median(r, 3, &r[0]); /* out may be one of in */
+	ck_assert_double_eq(r[0].host_memcpy_d2h_bw, 11e9);
+	ck_assert_double_eq(m.host_memcpy_d2h_bw, 11e9);
+}
+END_TEST
+
 START_TEST(builtins_present)
 {
 	int i, n = hd_profile_builtin_count();
@@ -855,6 +896,7 @@ profile_suite(void)
 	tcase_add_test(tc, describe_every_key);
 	tcase_add_test(tc, doc_lists_every_key);
 	tcase_add_test(tc, doc_example_parses);
+	tcase_add_test(tc, median_key_by_key);
 	suite_add_tcase(s, tc);
 	return s;
 }

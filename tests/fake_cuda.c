@@ -27,6 +27,7 @@
 
 int fake_cuda_calls, fake_cuda_fail_at, fake_cuda_latch_times_out, fake_cuda_captures;
 int fake_cuda_no_faults;
+int fake_cuda_slow_pageable;
 
 struct CUstream_st {
 	double busy;            /* when the last queued operation ends */
@@ -546,7 +547,11 @@ cudaMemcpyAsync(void *d, const void *s, size_t n, enum cudaMemcpyKind k, cudaStr
 			spin(FAKE_MEMCPY_MANAGED);
 		/* pageable: the host stages every byte before returning */
 		cudaStreamSynchronize(stream);
-		spin(5e-6 + (double)n / 12e9);
+		if (i < 0 && fake_cuda_slow_pageable > 0) {
+			fake_cuda_slow_pageable--;
+			spin(3 * (5e-6 + (double)n / 12e9));
+		} else
+			spin(5e-6 + (double)n / 12e9);
 		queue(stream, 4e-5);
 	} else
 		queue_host_dma(stream, n, k == cudaMemcpyHostToDevice ? FAKE_H2D : FAKE_D2H);

@@ -17,6 +17,9 @@ struct hd_calibrate_opts {
 				 * staging, pinning), the rest kept from *out: these
 				 * move between processes on one machine, so
 				 * `hdsim --real` measures them again in its own */
+	int host_rounds;    /* how often the host's figures are measured, each
+			     * figure the median of the rounds (0: 3, or 1
+			     * with quick or host_only) */
 	volatile int *stop; /* set asynchronously to stop between measurements */
 	/* progress: called with a fraction in [0,1] and what is being measured */
 	void (*progress)(void *ctx, double frac, const char *what);
