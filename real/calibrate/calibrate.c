@@ -355,9 +355,9 @@ struct stage_def {
 };
 
 static const struct stage_def stages[] = {
-	{ calp_stage_api, 3 },	    { calp_stage_latency, 3 }, { calp_stage_pinned, 16 },
+	{ calp_stage_api, 3 },      { calp_stage_latency, 3 },   { calp_stage_pinned, 16 },
 	{ calp_stage_bidir, 4 },    { calp_stage_pageable, 24 }, { calp_stage_kernels, 8 },
-	{ calp_stage_pinning, 30 }, { calp_stage_managed, 6 },	 { stage_ranks, 8 },
+	{ calp_stage_pinning, 30 }, { calp_stage_managed, 6 },   { stage_ranks, 8 },
 	{ calp_stage_graphs, 3 },
 };
 /* what the host CPU does: its figures move between processes (the driver's
