@@ -151,7 +151,8 @@ static const struct pkey keys[] = {
 	     "cudaMallocHost: fresh pages allocated and pinned, bytes per second"),
 	TIME("host.pin_base", pin_base, "us", 0, "fixed cost of one pinned allocation"),
 	TIME("host.mallochost_base", mallochost_base, "us", KF_OPT,
-	     "fixed cost of cudaMallocHost, whatever the size (0: host.pin_base)"),
+	     "fixed cost of cudaMallocHost with no other small pinned buffer alive (0: "
+	     "host.pin_base)"),
 	RATE("host.dma_h2d", node_h2d_bw, "GB/s", KF_OPT,
 	     "every GPU of a node copying from pinned memory at once, total (0: no cap)"),
 	RATE("host.dma_d2h", node_d2h_bw, "GB/s", KF_OPT,

@@ -805,7 +805,16 @@ rank_init(struct model *m, struct world *w, int rank)
 		m->buf[i].bytes = sc->buffers[i].bytes;
 		m->buf[i].resident = sc->buffers[i].mem == HD_MEM_DEVICE;
 		m->buf[i].moving = m->buf[i].waiters = -1;
+		m->buf[i].live = 1;
 	}
+	/* a buffer with an alloc of its own starts unallocated, as the real
+	 * backend leaves it */
+	for (i = 0; i < sc->nops; i++)
+		if (sc->ops[i].kind == HD_OP_ALLOC && sc->ops[i].dst >= 0)
+			m->buf[sc->ops[i].dst].live = 0;
+	for (i = 0; i < sc->nbuffers; i++)
+		if (model_pinned_small(sc, i) && m->buf[i].live)
+			m->pinned_live++;
 	m->execs = hd_xcalloc((size_t)(sc->nops > 0 ? sc->nops : 1), sizeof *m->execs);
 	m->work_label = w->work_label;
 	m->api_label = w->api_label;

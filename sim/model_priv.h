@@ -182,6 +182,7 @@ struct mbuf {
 	 * decides where they are */
 	uint32_t moves;
 	int waiters; /* gops waiting for that migration (linked by bnext), or -1 */
+	int live;    /* allocated now: from the start, or between its alloc and free */
 };
 
 enum wait_kind {
@@ -293,6 +294,8 @@ struct model {
 
 	struct mthreads *thr; /* host threads beside the main one, their queues
 			       * and the CPU (model_host.c); NULL without any */
+
+	int pinned_live; /* small cudaMallocHost'd buffers allocated now (model_ops.c) */
 };
 
 /* A collective some ranks have reached. */
@@ -411,6 +414,9 @@ void model_coll_done(struct model *m, int gi);
 void model_host_poll(struct model *m);
 /* EV_HOST: run the host thread until it waits or is done (or *stop). */
 void model_host_step(struct model *m, volatile int *stop);
+/* Is buffer i pinned by cudaMallocHost and smaller than HD_ALLOC_SMALL (the
+ * driver's heap of small blocks serves it)? */
+int model_pinned_small(const struct hd_scenario *sc, int i);
 
 /* --- model_host.c: host threads, queues, the CPU ------------------------------------ */
 

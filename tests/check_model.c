@@ -641,6 +641,56 @@ START_TEST(pinned_alloc_vs_register)
 }
 END_TEST
 
+/* Rounds of cudaMallocHost and cudaFreeHost of small buffer `p`: beside
+ * another small pinned buffer the driver's heap stays alive and each costs
+ * microseconds (api.malloc_small, api.free_small); alone, or past
+ * HD_ALLOC_SMALL, the fixed costs and the pages' bytes. */
+static void
+heap_round(uint64_t bytes, int beside, hd_time *alloc, hd_time *freed)
+{
+	struct hd_scenario *sc = sc_new("heap");
+	struct hd_profile p = test_profile();
+	int b = sc_buf(sc, "p", HD_MEM_PINNED, bytes), k;
+	struct hd_trace *t;
+	struct hd_op_time oa, of;
+
+	if (beside)
+		sc_buf(sc, "k", HD_MEM_PINNED, 4096);
+	for (k = 0; k < 2; k++) {
+		sc_op(sc, HD_OP_ALLOC, 0)->dst = b;
+		sc_op(sc, HD_OP_FREE, 0)->dst = b;
+	}
+	p.malloc_small = 3 * HD_US;
+	p.free_small = 2 * HD_US;
+	p.mallochost_base = HD_MS;
+	p.freehost_cost = 300 * HD_US;
+	t = run_p(sc, &p);
+	oa = hd_trace_op_time(t, 2); /* the second round */
+	of = hd_trace_op_time(t, 3);
+	ck_assert(oa.found && of.found);
+	*alloc = oa.end - oa.start;
+	*freed = of.end - of.start;
+	hd_trace_free(t);
+	sc_free(sc);
+}
+
+START_TEST(small_pinned_heap)
+{
+	hd_time a, f;
+
+	heap_round(4096, 1, &a, &f);
+	ck_assert_int_eq(a, 3 * HD_US);
+	ck_assert_int_eq(f, 2 * HD_US);
+	heap_round(4096, 0, &a, &f);
+	ck_assert_int_eq(a, HD_MS);
+	ck_assert_int_eq(f, 300 * HD_US);
+	/* 4 MiB maps pages of its own, beside a small buffer or not */
+	heap_round(4 * MiB, 1, &a, &f);
+	ck_assert_int_eq(a, HD_MS + hd_time_for_bytes(2.0 * MiB, 2e9));
+	ck_assert_int_eq(f, 300 * HD_US);
+}
+END_TEST
+
 /* A kernel's time on the compute lane. */
 static hd_time
 kernel_time(const struct hd_scenario *sc, const struct hd_profile *p, int op)
@@ -2036,6 +2086,7 @@ model_suite(void)
 	tcase_add_test(tc, event_wait_orders);
 	tcase_add_test(tc, host_blocks);
 	tcase_add_test(tc, pinned_alloc_vs_register);
+	tcase_add_test(tc, small_pinned_heap);
 	tcase_add_test(tc, kernel_grid_rates);
 	tcase_add_test(tc, alloc_by_size);
 	tcase_add_test(tc, kernel_l2_rates);
