@@ -23,7 +23,10 @@
  *   topology, NVLink and collective keys (calib_ranks.c).
  *
  * Every statistic is a median over samples, with the interquartile range as
- * its spread.  Sizes that do not fit a quarter of free GPU memory or an
+ * its spread.  What the host's CPU does (API costs, pageable copies,
+ * pinning and allocation, managed memory) is measured in three rounds, the
+ * last two after the GPU's stages, and each of its figures is the median of
+ * the rounds (host_rounds below).  Sizes that do not fit a quarter of free GPU memory or an
  * eighth of available host memory are skipped and logged.  Every CUDA call
  * is checked; a failure names the call and the runtime's message, and every
  * resource is released on every path.
