@@ -807,6 +807,7 @@ rank_init(struct model *m, struct world *w, int rank)
 		m->buf[i].moving = m->buf[i].waiters = -1;
 		m->buf[i].live = 1;
 	}
+	m->read_buf = -1;
 	/* a buffer with an alloc of its own starts unallocated, as the real
 	 * backend leaves it */
 	for (i = 0; i < sc->nops; i++)

@@ -104,6 +104,7 @@ struct gop {
 	/* kernels */
 	int sms;
 	hd_time dur;
+	hd_time ready; /* when it joined the kernel queue */
 	/* copies */
 	enum dir dir;
 	uint64_t bytes;
@@ -296,6 +297,10 @@ struct model {
 			       * and the CPU (model_host.c); NULL without any */
 
 	int pinned_live; /* small cudaMallocHost'd buffers allocated now (model_ops.c) */
+	/* the last kernel that read a buffer through (model_xfer.c, read_shared):
+	 * its buffer (-1: none yet), stream and compute span */
+	int read_buf, read_stream;
+	hd_time read_from, read_to;
 };
 
 /* A collective some ranks have reached. */

@@ -711,6 +711,46 @@ kernel_time(const struct hd_scenario *sc, const struct hd_profile *p, int op)
 	return d;
 }
 
+/* Two memory kernels on two streams, each waiting for the other's SMs: on
+ * one buffer the second reads much of it from the L2 and takes 35 % of its
+ * time alone (bench/probe/hot.hds); on two buffers, or on one stream, the
+ * whole of it. */
+static void
+two_kernels(int same_buf, int same_stream, hd_time *first, hd_time *second)
+{
+	struct hd_profile p = test_profile();
+	struct hd_scenario *sc = sc_new("two");
+	int s1 = sc_stream(sc, "s1", 0), s2 = same_stream ? s1 : sc_stream(sc, "s2", 0);
+	int d = sc_buf(sc, "d", HD_MEM_DEVICE, 256 * MiB);
+	int e = same_buf ? d : sc_buf(sc, "e", HD_MEM_DEVICE, 256 * MiB);
+
+	sc_kernel_mem(sc, s1, d);
+	sc_kernel_mem(sc, s2, e);
+	*first = kernel_time(sc, &p, 0);
+	*second = kernel_time(sc, &p, 1);
+	sc_free(sc);
+}
+
+START_TEST(kernels_share_a_buffer_read)
+{
+	hd_time a, b, one = test_profile().kernel_overhead + hd_time_for_bytes(256.0 * MiB, 2e12);
+	double waited;
+
+	two_kernels(0, 0, &a, &b);
+	ck_assert_int_eq(a, one);
+	ck_assert_int_eq(b, one);
+	two_kernels(1, 1, &a, &b);
+	ck_assert_int_eq(b, one);
+	two_kernels(1, 0, &a, &b);
+	ck_assert_int_eq(a, one);
+	/* launched 5 us (api.launch) after the first began: it waited through
+	 * all of the first's run but those 5 us */
+	waited = (double)(one - 5 * HD_US) / (double)one;
+	ck_assert_msg(llabs(b - (one - (hd_time)((double)one * 0.65 * waited))) < HD_US,
+		      "second kernel %lld ps, one alone %lld ps", (long long)b, (long long)one);
+}
+END_TEST
+
 /* A grid smaller than the GPU runs slower: compute kernels by the SMs their
  * blocks reach (in waves past one block an SM), memory-bound ones by what
  * each block draws, bent towards gpu.hbm; a full grid runs at the profile's
@@ -2087,6 +2127,7 @@ model_suite(void)
 	tcase_add_test(tc, host_blocks);
 	tcase_add_test(tc, pinned_alloc_vs_register);
 	tcase_add_test(tc, small_pinned_heap);
+	tcase_add_test(tc, kernels_share_a_buffer_read);
 	tcase_add_test(tc, kernel_grid_rates);
 	tcase_add_test(tc, alloc_by_size);
 	tcase_add_test(tc, kernel_l2_rates);
