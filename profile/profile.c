@@ -534,6 +534,33 @@ hd_profile_format(const struct hd_profile *p)
 	return hd_buf_take(&b);
 }
 
+/* A numeric key's value in base units into *v: 0, or -1 for text and words. */
+static int
+num_get(const struct hd_profile *p, const struct pkey *k, double *v)
+{
+	const void *f = cfield(p, k);
+
+	switch (k->type) {
+	case KT_INT:
+		*v = *(const int *)f;
+		return 0;
+	case KT_RATE:
+		*v = *(const double *)f;
+		return 0;
+	case KT_TIME:
+		*v = (double)*(const hd_time *)f;
+		return 0;
+	case KT_SIZE:
+		*v = (double)*(const uint64_t *)f;
+		return 0;
+	case KT_STR:
+	case KT_WORD:
+	case KT__COUNT:
+		break;
+	}
+	return -1;
+}
+
 int
 hd_profile_value(const struct hd_profile *p, const char *key, double *v, enum hd_dim *dim)
 {
@@ -541,32 +568,11 @@ hd_profile_value(const struct hd_profile *p, const char *key, double *v, enum hd
 
 	for (i = 0; i < NKEYS; i++) {
 		const struct pkey *k = &keys[i];
-		const void *f = cfield(p, k);
 
 		if (strcmp(k->key, key) != 0)
 			continue;
-		switch (k->type) {
-		case KT_INT:
-			*v = *(const int *)f;
-			*dim = HD_DIM_NONE;
-			return 0;
-		case KT_RATE:
-			*v = *(const double *)f;
-			*dim = k->dim;
-			return 0;
-		case KT_TIME:
-			*v = (double)*(const hd_time *)f;
-			*dim = k->dim;
-			return 0;
-		case KT_SIZE:
-			*v = (double)*(const uint64_t *)f;
-			*dim = k->dim;
-			return 0;
-		case KT_STR:
-		case KT_WORD:
-		case KT__COUNT:
-			return -1;
-		}
+		*dim = k->type == KT_INT ? HD_DIM_NONE : k->dim;
+		return num_get(p, k, v);
 	}
 	return -1;
 }
@@ -615,28 +621,8 @@ hd_profile_median(const struct hd_profile *in, int n, struct hd_profile *out)
 			same &= memcmp(cfield(&in[0], k), cfield(&in[j], k), k->size) == 0;
 		if (same)
 			continue;
-		for (j = 0; j < n; j++) {
-			const void *f = cfield(&in[j], k);
-
-			switch (k->type) {
-			case KT_INT:
-				v[j] = *(const int *)f;
-				break;
-			case KT_RATE:
-				v[j] = *(const double *)f;
-				break;
-			case KT_TIME:
-				v[j] = (double)*(const hd_time *)f;
-				break;
-			case KT_SIZE:
-				v[j] = (double)*(const uint64_t *)f;
-				break;
-			case KT_STR:
-			case KT_WORD:
-			case KT__COUNT:
-				break;
-			}
-		}
+		for (j = 0; j < n; j++)
+			num_get(&in[j], k, &v[j]);
 		qsort(v, (size_t)n, sizeof v[0], cmp_double);
 		mid = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 		switch (k->type) {

@@ -211,17 +211,20 @@ pinned_beyond(uint64_t bytes)
 /* What an allocation of `bytes` of `mem` costs the host: cudaMalloc and
  * cudaMallocManaged take small sizes from the driver's pools, large ones map
  * fresh pages (device memory's bytes at api.malloc_rate); cudaMallocHost
- * allocates, zeroes and pins fresh pages; a managed buffer is then first
- * touched on the host (as the real backend does, so that it starts resident
- * there). */
+ * allocates, zeroes and pins fresh pages, unless `heap` (in_live_heap
+ * below): then a small block comes from the driver's pool as cudaMalloc's
+ * do; a managed buffer is then first touched on the host (as the real
+ * backend does, so that it starts resident there). */
 static hd_time
-alloc_cost(const struct hd_profile *p, enum hd_mem mem, uint64_t bytes)
+alloc_cost(const struct hd_profile *p, enum hd_mem mem, uint64_t bytes, int heap)
 {
 	hd_time cost = bytes < HD_ALLOC_SMALL && p->malloc_small > 0 ? p->malloc_small :
 								       p->malloc_cost;
 
 	switch (mem) {
 	case HD_MEM_PINNED:
+		if (heap) /* a small block from the driver's live heap (below) */
+			return cost;
 		return (p->mallochost_base > 0 ? p->mallochost_base : p->pin_base) +
 		    hd_time_for_bytes((double)pinned_beyond(bytes), p->mallochost_bw);
 	case HD_MEM_PAGEABLE:
@@ -247,14 +250,17 @@ alloc_cost(const struct hd_profile *p, enum hd_mem mem, uint64_t bytes)
 }
 
 /* What freeing it costs, after the implicit device sync (large device
- * buffers unmap their bytes at api.free_rate). */
+ * buffers unmap their bytes at api.free_rate; a small pinned block whose
+ * `heap` stays alive costs what a small cudaFree does). */
 static hd_time
-free_cost(const struct hd_profile *p, enum hd_mem mem, uint64_t bytes)
+free_cost(const struct hd_profile *p, enum hd_mem mem, uint64_t bytes, int heap)
 {
 	hd_time cost;
 
 	switch (mem) {
 	case HD_MEM_PINNED:
+		if (heap) /* its block stays in the driver's live heap */
+			break;
 		cost = p->freehost_cost > 0 ? p->freehost_cost : p->free_cost;
 		if (p->unpin_bw > 0)
 			cost = hd_time_add(
@@ -329,10 +335,7 @@ op_alloc(struct model *m, const struct hd_op *op, int opi)
 		b->resident = 0;
 		b->host_bytes = b->host_copy = 0;
 	}
-	if (in_live_heap(m, op->dst))
-		cost = m->p->malloc_small > 0 ? m->p->malloc_small : m->p->malloc_cost;
-	else
-		cost = alloc_cost(m->p, mem, bytes);
+	cost = alloc_cost(m->p, mem, bytes, in_live_heap(m, op->dst));
 	set_live(m, op->dst, 1);
 	return host_sleep(m, cost, 1);
 }
@@ -365,9 +368,7 @@ op_free(struct model *m, const struct hd_op *op, int opi)
 		/* FALLTHROUGH */
 	case 1: {
 		uint64_t bytes = model_buf_bytes(m, op->dst, op->bytes);
-		hd_time cost = !in_live_heap(m, op->dst) ? free_cost(m->p, mem, bytes) :
-		    m->p->free_small > 0                 ? m->p->free_small :
-							   m->p->free_cost;
+		hd_time cost = free_cost(m->p, mem, bytes, in_live_heap(m, op->dst));
 
 		set_live(m, op->dst, 0);
 		return host_sleep(m, cost, 2);

@@ -485,11 +485,14 @@ read_buffer(const struct hd_op *op)
  * could run together: on a GPU their grids interleave and the second reads
  * much of the buffer from the L2 while the first brings it in.  The model
  * runs full grids one after the other, so the second is shortened by
- * READ_SHARED of the part of the first's run it waited through.  On a lent
- * H100 two memory kernels on one buffer took 1.15-1.63 times one alone
- * (the median 1.35), on two buffers 1.9-2.0 times (bench/probe/hot.hds,
- * four processes, 64 MiB and 759 MB; tuning 001 on two H100s and an H200,
- * 1.4-1.6 times).
+ * READ_SHARED of the part of the first's run it waited through.  On lent
+ * H100s two memory kernels on one buffer took 1.15-1.27 times one alone at
+ * 64 MiB and 1.20-1.63 times at 759 MB, on two buffers 1.56-1.61 and
+ * 1.94-1.98 times (bench/probe/hot.hds, four processes, each against its
+ * own process's one alone); tuning 001's two on 759 MB took 401 and 442 us
+ * on two H100s, 1.37 and 1.52 times the probe's one alone (291.75 us on
+ * average).  Those ten ratios on one buffer have a median of 1.32;
+ * READ_SHARED makes a fully overlapped pair 1.35 times one.
  */
 static void
 read_shared(struct model *m, struct gop *g, hd_time now)
@@ -543,12 +546,12 @@ model_kernel_done(struct model *m, int gi)
 {
 	struct gop *g = &m->g[gi];
 	hd_time now = hd_engine_now(m->eng);
-	int label = model_work_label(m, g->op);
+	int label = model_work_label(m, g->op), rb = read_buffer(&m->sc->ops[g->op]);
 
 	model_emit(m, model_compute_lane(m), g->op, g->iter, HD_SPAN_KERNEL, HD_WHY_NONE,
 		   g->compute_start, now, 0, label);
-	if (read_buffer(&m->sc->ops[g->op]) >= 0) {
-		m->read_buf = read_buffer(&m->sc->ops[g->op]);
+	if (rb >= 0) {
+		m->read_buf = rb;
 		m->read_stream = g->stream;
 		m->read_from = g->compute_start;
 		m->read_to = now;

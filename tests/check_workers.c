@@ -288,6 +288,20 @@ START_TEST(put_without_consumer_ends_the_run)
 }
 END_TEST
 
+/* Options for hdsim --real on the fake GPU: one warm-up and three repeats
+ * into database db, predicted with profile p. */
+static void
+real_opts(struct hd_verify_opts *o, const struct hd_profile *p, const char *db)
+{
+	memset(o, 0, sizeof *o);
+	o->measured = &hd_real_backend;
+	o->profile = p;
+	o->db_path = db;
+	o->warmup = 1;
+	o->repeats = 3;
+	o->width = 100;
+}
+
 /* Lesson 22 through --real's pipeline (small knobs): predicted and measured
  * stored as pairs, the threads' rows and their queue waits in both. */
 START_TEST(lesson_22_verified_and_stored)
@@ -308,15 +322,9 @@ START_TEST(lesson_22_verified_and_stored)
 	hd_test_mkdtemp(dir, sizeof dir, "workers");
 	db = hd_xasprintf("%s/v.db", dir);
 	ls[0] = l;
-	memset(&o, 0, sizeof o);
-	o.measured = &hd_real_backend;
-	o.profile = &p;
-	o.db_path = db;
+	real_opts(&o, &p, db);
 	o.sets = sets;
 	o.nsets = 5;
-	o.warmup = 1;
-	o.repeats = 3;
-	o.width = 100;
 	hd_buf_init(&out);
 	ck_assert_msg(hd_verify_lessons(ls, 1, &o, &out, &res, &e) == 0, "%s", e.msg);
 	ck_assert_int_eq(res.scenarios_run, 4);
@@ -377,13 +385,7 @@ START_TEST(long_kernel_rate_from_the_real_backend)
 	for (pass = 0; pass < 2; pass++) {
 		ck_assert_int_eq(hd_profile_resolve("h100-sxm", &p, &e), 0);
 		p.flops = pass == 0 ? 1.25 * FAKE_FLOPS : FAKE_FLOPS;
-		memset(&o, 0, sizeof o);
-		o.measured = &hd_real_backend;
-		o.profile = &p;
-		o.db_path = db;
-		o.warmup = 1;
-		o.repeats = 3;
-		o.width = 100;
+		real_opts(&o, &p, db);
 		hd_buf_init(&out);
 		ck_assert_msg(hd_verify_lessons(ls, 1, &o, &out, &res, &e) == 0, "%s", e.msg);
 		ck_assert_int_eq(res.long_kernels, 1);
