@@ -2,7 +2,7 @@
 """profile_median.py - a built-in profile's measured figures as the median of
 many `hdsim calibrate` runs on one kind of GPU.
 
-    bench/profile_median.py [--write PROFILE] [--keys K1,K2,...] REF CAL...
+    bench/profile_median.py [--write PROFILE] [--keys K1,...] [--skip K1,...] REF CAL...
 
 REF is the output of the current `hdsim calibrate` (its summary says how
 each figure is measured now); CAL are the outputs of earlier calibrations
@@ -14,7 +14,8 @@ with the same description as REF's: a figure calibrate measured another way
 left out.  For each key: the median, how many calibrations gave it, their
 range.  --write rewrites PROFILE's lines for those keys (--keys: only these)
 in place, each with a "# source:" line naming the median, the count, the
-range and the dates the calibrations carry in their paths.
+range and the dates the calibrations carry in their paths; --skip leaves
+those keys alone.  profiles/h100-sxm.hdp says the command that wrote it.
 
 One lent machine's host moves by tens of percent from one minute to the
 next (bench/results/2026-11-22-h100-host/README.md); a built-in figure taken
@@ -22,6 +23,7 @@ from one or two calibrations carries whatever minute they caught.  The
 median of many is what a learner without a GPU is best served by.
 """
 import argparse
+import os
 import re
 import statistics
 import sys
@@ -79,7 +81,7 @@ def rewrite(profile, res, keys, kind):
     out = []
     for line in lines:
         m = KEYLINE.match(line)
-        if not m or m.group(1) not in res or (keys and m.group(1) not in keys):
+        if not m or m.group(1) not in res or m.group(1) not in keys:
             out.append(line)
             continue
         key, unit = m.group(1), m.group(3)
@@ -90,10 +92,11 @@ def rewrite(profile, res, keys, kind):
                 (out[-1].startswith("# source:") or out[-1].startswith("#   ")):
             out.pop()
         dates = sorted({d for p in paths for d in DATE.findall(p)})
-        span = dates[0] if len(dates) == 1 else "%s to %s" % (dates[0], dates[-1])
+        span = "" if not dates else dates[0] + ": " if len(dates) == 1 else \
+            "%s to %s: " % (dates[0], dates[-1])
         out.append("# source: (measured: the median of %d 'hdsim calibrate' runs on lent %s"
                    % (len(vals), kind))
-        out.append("#   machines, %s: %s to %s; bench/profile_median.py over the"
+        out.append("#   machines, %s%s to %s; bench/profile_median.py over the"
                    % (span, fmt(min(vals), unit), fmt(max(vals), unit)))
         out.append("#   calibrate.txt files under bench/results)")
         out.append("%s = %s%s" % (key, fmt(med, unit), m.group(4)))
@@ -104,6 +107,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--write", metavar="PROFILE")
     ap.add_argument("--keys", default="")
+    ap.add_argument("--skip", default="")
     ap.add_argument("--kind", default="H100 80GB HBM3")
     ap.add_argument("ref")
     ap.add_argument("cal", nargs="+")
@@ -113,17 +117,20 @@ def main():
         sys.exit("profile_median.py: %s holds no calibrate summary" % a.ref)
     name = gpu(a.ref)
     cals = []
-    for p in [a.ref] + [c for c in a.cal if c != a.ref]:
+    seen = set()
+    for p in [a.ref] + a.cal:
+        if os.path.realpath(p) in seen:  # REF listed among CAL too
+            continue
+        seen.add(os.path.realpath(p))
         if gpu(p) != name:
             print("profile_median.py: %s left out: it calibrated %s, not %s"
                   % (p, gpu(p) or "no named GPU", name), file=sys.stderr)
             continue
         cals.append((p, summary(p)))
     res = medians(ref, cals)
-    keys = set(k for k in a.keys.split(",") if k)
-    for key in sorted(res):
-        if keys and key not in keys:
-            continue
+    keys = set(k for k in a.keys.split(",") if k) or set(res)
+    keys -= set(k for k in a.skip.split(",") if k)
+    for key in sorted(keys):
         med, vals, _ = res[key]
         print("%-24s median %-12.5g n %2d  range %.5g .. %.5g" % (key, med, len(vals), min(vals),
                                                                   max(vals)))

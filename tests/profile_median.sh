@@ -1,0 +1,82 @@
+#!/bin/sh
+# profile_median.sh - bench/profile_median.py, which writes h100-sxm's
+# measured figures: on made-up calibrate outputs it takes the median of the
+# calibrations that measured a key as the reference does, leaves out one of
+# another GPU, and rewrites only the keys asked for; and the command
+# profiles/h100-sxm.hdp names still writes that file, byte for byte, from
+# the calibrations it lists (skipped where bench/results is not there, as in
+# a distribution tarball).
+#
+# Run by `make check` with $HDSIM_SRCDIR (the source tree) set; exits 77
+# (skipped) when it is not, or without python3.
+# shellcheck disable=SC2015  # "test && ok || fail" is safe: ok never fails
+set -u
+
+if [ -z "${HDSIM_SRCDIR:-}" ]; then
+	echo "profile_median.sh: HDSIM_SRCDIR is not set: skipped"
+	exit 77
+fi
+if ! command -v python3 >/dev/null 2>&1; then
+	echo "profile_median.sh: no python3: skipped"
+	exit 77
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hdsim-median.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+. "$(dirname "$0")/check-lib.sh"
+
+pm="$HDSIM_SRCDIR/bench/profile_median.py"
+
+# cal FILE GPU LAUNCH DESC PIN: a calibrate output with two summary lines
+cal() {
+	cat >"$1" <<EOF
+GPU 0: $2, 132 SMs, 3 copy engines, 78.7 GiB of 79.2 GiB free
+  api.launch           $3        (median of 3 rounds; base 3.80 us) $4
+  host.pin_base        $5        (base 72.0 us) fitted alpha of cudaHostRegister
+EOF
+}
+cal "$tmp/ref.txt" "NVIDIA H100 80GB HBM3" "4.00 us" "mean host time of a kernel launch" "100 us"
+cal "$tmp/a.txt" "NVIDIA H100 80GB HBM3" "2.00 us" "mean host time of a kernel launch" "300 us"
+cal "$tmp/b.txt" "NVIDIA H100 80GB HBM3" "9.00 us" "median host time of a kernel launch" "200 us"
+cal "$tmp/c.txt" "NVIDIA H200" "50.0 us" "mean host time of a kernel launch" "900 us"
+
+python3 "$pm" "$tmp/ref.txt" "$tmp/a.txt" "$tmp/b.txt" "$tmp/c.txt" >"$tmp/out" 2>"$tmp/err"
+# api.launch: ref and a (b measured it another way, c is another GPU)
+grep -q '^api.launch  *median 3e-06  *n  2  range 2e-06 .. 4e-06' "$tmp/out" && ok ||
+	fail "api.launch is not the median of the two like measurements: $(cat "$tmp/out")"
+# host.pin_base: ref, a and b alike, c left out
+grep -q '^host.pin_base  *median 0.0002  *n  3' "$tmp/out" && ok ||
+	fail "host.pin_base is not the median of three: $(cat "$tmp/out")"
+grep -q 'c.txt left out: it calibrated NVIDIA H200, not NVIDIA H100 80GB HBM3' "$tmp/err" && ok ||
+	fail "the other GPU's calibration is not named as left out: $(cat "$tmp/err")"
+
+printf 'hdsim-profile 1\nname = "x"\n# source: old words\n#   more old words\napi.launch = 3.8 us        # a note\n# source: kept\nhost.pin_base = 72 us\n' >"$tmp/p.hdp"
+python3 "$pm" --skip host.pin_base --write "$tmp/p.hdp" "$tmp/ref.txt" "$tmp/a.txt" >/dev/null 2>&1
+grep -q '^api.launch = 3 us        # a note$' "$tmp/p.hdp" && ok ||
+	fail "api.launch not rewritten with its note: $(cat "$tmp/p.hdp")"
+grep -q 'old words' "$tmp/p.hdp" && fail "the old source comment stayed" || ok
+grep -q '^# source: (measured: the median of 2 .hdsim calibrate. runs' "$tmp/p.hdp" && ok ||
+	fail "no source line for the median: $(cat "$tmp/p.hdp")"
+grep -q '^host.pin_base = 72 us$' "$tmp/p.hdp" && grep -q '^# source: kept$' "$tmp/p.hdp" && ok ||
+	fail "--skip host.pin_base rewrote it"
+
+# the built-in profile is what its command writes from the calibrations it names
+list="$HDSIM_SRCDIR/profiles/h100-sxm.calibrations"
+ref="$HDSIM_SRCDIR/bench/results/2026-11-28-fidelity-h100/run22/calibrate.txt"
+if [ -f "$ref" ]; then
+	cp "$HDSIM_SRCDIR/profiles/h100-sxm.hdp" "$tmp/h100.hdp"
+	# the list's paths are words: one a line, no spaces
+	# shellcheck disable=SC2046
+	(cd "$HDSIM_SRCDIR" && python3 bench/profile_median.py \
+		--skip host.cores,pcie.latency,pcie.gen,pcie.lanes --write "$tmp/h100.hdp" \
+		"$ref" $(cat "$list")) >/dev/null 2>"$tmp/err"
+	if cmp -s "$tmp/h100.hdp" "$HDSIM_SRCDIR/profiles/h100-sxm.hdp"; then ok; else
+		fail "profiles/h100-sxm.hdp is not what its command writes now"
+		diff "$HDSIM_SRCDIR/profiles/h100-sxm.hdp" "$tmp/h100.hdp" | head -20
+	fi
+	test "$(wc -l <"$list")" -eq 48 && ok || fail "h100-sxm.calibrations lists $(wc -l <"$list") files, not 48"
+else
+	echo "profile_median.sh: no bench/results here: the built-in's figures not rederived"
+fi
+
+finish profile_median.sh
