@@ -198,4 +198,20 @@ near heldout3/single/004.hds 2416000000 2500000000 1.35 "heldout3 004 (small pin
 near heldout3/single/005.hds 972000000 1048000000 1.2 "heldout3 005 (small pinned heap)"
 near tuning/single/001.hds 401000000 442000000 1.2 "tuning 001 (two kernels reading one buffer)"
 
+# --- classes.py: a made-up measurement twice the prediction is -50 % in
+# every class the scenario carries, once each
+ps=$("$HDSIM" run "$gen/heldout/single/000.hds" --json --profile h100-sxm 2>/dev/null |
+	sed -n 's/.*"makespan_ps":\([0-9]*\).*/\1/p' | head -1)
+us=$(python3 -c 'import sys; print("%.6f" % (2 * float(sys.argv[1]) / 1e6))' "${ps:-0}")
+printf '==> 000.p1.txt <==\n  main                     predicted    1.00 us   measured    %s us   error  +0.0 %%\n' \
+	"$us" >"$tmp/cls.txt"
+if python3 "$gen/classes.py" h100-sxm "heldout=$tmp/cls.txt" >"$tmp/cls.out" 2>&1; then ok; else
+	fail "classes.py failed: $(head -c 300 "$tmp/cls.out")"
+fi
+grep -q '^ALL  *n   1  median signed  -50.0 %  short   1  median |error|  50.0 %$' "$tmp/cls.out" &&
+	ok || fail "classes.py's ALL row is not -50 %: $(cat "$tmp/cls.out")"
+cls=$(sed -n 's/.*classes=\([^"]*\)".*/\1/p' "$gen/heldout/single/000.hds" | tr ',' '\n' | wc -l)
+test "$(grep -c ' n   1  median signed  -50.0 %' "$tmp/cls.out")" -eq $((cls + 1)) && ok ||
+	fail "classes.py does not list each of the scenario's $cls classes once"
+
 finish gen.sh
