@@ -6,8 +6,8 @@ long, pooled over every measurement kept.
 
 PROFILE is a built-in profile name or a profile file; each SET=REAL names a
 generated set (tuning, heldout, heldout2, ...) and the `hdsim --real` texts
-that measured it (files whose parts are headed `==> NNN...`, as
-bench/results keeps them).  Each scenario not spin-bound counts once, at
+that measured it, as fidelity.py reads them (directories of NNN.pK.txt, or
+files whose parts are headed `==> NNN...`, as bench/results keeps them).  Each scenario not spin-bound counts once, at
 the median of its processes; for every class tag the generator wrote in the
 scenario's title (bench/gen/README.md) and for ALL: how many, the median
 signed error, how many came out short, the median |error|.  A class that
@@ -15,27 +15,23 @@ leans one way across machines is the model's; one that scatters is the
 machines'.
 """
 import collections
-import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 
-UNIT = {"ps": 1e-12, "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
-LINE = re.compile(r"^  main\s+predicted\s+([\d.]+) (\w+)\s+measured\s+([\d.]+) (\w+)", re.M)
-TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-HDSIM = os.environ.get("HDSIM", os.path.join(TOP, "_build", "hdsim"))
+from fidelity import LINE, TOP, UNIT, predict, texts
 
 
 def measured(paths):
-    """{scenario number: [makespan of each process]} from --real texts."""
+    """{scenario number: [makespan of each process]} from --real texts
+    (files or directories, as fidelity.py reads them)."""
     meas = collections.defaultdict(list)
     for path in paths:
-        for part in re.split(r"^==> ", open(path).read(), flags=re.M)[1:]:
-            m = LINE.search(part)
+        for n, text in texts(path):
+            m = LINE.search(text)
             if m:
-                meas[part[:3]].append(float(m.group(3)) * UNIT[m.group(4)])
+                meas[n].append(float(m.group(3)) * UNIT[m.group(4)])
     return meas
 
 
@@ -51,9 +47,7 @@ def main():
             text = open(hds).read()
             if "spin=bound" in text:
                 continue
-            out = subprocess.run([HDSIM, "run", hds, "--json", "--profile", prof],
-                                 capture_output=True, text=True, check=True).stdout
-            p = json.loads(out)["scenarios"][0]["makespan_ps"] * 1e-12
+            p = predict(setname, prof, n)
             mv = statistics.median(v)
             e = (p - mv) / mv * 100
             for c in re.search(r'classes=(\S*)"', text).group(1).split(",") + ["ALL"]:
