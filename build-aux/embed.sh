@@ -18,7 +18,7 @@ tmp="$out.tmp.$$"
 		base=$(basename "$f")
 		printf '\t{ "%s",\n' "$base"
 		LC_ALL=C awk '{
-			gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); gsub(/\t/, "\\t"); gsub(/\r/, "\\r")
+			gsub(/\\/, "&&"); gsub(/"/, "\\\""); gsub(/\t/, "\\t"); gsub(/\r/, "\\r")
 			printf "\t  \"%s\\n\"\n", $0
 		}' "$f"
 		printf '\t  "" },\n'

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/embedded.h"
 #include "base/units.h"
 #include "base/util.h"
 #include "ir/ir.h"
@@ -1286,6 +1287,27 @@ srcdir(void)
 	return s != NULL && *s != '\0' ? s : HDSIM_SRCDIR;
 }
 
+/* The binary carries each lesson file byte for byte (build-aux/embed.sh
+ * escapes the backslashes and quotes a lesson's strings may hold). */
+START_TEST(builtins_are_their_files)
+{
+	int i;
+
+	ck_assert_int_gt(hd_builtin_lessons_count, 0);
+	for (i = 0; i < hd_builtin_lessons_count; i++) {
+		struct hd_err e = { 0 };
+		char *path = hd_xasprintf("%s/lessons/%s", srcdir(), hd_builtin_lessons[i].name);
+		char *text = hd_read_file(path, NULL, &e);
+
+		ck_assert_msg(text != NULL, "%s: %s", path, e.msg);
+		ck_assert_msg(strcmp(text, hd_builtin_lessons[i].text) == 0,
+			      "%s differs from the built-in", path);
+		free(text);
+		free(path);
+	}
+}
+END_TEST
+
 /* Texts of the shipped lessons (non-empty *.hds in lessons/), and the inline one. */
 struct corpus {
 	char *text[64];
@@ -1780,6 +1802,7 @@ lesson_suite(void)
 	TCase *tc = tcase_create("core");
 	TCase *slow = tcase_create("mutations");
 
+	tcase_add_test(tc, builtins_are_their_files);
 	tcase_add_test(tc, full_metadata);
 	tcase_add_test(tc, question_points_and_misconceptions);
 	tcase_add_test(tc, trace_op_index);

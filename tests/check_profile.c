@@ -125,6 +125,28 @@ START_TEST(builtins_present)
 }
 END_TEST
 
+/* The binary carries each profile file byte for byte (build-aux/embed.sh
+ * escapes backslashes and quotes: a comment with `tr '\n' ,` in it once
+ * came out as two lines, the second no key at all). */
+START_TEST(builtins_are_their_files)
+{
+	int i;
+
+	for (i = 0; i < hd_builtin_profiles_count; i++) {
+		struct hd_err e = { 0 };
+		char *path = hd_xasprintf("%s/profiles/%s", HDSIM_SRCDIR,
+					  hd_builtin_profiles[i].name);
+		char *text = hd_read_file(path, NULL, &e);
+
+		ck_assert_msg(text != NULL, "%s: %s", path, e.msg);
+		ck_assert_msg(strcmp(text, hd_builtin_profiles[i].text) == 0,
+			      "%s differs from the built-in", path);
+		free(text);
+		free(path);
+	}
+}
+END_TEST
+
 /*
  * Parse each built-in's text twice, over a struct of zeros and over one of
  * 0xa5 bytes: every field must come out the same, so the text sets them all.
@@ -880,6 +902,7 @@ profile_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, builtins_present);
+	tcase_add_test(tc, builtins_are_their_files);
 	tcase_add_test(tc, builtins_set_every_field);
 	tcase_add_test(tc, builtins_plausible);
 	tcase_add_test(tc, builtins_cite_sources);

@@ -2,9 +2,9 @@
 # profile_median.sh - bench/profile_median.py, which writes h100-sxm's
 # measured figures: on made-up calibrate outputs it takes the median of the
 # calibrations that measured a key as the reference does, leaves out one of
-# another GPU, and rewrites only the keys asked for; and the command
-# profiles/h100-sxm.hdp names still writes that file, byte for byte, from
-# the calibrations it lists (skipped where bench/results is not there, as in
+# another GPU, and rewrites only the keys asked for; and the commands
+# profiles/h100-sxm.hdp and h200-sxm.hdp name still write those files, byte
+# for byte, from the calibrations listed (skipped where bench/results is not there, as in
 # a distribution tarball).
 #
 # Run by `make check` with $HDSIM_SRCDIR (the source tree) set; exits 77
@@ -75,6 +75,17 @@ if [ -f "$ref" ]; then
 		diff "$HDSIM_SRCDIR/profiles/h100-sxm.hdp" "$tmp/h100.hdp" | head -20
 	fi
 	test "$(wc -l <"$list")" -eq 48 && ok || fail "h100-sxm.calibrations lists $(wc -l <"$list") files, not 48"
+	# h200-sxm's host figures: the same calibrations, the keys it lists
+	cp "$HDSIM_SRCDIR/profiles/h200-sxm.hdp" "$tmp/h200.hdp"
+	# shellcheck disable=SC2046
+	(cd "$HDSIM_SRCDIR" && python3 bench/profile_median.py \
+		--keys "$(tr '\n' , <profiles/h200-sxm.keys)" --kind "H100 80GB HBM3" \
+		--write "$tmp/h200.hdp" "$ref" $(cat "$list")) >/dev/null 2>"$tmp/err"
+	if cmp -s "$tmp/h200.hdp" "$HDSIM_SRCDIR/profiles/h200-sxm.hdp"; then ok; else
+		fail "profiles/h200-sxm.hdp is not what its command writes now"
+		diff "$HDSIM_SRCDIR/profiles/h200-sxm.hdp" "$tmp/h200.hdp" | head -20
+	fi
+	grep -q '^gpu.hbm = 3.906 TB/s$' "$tmp/h200.hdp" && ok || fail "h200-sxm's GPU figures were rewritten"
 else
 	echo "profile_median.sh: no bench/results here: the built-in's figures not rederived"
 fi
