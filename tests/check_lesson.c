@@ -1291,20 +1291,10 @@ srcdir(void)
  * escapes the backslashes and quotes a lesson's strings may hold). */
 START_TEST(builtins_are_their_files)
 {
-	int i;
+	char *dir = hd_xasprintf("%s/lessons", srcdir());
 
-	ck_assert_int_gt(hd_builtin_lessons_count, 0);
-	for (i = 0; i < hd_builtin_lessons_count; i++) {
-		struct hd_err e = { 0 };
-		char *path = hd_xasprintf("%s/lessons/%s", srcdir(), hd_builtin_lessons[i].name);
-		char *text = hd_read_file(path, NULL, &e);
-
-		ck_assert_msg(text != NULL, "%s: %s", path, e.msg);
-		ck_assert_msg(strcmp(text, hd_builtin_lessons[i].text) == 0,
-			      "%s differs from the built-in", path);
-		free(text);
-		free(path);
-	}
+	hd_test_embedded_are_files(hd_builtin_lessons, hd_builtin_lessons_count, dir);
+	free(dir);
 }
 END_TEST
 

@@ -130,20 +130,8 @@ END_TEST
  * came out as two lines, the second no key at all). */
 START_TEST(builtins_are_their_files)
 {
-	int i;
-
-	for (i = 0; i < hd_builtin_profiles_count; i++) {
-		struct hd_err e = { 0 };
-		char *path = hd_xasprintf("%s/profiles/%s", HDSIM_SRCDIR,
-					  hd_builtin_profiles[i].name);
-		char *text = hd_read_file(path, NULL, &e);
-
-		ck_assert_msg(text != NULL, "%s: %s", path, e.msg);
-		ck_assert_msg(strcmp(text, hd_builtin_profiles[i].text) == 0,
-			      "%s differs from the built-in", path);
-		free(text);
-		free(path);
-	}
+	hd_test_embedded_are_files(hd_builtin_profiles, hd_builtin_profiles_count,
+				   HDSIM_SRCDIR "/profiles");
 }
 END_TEST
 
