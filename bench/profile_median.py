@@ -108,7 +108,7 @@ def main():
     ap.add_argument("--write", metavar="PROFILE")
     ap.add_argument("--keys", default="")
     ap.add_argument("--skip", default="")
-    ap.add_argument("--kind", default="H100 80GB HBM3")
+    ap.add_argument("--kind", help="the machines' GPU in the source lines (REF's GPU)")
     ap.add_argument("ref")
     ap.add_argument("cal", nargs="+")
     a = ap.parse_args()
@@ -122,20 +122,25 @@ def main():
         if os.path.realpath(p) in seen:  # REF listed among CAL too
             continue
         seen.add(os.path.realpath(p))
-        if gpu(p) != name:
+        g = gpu(p)
+        if g != name:
             print("profile_median.py: %s left out: it calibrated %s, not %s"
-                  % (p, gpu(p) or "no named GPU", name), file=sys.stderr)
+                  % (p, g or "no named GPU", name), file=sys.stderr)
             continue
         cals.append((p, summary(p)))
     res = medians(ref, cals)
     keys = set(k for k in a.keys.split(",") if k) or set(res)
     keys -= set(k for k in a.skip.split(",") if k)
+    if keys - set(res):
+        sys.exit("profile_median.py: no calibration measured %s as %s does"
+                 % (", ".join(sorted(keys - set(res))), a.ref))
     for key in sorted(keys):
         med, vals, _ = res[key]
         print("%-24s median %-12.5g n %2d  range %.5g .. %.5g" % (key, med, len(vals), min(vals),
                                                                   max(vals)))
     if a.write:
-        rewrite(a.write, res, keys, a.kind)
+        kind = a.kind or (name[len("NVIDIA "):] if name.startswith("NVIDIA ") else name)
+        rewrite(a.write, res, keys, kind)
 
 
 if __name__ == "__main__":

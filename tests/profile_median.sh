@@ -50,6 +50,13 @@ grep -q '^host.pin_base  *median 0.0002  *n  3' "$tmp/out" && ok ||
 grep -q 'c.txt left out: it calibrated NVIDIA H200, not NVIDIA H100 80GB HBM3' "$tmp/err" && ok ||
 	fail "the other GPU's calibration is not named as left out: $(cat "$tmp/err")"
 
+if python3 "$pm" --keys api.nothing "$tmp/ref.txt" "$tmp/a.txt" >/dev/null 2>"$tmp/err"; then
+	fail "a key no calibration measured was taken"
+else
+	grep -q 'no calibration measured api.nothing as' "$tmp/err" && ok ||
+		fail "no clear message for a key no calibration measured: $(cat "$tmp/err")"
+fi
+
 printf 'hdsim-profile 1\nname = "x"\n# source: old words\n#   more old words\napi.launch = 3.8 us        # a note\n# source: kept\nhost.pin_base = 72 us\n' >"$tmp/p.hdp"
 python3 "$pm" --skip host.pin_base --write "$tmp/p.hdp" "$tmp/ref.txt" "$tmp/a.txt" >/dev/null 2>&1
 grep -q '^api.launch = 3 us        # a note$' "$tmp/p.hdp" && ok ||
