@@ -62,6 +62,9 @@ SETS = {
     # drawn at 5a4af9c after heldout5 was measured and scored once (run24),
     # before any change its misses suggest
     'heldout6': {'seed': 20261205, 'single': 40, 'ranks': 16},
+    # drawn at ff85d56 after heldout6 was scored once and its misses read,
+    # before any change they suggest
+    'heldout7': {'seed': 20261207, 'single': 40, 'ranks': 16},
 }
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
