@@ -8,6 +8,8 @@
 # gpu-state.txt holds the GPU's clocks, temperature, power and throttle
 # reasons before calibrate, before each pass and at the end (nvidia-smi
 # -q): a card that slows under load shows there, not only as a miss.
+# PROBES: lesson files run after calibrate, before JOBS, each in PASSES
+# processes (default 2) with the calibrated profile, into probe/NAME.pK.txt.
 #   JOBS="heldout:1:cal tuning:1:cal heldout:2:cal" sh bench/fidelity-run.sh
 set -u
 bin=${HDSIM:-$PWD/_gpu/hdsim}
@@ -25,6 +27,15 @@ gpu_state "before calibrate"
 { nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv; lscpu | grep -E "Model name|^CPU\(s\)|L3"; date -u; } > "$out/machine.txt" 2>&1
 ( time "$bin" calibrate ) > "$out/calibrate.txt" 2>&1
 cp "$XDG_DATA_HOME"/hdsim/profiles/*.hdp "$out/calibrated.hdp"
+for f in ${PROBES:-}; do
+  mkdir -p "$out/probe"
+  k=1
+  while [ "$k" -le "${PASSES:-2}" ]; do
+    timeout 120 "$bin" --real "$f" --profile "$out/calibrated.hdp" --db "$out/hdsim.db" > "$out/probe/$(basename "$f" .hds).p$k.txt" 2>&1
+    echo "probe $f p$k rc=$? $(date -u +%T)" >> "$out/rc.txt"
+    k=$((k + 1))
+  done
+done
 for job in $JOBS; do
   set=${job%%:*}; rest=${job#*:}; pass=${rest%%:*}; mode=${rest#*:}
   mkdir -p "$out/$set"
