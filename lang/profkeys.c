@@ -35,6 +35,7 @@ static const struct hd_profkey keys[] = {
 	{ "api.launch", HD_DIM_TIME },
 	{ "api.memcpy", HD_DIM_TIME },
 	{ "api.memcpy_d2d", HD_DIM_TIME },
+	{ "api.memcpy_sync", HD_DIM_TIME },
 	{ "api.memcpy_managed", HD_DIM_TIME },
 	{ "api.event", HD_DIM_TIME },
 	{ "api.wait", HD_DIM_TIME },

@@ -7,7 +7,8 @@
  * stream.  Both are put on one time base: after a device sync the host reads
  * its clock, records a base event on the legacy stream and waits for it, and
  * the base event's time is taken as the midpoint of that short wait (its
- * error is half the wait, a few microseconds, reported as spread).  Warm-up
+ * error is half the wait, a few microseconds, reported as spread); time 0 is
+ * when the wait returns and the scenario's first op can start.  Warm-up
  * runs come first; each timed repeat gives one trace, and the result is the
  * per-span median of start and end over the repeats, with the interquartile
  * range of each span's duration as its spread; every repeat's makespan goes
@@ -854,7 +855,10 @@ one_repeat(struct rt *rt, struct rt_span **out, size_t *nout)
 		return -1;
 	after = now_ns();
 	rt->t0 = before + (after - before) / 2;
-	start = rt->t0;
+	/* The scenario starts when its first op can: after the wait for the
+	 * base event (counting from the event itself added half that wait,
+	 * 2-4 us, to every makespan; bench/probe/apicost.hds `empty`). */
+	start = after;
 	/* Ranks start each repeat together: from when this one leaves. */
 	if (rt->comm != NULL) {
 		if (rt->comm->barrier(rt->comm->ctx, NULL, rt->e) != 0)
@@ -989,7 +993,7 @@ bare_repeat(struct rt *rt)
 {
 	const struct hd_scenario *sc = rt->sc;
 	int64_t before, after, host_end;
-	hd_time end;
+	hd_time end, gpu_end;
 	float ms;
 	int i;
 
@@ -1009,7 +1013,8 @@ bare_repeat(struct rt *rt)
 	if (walk_threads(rt) != 0)
 		goto fail;
 	host_end = now_ns();
-	end = (host_end - rt->t0) * HD_NS;
+	/* from the walk's start, as one_repeat counts */
+	end = (host_end - after) * HD_NS;
 	/* work still on a stream after the host is done: its last event (an idle
 	 * stream's event would only mark when it was recorded) */
 	for (i = 0; i < sc->nstreams; i++) {
@@ -1023,8 +1028,9 @@ bare_repeat(struct rt *rt)
 		    !CK(rt, cudaEventSynchronize(ev)) ||
 		    !CK(rt, cudaEventElapsedTime(&ms, rt->base, ev)))
 			goto fail;
-		if ((hd_time)llround((double)ms * 1e9) > end)
-			end = (hd_time)llround((double)ms * 1e9);
+		gpu_end = (hd_time)llround((double)ms * 1e9) + (rt->t0 - after) * HD_NS;
+		if (gpu_end > end)
+			end = gpu_end;
 	}
 	rt->bare = 0;
 	return CK(rt, cudaDeviceSynchronize()) ? end : -1;

@@ -38,6 +38,7 @@
  * a CPU memcpy; device-to-device copies use the third copy engine when
  * there are three or more, else share the host-to-device engine.
  */
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,6 +252,29 @@ model_buf_bytes(const struct model *m, int b, uint64_t fallback)
 }
 
 /*
+ * The driver's fixed costs for managed memory grow with the buffer up to
+ * 2 MiB, where calibrate measures them: on a lent H200 (2026-11-28,
+ * bench/probe/umsize.hds, buffers of 4 KiB to 32 MiB prefetched, faulted
+ * in and copied out of whole) a prefetch's fixed part was 14, 18, 35 and
+ * 53 us at 4 KiB, 64 KiB, 512 KiB and 2 MiB, flat above; a fault-in's and
+ * a copy's fault-back grew alike.  A quarter of the cost at one page,
+ * rising as the square root of the size, follows all three within a few
+ * microseconds.
+ */
+#define UM_FIXED_FULL (2u * 1024u * 1024u)
+
+hd_time
+model_um_fixed(hd_time t, uint64_t bytes)
+{
+	double f;
+
+	if (bytes >= UM_FIXED_FULL || t <= 0)
+		return t;
+	f = 0.25 + 0.75 * sqrt((double)bytes / (double)UM_FIXED_FULL);
+	return (hd_time)llround((double)t * f);
+}
+
+/*
  * Create every lane the run can use in one fixed order, so traces of the
  * same scenario always list lanes alike: host, API, streams by index, copy
  * engines, compute, links.
@@ -445,6 +469,7 @@ model_gop_new(struct model *m, enum gop_kind kind, int stream, int op, uint32_t 
 	g->chunks_done = g->nchunks = 0;
 	g->fault_bytes = g->fault_groups = 0;
 	g->fault_batch = g->fault_batches = 0;
+	g->fault_alloc = 0;
 	g->kdone = 0;
 	g->bytes = 0;
 	g->buf = -1;
@@ -545,16 +570,16 @@ model_gop_complete(struct model *m, int gi)
 /* --- starting stream heads -------------------------------------------------- */
 
 /* A transfer's fixed time: the copy engine's set-up, or the driver's work
- * for a prefetch: um.prefetch_base when it moves pages, else its walk over
- * `walked` bytes of pages already there; peer copies pay the link's
- * latency. */
+ * for a prefetch: um.prefetch_base (for its buffer's size) when it moves
+ * pages, else its walk over `walked` bytes of pages already there; peer
+ * copies pay the link's latency. */
 static hd_time
 xfer_latency(const struct model *m, const struct gop *g, uint64_t walked)
 {
 	if (g->dir == DIR_P2P)
 		return 0;
 	if (g->kind == G_PREFETCH && g->bytes > 0 && m->p->um_prefetch_base > 0)
-		return m->p->um_prefetch_base;
+		return model_um_fixed(m->p->um_prefetch_base, model_buf_bytes(m, g->buf, g->bytes));
 	if (g->kind == G_PREFETCH && walked > 0 && m->p->um_walk_bw > 0)
 		return hd_time_add(m->p->copy_latency,
 				   hd_time_for_bytes((double)walked, m->p->um_walk_bw));

@@ -458,19 +458,61 @@ is_inline(const struct model *m, const struct hd_op *op)
 	    m->buf[op->src].mem == HD_MEM_PAGEABLE && op->bytes <= INLINE_COPY;
 }
 
-/* The host's time to submit copy (or read) op: a device-to-device copy has
- * its own cost, and one that names managed memory the driver's look at
- * where its pages are. */
+/* The largest managed buffer copy (or read) op names that no copy has named
+ * since its pages last moved; 0 if none. */
+static uint64_t
+managed_unseen(const struct model *m, const struct hd_op *op)
+{
+	uint64_t n = 0;
+	int k, b;
+
+	for (k = 0; k < 2; k++) {
+		b = k == 0 ? op->src : op->dst;
+		if (b >= 0 && m->buf[b].mem == HD_MEM_MANAGED && !m->buf[b].copied &&
+		    m->buf[b].bytes > n)
+			n = m->buf[b].bytes;
+	}
+	return n;
+}
+
+/* Copy (or read) op is on its stream: the driver has looked at the pages
+ * of the managed buffers it names. */
+static void
+managed_seen(struct model *m, const struct hd_op *op)
+{
+	if (op->src >= 0 && m->buf[op->src].mem == HD_MEM_MANAGED)
+		m->buf[op->src].copied = 1;
+	if (op->dst >= 0 && m->buf[op->dst].mem == HD_MEM_MANAGED)
+		m->buf[op->dst].copied = 1;
+}
+
+/*
+ * The host's time to submit copy (or read) op: a device-to-device copy has
+ * its own cost, and the first that names a managed buffer since its pages
+ * moved the driver's look at where they are (api.memcpy_managed, for the
+ * buffer's size).  On a lent H200 40 copies of 14 B into managed memory on
+ * the host took 8.4 us each, as many out of pinned memory 8.1, one alone
+ * 13 us; a second copy out of 256 MiB of it took as long as one from
+ * pageable memory, the first 20 us more (bench/probe/umloop.hds,
+ * umcopy.hds, umsize.hds).
+ */
 static hd_time
 copy_api_cost(const struct model *m, const struct hd_op *op)
 {
 	const struct hd_profile *p = m->p;
 	hd_time cost = op->copy == HD_COPY_D2D && p->api_memcpy_d2d > 0 ? p->api_memcpy_d2d :
 									  p->api_memcpy;
+	uint64_t unseen = managed_unseen(m, op);
 
-	if ((op->src >= 0 && m->buf[op->src].mem == HD_MEM_MANAGED) ||
-	    (op->dst >= 0 && m->buf[op->dst].mem == HD_MEM_MANAGED))
-		cost = hd_time_add(cost, p->api_memcpy_managed);
+	/* a cudaMemcpy the host waits in (a read is one) costs more than the
+	 * async call, the copy and the wake-up: on a lent H200 64 of 4 B to
+	 * pinned memory took 8.2 us each where those three made 6.9 (bench/
+	 * probe/apicost.hds); calibrate measures the rest, api.memcpy_sync */
+	if (op->kind == HD_OP_READ ||
+	    (!op->async && (op->copy == HD_COPY_H2D || op->copy == HD_COPY_D2H)))
+		cost = hd_time_add(cost, p->api_memcpy_sync);
+	if (unseen > 0)
+		cost = hd_time_add(cost, model_um_fixed(p->api_memcpy_managed, unseen));
 	if (is_inline(m, op)) /* the CPU's copy into staging memory */
 		cost = hd_time_add(
 		    cost,
@@ -595,6 +637,7 @@ op_copy_dma(struct model *m, const struct hd_op *op, int opi)
 			return r;
 		/* FALLTHROUGH */
 	case 2:
+		managed_seen(m, op);
 		gi = model_gop_new(m, G_COPY, op->stream, opi, h->iter);
 		m->g[gi].dir = dirs[op->copy];
 		m->g[gi].bytes = op->bytes;
@@ -675,7 +718,7 @@ fault_back(struct model *m, int bi, uint64_t bytes, int write, uint64_t *moved)
 		b->host_bytes = b->host_copy = 0;
 	}
 cost:
-	t = p->um_host_fault;
+	t = model_um_fixed(p->um_host_fault, b->bytes);
 	if (bw > 0)
 		t = hd_time_add(t, hd_time_for_bytes((double)n, bw));
 	return t;
@@ -704,6 +747,7 @@ op_copy_host(struct model *m, const struct hd_op *op, int opi)
 			return r;
 		/* FALLTHROUGH */
 	case 2:
+		managed_seen(m, op);
 		gi = model_gop_new(m, G_MARK, stream, opi, h->iter);
 		model_stream_submit(m, gi);
 		model_kick(m);
@@ -758,12 +802,40 @@ staged_managed(const struct model *m, const struct hd_op *op)
 	return b >= 0 && m->buf[b].mem == HD_MEM_MANAGED;
 }
 
+/*
+ * A READ (cudaMemcpy device-to-host) of managed memory whose pages are on
+ * the host: the driver brings them to the device first, as a kernel's
+ * faults would, and they stay there.  On a lent H200 a read of all of a
+ * managed buffer on the host took 47 us at 4 KiB, 0.48 ms at 2 MiB and
+ * 5.4 ms at 32 MiB, against 8, 180 and 2000 us had the pages been on the
+ * device; a second read of 298 KB of 3 MB took 50-70 us, the first 0.2-0.3
+ * ms (bench/probe/umsize.hds, umloop.hds).
+ */
+static hd_time
+read_fault_in(struct model *m, int bi, uint64_t bytes, uint64_t *moved)
+{
+	struct mbuf *b;
+
+	*moved = 0;
+	if (bi < 0 || m->buf[bi].mem != HD_MEM_MANAGED || m->buf[bi].resident ||
+	    m->buf[bi].moving >= 0)
+		return 0;
+	b = &m->buf[bi];
+	b->resident = 1;
+	b->host_bytes = b->host_copy = 0;
+	*moved = bytes;
+	return model_fault_in_time(m, bytes, b->bytes);
+}
+
 /* What staged copy op (or READ) pays for the managed pages of its host
  * side that are on the device: reading or writing them, the CPU faults
- * them back first. */
+ * them back first; a READ's on the host go to the device. */
 static hd_time
 staged_fault_back(struct model *m, const struct hd_op *op, uint64_t bytes, uint64_t *moved)
 {
+	if (op->kind == HD_OP_READ && op->src >= 0 && m->buf[op->src].mem == HD_MEM_MANAGED &&
+	    !m->buf[op->src].resident)
+		return read_fault_in(m, op->src, bytes, moved);
 	if (op->kind == HD_OP_READ)
 		return fault_back(m, op->src, bytes, 0, moved);
 	return fault_back(m, host_side(op), bytes, op->copy == HD_COPY_D2H, moved);
@@ -800,6 +872,7 @@ op_copy_staged(struct model *m, const struct hd_op *op, int opi, enum dir d, uin
 				return r;
 			/* FALLTHROUGH */
 		case 2:
+			managed_seen(m, op);
 			gi = model_gop_new(m, G_STAGED, op->stream, opi, h->iter);
 			h->g = gi;
 			h->ggen = m->g[gi].gen;

@@ -120,6 +120,7 @@ struct gop {
 	 * migrate, in batches of groups (model_xfer.c, FAULT_BATCHES) */
 	uint64_t fault_bytes, fault_groups;
 	uint32_t fault_batch, fault_batches; /* the batch in progress, and how many */
+	uint64_t fault_alloc;                /* the largest managed buffer it faults in */
 	/* communication */
 	int peer;     /* send / recv / peer copy: the other rank */
 	int pnext;    /* next in the rank's list of posted sends or recvs */
@@ -184,6 +185,10 @@ struct mbuf {
 	uint32_t moves;
 	int waiters; /* gops waiting for that migration (linked by bnext), or -1 */
 	int live;    /* allocated now: from the start, or between its alloc and free */
+	/* managed: a copy has named it since a kernel or a prefetch last moved
+	 * its pages (the driver's look at them, api.memcpy_managed, is paid
+	 * once; the pages a copy itself moves do not count) */
+	int copied;
 };
 
 enum wait_kind {
@@ -359,6 +364,13 @@ int model_pcie_lane(struct model *m, enum dir d);
 int model_link_lane(struct model *m, enum hd_link_class c);
 /* Buffer b's size, or fallback for no buffer or one of size 0. */
 uint64_t model_buf_bytes(const struct model *m, int b, uint64_t fallback);
+/* A managed-memory fixed cost t measured on a buffer of 2 MiB or more
+ * (um.prefetch_base, um.fault_base, um.host_fault, api.memcpy_managed),
+ * for a managed buffer of `bytes` (model.c). */
+hd_time model_um_fixed(hd_time t, uint64_t bytes);
+/* How long faulting `bytes` of a managed buffer of `alloc` bytes in to the
+ * device takes, as a kernel's faults would (model_xfer.c). */
+hd_time model_fault_in_time(const struct model *m, uint64_t bytes, uint64_t alloc);
 /* How many kernels kernel op `op` launches (model_xfer.c). */
 int model_kernel_launches(const struct model *m, const struct hd_op *op);
 

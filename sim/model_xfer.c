@@ -127,6 +127,18 @@ fault_page(const struct model *m)
 	return m->p->um_page > 0 ? m->p->um_page : 4096;
 }
 
+hd_time
+model_fault_in_time(const struct model *m, uint64_t bytes, uint64_t alloc)
+{
+	uint64_t page = fault_page(m), groups = (bytes + page - 1) / page;
+	hd_time t = model_um_fixed(m->p->um_fault_base, alloc);
+
+	t = hd_time_add(t, (hd_time)groups * m->p->um_fault);
+	if (m->p->um_fault_bw > 0)
+		t = hd_time_add(t, hd_time_for_bytes((double)bytes, m->p->um_fault_bw));
+	return t;
+}
+
 /* Kernel gop gi's next batch of fault groups: handled, then migrated. */
 static void
 fault_next(struct model *m, int gi)
@@ -139,7 +151,7 @@ fault_next(struct model *m, int gi)
 	int xi;
 
 	if (b == 0) /* the driver's first response to this kernel's faults */
-		handle = hd_time_add(handle, m->p->um_fault_base);
+		handle = hd_time_add(handle, model_um_fixed(m->p->um_fault_base, g->fault_alloc));
 	xi = model_xfer_new(m, X_FAULT, gi, DIR_H2D, hi - lo, m->p->um_fault_bw, handle, -1);
 
 	g->fault_batch++;
@@ -371,6 +383,11 @@ kernel_begin(struct model *m, int gi)
 		if (b == NULL || b->mem != HD_MEM_MANAGED)
 			continue;
 		n = model_buf_bytes(m, bufs[k], op->bytes);
+		if (!b->resident || b->host_bytes > 0) {
+			if (b->bytes > g->fault_alloc)
+				g->fault_alloc = b->bytes;
+			b->copied = 0;
+		}
 		if (!b->resident) {
 			fault += n;
 			b->host_copy = 0;
@@ -415,6 +432,7 @@ buf_arrived(struct model *m, int bi, int to_device, uint32_t move)
 	b->resident = to_device;
 	b->host_bytes = b->host_copy = 0;
 	b->moving = -1;
+	b->copied = 0;
 	gi = b->waiters;
 	b->waiters = -1;
 	for (; gi >= 0; gi = next) {

@@ -213,6 +213,10 @@ START_TEST(quick_run_finds_the_figures)
 	ck_assert_ptr_nonnull(strstr(log.s, "set the pace"));
 	ck_assert_ptr_nonnull(strstr(log.s, "residual"));
 	ck_assert_ptr_nonnull(strstr(log.s, "figures set by this run"));
+	/* a whole cudaMemcpy beyond its parts, and the prefetch of a buffer of
+	 * its own as a scenario makes it */
+	ck_assert_ptr_nonnull(strstr(log.s, "api.memcpy_sync"));
+	ck_assert_ptr_nonnull(strstr(log.s, "prefetch of a 2 MiB buffer, less its call"));
 	ck_assert_ptr_nonnull(strstr(log.s, "PCIe link during the copies (sysfs): unreadable"));
 	ck_assert_int_eq(pr.backwards, 0);
 	ck_assert(pr.calls > 10 && pr.last == 1);

@@ -1095,6 +1095,175 @@ START_TEST(managed_fixed_parts)
 }
 END_TEST
 
+/* The driver's fixed costs for managed memory are measured on 2 MiB and
+ * scale down with the buffer: a quarter at nothing, rising as the square
+ * root of the size (sim/model.c, model_um_fixed); at 2 MiB and above they
+ * are the profile's. */
+static hd_time
+um_scaled(hd_time t, uint64_t bytes)
+{
+	if (bytes >= 2 * MiB)
+		return t;
+	return (hd_time)llround((double)t * (0.25 + 0.75 * sqrt((double)bytes / (2.0 * MiB))));
+}
+
+START_TEST(managed_small_buffers)
+{
+	struct hd_profile p = test_profile();
+	struct hd_scenario *sc = sc_new("um");
+	int s = sc_stream(sc, "s", 0);
+	int small = sc_buf(sc, "small", HD_MEM_MANAGED, 8192);
+	int big = sc_buf(sc, "big", HD_MEM_MANAGED, 4 * MiB);
+	struct hd_op *op;
+	struct hd_trace *t;
+	const struct hd_span *pf, *f, *stall;
+
+	p.um_prefetch_base = 100 * HD_US;
+	p.um_fault_base = 80 * HD_US;
+	p.um_host_fault = 40 * HD_US;
+	p.um_host_fault_bw = 4e9;
+	p.um_page = 4096;
+	sc_prefetch(sc, s, small, true);  /* op 0 */
+	sc_prefetch(sc, s, big, true);    /* op 1 */
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);  /* op 2 */
+	sc_prefetch(sc, s, small, false); /* op 3: back to the host */
+	op = sc_op(sc, HD_OP_KERNEL, s);  /* op 4: faults the small one in */
+	op->kernel = HD_KERNEL_REDUCE;
+	op->src = small;
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0); /* op 5 */
+	op = sc_copy(sc, 0, small, sc_buf(sc, "d", HD_MEM_DEVICE, 4096), false);
+	op->bytes = 4; /* op 6: the host faults a page of it back */
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	t = run_p(sc, &p);
+	pf = need(t, 0, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH);
+	ck_assert_int_eq(pf->end - pf->start,
+			 um_scaled(100 * HD_US, 8192) +
+			     hd_time_for_bytes(8192.0, p.um_prefetch_bw));
+	ck_assert(um_scaled(100 * HD_US, 8192) < 30 * HD_US);
+	pf = need(t, 1, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH);
+	ck_assert_int_eq(pf->end - pf->start,
+			 100 * HD_US + hd_time_for_bytes(4.0 * MiB, p.um_prefetch_bw));
+	stall = need(t, 4, 0, HD_LANE_COMPUTE, HD_SPAN_FAULT);
+	f = need(t, 4, 0, HD_LANE_PCIE_H2D, HD_SPAN_FAULT);
+	ck_assert_int_eq(f->start - stall->start, um_scaled(80 * HD_US, 8192) + p.um_fault);
+	f = need(t, 6, 0, HD_LANE_HOST, HD_SPAN_FAULT);
+	ck_assert_int_eq(f->end - f->start,
+			 um_scaled(40 * HD_US, 8192) +
+			     hd_time_for_bytes(4096.0, p.um_host_fault_bw));
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
+/* api.memcpy_managed is the driver's first look at a managed buffer's
+ * pages: the first copy naming it pays it (for its size), the next ones do
+ * not, until its pages move again (here a prefetch). */
+START_TEST(managed_copy_cost_once)
+{
+	struct hd_profile p = test_profile();
+	struct hd_scenario *sc = sc_new("um");
+	int m = sc_buf(sc, "m", HD_MEM_MANAGED, 4 * MiB);
+	int d = sc_buf(sc, "d", HD_MEM_DEVICE, 4096);
+	struct hd_op *op;
+	struct hd_trace *t;
+	hd_time a[4];
+	int i, ops[4] = { 0, 1, 4, 5 };
+
+	p.api_memcpy_managed = 20 * HD_US;
+	p.api_memcpy_sync = 0;
+	for (i = 0; i < 2; i++) {
+		op = sc_copy(sc, 0, d, m, false); /* ops 0, 1 */
+		op->bytes = 4;
+	}
+	sc_prefetch(sc, 0, m, true);     /* op 2 */
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0); /* op 3 */
+	for (i = 0; i < 2; i++) {
+		op = sc_copy(sc, 0, d, m, true); /* ops 4, 5 */
+		op->bytes = 4;
+	}
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	t = run_p(sc, &p);
+	for (i = 0; i < 4; i++) {
+		const struct hd_span *c = need(t, ops[i], 0, HD_LANE_API, HD_SPAN_API);
+
+		a[i] = c->end - c->start;
+	}
+	ck_assert(a[0] >= p.api_memcpy + 20 * HD_US);
+	ck_assert(a[1] < p.api_memcpy + 20 * HD_US);
+	ck_assert(a[2] >= p.api_memcpy + 20 * HD_US);
+	ck_assert(a[3] < p.api_memcpy + 20 * HD_US);
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
+/* A read of managed memory on the host brings its pages to the device as
+ * faults would (um.fault_base for its size, um.fault a group, the bytes at
+ * um.fault_rate), on the host's row; they stay there, so a kernel on them
+ * then faults nothing. */
+START_TEST(managed_read_faults_in)
+{
+	struct hd_profile p = test_profile();
+	struct hd_scenario *sc = sc_new("um");
+	int m = sc_buf(sc, "m", HD_MEM_MANAGED, 1 * MiB);
+	struct hd_op *op;
+	struct hd_trace *t;
+	const struct hd_span *f;
+
+	p.um_fault_base = 80 * HD_US;
+	p.um_page = 64 * 1024;
+	op = sc_op(sc, HD_OP_READ, 0); /* op 0 */
+	op->src = m;
+	op->bytes = 256 * 1024;
+	sc_kernel_mem(sc, 0, m);         /* op 1 */
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0); /* op 2 */
+	t = run_p(sc, &p);
+	f = need(t, 0, 0, HD_LANE_HOST, HD_SPAN_FAULT);
+	ck_assert_int_eq(f->end - f->start,
+			 um_scaled(80 * HD_US, MiB) + 4 * p.um_fault +
+			     hd_time_for_bytes(256.0 * 1024, p.um_fault_bw));
+	ck_assert_int_eq(f->bytes, 256 * 1024);
+	ck_assert_ptr_null(span_of(t, 1, 0, HD_LANE_PCIE_H2D, HD_SPAN_FAULT));
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
+/* api.memcpy_sync: a cudaMemcpy the host waits in (a read too) costs it
+ * more; an async one does not. */
+START_TEST(sync_copy_costs_more)
+{
+	struct hd_profile p = test_profile();
+	struct hd_scenario *sc = sc_new("sync");
+	int d = sc_buf(sc, "d", HD_MEM_DEVICE, 4096);
+	int h = sc_buf(sc, "h", HD_MEM_PINNED, 4096);
+	struct hd_op *op;
+	struct hd_trace *t0, *t1;
+	const struct hd_span *a0, *a1;
+	int i;
+
+	sc_copy(sc, 0, d, h, false);   /* op 0 */
+	sc_copy(sc, 0, d, h, true);    /* op 1 */
+	op = sc_op(sc, HD_OP_READ, 0); /* op 2 */
+	op->src = d;
+	op->bytes = 4;
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	p.api_memcpy_sync = 0;
+	t0 = run_p(sc, &p);
+	p.api_memcpy_sync = 3 * HD_US;
+	t1 = run_p(sc, &p);
+	for (i = 0; i < 3; i++) {
+		a0 = need(t0, i, 0, HD_LANE_API, HD_SPAN_API);
+		a1 = need(t1, i, 0, HD_LANE_API, HD_SPAN_API);
+		ck_assert_int_eq((a1->end - a1->start) - (a0->end - a0->start),
+				 i == 1 ? 0 : 3 * HD_US);
+	}
+	hd_trace_free(t0);
+	hd_trace_free(t1);
+	sc_free(sc);
+}
+END_TEST
+
 /* A prefetch to the host migrates at um.prefetch_d2h_rate; one whose pages
  * are already where it sends them takes pcie.latency and its walk over them
  * at um.prefetch_walk, in either direction. */
@@ -2134,6 +2303,10 @@ model_suite(void)
 	tcase_add_test(tc, fill_tail_launches);
 	tcase_add_test(tc, copy_costs_by_kind);
 	tcase_add_test(tc, managed_fixed_parts);
+	tcase_add_test(tc, managed_small_buffers);
+	tcase_add_test(tc, managed_copy_cost_once);
+	tcase_add_test(tc, managed_read_faults_in);
+	tcase_add_test(tc, sync_copy_costs_more);
 	tcase_add_test(tc, prefetch_direction_and_walk);
 	tcase_add_test(tc, prefetch_in_flight_shared);
 	tcase_add_test(tc, managed_copy_faults_back);

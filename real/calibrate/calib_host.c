@@ -25,6 +25,7 @@ enum api_kind {
 	API_WAIT,
 	API_SYNC,
 	API_MEMCPY_D2D,
+	API_MEMCPY_SYNC,
 	API__COUNT
 };
 
@@ -42,6 +43,9 @@ static const struct {
 		       "mean host time of a sync with nothing to wait for" },
 	[API_MEMCPY_D2D] = { "cudaMemcpy 4 B device -> device", "api.memcpy_d2d",
 			     "mean host time of a 4 B device-to-device cudaMemcpy" },
+	[API_MEMCPY_SYNC] = { "cudaMemcpy 4 B device -> pinned", "api.memcpy_sync",
+			      "mean host time of a 4 B cudaMemcpy to pinned memory, less "
+			      "api.memcpy, pcie.latency and api.wake" },
 };
 
 static int
@@ -59,6 +63,8 @@ api_call(struct cal *c, enum api_kind k)
 	case API_MEMCPY_D2D: /* as a scenario's `copy a -> b` between device buffers */
 		return CK(c,
 			  cudaMemcpy((char *)c->dbuf + 64, c->dbuf, 4, cudaMemcpyDeviceToDevice));
+	case API_MEMCPY_SYNC: /* the host waits for the copy */
+		return CK(c, cudaMemcpy(c->hpin, c->dbuf, 4, cudaMemcpyDeviceToHost));
 	case API_SYNC:
 	case API__COUNT:
 		break;
@@ -138,6 +144,7 @@ calp_stage_api(struct cal *c)
 			api_names[API_MEMCPY_D2D].how);
 	c->api_memcpy = v[API_MEMCPY];
 	c->api_sync = v[API_SYNC];
+	c->memcpy_sync_call = v[API_MEMCPY_SYNC]; /* api.memcpy_sync once the rest is known */
 	/* the cores a rank's host threads share: this process's CPUs */
 	if (hd_real_host_cpus() > 0)
 		hd_cal_set_int(&c->sum, "host.cores", &c->p->host_cores, hd_real_host_cpus(),
@@ -218,6 +225,14 @@ calp_stage_pageable(struct cal *c)
 	struct hd_err fe = { 0 };
 	char sz[32], r[32], a[32], b[32], x[32];
 
+	/* the API stage's whole cudaMemcpy to pinned memory, less what the
+	 * model already gives it (the call, the copy's latency, the wake-up:
+	 * measured by now, or the profile's on a host-only pass) */
+	if (c->memcpy_sync_call > 0)
+		hd_cal_set_time(
+		    &c->sum, "api.memcpy_sync", &c->p->api_memcpy_sync,
+		    fmax(c->memcpy_sync_call - c->api_memcpy - c->copy_latency - c->wake, 0),
+		    api_names[API_MEMCPY_SYNC].how);
 	/* --real's host-only pass takes every size as calibrate does: fitted to
 	 * three sizes, the staging model's memcpy rate wandered to twice what any
 	 * copy reached (bench/results/2026-11-22-h100-host/h100-live/) */
@@ -275,7 +290,7 @@ calp_stage_pageable(struct cal *c)
 	base.latency = c->copy_latency;
 	base.chunk = (double)c->base.staging_chunk;
 	base.buffers = c->base.staging_buffers;
-	base.api = c->api_memcpy;
+	base.api = c->api_memcpy + hd_time_to_s(c->p->api_memcpy_sync);
 	base.api_sync = c->api_sync;
 	base.wake = c->wake;
 	if (hd_fit_staging(n, t, d2h, (size_t)np, &base, &f, &fe) != 0) {

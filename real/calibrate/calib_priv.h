@@ -95,6 +95,7 @@ struct cal {
 
 	/* measured, used by later stages (seconds, bytes/s) */
 	double api_memcpy, api_sync, wake, launch_latency, copy_latency;
+	double memcpy_sync_call; /* a 4 B cudaMemcpy to pinned memory, whole */
 	double h2d, d2h, bidir, flops;
 	int have_launch_latency;
 	int ranks; /* the multi-GPU part set figures */

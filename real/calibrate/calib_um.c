@@ -89,50 +89,90 @@ sample_um(struct cal *c, void *buf, size_t n, struct um_res *r)
 }
 
 /*
- * The fixed parts, from a small buffer (2 MiB) where they dominate: a
- * prefetch's time less its bytes at um.prefetch_rate (um.prefetch_base),
- * and a faulting kernel's extra time less its groups' um.fault and bytes
- * at um.fault_rate (um.fault_base).  A part that comes out negative is 0.
+ * A prefetch of all of managed buffer buf (n bytes) to the GPU as a
+ * scenario's repeat makes it: the pages sent to the host and touched there,
+ * the device idle, then the host clock around the call and a stream sync.
  */
 static int
-um_small(struct cal *c, void *buf, uint64_t big)
+prefetch_as_scenario(struct cal *c, void *buf, size_t n, double *sec)
+{
+	struct cudaMemLocation dev;
+	double t0;
+
+	memset(&dev, 0, sizeof dev);
+	dev.type = cudaMemLocationTypeDevice;
+	dev.id = c->dev;
+	if (to_host(c, buf, n, NULL) || CK(c, cudaDeviceSynchronize()))
+		return -1;
+	t0 = calp_now();
+	if (CK(c, cudaMemPrefetchAsync(buf, n, dev, 0, c->s)) || CK(c, cudaStreamSynchronize(c->s)))
+		return -1;
+	*sec = calp_now() - t0;
+	return 0;
+}
+
+/*
+ * The fixed parts, from a buffer of its own of 2 MiB, where they dominate:
+ * a prefetch's time (host clock, as prefetch_as_scenario) less the call's
+ * api.memcpy, the sync's api.wake and its bytes at um.prefetch_rate
+ * (um.prefetch_base), and a faulting kernel's extra time less its groups'
+ * um.fault and bytes at um.fault_rate (um.fault_base).  A part that comes
+ * out negative is 0.  A buffer of its own, prefetched as a scenario does:
+ * on lent H200s (2026-11-28, bench/probe/umsize.hds) a 2 MiB buffer
+ * prefetched whole took 96-125 us with the sync, where the first 2 MiB of
+ * a larger one between kernels that fault had come out at 190-330 us
+ * (CUDA events) on the same machines.  The model scales both down for
+ * smaller buffers (sim/model.c, model_um_fixed).
+ */
+static int
+um_small(struct cal *c, uint64_t big)
 {
 	const uint64_t n = 2 * MiB;
 	double pf[UM_SAMPLES], ex[UM_SAMPLES], groups, rest;
 	struct hd_stats spf, sex;
 	struct um_res r;
 	char sz[32], a[32];
-	int i;
+	void *buf = NULL;
+	int i, rc = -1;
 
 	if (big < 2 * n || !(c->p->um_prefetch_bw > 0) || !(c->p->um_fault_bw > 0) ||
 	    c->p->um_page == 0)
 		return 0;
+	if (CK(c, cudaMallocManaged(&buf, n, cudaMemAttachGlobal)))
+		return -1;
 	for (i = -1; i < UM_SAMPLES; i++) {
-		if (calp_stopped(c) || sample_um(c, buf, n, &r) != 0)
-			return -1;
-		if (i >= 0) {
-			pf[i] = r.prefetch;
+		if (calp_stopped(c) || sample_um(c, buf, n, &r) != 0 ||
+		    prefetch_as_scenario(c, buf, n, &pf[i < 0 ? 0 : i]) != 0)
+			goto out;
+		if (i >= 0)
 			ex[i] = r.faulting - r.resident;
-		}
 	}
 	if (hd_fit_stats(pf, UM_SAMPLES, &spf, c->e) != 0 ||
 	    hd_fit_stats(ex, UM_SAMPLES, &sex, c->e) != 0)
-		return -1;
+		goto out;
 	hd_cal_fbytes(sz, sizeof sz, (double)n);
 	calp_log_row(c, sz, UM_SAMPLES, 1, &spf, hd_cal_frate(a, sizeof a, (double)n / spf.median));
 	hd_buf_printf(c->log, "    = cudaMemPrefetchAsync to the GPU\n");
 	calp_log_row(c, sz, UM_SAMPLES, 1, &sex, "");
 	hd_buf_printf(c->log, "    = memory kernel faulting the pages in, less resident\n");
+	hd_buf_printf(c->log,
+		      "    (host clock, with a stream sync, after the pages went to the host)\n");
 	hd_cal_set_time(&c->sum, "um.prefetch_base", &c->p->um_prefetch_base,
-			calp_less_bytes(spf.median, n, c->p->um_prefetch_bw),
-			"2 MiB prefetch less its bytes at um.prefetch_rate");
+			calp_less_bytes(spf.median - hd_time_to_s(c->p->api_memcpy) -
+					    hd_time_to_s(c->p->sync_wake),
+					n, c->p->um_prefetch_bw),
+			"prefetch of a 2 MiB buffer, less its call, its sync and its bytes at "
+			"um.prefetch_rate");
 	groups = ceil((double)n / (double)c->p->um_page);
 	rest = calp_less_bytes(sex.median - groups * hd_time_to_s(c->p->um_fault), n,
 			       c->p->um_fault_bw);
 	hd_cal_set_time(&c->sum, "um.fault_base", &c->p->um_fault_base, rest,
-			"2 MiB faulted in, less its groups at um.fault and bytes at "
-			"um.fault_rate");
-	return 0;
+			"a 2 MiB buffer faulted in, less its groups at um.fault and bytes "
+			"at um.fault_rate");
+	rc = 0;
+out:
+	cudaFree(buf);
+	return rc;
 }
 
 /* One cudaMemcpy of n bytes, host clock around it, after the pages of the
@@ -534,7 +574,7 @@ calp_stage_managed(struct cal *c)
 				"rest of the fault time per page after migrating at the link rate");
 	hd_cal_set_rate(&c->sum, "um.fault_rate", &c->p->um_fault_bw, bw,
 			"fault time per byte less um.fault per page");
-	if (um_small(c, buf, n) != 0)
+	if (um_small(c, n) != 0)
 		goto out;
 rest: /* copies of managed memory and its allocation need no fault fit */
 	rc = um_fault_back(c, buf, n);
