@@ -171,7 +171,7 @@ static const struct pkey keys[] = {
 	TIME("api.memcpy_d2d", api_memcpy_d2d, "us", KF_OPT,
 	     "host time to submit a device-to-device copy (0: api.memcpy)"),
 	TIME("api.memcpy_sync", api_memcpy_sync, "us", KF_OPT,
-	     "more host time of a synchronous cudaMemcpy to or from the host"),
+	     "more than api.wake: a synchronous cudaMemcpy's return after its copy"),
 	TIME("api.memcpy_managed", api_memcpy_managed, "us", KF_OPT,
 	     "more host time for a copy to or from managed memory"),
 	TIME("api.event", api_event, "us", 0, "cudaEventRecord, cudaEventQuery"),

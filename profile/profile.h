@@ -89,7 +89,7 @@ struct hd_profile {
 	hd_time api_launch;         /* kernel launch */
 	hd_time api_memcpy;         /* cudaMemcpy / cudaMemcpyAsync submit */
 	hd_time api_memcpy_d2d;     /* the same for a device-to-device copy (0: api_memcpy) */
-	hd_time api_memcpy_sync;    /* more host time of a synchronous copy to or from the host */
+	hd_time api_memcpy_sync;    /* a synchronous copy's return after it, beyond sync_wake */
 	hd_time api_memcpy_managed; /* more for a copy that names managed memory */
 	hd_time api_event;          /* cudaEventRecord, cudaEventQuery */
 	hd_time api_wait;           /* cudaStreamWaitEvent */

@@ -1229,8 +1229,8 @@ START_TEST(managed_read_faults_in)
 }
 END_TEST
 
-/* api.memcpy_sync: a cudaMemcpy the host waits in (a read too) costs it
- * more; an async one does not. */
+/* api.memcpy_sync: a cudaMemcpy the host waits in (a read too) keeps it
+ * that much longer after the copy; an async one does not. */
 START_TEST(sync_copy_costs_more)
 {
 	struct hd_profile p = test_profile();

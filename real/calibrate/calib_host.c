@@ -290,7 +290,7 @@ calp_stage_pageable(struct cal *c)
 	base.latency = c->copy_latency;
 	base.chunk = (double)c->base.staging_chunk;
 	base.buffers = c->base.staging_buffers;
-	base.api = c->api_memcpy + hd_time_to_s(c->p->api_memcpy_sync);
+	base.api = c->api_memcpy; /* cudaMemcpyAsync: no api.memcpy_sync */
 	base.api_sync = c->api_sync;
 	base.wake = c->wake;
 	if (hd_fit_staging(n, t, d2h, (size_t)np, &base, &f, &fe) != 0) {
