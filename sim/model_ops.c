@@ -334,6 +334,7 @@ op_alloc(struct model *m, const struct hd_op *op, int opi)
 	if (b->mem == HD_MEM_MANAGED && b->moving < 0) { /* fresh pages, touched on the host */
 		b->resident = 0;
 		b->host_bytes = b->host_copy = 0;
+		b->copied = 0;
 	}
 	cost = alloc_cost(m->p, mem, bytes, in_live_heap(m, op->dst));
 	set_live(m, op->dst, 1);

@@ -1157,7 +1157,7 @@ END_TEST
 
 /* api.memcpy_managed is the driver's first look at a managed buffer's
  * pages: the first copy naming it pays it (for its size), the next ones do
- * not, until its pages move again (here a prefetch). */
+ * not, until its pages move again (here a prefetch) or are new (an alloc). */
 START_TEST(managed_copy_cost_once)
 {
 	struct hd_profile p = test_profile();
@@ -1166,8 +1166,8 @@ START_TEST(managed_copy_cost_once)
 	int d = sc_buf(sc, "d", HD_MEM_DEVICE, 4096);
 	struct hd_op *op;
 	struct hd_trace *t;
-	hd_time a[4];
-	int i, ops[4] = { 0, 1, 4, 5 };
+	hd_time a[5];
+	int i, ops[5] = { 0, 1, 4, 5, 7 };
 
 	p.api_memcpy_managed = 20 * HD_US;
 	p.api_memcpy_sync = 0;
@@ -1181,9 +1181,12 @@ START_TEST(managed_copy_cost_once)
 		op = sc_copy(sc, 0, d, m, true); /* ops 4, 5 */
 		op->bytes = 4;
 	}
+	sc_op(sc, HD_OP_ALLOC, 0)->dst = m; /* op 6: new pages */
+	op = sc_copy(sc, 0, d, m, false);   /* op 7 */
+	op->bytes = 4;
 	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
 	t = run_p(sc, &p);
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		const struct hd_span *c = need(t, ops[i], 0, HD_LANE_API, HD_SPAN_API);
 
 		a[i] = c->end - c->start;
@@ -1192,6 +1195,7 @@ START_TEST(managed_copy_cost_once)
 	ck_assert(a[1] < p.api_memcpy + 20 * HD_US);
 	ck_assert(a[2] >= p.api_memcpy + 20 * HD_US);
 	ck_assert(a[3] < p.api_memcpy + 20 * HD_US);
+	ck_assert(a[4] >= p.api_memcpy + 20 * HD_US);
 	hd_trace_free(t);
 	sc_free(sc);
 }
