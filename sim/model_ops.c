@@ -472,6 +472,16 @@ sync_copy_wake(const struct model *m)
 	return hd_time_add(m->p->sync_wake, m->p->api_memcpy_sync);
 }
 
+/* Copy (or read) op's source (k 0) or destination (k 1) if it is managed
+ * memory, else -1. */
+static int
+managed_side(const struct model *m, const struct hd_op *op, int k)
+{
+	int b = k == 0 ? op->src : op->dst;
+
+	return b >= 0 && m->buf[b].mem == HD_MEM_MANAGED ? b : -1;
+}
+
 /* The largest managed buffer copy (or read) op names that no copy has named
  * since its pages last moved; 0 if none. */
 static uint64_t
@@ -480,12 +490,9 @@ managed_unseen(const struct model *m, const struct hd_op *op)
 	uint64_t n = 0;
 	int k, b;
 
-	for (k = 0; k < 2; k++) {
-		b = k == 0 ? op->src : op->dst;
-		if (b >= 0 && m->buf[b].mem == HD_MEM_MANAGED && !m->buf[b].copied &&
-		    m->buf[b].bytes > n)
+	for (k = 0; k < 2; k++)
+		if ((b = managed_side(m, op, k)) >= 0 && !m->buf[b].copied && m->buf[b].bytes > n)
 			n = m->buf[b].bytes;
-	}
 	return n;
 }
 
@@ -494,10 +501,11 @@ managed_unseen(const struct model *m, const struct hd_op *op)
 static void
 managed_seen(struct model *m, const struct hd_op *op)
 {
-	if (op->src >= 0 && m->buf[op->src].mem == HD_MEM_MANAGED)
-		m->buf[op->src].copied = 1;
-	if (op->dst >= 0 && m->buf[op->dst].mem == HD_MEM_MANAGED)
-		m->buf[op->dst].copied = 1;
+	int k, b;
+
+	for (k = 0; k < 2; k++)
+		if ((b = managed_side(m, op, k)) >= 0)
+			m->buf[b].copied = 1;
 }
 
 /*
@@ -839,11 +847,11 @@ read_fault_in(struct model *m, int bi, uint64_t bytes, uint64_t *moved)
 static hd_time
 staged_fault_back(struct model *m, const struct hd_op *op, uint64_t bytes, uint64_t *moved)
 {
-	if (op->kind == HD_OP_READ && op->src >= 0 && m->buf[op->src].mem == HD_MEM_MANAGED &&
-	    !m->buf[op->src].resident)
-		return read_fault_in(m, op->src, bytes, moved);
-	if (op->kind == HD_OP_READ)
-		return fault_back(m, op->src, bytes, 0, moved);
+	if (op->kind == HD_OP_READ) {
+		hd_time t = read_fault_in(m, op->src, bytes, moved);
+
+		return *moved > 0 ? t : fault_back(m, op->src, bytes, 0, moved);
+	}
 	return fault_back(m, host_side(op), bytes, op->copy == HD_COPY_D2H, moved);
 }
 

@@ -1,0 +1,60 @@
+#!/bin/sh
+# probe_facts.sh - what lent H200s measured of managed memory, held against
+# what the built-in h200-sxm predicts: the probe lessons bench/probe/umsize.hds
+# and umloop.hds measured with `hdsim --real` on three machines, 2026-11-28
+# (bench/results/2026-11-28-managed-h200/run28 to run32, every process).  A
+# prediction must fall inside the measured range widened by half each way:
+# the model before those probes put a 4 KiB prefetch at 296 us (measured
+# 19-27) and 40 small copies into managed memory at 1.34 ms (0.31-0.35).
+#
+# Run by `make check` with $HDSIM and $HDSIM_SRCDIR set; exits 77 (skipped)
+# when they are not, or without python3.
+# shellcheck disable=SC2015  # "test && ok || fail" is safe: ok never fails
+set -u
+
+if [ -z "${HDSIM:-}" ] || [ -z "${HDSIM_SRCDIR:-}" ] || [ ! -x "$HDSIM" ]; then
+	echo "probe_facts.sh: HDSIM and HDSIM_SRCDIR are not set: skipped"
+	exit 77
+fi
+if ! command -v python3 >/dev/null 2>&1; then
+	echo "probe_facts.sh: no python3: skipped"
+	exit 77
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hdsim-probe.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+. "$(dirname "$0")/check-lib.sh"
+
+# facts FILE: "scenario min_us max_us" lines, measured; checks each
+facts() {
+	lesson=$1
+	shift
+	if ! "$HDSIM" run "$HDSIM_SRCDIR/bench/probe/$lesson" --json --profile h200-sxm >"$tmp/run.json" 2>"$tmp/err"; then
+		fail "hdsim run bench/probe/$lesson failed: $(head -3 "$tmp/err")"
+		return
+	fi
+	printf '%s\n' "$@" >"$tmp/facts"
+	python3 - "$tmp/run.json" "$tmp/facts" >"$tmp/out" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+got = {s["scenario"]: s["makespan_ps"] / 1e6 for s in run["scenarios"]}
+for line in open(sys.argv[2]):
+    name, lo, hi = line.split()
+    lo, hi = float(lo), float(hi)
+    p = got.get(name)
+    ok = p is not None and lo / 1.5 <= p <= hi * 1.5
+    print("%s %s predicted %s us, measured %g-%g us" %
+          ("ok" if ok else "FAIL", name, "none" if p is None else "%.1f" % p, lo, hi))
+PY
+	while read -r verdict rest; do
+		[ "$verdict" = ok ] && ok || fail "$lesson: $rest"
+	done <"$tmp/out"
+}
+
+facts umsize.hds "pf_4KiB 18.6 26.9" "dev_4KiB 27.9 38.1" "hostfault_4KiB 48.6 64.3" \
+	"read_4KiB 45.9 57.7" "pf_2MiB 96.0 125.0" "pf_32MiB 696 791" \
+	"hostfault_32MiB 747 904" "read_32MiB 5320 8050"
+facts umloop.hds "d2m_loop 310 348" "p_d2m_loop 530 691" "read_host 188 286" \
+	"read_host_16M 3030 4200" "pf_only_small 20.2 25.9"
+
+finish probe_facts.sh
