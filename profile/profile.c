@@ -177,6 +177,10 @@ static const struct pkey keys[] = {
 	TIME("api.event", api_event, "us", 0, "cudaEventRecord, cudaEventQuery"),
 	TIME("api.wait", api_wait, "us", 0, "cudaStreamWaitEvent"),
 	TIME("api.sync", api_sync, "us", 0, "a sync call that finds nothing to wait for"),
+	TIME(
+	    "api.sync_kernel", api_sync_kernel, "us", KF_OPT,
+	    "a stream or event sync that finds nothing to wait for while a stream's last work is a "
+	    "kernel (0: api.sync)"),
 	TIME("api.wake", sync_wake, "us", 0,
 	     "from the GPU finishing to the blocked host running again"),
 	TIME("api.malloc", malloc_cost, "us", 0, "cudaMalloc of device memory"),

@@ -158,6 +158,9 @@ struct mstream {
 	int head, tail;
 	uint64_t submitted, completed;
 	int blocking; /* synchronises with the legacy stream */
+	/* its last work is a kernel: no event recorded on it since (while any
+	 * stream's is, a stream or event sync costs api.sync_kernel) */
+	int kernel_last;
 	int lane;
 };
 
@@ -277,7 +280,8 @@ struct model {
 	int sms_used, nkernels;
 
 	struct host h;
-	int dirty; /* a gop completed: heads may start */
+	int dirty;       /* a gop completed: heads may start */
+	int kernel_last; /* streams whose last work is a kernel (mstream.kernel_last) */
 
 	/* lanes and labels */
 	int lane_host, lane_api, lane_ce[DIR__COUNT], lane_compute, lane_pcie[2];

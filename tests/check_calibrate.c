@@ -216,6 +216,10 @@ START_TEST(quick_run_finds_the_figures)
 	/* a whole cudaMemcpy beyond its parts, and the prefetch of a buffer of
 	 * its own as a scenario makes it */
 	ck_assert_ptr_nonnull(strstr(log.s, "api.memcpy_sync"));
+	/* a sync after a kernel measured: never below api.sync */
+	ck_assert_ptr_nonnull(
+	    strstr(log.s, "cudaStreamSynchronize (idle, its last work a kernel)"));
+	ck_assert(p.api_sync_kernel >= p.api_sync && p.api_sync_kernel > 0);
 	ck_assert_ptr_nonnull(strstr(log.s, "prefetch of a 2 MiB buffer, less its call"));
 	ck_assert_ptr_nonnull(strstr(log.s, "PCIe link during the copies (sysfs): unreadable"));
 	ck_assert_int_eq(pr.backwards, 0);

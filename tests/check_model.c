@@ -1279,6 +1279,61 @@ START_TEST(sync_copy_costs_more)
 }
 END_TEST
 
+/* A stream or event sync that finds nothing to wait for costs
+ * api.sync_kernel while a stream's last work is a kernel, on whichever
+ * stream; a device sync does not, and an event recorded after the kernel
+ * on its stream brings api.sync back. */
+START_TEST(sync_after_kernel_costs_more)
+{
+	struct hd_profile p = test_profile();
+	struct hd_scenario *sc = sc_new("sync");
+	int s1 = sc_stream(sc, "s1", HD_STREAM_NONBLOCKING);
+	int s2 = sc_stream(sc, "s2", HD_STREAM_NONBLOCKING);
+	int e = sc_event(sc, "e");
+	int f = sc_event(sc, "f");
+	static const struct {
+		int op;
+		hd_time cost;
+	} want[] = {
+		{ 2, 5 * HD_US },  /* s2 idle, s1's last work a kernel */
+		{ 5, 5 * HD_US },  /* an event recorded on s2 does not help */
+		{ 6, 1 * HD_US },  /* a device sync */
+		{ 7, 5 * HD_US },  /* an event sync alike */
+		{ 10, 1 * HD_US }, /* an event recorded after the kernel on s1 */
+	};
+	struct hd_trace *t;
+	const struct hd_span *a;
+	size_t i;
+
+	sc_spin(sc, s1, 10 * HD_US, 1);            /* op 0 */
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);           /* op 1: waits for it */
+	sc_op(sc, HD_OP_STREAM_SYNC, s2);          /* op 2 */
+	sc_op(sc, HD_OP_RECORD, s2)->event = f;    /* op 3 */
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);           /* op 4: waits for it */
+	sc_op(sc, HD_OP_STREAM_SYNC, s2);          /* op 5 */
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);           /* op 6 */
+	sc_op(sc, HD_OP_EVENT_SYNC, 0)->event = f; /* op 7 */
+	sc_op(sc, HD_OP_RECORD, s1)->event = e;    /* op 8 */
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);           /* op 9: waits for it */
+	sc_op(sc, HD_OP_STREAM_SYNC, s2);          /* op 10 */
+	p.api_sync_kernel = 5 * HD_US;
+	t = run_p(sc, &p);
+	for (i = 0; i < sizeof want / sizeof want[0]; i++) {
+		a = need(t, want[i].op, 0, HD_LANE_API, HD_SPAN_API);
+		ck_assert_msg(a->end - a->start == want[i].cost, "op %d took %lld ps, not %lld",
+			      want[i].op, (long long)(a->end - a->start), (long long)want[i].cost);
+	}
+	hd_trace_free(t);
+	/* left out (0): api.sync */
+	p.api_sync_kernel = 0;
+	t = run_p(sc, &p);
+	a = need(t, 2, 0, HD_LANE_API, HD_SPAN_API);
+	ck_assert_int_eq(a->end - a->start, 1 * HD_US);
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
 /* A prefetch to the host migrates at um.prefetch_d2h_rate; one whose pages
  * are already where it sends them takes pcie.latency and its walk over them
  * at um.prefetch_walk, in either direction. */
@@ -2322,6 +2377,7 @@ model_suite(void)
 	tcase_add_test(tc, managed_copy_cost_once);
 	tcase_add_test(tc, managed_read_faults_in);
 	tcase_add_test(tc, sync_copy_costs_more);
+	tcase_add_test(tc, sync_after_kernel_costs_more);
 	tcase_add_test(tc, prefetch_direction_and_walk);
 	tcase_add_test(tc, prefetch_in_flight_shared);
 	tcase_add_test(tc, managed_copy_faults_back);

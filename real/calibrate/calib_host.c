@@ -26,6 +26,7 @@ enum api_kind {
 	API_SYNC,
 	API_MEMCPY_D2D,
 	API_MEMCPY_SYNC,
+	API_SYNC_KERNEL,
 	API__COUNT
 };
 
@@ -46,6 +47,10 @@ static const struct {
 	[API_MEMCPY_SYNC] = { "cudaMemcpy 4 B device -> pinned", "api.memcpy_sync",
 			      "mean host time of a 4 B cudaMemcpy to pinned memory, less "
 			      "api.memcpy, pcie.latency and api.wake" },
+	[API_SYNC_KERNEL] = { "cudaStreamSynchronize (idle, its last work a kernel)",
+			      "api.sync_kernel",
+			      "mean host time of a sync with nothing to wait for after a kernel on "
+			      "the stream" },
 };
 
 static int
@@ -66,6 +71,7 @@ api_call(struct cal *c, enum api_kind k)
 	case API_MEMCPY_SYNC: /* the host waits for the copy */
 		return CK(c, cudaMemcpy(c->hpin, c->dbuf, 4, cudaMemcpyDeviceToHost));
 	case API_SYNC:
+	case API_SYNC_KERNEL:
 	case API__COUNT:
 		break;
 	}
@@ -96,6 +102,12 @@ api_cost(struct cal *c, enum api_kind k, double *mean)
 			    CK(c, cudaEventRecord(c->ev[3], c->s2)))
 				return -1;
 		}
+		if (k == API_SYNC_KERNEL) {
+			/* a kernel done, no event after it: the stream's last work */
+			if (KCK(c, hd_kernel_spin((hd_cuda_stream)c->s, 0, 1)) ||
+			    CK(c, cudaStreamSynchronize(c->s)))
+				return -1;
+		}
 		for (j = 0; j < per; j++) {
 			double t0 = calp_now(), t1;
 
@@ -108,6 +120,9 @@ api_cost(struct cal *c, enum api_kind k, double *mean)
 		if (CK(c, cudaStreamSynchronize(c->s)) || CK(c, cudaStreamSynchronize(c->s2)))
 			return -1;
 	}
+	/* an event after the kernel: later stages' syncs cost api.sync again */
+	if (k == API_SYNC_KERNEL && CK(c, cudaEventRecord(c->ev[2], c->s)))
+		return -1;
 	if (hd_fit_stats(v, (size_t)nv, &st, c->e) != 0)
 		return -1;
 	*mean = hd_fit_mean_low(v, (size_t)nv, (size_t)nv / 50);
@@ -140,6 +155,8 @@ calp_stage_api(struct cal *c)
 			api_names[API_EVENT].how);
 	hd_cal_set_time(&c->sum, "api.wait", &c->p->api_wait, v[API_WAIT], api_names[API_WAIT].how);
 	hd_cal_set_time(&c->sum, "api.sync", &c->p->api_sync, v[API_SYNC], api_names[API_SYNC].how);
+	hd_cal_set_time(&c->sum, "api.sync_kernel", &c->p->api_sync_kernel,
+			fmax(v[API_SYNC_KERNEL], v[API_SYNC]), api_names[API_SYNC_KERNEL].how);
 	hd_cal_set_time(&c->sum, "api.memcpy_d2d", &c->p->api_memcpy_d2d, v[API_MEMCPY_D2D],
 			api_names[API_MEMCPY_D2D].how);
 	c->api_memcpy = v[API_MEMCPY];
