@@ -21,6 +21,7 @@ static const struct hd_profkey keys[] = {
 	{ "host.memcpy_h2d_hot", HD_DIM_RATE },
 	{ "host.memcpy_d2h_hot", HD_DIM_RATE },
 	{ "host.cache", HD_DIM_BYTES },
+	{ "host.touch", HD_DIM_RATE },
 	{ "host.pin_rate", HD_DIM_RATE },
 	{ "host.mallochost_rate", HD_DIM_RATE },
 	{ "host.pin_base", HD_DIM_TIME },

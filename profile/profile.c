@@ -145,6 +145,9 @@ static const struct pkey keys[] = {
 	    "host.memcpy_d2h for a pageable copy of at most host.cache bytes (0: host.memcpy_d2h)"),
 	SIZE("host.cache", host_cache, KF_OPT,
 	     "pageable copies up to this size find their host side in the CPU's caches"),
+	RATE("host.touch", host_touch_bw, "GB/s", KF_OPT,
+	     "first writes to freshly allocated pageable memory: its page faults, and its free "
+	     "(0: free)"),
 	RATE("host.pin_rate", pin_bw, "GB/s", KF_POS,
 	     "bytes pinned per second by cudaHostRegister of touched pages"),
 	RATE("host.mallochost_rate", mallochost_bw, "GB/s", KF_POS,

@@ -56,6 +56,9 @@ struct hd_profile {
 	 * side stays in the CPU's caches between copies (0: as above). */
 	double host_memcpy_h2d_hot_bw, host_memcpy_d2h_hot_bw;
 	uint64_t host_cache;
+	/* first writes to malloc'd pages: the faults that map and zero them,
+	 * and unmapping them at free (0: free) */
+	double host_touch_bw;
 	uint64_t staging_chunk;  /* bytes per staging chunk */
 	int staging_buffers;     /* pinned staging buffers used in turn */
 	double pin_bw;           /* cudaHostRegister of touched pages: bytes pinned per second */

@@ -121,6 +121,10 @@ struct gop {
 	uint64_t fault_bytes, fault_groups;
 	uint32_t fault_batch, fault_batches; /* the batch in progress, and how many */
 	uint64_t fault_alloc;                /* the largest managed buffer it faults in */
+	/* the one managed buffer it faults in, or -1; fault_stop: a prefetch
+	 * took over the rest (model_fault_takeover), so it waits for that
+	 * after the batch in progress */
+	int fault_buf, fault_stop;
 	/* communication */
 	int peer;     /* send / recv / peer copy: the other rank */
 	int pnext;    /* next in the rank's list of posted sends or recvs */
@@ -186,8 +190,12 @@ struct mbuf {
 	/* prefetches planned that move its pages: the newest one's arrival
 	 * decides where they are */
 	uint32_t moves;
-	int waiters; /* gops waiting for that migration (linked by bnext), or -1 */
-	int live;    /* allocated now: from the start, or between its alloc and free */
+	int waiters;  /* gops waiting for that migration (linked by bnext), or -1 */
+	int faulting; /* the kernel gop faulting its pages in now, or -1 */
+	int live;     /* allocated now: from the start, or between its alloc and free */
+	/* pageable: its first `touched` bytes were written since its alloc (a
+	 * buffer without one: all, as the real backend touches it beforehand) */
+	uint64_t touched;
 	/* managed: a copy has named it since a kernel or a prefetch last moved
 	 * its pages (the driver's look at them, api.memcpy_managed, is paid
 	 * once; the pages a copy itself moves do not count) */
@@ -375,6 +383,10 @@ hd_time model_um_fixed(hd_time t, uint64_t bytes);
 /* How long faulting `bytes` of a managed buffer of `alloc` bytes in to the
  * device takes, as a kernel's faults would (model_xfer.c). */
 hd_time model_fault_in_time(const struct model *m, uint64_t bytes, uint64_t alloc);
+/* A prefetch to the device of buffer bi, which a kernel is faulting in:
+ * the bytes past the kernel's batch in progress, which the prefetch moves
+ * instead (the kernel then waits for it), or 0 when none are left. */
+uint64_t model_fault_takeover(struct model *m, int bi);
 /* How many kernels kernel op `op` launches (model_xfer.c). */
 int model_kernel_launches(const struct model *m, const struct hd_op *op);
 

@@ -158,6 +158,27 @@ fault_next(struct model *m, int gi)
 	model_xfer_begin(m, xi);
 }
 
+/* The bytes kernel g's faults have moved once its batch in progress is in. */
+static uint64_t
+fault_done(const struct model *m, const struct gop *g)
+{
+	uint64_t done = g->fault_groups * g->fault_batch / g->fault_batches * fault_page(m);
+
+	return done < g->fault_bytes ? done : g->fault_bytes;
+}
+
+uint64_t
+model_fault_takeover(struct model *m, int bi)
+{
+	struct gop *k = &m->g[m->buf[bi].faulting];
+	uint64_t done = fault_done(m, k);
+
+	if (k->fault_stop || done >= k->fault_bytes)
+		return 0;
+	k->fault_stop = 1;
+	return k->fault_bytes - done;
+}
+
 /*
  * NCCL's kernels hold coll_sms SMs while they run: kernels computing beside
  * them get the rest, sms / (sms - coll_sms) times slower (a spin kernel
@@ -259,12 +280,27 @@ xfer_done(struct model *m, int xi)
 		}
 		break;
 	case X_FAULT:
-		if (g->fault_batch < g->fault_batches) {
+		if (g->fault_batch < g->fault_batches && !g->fault_stop) {
 			fault_next(m, x.gop);
 			break;
 		}
 		model_emit(m, model_compute_lane(m), g->op, g->iter, HD_SPAN_FAULT, HD_WHY_NONE,
-			   g->start, now, g->fault_bytes, m->lbl_fault);
+			   g->start, now, g->fault_stop ? fault_done(m, g) : g->fault_bytes,
+			   m->lbl_fault);
+		if (g->fault_buf >= 0) {
+			struct mbuf *b = &m->buf[g->fault_buf];
+
+			if (b->faulting == (int)x.gop)
+				b->faulting = -1;
+			g->fault_buf = -1;
+			if (g->fault_stop && b->moving == 1) { /* the prefetch moves the rest */
+				g->fault_stop = 0;
+				g->bnext = b->waiters;
+				b->waiters = (int)x.gop;
+				break;
+			}
+			g->fault_stop = 0;
+		}
 		kernel_compute(m, x.gop);
 		break;
 	case X_COMM: {
@@ -363,8 +399,8 @@ kernel_begin(struct model *m, int gi)
 {
 	struct gop *g = &m->g[gi];
 	const struct hd_op *op = &m->sc->ops[g->op];
-	uint64_t fault = 0, n, w;
-	int bufs[2], k;
+	uint64_t fault = 0, n, w, before;
+	int bufs[2], k, nbuf = 0, fbuf = -1;
 
 	bufs[0] = op->src;
 	bufs[1] = op->dst != op->src ? op->dst : -1;
@@ -383,6 +419,7 @@ kernel_begin(struct model *m, int gi)
 		if (b == NULL || b->mem != HD_MEM_MANAGED)
 			continue;
 		n = model_buf_bytes(m, bufs[k], op->bytes);
+		before = fault;
 		if (!b->resident || b->host_bytes > 0) {
 			if (b->bytes > g->fault_alloc)
 				g->fault_alloc = b->bytes;
@@ -393,6 +430,10 @@ kernel_begin(struct model *m, int gi)
 			b->host_copy = 0;
 		} else
 			fault += b->host_bytes < n ? b->host_bytes : n;
+		if (fault > before) {
+			nbuf++;
+			fbuf = bufs[k];
+		}
 		b->resident = 1;
 		b->host_bytes = 0;
 		w = kernel_writes_from(op, bufs[k], n);
@@ -402,6 +443,10 @@ kernel_begin(struct model *m, int gi)
 			b->host_copy = w;
 	}
 	if (fault > 0) {
+		if (nbuf == 1) { /* a prefetch of it may take over (model_fault_takeover) */
+			g->fault_buf = fbuf;
+			m->buf[fbuf].faulting = gi;
+		}
 		g->fault_bytes = fault;
 		g->fault_groups = (fault + fault_page(m) - 1) / fault_page(m);
 		g->fault_batch = 0;

@@ -1334,6 +1334,65 @@ START_TEST(sync_after_kernel_costs_more)
 }
 END_TEST
 
+/* Copies into pageable memory malloc'd fresh (32 MiB and more) pay
+ * host.touch for the bytes first written after each alloc; a buffer without
+ * an alloc, pages written before and a small malloc do not. */
+START_TEST(pageable_first_touch)
+{
+	struct hd_profile p = test_profile();
+	struct hd_scenario *sc = sc_new("touch");
+	int d = sc_buf(sc, "d", HD_MEM_DEVICE, 64 * MiB);
+	int g = sc_buf(sc, "g", HD_MEM_PAGEABLE, 64 * MiB);
+	int k = sc_buf(sc, "k", HD_MEM_PAGEABLE, 64 * MiB);
+	int s = sc_buf(sc, "s", HD_MEM_PAGEABLE, 1 * MiB);
+	int h = sc_buf(sc, "h", HD_MEM_PAGEABLE, 64 * MiB);
+	static const struct {
+		int op;
+		uint64_t fresh;
+	} want[] = {
+		{ 1, 16 * MiB }, /* the first 16 MiB */
+		{ 2, 48 * MiB }, /* the rest */
+		{ 3, 0 },        /* written before */
+		{ 6, 64 * MiB }, /* allocated again */
+		{ 7, 0 },        /* no alloc: touched beforehand */
+		{ 9, 0 },        /* a small malloc: pages from the heap */
+		{ 11, 8 * MiB }, /* a host-to-host copy writes them too */
+	};
+	struct hd_trace *t0, *t1;
+	const struct hd_span *a0, *a1;
+	size_t i;
+
+	sc_op(sc, HD_OP_ALLOC, 0)->dst = g;            /* op 0 */
+	sc_copy(sc, 0, d, g, false)->bytes = 16 * MiB; /* op 1 */
+	sc_copy(sc, 0, d, g, false);                   /* op 2 */
+	sc_copy(sc, 0, d, g, false);                   /* op 3 */
+	sc_op(sc, HD_OP_FREE, 0)->dst = g;             /* op 4 */
+	sc_op(sc, HD_OP_ALLOC, 0)->dst = g;            /* op 5 */
+	sc_copy(sc, 0, d, g, false);                   /* op 6 */
+	sc_copy(sc, 0, d, k, false);                   /* op 7 */
+	sc_op(sc, HD_OP_ALLOC, 0)->dst = s;            /* op 8 */
+	sc_copy(sc, 0, d, s, false)->bytes = 1 * MiB;  /* op 9 */
+	sc_op(sc, HD_OP_ALLOC, 0)->dst = h;            /* op 10 */
+	sc_copy(sc, 0, k, h, false)->bytes = 8 * MiB;  /* op 11 */
+	p.host_touch_bw = 0;
+	t0 = run_p(sc, &p);
+	p.host_touch_bw = 1e9;
+	t1 = run_p(sc, &p);
+	for (i = 0; i < sizeof want / sizeof want[0]; i++) {
+		a0 = need(t0, want[i].op, 0, HD_LANE_API, HD_SPAN_API);
+		a1 = need(t1, want[i].op, 0, HD_LANE_API, HD_SPAN_API);
+		ck_assert_msg((a1->end - a1->start) - (a0->end - a0->start) ==
+				  hd_time_for_bytes((double)want[i].fresh, 1e9),
+			      "op %d: %lld ps more, not %lld", want[i].op,
+			      (long long)((a1->end - a1->start) - (a0->end - a0->start)),
+			      (long long)hd_time_for_bytes((double)want[i].fresh, 1e9));
+	}
+	hd_trace_free(t0);
+	hd_trace_free(t1);
+	sc_free(sc);
+}
+END_TEST
+
 /* A prefetch to the host migrates at um.prefetch_d2h_rate; one whose pages
  * are already where it sends them takes pcie.latency and its walk over them
  * at um.prefetch_walk, in either direction. */
@@ -1408,6 +1467,44 @@ START_TEST(prefetch_in_flight_shared)
 	k = need(t, 2, 0, HD_LANE_COMPUTE, HD_SPAN_KERNEL);
 	ck_assert(k->start >= a->end);
 	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
+/* A prefetch to the device of pages a kernel is faulting in moves the rest
+ * (what the kernel's batch in progress does not cover), and the kernel
+ * waits for it: sooner than its faults alone, which move none after. */
+START_TEST(prefetch_takes_over_faults)
+{
+	struct hd_profile p = test_profile();
+	struct hd_scenario *sc = sc_new("um");
+	int s1 = sc_stream(sc, "s1", HD_STREAM_NONBLOCKING);
+	int s2 = sc_stream(sc, "s2", HD_STREAM_NONBLOCKING);
+	int m = sc_buf(sc, "m", HD_MEM_MANAGED, 256 * MiB);
+	const struct hd_span *k0, *k1, *pf, *f;
+	struct hd_trace *t0, *t1;
+
+	sc_kernel_mem(sc, s1, m);
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	t0 = run_p(sc, &p); /* the faults alone */
+	sc->nops = 1;
+	sc_op(sc, HD_OP_HOST, 0)->duration = 50 * HD_US; /* while faults are under way */
+	sc_prefetch(sc, s2, m, true);
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	t1 = run_p(sc, &p);
+	k0 = need(t0, 0, 0, HD_LANE_COMPUTE, HD_SPAN_KERNEL);
+	k1 = need(t1, 0, 0, HD_LANE_COMPUTE, HD_SPAN_KERNEL);
+	pf = need(t1, 2, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH);
+	f = need(t1, 0, 0, HD_LANE_COMPUTE, HD_SPAN_FAULT);
+	/* it moved part of the buffer: neither nothing nor all of it */
+	ck_assert(pf->bytes > 0 && pf->bytes < 256 * MiB);
+	ck_assert_uint_eq(f->bytes + pf->bytes, 256 * MiB); /* between them, all of it */
+	/* the faults stopped before the prefetch arrived; the kernel ran after it */
+	ck_assert(f->end <= pf->end);
+	ck_assert(k1->start >= pf->end);
+	ck_assert(k1->end < k0->end);
+	hd_trace_free(t0);
+	hd_trace_free(t1);
 	sc_free(sc);
 }
 END_TEST
@@ -2378,8 +2475,10 @@ model_suite(void)
 	tcase_add_test(tc, managed_read_faults_in);
 	tcase_add_test(tc, sync_copy_costs_more);
 	tcase_add_test(tc, sync_after_kernel_costs_more);
+	tcase_add_test(tc, pageable_first_touch);
 	tcase_add_test(tc, prefetch_direction_and_walk);
 	tcase_add_test(tc, prefetch_in_flight_shared);
+	tcase_add_test(tc, prefetch_takes_over_faults);
 	tcase_add_test(tc, managed_copy_faults_back);
 	tcase_add_test(tc, managed_read_loop_stays);
 	tcase_add_test(tc, alloc_free_managed);

@@ -230,6 +230,56 @@ fit_sizes(const double *n, const double *t, const int *d2h, int np, double lo, d
 	return hd_fit_staging(sn, st, sd, (size_t)ns, &shape, out, &fe);
 }
 
+/*
+ * host.touch: a malloc of 64 MiB (glibc maps it afresh and unmaps it at
+ * free), its first memset and its free, less a second memset of the same
+ * pages: what mapping and zeroing fresh pages costs beyond writing them.
+ * The median of five rounds (three quick).
+ */
+static int
+host_touch(struct cal *c)
+{
+	const size_t n = 64 * MiB;
+	double v[5];
+	struct hd_stats st;
+	char r[32];
+	int i, rounds = c->quick ? 3 : 5;
+
+	calp_log_head(c, "First touch of malloc'd memory",
+		      "host clock around a 64 MiB malloc's first memset and its free, less "
+		      "a second memset of the same pages");
+	for (i = 0; i < rounds; i++) {
+		double t0, t1, t2, t3;
+		char *p;
+
+		if (calp_stopped(c))
+			return -1;
+		if ((p = malloc(n)) == NULL) {
+			hd_buf_printf(c->log, "  malloc of 64 MiB failed: host.touch kept\n");
+			return 0;
+		}
+		t0 = calp_now();
+		/* each memset must write the pages: the barriers keep the compiler
+		 * from dropping either as a dead store */
+		memset(p, 1, n);
+		__asm__ __volatile__("" : : "r"(p) : "memory");
+		t1 = calp_now();
+		memset(p, 2, n);
+		__asm__ __volatile__("" : : "r"(p) : "memory");
+		t2 = calp_now();
+		free(p);
+		t3 = calp_now();
+		v[i] = (t1 - t0) - (t2 - t1) + (t3 - t2);
+	}
+	if (hd_fit_stats(v, (size_t)rounds, &st, c->e) != 0)
+		return -1;
+	calp_log_row(c, "64 MiB", rounds, 1, &st, hd_cal_frate(r, sizeof r, (double)n / st.median));
+	if (st.median > 0)
+		hd_cal_set_rate(&c->sum, "host.touch", &c->p->host_touch_bw, (double)n / st.median,
+				"64 MiB malloc'd, first memset and free less a second memset");
+	return 0;
+}
+
 int
 calp_stage_pageable(struct cal *c)
 {
@@ -250,6 +300,8 @@ calp_stage_pageable(struct cal *c)
 		    &c->sum, "api.memcpy_sync", &c->p->api_memcpy_sync,
 		    fmax(c->memcpy_sync_call - c->api_memcpy - c->copy_latency - c->wake, 0),
 		    api_names[API_MEMCPY_SYNC].how);
+	if (host_touch(c) != 0)
+		return -1;
 	/* --real's host-only pass takes every size as calibrate does: fitted to
 	 * three sizes, the staging model's memcpy rate wandered to twice what any
 	 * copy reached (bench/results/2026-11-22-h100-host/h100-live/) */
