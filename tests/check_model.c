@@ -249,6 +249,15 @@ need(const struct hd_trace *t, int op, uint32_t iter, enum hd_lane_kind lk, enum
 	return s;
 }
 
+/* How long op's first call kept the host in the API. */
+static hd_time
+api_len(const struct hd_trace *t, int op)
+{
+	const struct hd_span *s = need(t, op, 0, HD_LANE_API, HD_SPAN_API);
+
+	return s->end - s->start;
+}
+
 static int
 count_kind(const struct hd_trace *t, enum hd_span_kind k)
 {
@@ -1254,7 +1263,6 @@ START_TEST(sync_copy_costs_more)
 	int h = sc_buf(sc, "h", HD_MEM_PINNED, 4096);
 	struct hd_op *op;
 	struct hd_trace *t0, *t1;
-	const struct hd_span *a0, *a1;
 	int i;
 
 	sc_copy(sc, 0, d, h, false);   /* op 0 */
@@ -1267,12 +1275,8 @@ START_TEST(sync_copy_costs_more)
 	t0 = run_p(sc, &p);
 	p.api_memcpy_sync = 3 * HD_US;
 	t1 = run_p(sc, &p);
-	for (i = 0; i < 3; i++) {
-		a0 = need(t0, i, 0, HD_LANE_API, HD_SPAN_API);
-		a1 = need(t1, i, 0, HD_LANE_API, HD_SPAN_API);
-		ck_assert_int_eq((a1->end - a1->start) - (a0->end - a0->start),
-				 i == 1 ? 0 : 3 * HD_US);
-	}
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(api_len(t1, i) - api_len(t0, i), i == 1 ? 0 : 3 * HD_US);
 	hd_trace_free(t0);
 	hd_trace_free(t1);
 	sc_free(sc);
@@ -1302,7 +1306,6 @@ START_TEST(sync_after_kernel_costs_more)
 		{ 10, 1 * HD_US }, /* an event recorded after the kernel on s1 */
 	};
 	struct hd_trace *t;
-	const struct hd_span *a;
 	size_t i;
 
 	sc_spin(sc, s1, 10 * HD_US, 1);            /* op 0 */
@@ -1318,17 +1321,15 @@ START_TEST(sync_after_kernel_costs_more)
 	sc_op(sc, HD_OP_STREAM_SYNC, s2);          /* op 10 */
 	p.api_sync_kernel = 5 * HD_US;
 	t = run_p(sc, &p);
-	for (i = 0; i < sizeof want / sizeof want[0]; i++) {
-		a = need(t, want[i].op, 0, HD_LANE_API, HD_SPAN_API);
-		ck_assert_msg(a->end - a->start == want[i].cost, "op %d took %lld ps, not %lld",
-			      want[i].op, (long long)(a->end - a->start), (long long)want[i].cost);
-	}
+	for (i = 0; i < sizeof want / sizeof want[0]; i++)
+		ck_assert_msg(api_len(t, want[i].op) == want[i].cost,
+			      "op %d took %lld ps, not %lld", want[i].op,
+			      (long long)api_len(t, want[i].op), (long long)want[i].cost);
 	hd_trace_free(t);
 	/* left out (0): api.sync */
 	p.api_sync_kernel = 0;
 	t = run_p(sc, &p);
-	a = need(t, 2, 0, HD_LANE_API, HD_SPAN_API);
-	ck_assert_int_eq(a->end - a->start, 1 * HD_US);
+	ck_assert_int_eq(api_len(t, 2), 1 * HD_US);
 	hd_trace_free(t);
 	sc_free(sc);
 }
@@ -1359,7 +1360,6 @@ START_TEST(pageable_first_touch)
 		{ 11, 8 * MiB }, /* a host-to-host copy writes them too */
 	};
 	struct hd_trace *t0, *t1;
-	const struct hd_span *a0, *a1;
 	size_t i;
 
 	sc_op(sc, HD_OP_ALLOC, 0)->dst = g;            /* op 0 */
@@ -1379,12 +1379,10 @@ START_TEST(pageable_first_touch)
 	p.host_touch_bw = 1e9;
 	t1 = run_p(sc, &p);
 	for (i = 0; i < sizeof want / sizeof want[0]; i++) {
-		a0 = need(t0, want[i].op, 0, HD_LANE_API, HD_SPAN_API);
-		a1 = need(t1, want[i].op, 0, HD_LANE_API, HD_SPAN_API);
-		ck_assert_msg((a1->end - a1->start) - (a0->end - a0->start) ==
-				  hd_time_for_bytes((double)want[i].fresh, 1e9),
-			      "op %d: %lld ps more, not %lld", want[i].op,
-			      (long long)((a1->end - a1->start) - (a0->end - a0->start)),
+		hd_time more = api_len(t1, want[i].op) - api_len(t0, want[i].op);
+
+		ck_assert_msg(more == hd_time_for_bytes((double)want[i].fresh, 1e9),
+			      "op %d: %lld ps more, not %lld", want[i].op, (long long)more,
 			      (long long)hd_time_for_bytes((double)want[i].fresh, 1e9));
 	}
 	hd_trace_free(t0);

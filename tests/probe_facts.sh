@@ -1,11 +1,20 @@
 #!/bin/sh
-# probe_facts.sh - what lent H200s measured of managed memory, held against
-# what the built-in h200-sxm predicts: the probe lessons bench/probe/umsize.hds
-# and umloop.hds measured with `hdsim --real` on three machines, 2026-11-28
-# (bench/results/2026-11-28-managed-h200/run28 to run32, every process).  A
-# prediction must fall inside the measured range widened by half each way:
-# the model before those probes put a 4 KiB prefetch at 296 us (measured
-# 19-27) and 40 small copies into managed memory at 1.34 ms (0.31-0.35).
+# probe_facts.sh - what lent H200s measured, held against what the built-in
+# h200-sxm predicts, each range over every process that ran it with
+# `hdsim --real`, 2026-11-28.  A prediction must fall inside the measured
+# range widened by half each way.
+# - Managed memory: bench/probe/umsize.hds and umloop.hds on three machines
+#   (bench/results/2026-11-28-managed-h200/run28 to run32); the model before
+#   them put a 4 KiB prefetch at 296 us (measured 19-27) and 40 small copies
+#   into managed memory at 1.34 ms (0.31-0.35).
+# - Syncs after a kernel: bench/probe/syncafter.hds on two machines
+#   (bench/results/2026-11-28-heldout8-h200/run37, run39); the model before
+#   api.sync_kernel put 500 syncs after a kernel at 259 us (722-947).
+# - Fresh pageable pages: bench/probe/touch.hds (run42); without host.touch
+#   4 rounds of a 942 MB malloc and a 29.4 MB copy into it came to 12 ms
+#   (80.6-81.5).
+# - A prefetch beside a faulting kernel: bench/gen/heldout10/single/002.hds,
+#   two processes (run42); the model before put it at 122 ms (39.6-51.7).
 #
 # Run by `make check` with $HDSIM and $HDSIM_SRCDIR set; exits 77 (skipped)
 # when they are not, or without python3.
@@ -25,12 +34,13 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 
 . "$(dirname "$0")/check-lib.sh"
 
-# facts FILE: "scenario min_us max_us" lines, measured; checks each
+# facts FILE "scenario min_us max_us"...: FILE under bench/, its scenarios'
+# measured ranges; checks each
 facts() {
 	lesson=$1
 	shift
-	if ! "$HDSIM" run "$HDSIM_SRCDIR/bench/probe/$lesson" --json --profile h200-sxm >"$tmp/run.json" 2>"$tmp/err"; then
-		fail "hdsim run bench/probe/$lesson failed: $(head -3 "$tmp/err")"
+	if ! "$HDSIM" run "$HDSIM_SRCDIR/bench/$lesson" --json --profile h200-sxm >"$tmp/run.json" 2>"$tmp/err"; then
+		fail "hdsim run bench/$lesson failed: $(head -3 "$tmp/err")"
 		return
 	fi
 	printf '%s\n' "$@" >"$tmp/facts"
@@ -51,10 +61,14 @@ PY
 	done <"$tmp/out"
 }
 
-facts umsize.hds "pf_4KiB 18.6 26.9" "dev_4KiB 27.9 38.1" "hostfault_4KiB 48.6 64.3" \
+facts probe/umsize.hds "pf_4KiB 18.6 26.9" "dev_4KiB 27.9 38.1" "hostfault_4KiB 48.6 64.3" \
 	"read_4KiB 45.9 57.7" "pf_2MiB 96.0 125.0" "pf_32MiB 696 791" \
 	"hostfault_32MiB 747 904" "read_32MiB 5320 8050"
-facts umloop.hds "d2m_loop 310 348" "p_d2m_loop 530 691" "read_host 188 286" \
+facts probe/umloop.hds "d2m_loop 310 348" "p_d2m_loop 530 691" "read_host 188 286" \
 	"read_host_16M 3030 4200" "pf_only_small 20.2 25.9"
+facts probe/syncafter.hds "k_sync 722 947" "k_rec_sync 161 313" "k_evsync 695 927" \
+	"rounds_k8 385 491" "rounds_kr8 266 381"
+facts probe/touch.hds "fresh942 80550 81540" "fresh64 196000 205500" "touched64 21200 23000"
+facts gen/heldout10/single/002.hds "main 39560 51700"
 
 finish probe_facts.sh
