@@ -178,6 +178,8 @@ static const struct pkey keys[] = {
 	TIME("api.memcpy_managed", api_memcpy_managed, "us", KF_OPT,
 	     "more host time for a copy to or from managed memory"),
 	TIME("api.event", api_event, "us", 0, "cudaEventRecord, cudaEventQuery"),
+	TIME("api.event_notiming", api_event_notiming, "us", KF_OPT,
+	     "cudaEventRecord of an event made without timing (0: api.event)"),
 	TIME("api.wait", api_wait, "us", 0, "cudaStreamWaitEvent"),
 	TIME("api.sync", api_sync, "us", 0, "a sync call that finds nothing to wait for"),
 	TIME(
@@ -217,6 +219,8 @@ static const struct pkey keys[] = {
 	TIME("gpu.launch_latency", launch_latency, "us", 0,
 	     "from submit to the kernel starting on an idle GPU"),
 	TIME("gpu.kernel_overhead", kernel_overhead, "us", 0, "fixed GPU time per kernel"),
+	TIME("gpu.event_record", event_record, "us", KF_OPT,
+	     "GPU time of a timing event's record, one at a time across the streams (0: none)"),
 	INT("gpu.max_kernels", max_kernels, 1, 4096, "kernels the GPU runs at once"),
 	RATE("gpu.d2d", d2d_bw, "TB/s", KF_POS, "device-local copy rate, bytes counted once"),
 	RATE("gpu.block_memory", block_memory_bw, "GB/s", KF_OPT,

@@ -95,6 +95,7 @@ struct hd_profile {
 	hd_time api_memcpy_sync;    /* a synchronous copy's return after it, beyond sync_wake */
 	hd_time api_memcpy_managed; /* more for a copy that names managed memory */
 	hd_time api_event;          /* cudaEventRecord, cudaEventQuery */
+	hd_time api_event_notiming; /* cudaEventRecord of a notiming event (0: api_event) */
 	hd_time api_wait;           /* cudaStreamWaitEvent */
 	hd_time api_sync;           /* a sync call that finds nothing to wait for */
 	hd_time api_sync_kernel;    /* api_sync while a stream's last work is a kernel */
@@ -113,8 +114,11 @@ struct hd_profile {
 	double flops;            /* peak FP32 FMA rate, FLOP/s */
 	hd_time launch_latency;  /* from submit to the kernel starting on an idle GPU */
 	hd_time kernel_overhead; /* fixed cost per kernel on the GPU */
-	int max_kernels;         /* concurrent kernels the GPU will run */
-	double d2d_bw;           /* device-local copy, counted once, bytes/s */
+	/* GPU time of a timing event's record (its timestamp), one record at a
+	 * time across the GPU's streams (0: none; notiming events take none) */
+	hd_time event_record;
+	int max_kernels; /* concurrent kernels the GPU will run */
+	double d2d_bw;   /* device-local copy, counted once, bytes/s */
 	/* What one thread block of the memory, fill and reduce kernels draws
 	 * from HBM, bytes/s (0: no per-block limit): a grid too small to fill
 	 * the GPU runs below gpu.hbm. */

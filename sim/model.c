@@ -418,6 +418,7 @@ model_at(struct model *m, hd_time t, enum ev_type type, uint32_t a, uint64_t b)
 			op = m->g[m->x[a].gop].op;
 			break;
 		case EV_NODE:
+		case EV_STAMP:
 			op = m->g[a].op;
 			break;
 		case EV_FLOW:
@@ -653,6 +654,32 @@ prefetch_plan(struct model *m, struct gop *g, uint64_t *walked)
 	return 0;
 }
 
+/*
+ * A record of a timing event takes the GPU gpu.event_record to write its
+ * timestamp, one record at a time whichever stream it is on (on a lent
+ * H200, 200 records queued behind a kernel drained at 1.3 us each, on two
+ * streams at 2.6 us a pair; submitted one by one to an idle stream, or
+ * each after a kernel or a copy, 1.5-1.9 us; a notiming event's at once:
+ * bench/probe/evrec.hds, apictx.hds, 2026-11-28).
+ */
+static int
+record_stamps(const struct model *m, const struct gop *g)
+{
+	return m->p->event_record > 0 && m->sc->events[m->sc->ops[g->op].event].timing;
+}
+
+/* Record gi reaches its event: the event fires now. */
+static void
+record_done(struct model *m, int gi)
+{
+	const struct gop *g = &m->g[gi];
+	hd_time now = hd_engine_now(m->eng);
+
+	model_emit(m, model_stream_lane(m, g->stream), g->op, g->iter, HD_SPAN_EVENT, HD_WHY_NONE,
+		   now, now, 0, model_work_label(m, g->op));
+	model_gop_complete(m, gi);
+}
+
 /* The head of a stream has its dependencies: start it. */
 static void
 gop_start(struct model *m, int gi)
@@ -694,9 +721,16 @@ gop_start(struct model *m, int gi)
 		model_gop_complete(m, gi);
 		break;
 	case G_RECORD:
-		model_emit(m, model_stream_lane(m, g->stream), g->op, g->iter, HD_SPAN_EVENT,
-			   HD_WHY_NONE, now, now, 0, model_work_label(m, g->op));
-		model_gop_complete(m, gi);
+		if (record_stamps(m, g)) {
+			hd_time t = (m->stamp_free > now ? m->stamp_free : now) +
+			    m->p->event_record;
+
+			m->stamp_free = t;
+			g->state = GS_RUNNING;
+			g->start = now;
+			model_at(m, t, EV_STAMP, (uint32_t)gi, g->gen);
+		} else
+			record_done(m, gi);
 		break;
 	case G_WAIT:
 		if (now > g->head_since)
@@ -985,6 +1019,10 @@ handle(struct world *w, const struct hd_event_rec *ev, volatile int *stop)
 	case EV_NODE:
 		if (m->g[ev->a].gen == (uint32_t)ev->b)
 			model_graph_node_ready(m, (int)ev->a);
+		break;
+	case EV_STAMP:
+		if (m->g[ev->a].gen == (uint32_t)ev->b)
+			record_done(m, (int)ev->a);
 		break;
 	}
 	model_touch(m);

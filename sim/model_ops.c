@@ -602,10 +602,27 @@ op_kernel(struct model *m, const struct hd_op *op, int opi)
 	gi = model_gop_new(m, G_KERNEL, op->stream, opi, m->h.iter);
 	m->g[gi].sms = op->grid == 0 || op->grid > (uint32_t)m->p->sms ? m->p->sms : (int)op->grid;
 	m->g[gi].dur = model_kernel_duration(m, op);
+	/* a spin kernel launched on a stream also leaves the gap every kernel
+	 * leaves to the next (200 spins of 10 us back to back took 11.5 us each
+	 * on a lent H200, bench/probe/evrec.hds, 2026-11-28); in a graph the
+	 * node gap, gpu.graph_node, stands for it */
+	if (op->kernel == HD_KERNEL_SPIN)
+		m->g[gi].dur += m->p->kernel_overhead;
 	model_stream_submit(m, gi);
 	model_kernel_last(m, op->stream, 1);
 	model_kick(m);
 	return host_api_end(m);
+}
+
+/* cudaEventRecord's host time: an event without timing takes less (200
+ * records on a lent H200: 0.2-0.4 us each, 0.9-1.4 with timing;
+ * bench/probe/apictx.hds, 2026-11-28). */
+static hd_time
+record_cost(const struct model *m, const struct hd_op *op)
+{
+	if (!m->sc->events[op->event].timing && m->p->api_event_notiming > 0)
+		return m->p->api_event_notiming;
+	return m->p->api_event;
 }
 
 static int
@@ -615,7 +632,7 @@ op_record(struct model *m, const struct hd_op *op, int opi)
 	int gi, r;
 
 	if (m->h.phase < 2) {
-		if ((r = submit_prologue(m, op->stream, m->p->api_event)) != H_NEXT)
+		if ((r = submit_prologue(m, op->stream, record_cost(m, op))) != H_NEXT)
 			return r;
 	}
 	gi = model_gop_new(m, G_RECORD, op->stream, opi, m->h.iter);

@@ -38,6 +38,7 @@ enum ev_type {
 	EV_COLL,  /* this rank's part of a collective ends */
 	EV_CPU,   /* the earliest host work on the CPU cores ends (a = generation) */
 	EV_NODE,  /* a graph node's gap has passed: it starts (model_graph.c) */
+	EV_STAMP, /* a timing event's record has its timestamp: it completes */
 };
 /* Event types carry the rank above the low four bits. */
 #define EV_SHIFT 4
@@ -288,8 +289,9 @@ struct model {
 	int sms_used, nkernels;
 
 	struct host h;
-	int dirty;       /* a gop completed: heads may start */
-	int kernel_last; /* streams whose last work is a kernel (mstream.kernel_last) */
+	int dirty;          /* a gop completed: heads may start */
+	int kernel_last;    /* streams whose last work is a kernel (mstream.kernel_last) */
+	hd_time stamp_free; /* when the GPU may start the next event timestamp */
 
 	/* lanes and labels */
 	int lane_host, lane_api, lane_ce[DIR__COUNT], lane_compute, lane_pcie[2];

@@ -731,7 +731,9 @@ model_kernel_duration(const struct model *m, const struct hd_op *op)
 
 	switch (op->kernel) {
 	case HD_KERNEL_SPIN:
-		return op->duration; /* timed by the global timer: no overhead */
+		/* timed by the global timer (a stream adds the kernel's
+		 * overhead: op_kernel; a graph its node gap) */
+		return op->duration;
 	case HD_KERNEL_COMPUTE:
 		return p->kernel_overhead +
 		    hd_time_for_bytes(op->flops,

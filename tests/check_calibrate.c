@@ -186,6 +186,14 @@ START_TEST(quick_run_finds_the_figures)
 		/* a node: the gap, then the empty spin kernel (the fake's 1 us) */
 		ck_assert_msg(REL(hd_time_to_s(p.graph_node), FAKE_GRAPH_NODE + 1e-6) < 0.1,
 			      "graph node %g s", hd_time_to_s(p.graph_node));
+		/* the fake's stamp (2 us) outlasts its record call (1 us): the
+		 * records go at the stamp's pace; a notiming record costs less */
+		ck_assert_msg(REL(hd_time_to_s(p.event_record), FAKE_EVENT_STAMP) < 0.25,
+			      "event record %g s", hd_time_to_s(p.event_record));
+		ck_assert_msg(hd_time_to_s(p.api_event_notiming) >= 0.9 * FAKE_RECORD_NT &&
+				  p.api_event_notiming < p.api_event,
+			      "notiming record %g s, record %g s",
+			      hd_time_to_s(p.api_event_notiming), hd_time_to_s(p.api_event));
 		ck_assert_msg(REL(hd_time_to_s(p.api_graph_launch), FAKE_GRAPH_LAUNCH) < 0.3,
 			      "graph launch %g s", hd_time_to_s(p.api_graph_launch));
 	}
@@ -220,6 +228,11 @@ START_TEST(quick_run_finds_the_figures)
 	ck_assert_ptr_nonnull(
 	    strstr(log.s, "cudaStreamSynchronize (idle, its last work a kernel)"));
 	ck_assert(p.api_sync_kernel >= p.api_sync && p.api_sync_kernel > 0);
+	/* timing records one after another, and a notiming event's record */
+	ck_assert_ptr_nonnull(strstr(log.s, "Timing event records, one after another"));
+	ck_assert_ptr_nonnull(strstr(log.s, "gpu.event_record"));
+	ck_assert_ptr_nonnull(strstr(log.s, "cudaEventRecord (event without timing)"));
+	ck_assert(p.event_record > 0 && p.api_event_notiming > 0);
 	ck_assert_ptr_nonnull(strstr(log.s, "prefetch of a 2 MiB buffer, less its call"));
 	ck_assert_ptr_nonnull(strstr(log.s, "PCIe link during the copies (sysfs): unreadable"));
 	ck_assert_int_eq(pr.backwards, 0);

@@ -618,8 +618,9 @@ START_TEST(host_blocks)
 	t = run(sc);
 	hd_trace_blocked(t, blocked);
 	/* launch 5 us; the kernel starts at 5 + 3 (launch latency) and ends at
-	 * 1008 us; the sync blocks from 5 us to 1008 + 2 (wake) us */
-	ck_assert_int_eq(blocked[HD_WHY_STREAM_SYNC], 1005 * HD_US);
+	 * 1010 us (1 ms and 2 of overhead); the sync blocks from 5 us to 1010 +
+	 * 2 (wake) us */
+	ck_assert_int_eq(blocked[HD_WHY_STREAM_SYNC], 1007 * HD_US);
 	ck_assert_int_eq(blocked[HD_WHY_DEVICE_SYNC], 0);
 	hd_trace_free(t);
 	sc_free(sc);
@@ -1330,6 +1331,80 @@ START_TEST(sync_after_kernel_costs_more)
 	p.api_sync_kernel = 0;
 	t = run_p(sc, &p);
 	ck_assert_int_eq(api_len(t, 2), 1 * HD_US);
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
+/*
+ * A timing event's record holds the GPU gpu.event_record for its timestamp,
+ * one record at a time across the streams; a notiming event's takes none,
+ * and its call costs api.event_notiming.
+ */
+START_TEST(timing_records_take_the_gpu)
+{
+	struct hd_profile p = test_profile();
+	struct hd_scenario *sc = sc_new("records");
+	int s1 = sc_stream(sc, "s1", HD_STREAM_NONBLOCKING);
+	int s2 = sc_stream(sc, "s2", HD_STREAM_NONBLOCKING);
+	int e = sc_event(sc, "e");
+	int f = sc_event(sc, "f");
+	int n = sc_event(sc, "n");
+	struct hd_trace *t;
+	int i;
+
+	sc->events[n].timing = false;
+	/* ops 0-3: records of e on s1 and f on s2 in turn; op 4: of n on s1 */
+	for (i = 0; i < 4; i++)
+		sc_op(sc, HD_OP_RECORD, i % 2 ? s2 : s1)->event = i % 2 ? f : e;
+	sc_op(sc, HD_OP_RECORD, s1)->event = n;
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	p.event_record = 3 * HD_US;
+	p.api_event_notiming = HD_US / 2;
+	t = run_p(sc, &p);
+	/* submitted at 2, 4, 6 and 8 us (api.event); the stamps follow one
+	 * another from 2 us whichever the stream: they end at 5, 8, 11, 14 */
+	for (i = 0; i < 4; i++)
+		ck_assert_msg(need(t, i, 0, HD_LANE_STREAM, HD_SPAN_EVENT)->start ==
+				  (hd_time)(5 + 3 * i) * HD_US,
+			      "record %d at %lld ps", i,
+			      (long long)need(t, i, 0, HD_LANE_STREAM, HD_SPAN_EVENT)->start);
+	/* the notiming record: its call is cheaper, and it fires as soon as
+	 * its stream reaches it (s1's last stamp ended at 11 us) */
+	ck_assert_int_eq(api_len(t, 4), HD_US / 2);
+	ck_assert_int_eq(need(t, 4, 0, HD_LANE_STREAM, HD_SPAN_EVENT)->start,
+			 (hd_time)(11 * HD_US));
+	hd_trace_free(t);
+	/* left out (0): records take no GPU time, calls api.event */
+	p.event_record = 0;
+	p.api_event_notiming = 0;
+	t = run_p(sc, &p);
+	ck_assert_int_eq(need(t, 3, 0, HD_LANE_STREAM, HD_SPAN_EVENT)->start, (hd_time)(8 * HD_US));
+	ck_assert_int_eq(api_len(t, 4), 2 * HD_US);
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
+/* A spin kernel runs its time and the GPU's per-kernel overhead: back to
+ * back on a stream, one starts gpu.kernel_overhead after the last's time. */
+START_TEST(spin_kernels_pay_the_kernel_overhead)
+{
+	struct hd_profile p = test_profile();
+	struct hd_scenario *sc = sc_new("spins");
+	int s1 = sc_stream(sc, "s1", HD_STREAM_NONBLOCKING);
+	struct hd_trace *t;
+	const struct hd_span *a, *b;
+
+	sc_spin(sc, s1, 100 * HD_US, 1);
+	sc_spin(sc, s1, 100 * HD_US, 1);
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	t = run_p(sc, &p);
+	a = need(t, 0, 0, HD_LANE_STREAM, HD_SPAN_KERNEL);
+	b = need(t, 1, 0, HD_LANE_STREAM, HD_SPAN_KERNEL);
+	ck_assert_int_eq(a->end - a->start, 102 * HD_US);
+	ck_assert_int_eq(b->start, a->end);
+	ck_assert_int_eq(b->end - b->start, 102 * HD_US);
 	hd_trace_free(t);
 	sc_free(sc);
 }
@@ -2266,9 +2341,10 @@ START_TEST(deep_queue_bounded)
 	ck_assert_int_eq(hd_model_run(sc, &p, &sink, NULL, &st, &e), 0);
 	ck_assert_uint_le(st.peak_ops, 16);
 	ck_assert_uint_lt(st.peak_pending, 64);
-	/* 100000 kernels back to back: at least 5 s of GPU time */
-	ck_assert_int_ge(st.makespan, 100000 * 50 * HD_US);
-	ck_assert_int_lt(st.makespan, 100000 * 50 * HD_US + 100 * HD_MS);
+	/* 100000 kernels back to back, 50 us and 2 of overhead each: at least
+	 * 5.2 s of GPU time */
+	ck_assert_int_ge(st.makespan, 100000 * 52 * HD_US);
+	ck_assert_int_lt(st.makespan, 100000 * 52 * HD_US + 100 * HD_MS);
 	sc_free(sc);
 }
 END_TEST
@@ -2473,6 +2549,8 @@ model_suite(void)
 	tcase_add_test(tc, managed_read_faults_in);
 	tcase_add_test(tc, sync_copy_costs_more);
 	tcase_add_test(tc, sync_after_kernel_costs_more);
+	tcase_add_test(tc, timing_records_take_the_gpu);
+	tcase_add_test(tc, spin_kernels_pay_the_kernel_overhead);
 	tcase_add_test(tc, pageable_first_touch);
 	tcase_add_test(tc, prefetch_direction_and_walk);
 	tcase_add_test(tc, prefetch_in_flight_shared);

@@ -43,6 +43,7 @@ struct CUgraphExec_st {
 };
 struct CUevent_st {
 	double t;
+	int notiming; /* made with cudaEventDisableTiming */
 };
 
 /* Host memory the fake knows: pinned, registered or managed. */
@@ -301,8 +302,11 @@ cudaEventCreate(cudaEvent_t *e)
 cudaError_t
 cudaEventCreateWithFlags(cudaEvent_t *e, unsigned f)
 {
-	(void)f;
-	return cudaEventCreate(e);
+	cudaError_t rc = cudaEventCreate(e);
+
+	if (rc == cudaSuccess && *e != NULL)
+		((struct CUevent_st *)*e)->notiming = (f & cudaEventDisableTiming) != 0;
+	return rc;
 }
 
 cudaError_t
@@ -497,9 +501,9 @@ cudaEventRecord(cudaEvent_t e, cudaStream_t s)
 	struct CUevent_st *ev = (struct CUevent_st *)e;
 	double t = now();
 
-	spin(1e-6);
+	spin(ev->notiming ? FAKE_RECORD_NT : FAKE_RECORD);
 	ev->t = st(s)->busy > t ? st(s)->busy : t;
-	st(s)->busy = ev->t;
+	st(s)->busy = ev->t + (ev->notiming ? 0 : FAKE_EVENT_STAMP);
 	return checked();
 }
 

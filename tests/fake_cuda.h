@@ -48,6 +48,12 @@
 /* CUDA graphs: the host's cudaGraphLaunch, and the GPU's time before each node */
 #define FAKE_GRAPH_LAUNCH 6e-6
 #define FAKE_GRAPH_NODE   0.4e-6
+/* A record of a timing event holds its stream this long after its
+ * timestamp (a notiming event's none), and costs the host FAKE_RECORD
+ * (FAKE_RECORD_NT) */
+#define FAKE_EVENT_STAMP 2e-6
+#define FAKE_RECORD      1e-6
+#define FAKE_RECORD_NT   0.3e-6
 
 extern int fake_cuda_calls;           /* checked calls made so far */
 extern int fake_cuda_fail_at;         /* the call number that fails (0: none) */

@@ -15,6 +15,10 @@
 #   (80.6-81.5).
 # - A prefetch beside a faulting kernel: bench/gen/heldout10/single/002.hds,
 #   two processes (run42); the model before put it at 122 ms (39.6-51.7).
+# - Event records: bench/probe/apictx.hds on two machines, three processes
+#   (bench/results/2026-11-28-heldout11-h200/run43, run45); the model
+#   before gpu.event_record and api.event_notiming put 200 timing records
+#   at 262 us (326-385) and 200 notiming ones at 262 us too (43-77).
 #
 # Run by `make check` with $HDSIM and $HDSIM_SRCDIR set; exits 77 (skipped)
 # when they are not, or without python3.
@@ -70,5 +74,6 @@ facts probe/syncafter.hds "k_sync 722 947" "k_rec_sync 161 313" "k_evsync 695 92
 	"rounds_k8 385 491" "rounds_kr8 266 381"
 facts probe/touch.hds "fresh942 80550 81540" "fresh64 196000 205500" "touched64 21200 23000"
 facts gen/heldout10/single/002.hds "main 39560 51700"
+facts probe/apictx.hds "rec_nb_200 326 385" "rec_leg_200 337 380" "rec_nt_200 43.3 77.4"
 
 finish probe_facts.sh

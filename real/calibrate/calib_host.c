@@ -22,6 +22,7 @@ enum api_kind {
 	API_LAUNCH,
 	API_MEMCPY,
 	API_EVENT,
+	API_EVENT_NOTIMING,
 	API_WAIT,
 	API_SYNC,
 	API_MEMCPY_D2D,
@@ -38,6 +39,8 @@ static const struct {
 	[API_MEMCPY] = { "cudaMemcpyAsync 4 B pinned -> device", "api.memcpy",
 			 "mean host time of a 4 B pinned cudaMemcpyAsync" },
 	[API_EVENT] = { "cudaEventRecord", "api.event", "mean host time of cudaEventRecord" },
+	[API_EVENT_NOTIMING] = { "cudaEventRecord (event without timing)", "api.event_notiming",
+				 "mean host time of cudaEventRecord of a notiming event" },
 	[API_WAIT] = { "cudaStreamWaitEvent (event still pending)", "api.wait",
 		       "mean host time of cudaStreamWaitEvent" },
 	[API_SYNC] = { "cudaStreamSynchronize (idle stream)", "api.sync",
@@ -63,6 +66,8 @@ api_call(struct cal *c, enum api_kind k)
 		return CK(c, cudaMemcpyAsync(c->dbuf, c->hpin, 4, cudaMemcpyHostToDevice, c->s));
 	case API_EVENT:
 		return CK(c, cudaEventRecord(c->ev[2], c->s));
+	case API_EVENT_NOTIMING:
+		return CK(c, cudaEventRecord(c->ev_nt, c->s));
 	case API_WAIT:
 		return CK(c, cudaStreamWaitEvent(c->s, c->ev[3], 0));
 	case API_MEMCPY_D2D: /* as a scenario's `copy a -> b` between device buffers */
@@ -133,10 +138,55 @@ api_cost(struct cal *c, enum api_kind k, double *mean)
 	return 0;
 }
 
+/* One sample for event_record: host time of n timing records submitted one
+ * by one to an idle stream, and the stream's sync (arg: n). */
+static int
+records(struct cal *c, const void *arg, double *sec)
+{
+	int i, n = *(const int *)arg;
+	double t0 = calp_now();
+
+	for (i = 0; i < n; i++)
+		if (CK(c, cudaEventRecord(c->ev[2], c->s)))
+			return -1;
+	if (CK(c, cudaStreamSynchronize(c->s)))
+		return -1;
+	*sec = calp_now() - t0;
+	return 0;
+}
+
+/*
+ * gpu.event_record: what a timing record adds when many follow one another,
+ * the time of 200 less that of 20, over 180 (the call, the sync and the
+ * wake-up cancel).  The GPU writes each record's timestamp; when that takes
+ * longer than the call it sets the pace (on a lent H200, 1.6-1.9 us a
+ * record where the call took 0.9-1.4; bench/probe/apictx.hds), else the
+ * call does and the figure is at most api.event.
+ */
+static int
+event_record(struct cal *c, double *per)
+{
+	static const int few = 20, many = 200;
+	struct hd_stats s1, s2;
+	char a[32];
+
+	calp_log_head(c, "Timing event records, one after another on an idle stream",
+		      "CLOCK_MONOTONIC around N cudaEventRecord and the stream's sync; per "
+		      "record: (time of 200 - time of 20) / 180");
+	if (calp_sample_stats(c, records, &few, c->quick ? 3 : 5, &s1) != 0 ||
+	    calp_sample_stats(c, records, &many, c->quick ? 3 : 5, &s2) != 0)
+		return -1;
+	calp_log_row(c, "20 records", c->quick ? 3 : 5, 1, &s1, "");
+	calp_log_row(c, "200 records", c->quick ? 3 : 5, 1, &s2, "");
+	*per = fmax((s2.median - s1.median) / (many - few), 0);
+	hd_buf_printf(c->log, "    = %s a record\n", hd_cal_ftime(a, sizeof a, *per));
+	return 0;
+}
+
 int
 calp_stage_api(struct cal *c)
 {
-	double v[API__COUNT];
+	double v[API__COUNT], rec;
 	int k;
 
 	calp_log_head(c, "Host API costs",
@@ -147,12 +197,19 @@ calp_stage_api(struct cal *c)
 		if (api_cost(c, (enum api_kind)k, &v[k]) != 0)
 			return -1;
 	}
+	if (event_record(c, &rec) != 0)
+		return -1;
 	hd_cal_set_time(&c->sum, "api.launch", &c->p->api_launch, v[API_LAUNCH],
 			api_names[API_LAUNCH].how);
 	hd_cal_set_time(&c->sum, "api.memcpy", &c->p->api_memcpy, v[API_MEMCPY],
 			api_names[API_MEMCPY].how);
 	hd_cal_set_time(&c->sum, "api.event", &c->p->api_event, v[API_EVENT],
 			api_names[API_EVENT].how);
+	hd_cal_set_time(&c->sum, "api.event_notiming", &c->p->api_event_notiming,
+			v[API_EVENT_NOTIMING], api_names[API_EVENT_NOTIMING].how);
+	hd_cal_set_time(&c->sum, "gpu.event_record", &c->p->event_record, rec,
+			"timing records one after another on an idle stream, the time of 200 "
+			"less that of 20 over 180");
 	hd_cal_set_time(&c->sum, "api.wait", &c->p->api_wait, v[API_WAIT], api_names[API_WAIT].how);
 	hd_cal_set_time(&c->sum, "api.sync", &c->p->api_sync, v[API_SYNC], api_names[API_SYNC].how);
 	hd_cal_set_time(&c->sum, "api.sync_kernel", &c->p->api_sync_kernel,

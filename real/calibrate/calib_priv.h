@@ -87,6 +87,7 @@ struct cal {
 
 	cudaStream_t s, s2;
 	cudaEvent_t ev[4];
+	cudaEvent_t ev_nt;         /* made with cudaEventDisableTiming */
 	volatile int *flags;       /* mapped pinned: latch, timed_out, started */
 	int *dflags;               /* the same, as the device sees it */
 	void *hpin, *hpage, *dbuf; /* copy buffers of max_copy bytes */

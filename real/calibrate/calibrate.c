@@ -232,6 +232,8 @@ setup(struct cal *c, struct cudaDeviceProp *prop)
 	for (i = 0; i < (int)HD_ARRAY_LEN(c->ev); i++)
 		if (CK(c, cudaEventCreate(&c->ev[i])))
 			return -1;
+	if (CK(c, cudaEventCreateWithFlags(&c->ev_nt, cudaEventDisableTiming)))
+		return -1;
 	{
 		void *fp = NULL, *dp = NULL;
 
@@ -280,6 +282,8 @@ teardown(struct cal *c)
 	for (i = 0; i < HD_ARRAY_LEN(c->ev); i++)
 		if (c->ev[i])
 			cudaEventDestroy(c->ev[i]);
+	if (c->ev_nt)
+		cudaEventDestroy(c->ev_nt);
 	if (c->flags)
 		cudaFreeHost((void *)c->flags);
 	if (c->hpin)
