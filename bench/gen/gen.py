@@ -76,6 +76,7 @@ SETS = {
     'heldout10': {'seed': 20261213, 'single': 40, 'ranks': 16},
     # drawn at 72de046 after heldout10 was scored once and its misses read
     'heldout11': {'seed': 20261215, 'single': 40, 'ranks': 16},
+    'heldout12': {'seed': 20261219, 'single': 40, 'ranks': 16},
 }
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
