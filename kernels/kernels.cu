@@ -126,6 +126,23 @@ reduce_kernel(const float4 *src, uint64_t n, float *out)
 		atomicAdd(out, part[0]);
 }
 
+/* A buffer too small for one item (a memory kernel's 32 bytes, a reduce's
+ * 16): its bytes one by one, so the kernel still touches what it names
+ * (managed pages fault in) and costs a launch, as the scenario says. */
+__global__ void
+copy_bytes_kernel(unsigned char *buf, unsigned half)
+{
+	if (threadIdx.x < half)
+		buf[half + threadIdx.x] = buf[threadIdx.x];
+}
+
+__global__ void
+sum_bytes_kernel(const unsigned char *buf, unsigned bytes, float *out)
+{
+	if (threadIdx.x < bytes)
+		atomicAdd(out, (float)buf[threadIdx.x]);
+}
+
 static unsigned
 full_grid(void)
 {
@@ -197,8 +214,11 @@ hd_kernel_memory(hd_cuda_stream s, void *buf, uint64_t bytes, unsigned grid)
 	uint64_t n = bytes / 2 / sizeof(uint4);
 	uint4 *base = (uint4 *)buf;
 
-	if (n == 0)
-		return 0;
+	if (n == 0) {
+		copy_bytes_kernel<<<1, 32, 0, (cudaStream_t)s>>>((unsigned char *)buf,
+								 (unsigned)(bytes / 2));
+		return (int)cudaGetLastError();
+	}
 	stream_kernel<<<grid_for(grid, n), THREADS, 0, (cudaStream_t)s>>>(base + n, base, n);
 	return (int)cudaGetLastError();
 }
@@ -226,8 +246,11 @@ hd_kernel_reduce(hd_cuda_stream s, const void *buf, uint64_t bytes, float *out, 
 {
 	uint64_t n = bytes / sizeof(float4);
 
-	if (n == 0)
-		return 0;
+	if (n == 0) {
+		sum_bytes_kernel<<<1, 32, 0, (cudaStream_t)s>>>((const unsigned char *)buf,
+								(unsigned)bytes, out);
+		return (int)cudaGetLastError();
+	}
 	reduce_kernel<<<grid_for(grid, n), THREADS, 0, (cudaStream_t)s>>>((const float4 *)buf, n,
 									 out);
 	return (int)cudaGetLastError();

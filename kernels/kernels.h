@@ -16,7 +16,11 @@
  *            the spin-kernel gate used to time copies without host gaps
  *
  * Every launcher returns a cudaError_t as int (0 = cudaSuccess) from the
- * launch itself; `grid` 0 means enough blocks to fill every SM.
+ * launch itself; `grid` 0 means enough blocks to fill every SM.  Every
+ * launcher launches, however small the buffer: a memory kernel on fewer
+ * than 32 bytes or a reduce on fewer than 16 takes its bytes one by one in
+ * one block, as the scenario's kernel still costs its launch and the GPU's
+ * overhead, and touches the buffer.
  */
 #ifndef HD_KERNELS_H
 #define HD_KERNELS_H
