@@ -77,6 +77,7 @@ SETS = {
     # drawn at 72de046 after heldout10 was scored once and its misses read
     'heldout11': {'seed': 20261215, 'single': 40, 'ranks': 16},
     'heldout12': {'seed': 20261219, 'single': 40, 'ranks': 16},
+    'heldout13': {'seed': 20261225, 'single': 40, 'ranks': 16},
 }
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
