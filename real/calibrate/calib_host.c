@@ -167,17 +167,18 @@ static int
 event_record(struct cal *c, double *per)
 {
 	static const int few = 20, many = 200;
+	const int samples = c->quick ? 3 : 5;
 	struct hd_stats s1, s2;
 	char a[32];
 
 	calp_log_head(c, "Timing event records, one after another on an idle stream",
 		      "CLOCK_MONOTONIC around N cudaEventRecord and the stream's sync; per "
 		      "record: (time of 200 - time of 20) / 180");
-	if (calp_sample_stats(c, records, &few, c->quick ? 3 : 5, &s1) != 0 ||
-	    calp_sample_stats(c, records, &many, c->quick ? 3 : 5, &s2) != 0)
+	if (calp_sample_stats(c, records, &few, samples, &s1) != 0 ||
+	    calp_sample_stats(c, records, &many, samples, &s2) != 0)
 		return -1;
-	calp_log_row(c, "20 records", c->quick ? 3 : 5, 1, &s1, "");
-	calp_log_row(c, "200 records", c->quick ? 3 : 5, 1, &s2, "");
+	calp_log_row(c, "20 records", samples, 1, &s1, "");
+	calp_log_row(c, "200 records", samples, 1, &s2, "");
 	*per = fmax((s2.median - s1.median) / (many - few), 0);
 	hd_buf_printf(c->log, "    = %s a record\n", hd_cal_ftime(a, sizeof a, *per));
 	return 0;
