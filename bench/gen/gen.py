@@ -78,6 +78,8 @@ SETS = {
     'heldout11': {'seed': 20261215, 'single': 40, 'ranks': 16},
     'heldout12': {'seed': 20261219, 'single': 40, 'ranks': 16},
     'heldout13': {'seed': 20261225, 'single': 40, 'ranks': 16},
+    # drawn at ddcd536 after heldout13 was scored and read, before any change
+    'heldout14': {'seed': 20261227, 'single': 40, 'ranks': 16},
 }
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
