@@ -80,6 +80,8 @@ SETS = {
     'heldout13': {'seed': 20261225, 'single': 40, 'ranks': 16},
     # drawn at ddcd536 after heldout13 was scored and read, before any change
     'heldout14': {'seed': 20261227, 'single': 40, 'ranks': 16},
+    # drawn at ba5c842 after heldout14 was scored and read
+    'heldout15': {'seed': 20261229, 'single': 40, 'ranks': 16},
 }
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
