@@ -319,6 +319,7 @@ struct model {
 	/* the last kernel that read a buffer through (model_xfer.c, read_shared):
 	 * its buffer (-1: none yet), stream and compute span */
 	int read_buf, read_stream;
+	enum hd_kernel_kind read_kind; /* the kernel that last streamed read_buf */
 	hd_time read_from, read_to;
 };
 

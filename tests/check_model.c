@@ -724,9 +724,11 @@ kernel_time(const struct hd_scenario *sc, const struct hd_profile *p, int op)
 /* Two memory kernels on two streams, each waiting for the other's SMs: on
  * one buffer the second reads much of it from the L2 and takes 35 % of its
  * time alone (bench/probe/hot.hds); on two buffers, or on one stream, the
- * whole of it. */
+ * whole of it; a reduce after a memory kernel on one buffer, the whole of
+ * it too (heldout14 002 on a lent H200). */
 static void
-two_kernels(int same_buf, int same_stream, hd_time *first, hd_time *second)
+two_kernels_of(int same_buf, int same_stream, enum hd_kernel_kind second_kind, hd_time *first,
+	       hd_time *second)
 {
 	struct hd_profile p = test_profile();
 	struct hd_scenario *sc = sc_new("two");
@@ -735,10 +737,16 @@ two_kernels(int same_buf, int same_stream, hd_time *first, hd_time *second)
 	int e = same_buf ? d : sc_buf(sc, "e", HD_MEM_DEVICE, 256 * MiB);
 
 	sc_kernel_mem(sc, s1, d);
-	sc_kernel_mem(sc, s2, e);
+	sc_kernel_mem(sc, s2, e)->kernel = second_kind;
 	*first = kernel_time(sc, &p, 0);
 	*second = kernel_time(sc, &p, 1);
 	sc_free(sc);
+}
+
+static void
+two_kernels(int same_buf, int same_stream, hd_time *first, hd_time *second)
+{
+	two_kernels_of(same_buf, same_stream, HD_KERNEL_MEMORY, first, second);
 }
 
 START_TEST(kernels_share_a_buffer_read)
@@ -758,6 +766,12 @@ START_TEST(kernels_share_a_buffer_read)
 	waited = (double)(one - 5 * HD_US) / (double)one;
 	ck_assert_msg(llabs(b - (one - (hd_time)((double)one * 0.65 * waited))) < HD_US,
 		      "second kernel %lld ps, one alone %lld ps", (long long)b, (long long)one);
+	/* a reduce reads the whole buffer, the memory kernel half of it: no
+	 * sharing between kinds */
+	two_kernels_of(1, 0, HD_KERNEL_REDUCE, &a, &b);
+	ck_assert_int_eq(a, one);
+	ck_assert_msg(b > one / 2 && b > (one - (hd_time)((double)one * 0.65 * waited)) + HD_US,
+		      "a reduce after a memory kernel on its buffer took %lld ps", (long long)b);
 }
 END_TEST
 
