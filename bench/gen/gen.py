@@ -82,6 +82,8 @@ SETS = {
     'heldout14': {'seed': 20261227, 'single': 40, 'ranks': 16},
     # drawn at ba5c842 after heldout14 was scored and read
     'heldout15': {'seed': 20261229, 'single': 40, 'ranks': 16},
+    # drawn at 06de033 after heldout15 was scored and read
+    'heldout16': {'seed': 20261231, 'single': 40, 'ranks': 16},
 }
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
