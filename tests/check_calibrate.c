@@ -201,6 +201,9 @@ START_TEST(quick_run_finds_the_figures)
 	ck_assert(p.malloc_small > 0 && p.free_small > 0);
 	ck_assert(p.um_touch_bw > 0);
 	ck_assert(p.api_launch > 0 && p.api_memcpy > 0 && p.api_sync > 0);
+	/* an API cost says what leaving out the slowest calls changed */
+	ck_assert_ptr_nonnull(strstr(log.s, "(slowest 2 % left out), "));
+	ck_assert_ptr_nonnull(strstr(log.s, " with them\n"));
 	ck_assert_ptr_nonnull(strstr(log.s, "CUDA graphs (graphs of empty spin kernels"));
 	ck_assert_ptr_nonnull(strstr(log.s, "gpu.graph_node"));
 	ck_assert_str_eq(p.origin, "calibrated");

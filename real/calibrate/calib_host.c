@@ -95,7 +95,7 @@ api_cost(struct cal *c, enum api_kind k, double *mean)
 	const int per = 32, batches = c->quick ? 4 : 10;
 	double v[32 * 10];
 	struct hd_stats st;
-	char what[32], mt[32];
+	char what[32], mt[32], all[32];
 	int b, j, nv = 0;
 
 	for (b = -1; b < batches; b++) {
@@ -133,8 +133,9 @@ api_cost(struct cal *c, enum api_kind k, double *mean)
 	*mean = hd_fit_mean_low(v, (size_t)nv, (size_t)nv / 50);
 	snprintf(what, sizeof what, "1 call");
 	calp_log_row(c, what, nv, 1, &st, "");
-	hd_buf_printf(c->log, "    = %s; mean %s (slowest 2 %% left out)\n", api_names[k].name,
-		      hd_cal_ftime(mt, sizeof mt, *mean));
+	hd_buf_printf(c->log, "    = %s; mean %s (slowest 2 %% left out), %s with them\n",
+		      api_names[k].name, hd_cal_ftime(mt, sizeof mt, *mean),
+		      hd_cal_ftime(all, sizeof all, hd_fit_mean_low(v, (size_t)nv, 0)));
 	return 0;
 }
 
