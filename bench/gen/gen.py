@@ -84,6 +84,8 @@ SETS = {
     'heldout15': {'seed': 20261229, 'single': 40, 'ranks': 16},
     # drawn at 06de033 after heldout15 was scored and read
     'heldout16': {'seed': 20261231, 'single': 40, 'ranks': 16},
+    # drawn at fd75aab after heldout16 was scored and read
+    'heldout17': {'seed': 20270101, 'single': 40, 'ranks': 16},
 }
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
