@@ -86,6 +86,8 @@ SETS = {
     'heldout16': {'seed': 20261231, 'single': 40, 'ranks': 16},
     # drawn at fd75aab after heldout16 was scored and read
     'heldout17': {'seed': 20270101, 'single': 40, 'ranks': 16},
+    # drawn after heldout17 was scored and read, for the next change
+    'heldout18': {'seed': 20270103, 'single': 40, 'ranks': 16},
 }
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
