@@ -26,8 +26,16 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 gen="$HDSIM_SRCDIR/bench/gen"
 profiles="h100-sxm h200-sxm a100-pcie rtx4090 gen3-v100"
 
+# the named sets are gen.py's (SETS): every one has its folder, and every
+# folder of scenarios is one of them
+python3 "$gen/gen.py" --list >"$tmp/sets" || fail "gen.py --list failed"
+sets=$(cut -d' ' -f1 "$tmp/sets")
+dirs=$(find "$gen" -mindepth 2 -maxdepth 2 -name single -type d | sed 's|.*/\([^/]*\)/single$|\1|' | sort)
+[ -n "$sets" ] && [ "$(echo "$sets" | sort)" = "$dirs" ] && ok ||
+	fail "gen.py's sets ($(echo "$sets" | tr '\n' ' ')) are not the folders under bench/gen ($(echo "$dirs" | tr '\n' ' '))"
+
 # --- determinism: each set again from its seed, compared with the committed files
-for set in heldout tuning heldout2 heldout3 heldout4 heldout5 heldout6 heldout7 heldout8 heldout9 heldout10 heldout11 heldout12 heldout13 heldout14 heldout15 heldout16 heldout17 heldout18; do
+for set in $sets; do
 	if python3 "$gen/gen.py" --set "$set" --out "$tmp/$set" -q; then ok; else
 		fail "gen.py --set $set failed"
 	fi
@@ -40,10 +48,10 @@ cnt=$(find "$gen/heldout/single" -name '*.hds' | wc -l)
 [ "$cnt" -eq 40 ] && ok || fail "heldout/single holds $cnt scenarios, not 40"
 cnt=$(find "$gen/heldout/ranks" -name '*.hds' | wc -l)
 [ "$cnt" -eq 16 ] && ok || fail "heldout/ranks holds $cnt scenarios, not 16"
-for set in heldout2 heldout3 heldout4 heldout5 heldout6 heldout7 heldout8 heldout9 heldout10 heldout11 heldout12 heldout13 heldout14 heldout15 heldout16 heldout17 heldout18; do
+while read -r set single _; do
 	cnt=$(find "$gen/$set/single" -name '*.hds' | wc -l)
-	[ "$cnt" -eq 40 ] && ok || fail "$set/single holds $cnt scenarios, not 40"
-done
+	[ "$cnt" -eq "$single" ] && ok || fail "$set/single holds $cnt scenarios, not $single"
+done <"$tmp/sets"
 # another seed draws other scenarios (so the comparison above can fail)
 python3 "$gen/gen.py" --seed 1 --single 2 --ranks 0 --out "$tmp/other" -q &&
 	! cmp -s "$tmp/other/single/000.hds" "$gen/heldout/single/000.hds" &&
@@ -51,7 +59,8 @@ python3 "$gen/gen.py" --seed 1 --single 2 --ranks 0 --out "$tmp/other" -q &&
 	fail "gen.py --seed 1 wrote the held-out set's first scenarios"
 
 # --- every committed file lints, and runs on every built-in profile
-files=$(find "$gen/heldout" "$gen/tuning" "$gen/heldout2" "$gen/heldout3" "$gen/heldout4" "$gen/heldout5" "$gen/heldout6" "$gen/heldout7" "$gen/heldout8" "$gen/heldout9" "$gen/heldout10" "$gen/heldout11" "$gen/heldout12" "$gen/heldout13" "$gen/heldout14" "$gen/heldout15" "$gen/heldout16" "$gen/heldout17" "$gen/heldout18" -name '*.hds' | sort)
+# shellcheck disable=SC2046  # set names are words
+files=$(find $(for set in $sets; do echo "$gen/$set"; done) -name '*.hds' | sort)
 if "$HDSIM" lint $files >"$tmp/lint" 2>&1; then ok; else
 	fail "hdsim lint of the generated sets failed"
 	grep -v ': ok:' "$tmp/lint" | head -10

@@ -19,6 +19,10 @@
 #   (bench/results/2026-11-28-heldout11-h200/run43, run45); the model
 #   before gpu.event_record and api.event_notiming put 200 timing records
 #   at 262 us (326-385) and 200 notiming ones at 262 us too (43-77).
+# - A reduce and a memory kernel on one buffer, two streams:
+#   bench/gen/heldout14/single/002.hds, two processes
+#   (bench/results/2026-11-28-heldout14-h200/run51); the model that let any
+#   two kernels share a buffer's read put it at 68.9 ms (181.0-181.0).
 #
 # Run by `make check` with $HDSIM and $HDSIM_SRCDIR set; exits 77 (skipped)
 # when they are not, or without python3.
@@ -75,5 +79,6 @@ facts probe/syncafter.hds "k_sync 722 947" "k_rec_sync 161 313" "k_evsync 695 92
 facts probe/touch.hds "fresh942 80550 81540" "fresh64 196000 205500" "touched64 21200 23000"
 facts gen/heldout10/single/002.hds "main 39560 51700"
 facts probe/apictx.hds "rec_nb_200 326 385" "rec_leg_200 337 380" "rec_nt_200 43.3 77.4"
+facts gen/heldout14/single/002.hds "main 180990 181040"
 
 finish probe_facts.sh

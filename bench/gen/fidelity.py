@@ -4,7 +4,7 @@
 
     HDSIM=_build/hdsim bench/gen/fidelity.py SET BUILTIN CALIBRATED REAL...
 
-SET is `heldout`, `heldout2` to `heldout18` or `tuning`
+SET is one of the sets `bench/gen/gen.py --list` names
 (bench/gen/SET/single/*.hds); BUILTIN a built-in profile name (what a
 learner without a GPU sees) and CALIBRATED a stored calibrated profile file:
 both are predicted here with `hdsim run --json`, from the profile alone.

@@ -1026,10 +1026,18 @@ def main():
     ap.add_argument('--single', type=int, default=40, help='single-GPU scenarios')
     ap.add_argument('--ranks', type=int, default=16, help='rank scenarios')
     ap.add_argument('--name', default='custom', help='the set name in the metadata')
-    ap.add_argument('--out', required=True, help='folder to write single/ and ranks/ into')
+    ap.add_argument('--out', help='folder to write single/ and ranks/ into')
+    ap.add_argument('--list', action='store_true',
+                    help='print the named sets, one "NAME SINGLE RANKS" a line, and stop')
     ap.add_argument('--classes', action='store_true', help='print how often each class occurs')
     ap.add_argument('-q', '--quiet', action='store_true')
     a = ap.parse_args()
+    if a.list:
+        for name, s in SETS.items():
+            print('%s %d %d' % (name, s['single'], s['ranks']))
+        return
+    if not a.out:
+        ap.error('give --out DIR')
     if a.set:
         s = SETS[a.set]
         name, seed, nsingle, nranks = a.set, s['seed'], s['single'], s['ranks']
