@@ -1003,6 +1003,11 @@ hd_cudagen_c(const struct hd_scenario *sc, struct hd_buf *b)
 	hd_buf_puts(b,
 		    " * The CUDA C that `hdsim --real` executes for this scenario. The kernels\n"
 		    " * are in kernels/kernels.cu; hd_kernel_* launch them.\n */\n");
+	if (sc->per_thread_default)
+		hd_buf_puts(b,
+			    "/* as nvcc --default-stream per-thread: cudaMemcpy goes to the\n"
+			    " * per-thread stream */\n"
+			    "#define CUDA_API_PER_THREAD_DEFAULT_STREAM 1\n");
 	hd_buf_puts(b,
 		    "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
 		    "#include <time.h>\n#include <cuda_runtime.h>\n#include \"kernels.h\"\n");

@@ -42,6 +42,13 @@
 #include "real/rt.h"
 #include "real/workers.h"
 
+/* cudaMemcpy as a program built with nvcc --default-stream per-thread calls
+ * it: cuda_runtime_api.h maps cudaMemcpy to this name when the program
+ * defines CUDA_API_PER_THREAD_DEFAULT_STREAM (the copy waits for and runs
+ * on the calling thread's per-thread stream, not the legacy one). */
+extern cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count,
+				   enum cudaMemcpyKind kind);
+
 /* More op executions than this per repeat are refused: two events each. */
 #define RT_MAX_EXECS 200000
 
@@ -372,6 +379,14 @@ graph_node(void *ctx, int i, cudaStream_t s, struct hd_err *e)
 }
 
 /* Execute one op (not REPEAT / ON_RANK) on the host thread. */
+/* A copy with cudaMemcpy, checked, which goes to the scenario's default
+ * stream: the legacy one, or the per-thread one after `default-stream
+ * per-thread`, as in a program built with nvcc --default-stream per-thread
+ * (the call keeps its name for messages and fault injection). */
+#define SYNC_MEMCPY(rt, dst, src, n, kind) \
+	((rt)->sc->per_thread_default ? CK(rt, cudaMemcpy_ptds(dst, src, n, kind)) : \
+					CK(rt, cudaMemcpy(dst, src, n, kind)))
+
 static int
 exec_op(struct rt *rt, int i)
 {
@@ -391,7 +406,7 @@ exec_op(struct rt *rt, int i)
 	/* work on a stream is bracketed by two events there; a wait on an event
 	 * does no work of its own */
 	if (hd_op_facts[op->kind].on_stream && op->kind != HD_OP_WAIT && !rt->bare) {
-		slot = timed_begin(rt, i, op->kind == HD_OP_READ ? HD_STREAM_LEGACY : op->stream);
+		slot = timed_begin(rt, i, op->stream);
 		if (slot < 0)
 			return -1;
 	}
@@ -421,9 +436,8 @@ exec_op(struct rt *rt, int i)
 				  cudaMemcpyAsync(dst, buf_ptr(rt, op->src), op->bytes,
 						  copy_kind(op->copy), s));
 		else
-			good = CK(
-			    rt,
-			    cudaMemcpy(dst, buf_ptr(rt, op->src), op->bytes, copy_kind(op->copy)));
+			good = SYNC_MEMCPY(rt, dst, buf_ptr(rt, op->src), op->bytes,
+					   copy_kind(op->copy));
 		if (!op->async)
 			why = HD_WHY_SYNC_COPY;
 		else if (staged_side(rt, op->src) || staged_side(rt, op->dst))
@@ -498,9 +512,8 @@ exec_op(struct rt *rt, int i)
 		break;
 	}
 	case HD_OP_READ:
-		good = CK(rt,
-			  cudaMemcpy(rt->read_buf, buf_ptr(rt, op->src), op->bytes,
-				     cudaMemcpyDeviceToHost));
+		good = SYNC_MEMCPY(rt, rt->read_buf, buf_ptr(rt, op->src), op->bytes,
+				   cudaMemcpyDeviceToHost);
 		why = HD_WHY_READ;
 		break;
 	case HD_OP_LAUNCH:

@@ -126,9 +126,7 @@ node_schedule(struct model *m, int gi, hd_time after)
 	c->state = GS_LAUNCH;
 	c->submit = m->g[gi].submit;
 	if (op->kind == HD_OP_KERNEL) {
-		c->sms = op->grid == 0 || op->grid > (uint32_t)m->p->sms ? m->p->sms :
-									   (int)op->grid;
-		c->dur = model_kernel_duration(m, op);
+		model_kernel_place(m, ci);
 	} else {
 		c->dir = copy_dir(op);
 		c->bytes = op->bytes;

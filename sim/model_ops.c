@@ -600,8 +600,7 @@ op_kernel(struct model *m, const struct hd_op *op, int opi)
 			return r;
 	}
 	gi = model_gop_new(m, G_KERNEL, op->stream, opi, m->h.iter);
-	m->g[gi].sms = op->grid == 0 || op->grid > (uint32_t)m->p->sms ? m->p->sms : (int)op->grid;
-	m->g[gi].dur = model_kernel_duration(m, op);
+	model_kernel_place(m, gi);
 	/* a spin kernel launched on a stream also leaves the gap every kernel
 	 * leaves to the next (200 spins of 10 us back to back took 11.5 us each
 	 * on a lent H200, bench/probe/evrec.hds, 2026-11-28); in a graph the
@@ -813,17 +812,17 @@ cost:
 
 /*
  * A host-to-host copy: the CPU's memcpy, faulting managed pages back from
- * the device.  cudaMemcpy first waits for the legacy stream, as a copy on
- * it would (and so for the blocking streams), cudaMemcpyAsync for its own
- * stream: behind a 2 ms kernel on the legacy or a blocking stream a 21 B
- * host-to-host cudaMemcpy waited for the kernel, on a non-blocking stream
- * it did not (lent H100, bench/probe/h2h.hds).
+ * the device.  cudaMemcpy first waits for the default stream (op->stream:
+ * the legacy one, and so the blocking streams, or the per-thread one),
+ * cudaMemcpyAsync for its own stream: behind a 2 ms kernel on the legacy or
+ * a blocking stream a 21 B host-to-host cudaMemcpy waited for the kernel,
+ * on a non-blocking stream it did not (lent H100, bench/probe/h2h.hds).
  */
 static int
 op_copy_host(struct model *m, const struct hd_op *op, int opi)
 {
 	struct host *h = &m->h;
-	int stream = op->async ? op->stream : HD_STREAM_LEGACY;
+	int stream = op->stream;
 	hd_time now, d;
 	int gi, r;
 

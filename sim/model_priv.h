@@ -87,6 +87,14 @@ struct dep {
 	uint64_t ticket; /* done when the stream has completed this many */
 };
 
+/* What a kernel draws on while it computes (struct gop.pipe, model_xfer.c). */
+enum kernel_pipe {
+	PIPE_NONE,   /* spin kernels: a timer, not the SMs' pipes */
+	PIPE_FMA,    /* compute kernels: the SMs' FP32 pipes */
+	PIPE_MEMORY, /* memory, fill and reduce kernels: HBM, or the L2 */
+	PIPE__COUNT
+};
+
 struct gop {
 	enum gop_kind kind;
 	enum gop_state state;
@@ -103,9 +111,14 @@ struct gop {
 	struct dep *deps; /* kept across reuse of the slot */
 	int ndeps, depcap;
 	/* kernels */
-	int sms;
-	hd_time dur;
+	int units;     /* the SM room its blocks hold, in 1/32 of an SM (model_xfer.c) */
+	hd_time dur;   /* its work alone on the GPU */
 	hd_time ready; /* when it joined the kernel queue */
+	int pipe;      /* what it draws on while computing: enum kernel_pipe */
+	double demand; /* the share of that pipe it takes alone (0-1) */
+	double left;   /* computing: its work still to do, in ps alone */
+	double speed;  /* computing: its rate now, 1 alone */
+	hd_time rated; /* computing: when left and speed were last set */
 	/* copies */
 	enum dir dir;
 	uint64_t bytes;
@@ -201,6 +214,9 @@ struct mbuf {
 	 * its pages (the driver's look at them, api.memcpy_managed, is paid
 	 * once; the pages a copy itself moves do not count) */
 	int copied;
+	/* model_xfer.c's scratch while it shares the pipes out: the kernel
+	 * kinds streaming it then, one bit each (0 between) */
+	unsigned streaming;
 };
 
 enum wait_kind {
@@ -286,7 +302,9 @@ struct model {
 	uint32_t *execs;
 
 	int kq_head, kq_tail;
-	int sms_used, nkernels;
+	int units_used, nkernels;
+	int *krun; /* the kernels computing now that draw on a pipe (gop indices) */
+	size_t nkrun, krun_cap;
 
 	struct host h;
 	int dirty;          /* a gop completed: heads may start */
@@ -431,8 +449,9 @@ void model_nccl_sms(struct model *m, int delta);
 /* Kernel gop gi's launch latency is over / its work is done. */
 void model_kernel_ready(struct model *m, int gi);
 void model_kernel_done(struct model *m, int gi);
-/* How long a kernel's work takes on the SMs, from the profile's rates. */
-hd_time model_kernel_duration(const struct model *m, const struct hd_op *op);
+/* Kernel gop gi (its op set): the room its blocks take on the SMs, how long
+ * its work takes alone, and what it draws on, from the profile's rates. */
+void model_kernel_place(struct model *m, int gi);
 
 /* --- model_ranks.c: between ranks ------------------------------------------------- */
 

@@ -2,8 +2,9 @@
  * model_xfer.c - the GPU's executors in the model: transfers (copies, chunks
  * of staged copies, prefetches, page faults, NCCL traffic) queue on copy
  * engines, wait out their latency and then flow through the shared flow
- * network; kernels take SMs in order of readiness while they fit, fault in
- * managed memory first, and run slower beside NCCL's kernels.
+ * network; kernels take room on the SMs in order of readiness while it
+ * lasts, fault in managed memory first, share the SMs' pipes and the memory
+ * with the kernels running beside them, and run slower beside NCCL's.
  */
 #include <math.h>
 #include <stddef.h>
@@ -190,41 +191,6 @@ nccl_slowdown(const struct model *m)
 	if (m->p->coll_sms <= 0 || m->p->coll_sms >= m->p->sms)
 		return 1.0;
 	return (double)m->p->sms / (double)(m->p->sms - m->p->coll_sms);
-}
-
-static int
-sm_bound(const struct model *m, const struct gop *g)
-{
-	return m->sc->ops[g->op].kernel != HD_KERNEL_SPIN;
-}
-
-/*
- * The first NCCL kernel on this GPU starts (delta 1) or the last one ends
- * (delta -1): kernels already computing go slower or faster for the rest
- * of their work.  Their old EV_KDONE no longer matches g->kdone.
- */
-void
-model_nccl_sms(struct model *m, int delta)
-{
-	hd_time now = hd_engine_now(m->eng);
-	double f = nccl_slowdown(m);
-	size_t i;
-
-	m->nccl_running += delta;
-	if (f == 1.0 || (delta > 0 && m->nccl_running != 1) || (delta < 0 && m->nccl_running != 0))
-		return;
-	for (i = 0; i < m->ng; i++) {
-		struct gop *g = &m->g[i];
-		hd_time left;
-
-		if (g->kind != G_KERNEL || g->state != GS_RUNNING || g->kdone <= now ||
-		    !sm_bound(m, g))
-			continue;
-		left = g->kdone - now;
-		left = hd_time_from_ps((double)left * (delta > 0 ? f : 1.0 / f));
-		g->kdone = now + left;
-		model_at(m, g->kdone, EV_KDONE, (uint32_t)i, g->gen);
-	}
 }
 
 static void
@@ -494,6 +460,13 @@ buf_arrived(struct model *m, int bi, int to_device, uint32_t move)
 	}
 }
 
+/* The room on one SM, in the units struct gop counts: 2048 threads or 32
+ * blocks, whichever a kernel's blocks reach first (compute capability 8.0
+ * and 9.0; the real backend's kernels use at most 23 registers a thread, so
+ * registers never bind).  A full grid of 256-thread blocks, four to an SM,
+ * takes half of every SM: a second kernel's blocks fit beside it. */
+#define SM_UNITS 32
+
 static void
 kernel_dispatch(struct model *m)
 {
@@ -503,14 +476,14 @@ kernel_dispatch(struct model *m)
 	while ((gi = m->kq_head) >= 0) {
 		struct gop *g = &m->g[gi];
 
-		if (m->sms_used + g->sms > m->p->sms)
+		if (m->units_used + g->units > m->p->sms * SM_UNITS)
 			break;
 		if (m->p->max_kernels > 0 && m->nkernels >= m->p->max_kernels)
 			break;
 		m->kq_head = g->qnext;
 		if (m->kq_head < 0)
 			m->kq_tail = -1;
-		m->sms_used += g->sms;
+		m->units_used += g->units;
 		m->nkernels++;
 		g->state = GS_RUNNING;
 		g->start = now;
@@ -539,16 +512,19 @@ read_buffer(const struct hd_op *op)
 	return -1;
 }
 
-/* The share of a kernel's time saved when it streams the buffer another
- * kernel on another stream streamed while it waited for the SMs. */
+/* The share of a kernel's draw on the HBM saved when it streams the buffer
+ * another kernel on another stream streams beside it (kernels_share), or
+ * of its time when it streamed it while it waited for room on the SMs. */
 #define READ_SHARED 0.65
 
 /*
  * Two kernels streaming one buffer, launched on two streams so that they
  * could run together: on a GPU their grids interleave and the second reads
- * much of the buffer from the L2 while the first brings it in.  The model
- * runs full grids one after the other, so the second is shortened by
- * READ_SHARED of the part of the first's run it waited through.  On lent
+ * much of the buffer from the L2 while the first brings it in.  Side by
+ * side kernels_share has the second draw (1 - READ_SHARED) of its share of
+ * the HBM; one that waited for room on the SMs while the first ran is
+ * shortened here by READ_SHARED of the part of that run it waited
+ * through.  On lent
  * H100s two memory kernels on one buffer took 1.15-1.27 times one alone at
  * 64 MiB and 1.20-1.63 times at 759 MB, on two buffers 1.56-1.61 and
  * 1.94-1.98 times (bench/probe/hot.hds, four processes, each against its
@@ -579,6 +555,79 @@ read_shared(struct model *m, struct gop *g, hd_time now)
 				  (double)(m->read_to - m->read_from));
 }
 
+/*
+ * The kernels computing now share what they draw on.  On each pipe
+ * (enum kernel_pipe) each takes, alone, `demand` of it: a compute kernel
+ * the share of the FP32 rate its grid reaches, a memory kernel its rate
+ * over the HBM's (or the L2's) whole.  When the demands on a pipe sum past
+ * one, every kernel on it runs at 1 / sum of its own pace, so two full
+ * grids of memory kernels side by side take as long as one after the
+ * other, while a compute kernel and a memory kernel, or a small grid
+ * beside a full one, overlap.  A second kernel of one kind streaming a
+ * buffer another is streaming reads much of it from the L2 (read_shared):
+ * it demands (1 - READ_SHARED) of its share.  NCCL's kernels holding
+ * coll_sms SMs slow every kernel on a pipe by nccl_slowdown.  Each kernel
+ * whose pace changes is re-timed from the work it has left; `fresh`, a
+ * kernel just started (or -1), is timed whatever its pace, and a kernel's
+ * old EV_KDONE no longer matches its kdone.  Linear in the kernels
+ * computing, which the SMs' room bounds.
+ */
+static void
+kernels_share(struct model *m, int fresh)
+{
+	hd_time now = hd_engine_now(m->eng);
+	double sum[PIPE__COUNT] = { 0 }, nccl = m->nccl_running > 0 ? nccl_slowdown(m) : 1.0;
+	size_t i;
+
+	for (i = 0; i < m->nkrun; i++) {
+		struct gop *g = &m->g[m->krun[i]];
+		const struct hd_op *op = &m->sc->ops[g->op];
+		int b = read_buffer(op);
+		unsigned bit = 1u << op->kernel;
+
+		if (b >= 0 && (m->buf[b].streaming & bit) != 0)
+			sum[g->pipe] += g->demand * (1 - READ_SHARED);
+		else
+			sum[g->pipe] += g->demand;
+		if (b >= 0)
+			m->buf[b].streaming |= bit;
+	}
+	for (i = 0; i < m->nkrun; i++) {
+		int gi = m->krun[i], b = read_buffer(&m->sc->ops[m->g[gi].op]);
+		struct gop *g = &m->g[gi];
+		double speed = (sum[g->pipe] > 1 ? 1 / sum[g->pipe] : 1) / nccl;
+		hd_time kdone;
+
+		if (b >= 0)
+			m->buf[b].streaming = 0;
+		if (speed == g->speed && gi != fresh)
+			continue;
+		g->left -= (double)(now - g->rated) * g->speed;
+		if (g->left < 0)
+			g->left = 0;
+		g->rated = now;
+		g->speed = speed;
+		kdone = now + hd_time_from_ps(g->left / speed);
+		if (kdone == g->kdone && gi != fresh)
+			continue;
+		g->kdone = kdone;
+		model_at(m, kdone, EV_KDONE, (uint32_t)gi, g->gen);
+	}
+}
+
+/* The first NCCL kernel on this GPU starts (delta 1) or the last one ends
+ * (delta -1): the kernels computing go slower or faster for the rest of
+ * their work. */
+void
+model_nccl_sms(struct model *m, int delta)
+{
+	int was = m->nccl_running > 0;
+
+	m->nccl_running += delta;
+	if ((m->nccl_running > 0) != was)
+		kernels_share(m, -1);
+}
+
 static void
 kernel_compute(struct model *m, int gi)
 {
@@ -587,10 +636,18 @@ kernel_compute(struct model *m, int gi)
 
 	g->compute_start = now;
 	read_shared(m, g, now);
-	if (m->nccl_running > 0 && sm_bound(m, g))
-		g->dur = hd_time_from_ps((double)g->dur * nccl_slowdown(m));
-	g->kdone = now + g->dur;
-	model_at(m, g->kdone, EV_KDONE, (uint32_t)gi, g->gen);
+	if (g->pipe == PIPE_NONE) {
+		g->kdone = now + g->dur;
+		model_at(m, g->kdone, EV_KDONE, (uint32_t)gi, g->gen);
+		return;
+	}
+	g->left = (double)g->dur;
+	g->speed = 1;
+	g->rated = now;
+	if (m->nkrun == m->krun_cap)
+		m->krun = hd_xgrow(m->krun, &m->krun_cap, m->nkrun + 1, sizeof *m->krun);
+	m->krun[m->nkrun++] = gi;
+	kernels_share(m, gi);
 }
 
 void
@@ -628,8 +685,17 @@ model_kernel_done(struct model *m, int gi)
 	if (g->parent < 0) /* a graph's node: the graph's span is the stream's */
 		model_emit(m, model_stream_lane(m, g->stream), g->op, g->iter, HD_SPAN_KERNEL,
 			   HD_WHY_NONE, g->start, now, 0, label);
-	m->sms_used -= g->sms;
+	m->units_used -= g->units;
 	m->nkernels--;
+	if (g->pipe != PIPE_NONE) {
+		size_t i;
+
+		for (i = 0; i < m->nkrun && m->krun[i] != gi; i++)
+			;
+		if (i < m->nkrun)
+			m->krun[i] = m->krun[--m->nkrun];
+		kernels_share(m, -1);
+	}
 	if (g->parent >= 0)
 		model_graph_node_done(m, gi);
 	else
@@ -727,48 +793,98 @@ grid_share(const struct hd_profile *p, double grid)
 	return grid / (ceil(grid / s) * s);
 }
 
-/* Duration of a kernel's work on the SMs, from the profile's rates and the
- * kernel's grid. */
-hd_time
-model_kernel_duration(const struct model *m, const struct hd_op *op)
+/* The real backend's launch for a kernel op (kernels/kernels.cu): its
+ * blocks and threads a block (a buffer under one item gets one warp that
+ * walks its bytes), how long its work takes alone, and what it draws on. */
+struct kshape {
+	double blocks;
+	unsigned threads;
+	hd_time dur;
+	enum kernel_pipe pipe;
+	double demand;
+};
+
+/* A memory-bound kernel on `bytes` of traffic, `item` bytes a work item,
+ * each block drawing `block` bytes/s. */
+static void
+memory_shape(const struct model *m, const struct hd_op *op, double bytes, double item, double block,
+	     int fill, struct kshape *k)
 {
 	const struct hd_profile *p = m->p;
-	double bytes;
+	double cap = traffic_cap(p, bytes, fill), rate;
 
+	k->pipe = PIPE_MEMORY;
+	if (floor(bytes / item) < 1) {
+		k->blocks = 1;
+		k->threads = 32;
+	} else {
+		k->blocks = kernel_grid(p, op, bytes / item);
+		k->threads = BLOCK_THREADS;
+	}
+	rate = grid_rate(p, kernel_grid(p, op, bytes / item), block, cap);
+	k->demand = cap > 0 ? fmin(1, rate / cap) : 1;
+	k->dur = (hd_time)model_kernel_launches(m, op) * p->kernel_overhead +
+	    hd_time_for_bytes(bytes, rate);
+}
+
+static void
+kernel_shape(const struct model *m, const struct hd_op *op, struct kshape *k)
+{
+	const struct hd_profile *p = m->p;
+	double full = (double)p->sms * FULL_BLOCKS_PER_SM;
+
+	memset(k, 0, sizeof *k);
 	switch (op->kernel) {
 	case HD_KERNEL_SPIN:
 		/* timed by the global timer (a stream adds the kernel's
 		 * overhead: op_kernel; a graph its node gap) */
-		return op->duration;
+		k->blocks = op->grid ? (double)op->grid : 1;
+		k->threads = 32;
+		k->dur = op->duration;
+		k->pipe = PIPE_NONE;
+		return;
 	case HD_KERNEL_COMPUTE:
-		return p->kernel_overhead +
-		    hd_time_for_bytes(op->flops,
-				      p->flops *
-					  grid_share(p,
-						     op->grid ?
-							 (double)op->grid :
-							 (double)p->sms * FULL_BLOCKS_PER_SM));
+		k->blocks = op->grid ? (double)op->grid : full;
+		k->threads = BLOCK_THREADS;
+		k->pipe = PIPE_FMA;
+		k->demand = grid_share(p, k->blocks);
+		k->dur = p->kernel_overhead + hd_time_for_bytes(op->flops, p->flops * k->demand);
+		return;
 	case HD_KERNEL_MEMORY:
 		/* half the bytes read, half written, 16 bytes an item */
-		bytes = (double)model_buf_bytes(m, op->src >= 0 ? op->src : op->dst, op->bytes);
-		return p->kernel_overhead +
-		    hd_time_for_bytes(bytes,
-				      grid_rate(p, kernel_grid(p, op, bytes / 32),
-						p->block_memory_bw, traffic_cap(p, bytes, 0)));
+		memory_shape(
+		    m, op, (double)model_buf_bytes(m, op->src >= 0 ? op->src : op->dst, op->bytes),
+		    32, p->block_memory_bw, 0, k);
+		return;
 	case HD_KERNEL_FILL:
-		bytes = (double)model_buf_bytes(m, op->dst, op->bytes);
-		return (hd_time)model_kernel_launches(m, op) * p->kernel_overhead +
-		    hd_time_for_bytes(bytes,
-				      grid_rate(p, kernel_grid(p, op, bytes / 16), p->block_fill_bw,
-						traffic_cap(p, bytes, 1)));
+		memory_shape(m, op, (double)model_buf_bytes(m, op->dst, op->bytes), 16,
+			     p->block_fill_bw, 1, k);
+		return;
 	case HD_KERNEL_REDUCE:
-		bytes = (double)model_buf_bytes(m, op->src, op->bytes);
-		return p->kernel_overhead +
-		    hd_time_for_bytes(bytes,
-				      grid_rate(p, kernel_grid(p, op, bytes / 16),
-						p->block_reduce_bw, traffic_cap(p, bytes, 0)));
+		memory_shape(m, op, (double)model_buf_bytes(m, op->src, op->bytes), 16,
+			     p->block_reduce_bw, 0, k);
+		return;
 	case HD_KERNEL__COUNT:
 		break;
 	}
-	return p->kernel_overhead;
+	k->blocks = 1;
+	k->threads = 32;
+	k->dur = p->kernel_overhead;
+}
+
+void
+model_kernel_place(struct model *m, int gi)
+{
+	struct gop *g = &m->g[gi];
+	struct kshape k;
+	double units, room = (double)m->p->sms * SM_UNITS;
+
+	kernel_shape(m, &m->sc->ops[g->op], &k);
+	/* a block takes 1/SM_UNITS of an SM for each 64 threads, and at least
+	 * one: 2048 threads or 32 blocks fill an SM */
+	units = k.blocks * (k.threads > 64 ? k.threads / 64 : 1);
+	g->units = units < room ? (int)units : (int)room;
+	g->dur = k.dur;
+	g->pipe = k.pipe;
+	g->demand = k.demand;
 }

@@ -314,12 +314,13 @@ has "$tmp/out" "pageable (or managed) memory is staged" "the blocked reason name
 test "$(grep -c "faults on managed memory" "$tmp/out")" = 1 && ok || fail "only the first copy faults"
 
 # A host-to-host cudaMemcpy waits for the legacy stream, so for a blocking
-# stream's kernel (here until 2.014 ms: two spins of 1 ms with their
-# overheads), not for a non-blocking stream's.
+# stream's kernel (here until 1.019 ms: the blocking stream's 1 ms spin,
+# which runs beside the other stream's, and the wake-up), not for a
+# non-blocking stream's.
 printf 'hdsim 1\nlesson hh\ntitle "hh"\nscenario h2h "h2h"\n  buffer g pageable 4KiB\n  buffer p pinned 4KiB\n  stream b\n  stream n nonblocking\n  kernel spin 1000us on n\n  copy g -> p\n  kernel spin 1000us on b\n  copy g -> p\n  sync device\nend\n' >"$tmp/hh.hds"
 expect 0 run "$tmp/hh.hds" --profile h100-sxm --plain
 has "$tmp/out" "At 0.006 ms the host works for .*: memcpy HtoH" "a host copy does not wait for a non-blocking stream"
-has "$tmp/out" "the host waits (sync copy) until 2.014 ms" "a host copy waits for a blocking stream"
+has "$tmp/out" "the host waits (sync copy) until 1.019 ms" "a host copy waits for a blocking stream"
 
 # --- HDSIM_LESSON_PATH ------------------------------------------------------------
 mkdir "$tmp/lessons"

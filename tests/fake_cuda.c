@@ -25,7 +25,8 @@
 #include "kernels/kernels.h"
 #include "tests/fake_cuda.h"
 
-int fake_cuda_calls, fake_cuda_fail_at, fake_cuda_latch_times_out, fake_cuda_captures;
+int fake_cuda_calls, fake_cuda_fail_at, fake_cuda_latch_times_out, fake_cuda_captures,
+    fake_cuda_ptds;
 int fake_cuda_no_faults;
 int fake_cuda_slow_pageable;
 
@@ -578,6 +579,22 @@ cudaMemcpy(void *d, const void *s, size_t n, enum cudaMemcpyKind k)
 	if (rc != cudaSuccess)
 		return rc;
 	return cudaStreamSynchronize(NULL);
+}
+
+/* cudaMemcpy in a program built for the per-thread default stream */
+cudaError_t cudaMemcpy_ptds(void *d, const void *s, size_t n, enum cudaMemcpyKind k);
+
+cudaError_t
+cudaMemcpy_ptds(void *d, const void *s, size_t n, enum cudaMemcpyKind k)
+{
+	cudaError_t rc;
+
+	fake_cuda_ptds++;
+	rc = cudaMemcpyAsync(d, s, n, k, cudaStreamPerThread);
+
+	if (rc != cudaSuccess)
+		return rc;
+	return cudaStreamSynchronize(cudaStreamPerThread);
 }
 
 cudaError_t

@@ -60,6 +60,7 @@ extern int fake_cuda_fail_at;         /* the call number that fails (0: none) */
 extern int fake_cuda_latch_times_out; /* the latch kernel reports a timeout */
 extern int fake_cuda_no_faults;       /* kernels on managed memory fault for free */
 extern int fake_cuda_captures;        /* stream captures begun so far */
+extern int fake_cuda_ptds;            /* cudaMemcpy_ptds calls so far */
 extern int fake_cuda_slow_pageable;   /* this many more pageable copies stage at
 				       * a third of the speed (a busy host) */
 

@@ -23,6 +23,14 @@
 #   bench/gen/heldout14/single/002.hds, two processes
 #   (bench/results/2026-11-28-heldout14-h200/run51); the model that let any
 #   two kernels share a buffer's read put it at 68.9 ms (181.0-181.0).
+# - Kernels side by side: bench/probe/coreside.hds, two processes
+#   (bench/results/2026-11-28-heldout18-h200/run58); the model that gave
+#   every kernel without a grid all the SMs put two one-block 3 ms spin
+#   kernels on two streams at 6.01 ms (3.03-3.03) and a spin kernel beside
+#   a full grid of compute at 5.89 ms (3.04-3.05).
+# - cudaMemcpy's stream: bench/probe/ptcopy.hds (run58): behind a 3 ms
+#   kernel on a blocking stream, a copy on the legacy default stream waits
+#   (4.04 ms in all), on the per-thread one it does not (3.02).
 #
 # Run by `make check` with $HDSIM and $HDSIM_SRCDIR set; exits 77 (skipped)
 # when they are not, or without python3.
@@ -80,5 +88,8 @@ facts probe/touch.hds "fresh942 80550 81540" "fresh64 196000 205500" "touched64 
 facts gen/heldout10/single/002.hds "main 39560 51700"
 facts probe/apictx.hds "rec_nb_200 326 385" "rec_leg_200 337 380" "rec_nt_200 43.3 77.4"
 facts gen/heldout14/single/002.hds "main 180990 181040"
+facts probe/coreside.hds "spin2 3030 3030" "spin_full 3040 3050" "comp_small 2890 2890" \
+	"comp_mem 2900 2900" "comp2 5750 5750" "mem2 553 556" "comp_half2 3030 3040"
+facts probe/ptcopy.hds "legacy 4040 4040" "per_thread 3020 3020" "per_thread_read 3020 3020"
 
 finish probe_facts.sh
