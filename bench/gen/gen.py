@@ -88,6 +88,9 @@ SETS = {
     'heldout17': {'seed': 20270101, 'single': 40, 'ranks': 16},
     # drawn after heldout17 was scored and read, for the next change
     'heldout18': {'seed': 20270103, 'single': 40, 'ranks': 16},
+    # drawn after heldout18 was scored and read (with the model of kernels
+    # side by side), for the next change (20270105 left event-query out)
+    'heldout19': {'seed': 20270107, 'single': 40, 'ranks': 16},
 }
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
