@@ -250,6 +250,8 @@ static const struct pkey keys[] = {
 	     "migration rate of a prefetch to the host (0: um.prefetch_rate)"),
 	RATE("um.prefetch_walk", um_walk_bw, "TB/s", KF_OPT,
 	     "a prefetch's pages already where it sends them, walked per second (0: free)"),
+	TIME("um.prefetch_stay", um_prefetch_stay, "us", KF_OPT,
+	     "GPU time of a prefetch that moves no pages, before its walk (0: pcie.latency)"),
 	TIME("um.fault_base", um_fault_base, "us", KF_OPT,
 	     "GPU time once per kernel that faults, before its first fault group"),
 	RATE("um.host_touch", um_touch_bw, "GB/s", KF_OPT,

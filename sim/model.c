@@ -574,19 +574,26 @@ model_gop_complete(struct model *m, int gi)
 
 /* A transfer's fixed time: the copy engine's set-up, or the driver's work
  * for a prefetch: um.prefetch_base (for its buffer's size) when it moves
- * pages, else its walk over `walked` bytes of pages already there; peer
- * copies pay the link's latency. */
+ * pages, else um.prefetch_stay and its walk over `walked` bytes of pages
+ * already there (40 prefetches of a 4 KiB buffer on the device, one after
+ * another on a stream, took about 5 us each on a lent H200, behind a spin
+ * kernel too, where pcie.latency and the walk made 2.5:
+ * bench/probe/pfres.hds, run58); peer copies pay the link's latency. */
 static hd_time
 xfer_latency(const struct model *m, const struct gop *g, uint64_t walked)
 {
+	hd_time stay;
+
 	if (g->dir == DIR_P2P)
 		return 0;
 	if (g->kind == G_PREFETCH && g->bytes > 0 && m->p->um_prefetch_base > 0)
 		return model_um_fixed(m->p->um_prefetch_base, model_buf_bytes(m, g->buf, g->bytes));
-	if (g->kind == G_PREFETCH && walked > 0 && m->p->um_walk_bw > 0)
-		return hd_time_add(m->p->copy_latency,
-				   hd_time_for_bytes((double)walked, m->p->um_walk_bw));
-	return m->p->copy_latency;
+	if (g->kind != G_PREFETCH || g->bytes > 0)
+		return m->p->copy_latency;
+	stay = m->p->um_prefetch_stay > 0 ? m->p->um_prefetch_stay : m->p->copy_latency;
+	if (walked > 0 && m->p->um_walk_bw > 0)
+		return hd_time_add(stay, hd_time_for_bytes((double)walked, m->p->um_walk_bw));
+	return stay;
 }
 
 /* The rate a prefetch migrates at: to the host at its own rate. */

@@ -1486,8 +1486,8 @@ START_TEST(pageable_first_touch)
 END_TEST
 
 /* A prefetch to the host migrates at um.prefetch_d2h_rate; one whose pages
- * are already where it sends them takes pcie.latency and its walk over them
- * at um.prefetch_walk, in either direction. */
+ * are already where it sends them takes um.prefetch_stay (0: pcie.latency)
+ * and its walk over them at um.prefetch_walk, in either direction. */
 START_TEST(prefetch_direction_and_walk)
 {
 	struct hd_profile p = test_profile();
@@ -1518,6 +1518,17 @@ START_TEST(prefetch_direction_and_walk)
 	ck_assert_int_eq(pf[3]->end - pf[3]->start, pf[1]->end - pf[1]->start);
 	/* back to the device at the rate to the device */
 	ck_assert_int_eq(pf[4]->end - pf[4]->start, pf[0]->end - pf[0]->start);
+	hd_trace_free(t);
+	p.um_prefetch_stay = 7 * HD_US;
+	t = run_p(sc, &p);
+	ck_assert_int_eq(need(t, 0, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH)->end -
+			     need(t, 0, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH)->start,
+			 100 * HD_US + hd_time_for_bytes(64.0 * MiB, p.um_prefetch_bw));
+	for (i = 1; i < 4; i += 2) {
+		pf[i] = need(t, i, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH);
+		ck_assert_int_eq(pf[i]->end - pf[i]->start,
+				 7 * HD_US + hd_time_for_bytes(64.0 * MiB, p.um_walk_bw));
+	}
 	hd_trace_free(t);
 	sc_free(sc);
 }

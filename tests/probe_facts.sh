@@ -28,6 +28,9 @@
 #   every kernel without a grid all the SMs put two one-block 3 ms spin
 #   kernels on two streams at 6.01 ms (3.03-3.03) and a spin kernel beside
 #   a full grid of compute at 5.89 ms (3.04-3.05).
+# - Prefetches that move nothing: bench/probe/pfres.hds (run58); without
+#   um.prefetch_stay 40 prefetches to the host of pages on the host came to
+#   105 us (224-237).
 # - cudaMemcpy's stream: bench/probe/ptcopy.hds (run58): behind a 3 ms
 #   kernel on a blocking stream, a copy on the legacy default stream waits
 #   (4.04 ms in all), on the per-thread one it does not (3.02).
@@ -90,6 +93,7 @@ facts probe/apictx.hds "rec_nb_200 326 385" "rec_leg_200 337 380" "rec_nt_200 43
 facts gen/heldout14/single/002.hds "main 180990 181040"
 facts probe/coreside.hds "spin2 3030 3030" "spin_full 3040 3050" "comp_small 2890 2890" \
 	"comp_mem 2900 2900" "comp2 5750 5750" "mem2 553 556" "comp_half2 3030 3040"
+facts probe/pfres.hds "pf4k 241 269" "pf4k_busy 2320 2500" "pf64k 328 454" "pfhost 224 237"
 facts probe/ptcopy.hds "legacy 4040 4040" "per_thread 3020 3020" "per_thread_read 3020 3020"
 
 finish probe_facts.sh
