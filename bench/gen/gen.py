@@ -91,6 +91,9 @@ SETS = {
     # drawn after heldout18 was scored and read (with the model of kernels
     # side by side), for the next change (20270105 left event-query out)
     'heldout19': {'seed': 20270107, 'single': 40, 'ranks': 16},
+    # drawn after heldout19 was scored (run59, run61) and read, for the
+    # next change
+    'heldout20': {'seed': 20270109, 'single': 40, 'ranks': 16},
 }
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
