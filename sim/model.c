@@ -800,6 +800,7 @@ rank_free(struct model *m)
 	for (i = 0; i < m->ng; i++)
 		free(m->g[i].deps);
 	free(m->g);
+	free(m->krun);
 	free(m->x);
 	free(m->st);
 	free(m->ev);
