@@ -70,7 +70,7 @@ enum gop_state {
 	GS_FREE,
 	GS_QUEUED,  /* in its stream, waiting to be head with dependencies met */
 	GS_LAUNCH,  /* kernel: waiting for launch latency */
-	GS_WAITRES, /* waiting for SMs or a copy engine */
+	GS_WAITRES, /* waiting for room on the SMs, or a copy engine */
 	GS_RUNNING,
 };
 
