@@ -378,7 +378,6 @@ graph_node(void *ctx, int i, cudaStream_t s, struct hd_err *e)
 	    -1;
 }
 
-/* Execute one op (not REPEAT / ON_RANK) on the host thread. */
 /* A copy with cudaMemcpy, checked, which goes to the scenario's default
  * stream: the legacy one, or the per-thread one after `default-stream
  * per-thread`, as in a program built with nvcc --default-stream per-thread
@@ -387,6 +386,7 @@ graph_node(void *ctx, int i, cudaStream_t s, struct hd_err *e)
 	((rt)->sc->per_thread_default ? CK(rt, cudaMemcpy_ptds(dst, src, n, kind)) : \
 					CK(rt, cudaMemcpy(dst, src, n, kind)))
 
+/* Execute one op (not REPEAT / ON_RANK) on the host thread. */
 static int
 exec_op(struct rt *rt, int i)
 {
