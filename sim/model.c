@@ -576,8 +576,8 @@ model_gop_complete(struct model *m, int gi)
  * for a prefetch: um.prefetch_base (for its buffer's size) when it moves
  * pages, else um.prefetch_stay and its walk over `walked` bytes of pages
  * already there (40 prefetches of a 4 KiB buffer on the device, one after
- * another on a stream, took about 5 us each on a lent H200, behind a spin
- * kernel too, where pcie.latency and the walk made 2.5:
+ * another on a stream, took about 5 us each on a lent H200, 6-11 us queued
+ * behind a spin kernel, where pcie.latency and the walk made 2.5:
  * bench/probe/pfres.hds, run58); peer copies pay the link's latency. */
 static hd_time
 xfer_latency(const struct model *m, const struct gop *g, uint64_t walked)

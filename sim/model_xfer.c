@@ -811,17 +811,13 @@ memory_shape(const struct model *m, const struct hd_op *op, double bytes, double
 	     int fill, struct kshape *k)
 {
 	const struct hd_profile *p = m->p;
-	double cap = traffic_cap(p, bytes, fill), rate;
+	double cap = traffic_cap(p, bytes, fill), grid = kernel_grid(p, op, bytes / item), rate;
+	int tiny = floor(bytes / item) < 1;
 
 	k->pipe = PIPE_MEMORY;
-	if (floor(bytes / item) < 1) {
-		k->blocks = 1;
-		k->threads = 32;
-	} else {
-		k->blocks = kernel_grid(p, op, bytes / item);
-		k->threads = BLOCK_THREADS;
-	}
-	rate = grid_rate(p, kernel_grid(p, op, bytes / item), block, cap);
+	k->blocks = tiny ? 1 : grid;
+	k->threads = tiny ? 32 : BLOCK_THREADS;
+	rate = grid_rate(p, grid, block, cap);
 	k->demand = cap > 0 ? fmin(1, rate / cap) : 1;
 	k->dur = (hd_time)model_kernel_launches(m, op) * p->kernel_overhead +
 	    hd_time_for_bytes(bytes, rate);

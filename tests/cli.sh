@@ -322,6 +322,22 @@ printf 'hdsim 1\nlesson hh\ntitle "hh"\nscenario h2h "h2h"\n  buffer g pageable 
 expect 0 run "$tmp/hh.hds" --profile h100-sxm --plain
 has "$tmp/out" "At 0.006 ms the host works for .*: memcpy HtoH" "a host copy does not wait for a non-blocking stream"
 has "$tmp/out" "the host waits (sync copy) until 1.019 ms" "a host copy waits for a blocking stream"
+# After `default-stream per-thread` cudaMemcpy goes to the per-thread
+# stream, which does not wait for a blocking stream's kernel.
+printf 'hdsim 1\nlesson hp\ntitle "hp"\nscenario h2h "h2h"\n  default-stream per-thread\n  buffer g pageable 4KiB\n  buffer p pinned 4KiB\n  stream b\n  kernel spin 1000us on b\n  copy g -> p\n  sync device\nend\n' >"$tmp/hp.hds"
+expect 0 run "$tmp/hp.hds" --profile h100-sxm --plain
+has "$tmp/out" "At 0.006 ms the host works for .*: memcpy HtoH" "a per-thread host copy does not wait for a blocking stream"
+
+# Kernels on two streams run side by side while the SMs have room and share
+# what they draw on: two one-block 1 ms spins at once, then a full grid of
+# compute (0.96 ms) beside a full grid of memory traffic (0.37 ms), 1.97 ms
+# in all (the rule that gave each kernel every SM ran all four in turn,
+# 3.35 ms).
+printf 'hdsim 1\nlesson side\ntitle "side"\nscenario side "side"\n  stream s1 nonblocking\n  stream s2 nonblocking\n  buffer d device 1GiB\n  kernel spin 1000us on s1\n  kernel spin 1000us on s2\n  kernel compute 50GFLOP on s1\n  kernel memory d on s2\n  sync device\nend\n' >"$tmp/side.hds"
+expect 0 run "$tmp/side.hds" --profile h100-sxm --plain
+has "$tmp/out" "At 0.012 ms stream 3 (s2) runs kernel spin" "a second spin kernel runs beside the first"
+has "$tmp/out" "At 1.014 ms stream 3 (s2) runs kernel memory .* until 1.388 ms" "a memory kernel runs beside a compute kernel"
+has "$tmp/out" "The makespan is 1.97 ms" "kernels side by side end with the longest"
 
 # --- HDSIM_LESSON_PATH ------------------------------------------------------------
 mkdir "$tmp/lessons"

@@ -2,7 +2,7 @@
 # probe_facts.sh - what lent H200s measured, held against what the built-in
 # h200-sxm predicts, each range over every process that ran it with
 # `hdsim --real`, 2026-11-28.  A prediction must fall inside the measured
-# range widened by half each way.
+# range widened by half each way, or by the factor a fact names.
 # - Managed memory: bench/probe/umsize.hds and umloop.hds on three machines
 #   (bench/results/2026-11-28-managed-h200/run28 to run32); the model before
 #   them put a 4 KiB prefetch at 296 us (measured 19-27) and 40 small copies
@@ -33,7 +33,8 @@
 #   105 us (224-237).
 # - cudaMemcpy's stream: bench/probe/ptcopy.hds (run58): behind a 3 ms
 #   kernel on a blocking stream, a copy on the legacy default stream waits
-#   (4.04 ms in all), on the per-thread one it does not (3.02).
+#   (4.04 ms in all), on the per-thread one it does not (3.02); held within
+#   10 %, which the other stream's wait (1 ms) would break.
 #
 # Run by `make check` with $HDSIM and $HDSIM_SRCDIR set; exits 77 (skipped)
 # when they are not, or without python3.
@@ -53,8 +54,9 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 
 . "$(dirname "$0")/check-lib.sh"
 
-# facts FILE "scenario min_us max_us"...: FILE under bench/, its scenarios'
-# measured ranges; checks each
+# facts FILE "scenario min_us max_us [factor]"...: FILE under bench/, its
+# scenarios' measured ranges, widened by factor each way (default 1.5);
+# checks each
 facts() {
 	lesson=$1
 	shift
@@ -68,10 +70,11 @@ import json, sys
 run = json.load(open(sys.argv[1]))
 got = {s["scenario"]: s["makespan_ps"] / 1e6 for s in run["scenarios"]}
 for line in open(sys.argv[2]):
-    name, lo, hi = line.split()
-    lo, hi = float(lo), float(hi)
+    f = line.split()
+    name, lo, hi = f[0], float(f[1]), float(f[2])
+    k = float(f[3]) if len(f) > 3 else 1.5
     p = got.get(name)
-    ok = p is not None and lo / 1.5 <= p <= hi * 1.5
+    ok = p is not None and lo / k <= p <= hi * k
     print("%s %s predicted %s us, measured %g-%g us" %
           ("ok" if ok else "FAIL", name, "none" if p is None else "%.1f" % p, lo, hi))
 PY
@@ -94,6 +97,7 @@ facts gen/heldout14/single/002.hds "main 180990 181040"
 facts probe/coreside.hds "spin2 3030 3030" "spin_full 3040 3050" "comp_small 2890 2890" \
 	"comp_mem 2900 2900" "comp2 5750 5750" "mem2 553 556" "comp_half2 3030 3040"
 facts probe/pfres.hds "pf4k 241 269" "pf4k_busy 2320 2500" "pf64k 328 454" "pfhost 224 237"
-facts probe/ptcopy.hds "legacy 4040 4040" "per_thread 3020 3020" "per_thread_read 3020 3020"
+facts probe/ptcopy.hds "legacy 4040 4040 1.1" "per_thread 3020 3020 1.1" \
+	"per_thread_read 3020 3020 1.1"
 
 finish probe_facts.sh

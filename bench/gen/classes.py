@@ -20,19 +20,7 @@ import re
 import statistics
 import sys
 
-from fidelity import LINE, TOP, UNIT, predict, texts
-
-
-def measured(paths):
-    """{scenario number: [makespan of each process]} from --real texts
-    (files or directories, as fidelity.py reads them)."""
-    meas = collections.defaultdict(list)
-    for path in paths:
-        for n, text in texts(path):
-            m = LINE.search(text)
-            if m:
-                meas[n].append(float(m.group(3)) * UNIT[m.group(4)])
-    return meas
+from fidelity import TOP, measured, predict
 
 
 def main():

@@ -44,13 +44,36 @@ def texts(path):
         yield part[:3], part
 
 
+def runs(paths):
+    """({scenario number: [measured makespan of each process]}, {the same:
+    [what that process predicted]}) from --real texts (files or
+    directories, as texts() reads them)."""
+    meas, pred = {}, {}
+    for path in paths:
+        for n, text in texts(path):
+            m = LINE.search(text)
+            if m:
+                meas.setdefault(n, []).append(float(m.group(3)) * UNIT[m.group(4)])
+                pred.setdefault(n, []).append(float(m.group(1)) * UNIT[m.group(2)])
+    return meas, pred
+
+
+def measured(paths):
+    """{scenario number: [makespan of each process]} from --real texts."""
+    return runs(paths)[0]
+
+
+def p90(a):
+    """The 90th percentile of the sorted list a (the nearest rank)."""
+    return a[max(0, -(-9 * len(a) // 10) - 1)]
+
+
 def summary(errs):
     a = sorted(abs(e) for e in errs)
     if not a:
         return "n 0"
-    p90 = a[max(0, -(-9 * len(a) // 10) - 1)]
     return "n %2d  median %6.1f %%  p90 %6.1f %%  worst %7.1f %%  within 10 %%: %d" % (
-        len(a), statistics.median(a), p90, a[-1], sum(1 for x in a if x <= 10))
+        len(a), statistics.median(a), p90(a), a[-1], sum(1 for x in a if x <= 10))
 
 
 def predict(setname, prof, n):
@@ -64,13 +87,7 @@ def main():
     if len(sys.argv) < 5:
         sys.exit(__doc__)
     setname, pb, pc = sys.argv[1:4]
-    meas, refit = {}, {}
-    for path in sys.argv[4:]:
-        for n, text in texts(path):
-            m = LINE.search(text)
-            if m:
-                meas.setdefault(n, []).append(float(m.group(3)) * UNIT[m.group(4)])
-                refit.setdefault(n, []).append(float(m.group(1)) * UNIT[m.group(2)])
+    meas, refit = runs(sys.argv[4:])
     rows = {"built-in": [], "calibrated": [], "refit": []}
     spin = {k: [] for k in rows}
     spreads, per = [], []

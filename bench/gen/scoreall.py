@@ -22,20 +22,12 @@ import re
 import statistics
 import sys
 
-from fidelity import LINE, TOP, UNIT, predict, texts
-
-
-def p90(a):
-    return a[max(0, -(-9 * len(a) // 10) - 1)]
+from fidelity import TOP, measured, p90, predict
 
 
 def score(setname, prof, path):
     """(median, p90, worst) |error| of prof's predictions on one run."""
-    meas = {}
-    for n, text in texts(path):
-        m = LINE.search(text)
-        if m:
-            meas.setdefault(n, []).append(float(m.group(3)) * UNIT[m.group(4)])
+    meas = measured([path])
     errs = []
     for n in sorted(meas):
         hds = os.path.join(TOP, "bench", "gen", setname, "single", n + ".hds")
