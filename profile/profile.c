@@ -576,6 +576,34 @@ num_get(const struct hd_profile *p, const struct pkey *k, double *v)
 	return -1;
 }
 
+/* Set a numeric key from a value in base units (rounded to the key's type):
+ * 0, or -1 for text and words. */
+static int
+num_set(struct hd_profile *p, const struct pkey *k, double v)
+{
+	void *f = field(p, k);
+
+	switch (k->type) {
+	case KT_INT:
+		*(int *)f = (int)v;
+		return 0;
+	case KT_RATE:
+		*(double *)f = v;
+		return 0;
+	case KT_TIME:
+		*(hd_time *)f = (hd_time)llround(v);
+		return 0;
+	case KT_SIZE:
+		*(uint64_t *)f = (uint64_t)v;
+		return 0;
+	case KT_STR:
+	case KT_WORD:
+	case KT__COUNT:
+		break;
+	}
+	return -1;
+}
+
 int
 hd_profile_value(const struct hd_profile *p, const char *key, double *v, enum hd_dim *dim)
 {
@@ -621,7 +649,7 @@ void
 hd_profile_median(const struct hd_profile *in, int n, struct hd_profile *out)
 {
 	struct hd_profile m = in[0];
-	double v[64], mid;
+	double v[64];
 	int i, j;
 
 	if (n > 64)
@@ -639,27 +667,25 @@ hd_profile_median(const struct hd_profile *in, int n, struct hd_profile *out)
 		for (j = 0; j < n; j++)
 			num_get(&in[j], k, &v[j]);
 		qsort(v, (size_t)n, sizeof v[0], cmp_double);
-		mid = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-		switch (k->type) {
-		case KT_INT:
-			*(int *)field(&m, k) = (int)v[(n - 1) / 2];
-			break;
-		case KT_RATE:
-			*(double *)field(&m, k) = mid;
-			break;
-		case KT_TIME:
-			*(hd_time *)field(&m, k) = (hd_time)llround(mid);
-			break;
-		case KT_SIZE:
-			*(uint64_t *)field(&m, k) = (uint64_t)v[(n - 1) / 2];
-			break;
-		case KT_STR:
-		case KT_WORD:
-		case KT__COUNT:
-			break;
-		}
+		/* counts and sizes: the lower middle; rates and times: the middle,
+		 * or the mean of the two */
+		num_set(&m, k,
+			k->type == KT_INT || k->type == KT_SIZE || n % 2 ?
+			    v[(n - 1) / 2] :
+			    (v[n / 2 - 1] + v[n / 2]) / 2);
 	}
 	*out = m;
+}
+
+int
+hd_profile_set_value(struct hd_profile *p, const char *key, double v)
+{
+	int i;
+
+	for (i = 0; i < NKEYS; i++)
+		if (strcmp(keys[i].key, key) == 0)
+			return num_set(p, &keys[i], v);
+	return -1;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -190,6 +190,10 @@ const struct hd_profile *hd_profile_builtin_find(const char *name);
  * picoseconds, bytes/s, FLOP/s; a count as it is) and its dimension (counts:
  * HD_DIM_NONE).  0, or -1 for an unknown key or one holding text or a word. */
 int hd_profile_value(const struct hd_profile *p, const char *key, double *v, enum hd_dim *dim);
+/* Set numeric key `key` of p from v in base units, as hd_profile_value gives
+ * it (rounded to the key's type).  0, or -1 for an unknown key or one
+ * holding text or a word. */
+int hd_profile_set_value(struct hd_profile *p, const char *key, double v);
 /* 1 when every key of a and b is equal (origin is not compared). */
 int hd_profile_equal(const struct hd_profile *a, const struct hd_profile *b);
 /* *out = in[0] with each numeric key the median of in[0..n-1]'s values (of

@@ -18,6 +18,7 @@
 #include <nccl.h>
 #endif
 
+#include "real/calibrate/calib_priv.h"
 #include "real/calibrate/calibrate.h"
 #include "real/ranks.h"
 #include "real/real.h"
@@ -299,12 +300,63 @@ START_TEST(host_figures_are_the_median_of_rounds)
 	ck_assert_msg(line != NULL, "%s", log.s);
 	med = strstr(line + 1, "(median of 3 rounds: ");
 	ck_assert_msg(med != NULL && med < strchr(line + 1, '\n'), "%s", log.s);
+	/* an API call's cost, where the rounds differ, is the slowest's */
+	line = strstr(log.s, "\n  api.launch ");
+	ck_assert_msg(line != NULL, "%s", log.s);
+	med = strstr(line + 1, " rounds: ");
+	if (med != NULL && med < strchr(line + 1, '\n')) {
+		const char *slow = strstr(line + 1, "(slowest of 3 rounds: ");
+
+		ck_assert_msg(slow != NULL && slow < med, "%s", log.s);
+	}
 	if (at_speed()) {
 		ck_assert_msg(once < 0.6 * calm, "busy once: %g against %g B/s", once, calm);
 		ck_assert_msg(fabs(thrice / calm - 1) < 0.25, "three rounds: %g against %g B/s",
 			      thrice, calm);
 	}
 	hd_buf_free(&log);
+}
+END_TEST
+
+/*
+ * The API calls' costs over the host's rounds are a slow round's (a loop of
+ * one call runs faster in some rounds than a scenario's calls): the slowest
+ * of three, the upper quartile of more; one round is kept as it is; every
+ * other figure stays the rounds' median.
+ */
+START_TEST(api_costs_take_a_slow_round)
+{
+	struct hd_profile r[5], out;
+	int i;
+
+	for (i = 0; i < 5; i++)
+		r[i] = *hd_profile_builtin_find("h200-sxm");
+	r[0].api_launch = 3520000; /* 3.52 us */
+	r[1].api_launch = 4880000;
+	r[2].api_launch = 3900000;
+	r[3].api_launch = 4100000;
+	r[4].api_launch = 6000000;
+	r[0].api_sync = 310000;
+	r[1].api_sync = 490000;
+	r[2].api_sync = 320000;
+	r[0].host_memcpy_d2h_bw = 8e9;
+	r[1].host_memcpy_d2h_bw = 13e9;
+	r[2].host_memcpy_d2h_bw = 11e9;
+	hd_profile_median(r, 3, &out);
+	calp_api_pick(r, 3, &out);
+	ck_assert_int_eq(out.api_launch, 4880000);
+	ck_assert_int_eq(out.api_sync, 490000);
+	ck_assert_double_eq(out.host_memcpy_d2h_bw, 11e9); /* the median still */
+	hd_profile_median(r, 5, &out);
+	calp_api_pick(r, 5, &out); /* 3.52 3.90 4.10 4.88 6.00: the fourth */
+	ck_assert_int_eq(out.api_launch, 4880000);
+	out = r[2];
+	calp_api_pick(r + 2, 1, &out);
+	ck_assert(hd_profile_equal(&out, &r[2]));
+	ck_assert(calp_api_slow_key("api.launch") && calp_api_slow_key("api.memcpy_sync") &&
+		  calp_api_slow_key("api.sync_kernel"));
+	ck_assert(!calp_api_slow_key("host.memcpy_d2h") && !calp_api_slow_key("api.malloc") &&
+		  !calp_api_slow_key("api.launch2"));
 }
 END_TEST
 
@@ -609,6 +661,7 @@ calibrate_suite(void)
 	tcase_add_test(tc, host_only_keeps_the_gpu_figures);
 	tcase_add_test(tc, no_fault_cost_still_times_the_rest);
 	tcase_add_test(tc, host_figures_are_the_median_of_rounds);
+	tcase_add_test(tc, api_costs_take_a_slow_round);
 	tcase_add_test(tc, failing_calls_are_named);
 	tcase_add_test(tc, failing_graph_call_is_named);
 	tcase_add_test(tc, interrupted);

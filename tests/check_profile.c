@@ -93,6 +93,33 @@ START_TEST(median_key_by_key)
 }
 END_TEST
 
+/* A key set by name reads back as set, rounded to its type; text, words
+ * and unknown keys are refused and change nothing. */
+START_TEST(set_value_by_key)
+{
+	struct hd_profile p = *hd_profile_builtin_find("h200-sxm"), q = p;
+	enum hd_dim dim;
+	double v;
+
+	ck_assert_int_eq(hd_profile_set_value(&p, "api.launch", 4.88e6 + 0.4), 0);
+	ck_assert_int_eq(p.api_launch, 4880000); /* picoseconds, rounded */
+	ck_assert_int_eq(hd_profile_value(&p, "api.launch", &v, &dim), 0);
+	ck_assert_double_eq(v, 4.88e6);
+	ck_assert_int_eq(dim, HD_DIM_TIME);
+	ck_assert_int_eq(hd_profile_set_value(&p, "host.memcpy_d2h", 12.5e9), 0);
+	ck_assert_double_eq(p.host_memcpy_d2h_bw, 12.5e9);
+	ck_assert_int_eq(hd_profile_set_value(&p, "host.cores", 7.0), 0);
+	ck_assert_int_eq(p.host_cores, 7);
+	ck_assert_int_eq(hd_profile_set_value(&p, "api.nonesuch", 1.0), -1);
+	ck_assert_int_eq(hd_profile_set_value(&p, "gpu.name", 1.0), -1);
+	ck_assert_str_eq(p.gpu_name, q.gpu_name);
+	p.api_launch = q.api_launch;
+	p.host_memcpy_d2h_bw = q.host_memcpy_d2h_bw;
+	p.host_cores = q.host_cores;
+	ck_assert(hd_profile_equal(&p, &q));
+}
+END_TEST
+
 START_TEST(builtins_present)
 {
 	int i, n = hd_profile_builtin_count();
@@ -908,6 +935,7 @@ profile_suite(void)
 	tcase_add_test(tc, doc_lists_every_key);
 	tcase_add_test(tc, doc_example_parses);
 	tcase_add_test(tc, median_key_by_key);
+	tcase_add_test(tc, set_value_by_key);
 	suite_add_tcase(s, tc);
 	return s;
 }

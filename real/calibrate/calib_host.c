@@ -56,6 +56,50 @@ static const struct {
 			      "the stream" },
 };
 
+/*
+ * Over the host's rounds (calibrate.c) a call cost is not the rounds'
+ * median but a slow round's.  A loop of 32 identical calls runs faster in
+ * some rounds than a scenario's calls ever do: on lent H200s a scenario's
+ * kernel launches took 4.9-5.3 us and its idle syncs 0.55-0.8 us each
+ * where calibrate's three rounds in the same process gave launches of
+ * 4.88, 3.52 and 3.90 us and syncs of 490, 310 and 320 ns
+ * (bench/probe/apimix.hds, first.hds).  The generated sets kept from 13
+ * H200 runs, scored again with each run's rounds, came out 6.5 % short at
+ * the median below 1 ms with the rounds' median and 4.4 % with the
+ * slowest round (bench/results/2026-11-28-apicost-h200/).
+ */
+int
+calp_api_slow_key(const char *key)
+{
+	int k;
+
+	for (k = 0; k < API__COUNT; k++)
+		if (strcmp(api_names[k].key, key) == 0)
+			return 1;
+	return 0;
+}
+
+void
+calp_api_pick(const struct hd_profile *r, int n, struct hd_profile *out)
+{
+	double v[16], x;
+	enum hd_dim dim;
+	int k, i, j;
+
+	if (n > (int)HD_ARRAY_LEN(v))
+		n = (int)HD_ARRAY_LEN(v);
+	for (k = 0; k < API__COUNT && n > 0; k++) {
+		for (i = 0; i < n; i++) { /* in order, by insertion: n is a few */
+			if (hd_profile_value(&r[i], api_names[k].key, &x, &dim) != 0)
+				return;
+			for (j = i; j > 0 && v[j - 1] > x; j--)
+				v[j] = v[j - 1];
+			v[j] = x;
+		}
+		(void)hd_profile_set_value(out, api_names[k].key, v[n - 1 - (n - 1) / 4]);
+	}
+}
+
 static int
 api_call(struct cal *c, enum api_kind k)
 {
