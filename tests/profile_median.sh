@@ -67,6 +67,30 @@ grep -q '^# source: (measured: the median of 2 .hdsim calibrate. runs' "$tmp/p.h
 grep -q '^host.pin_base = 72 us$' "$tmp/p.hdp" && grep -q '^# source: kept$' "$tmp/p.hdp" && ok ||
 	fail "--skip host.pin_base rewrote it"
 
+# bench/api_slowest.py: a profile calibrated with the rounds' median gets
+# its API call costs from the slowest round, and nothing else changes
+as="$HDSIM_SRCDIR/bench/api_slowest.py"
+cat >"$tmp/cal3.txt" <<'EOF'
+  api.launch           3.86 us        (median of 3 rounds: 3.65 us, 4.60 us, 3.86 us; base 4.17 us) mean host time of a kernel launch
+  api.sync             310 ns         (median of 3 rounds: 280 ns, 510 ns, 310 ns; base 495 ns) mean host time of a sync with nothing to wait for
+  api.wait             190 ns         (base 310 ns) mean host time of cudaStreamWaitEvent
+  host.memcpy_d2h      12.8 GB/s      (median of 3 rounds: 10.1 GB/s, 12.8 GB/s, 14.0 GB/s; base 12.0 GB/s) pageable
+EOF
+printf 'hdsim-profile 1\napi.launch = 3.86 us               # host time inside a kernel launch\napi.sync = 0.31 us\napi.wait = 0.19 us  # kept\nhost.memcpy_d2h = 12.8 GB/s\n' >"$tmp/cal3.hdp"
+python3 "$as" "$tmp/cal3.txt" "$tmp/cal3.hdp" >"$tmp/slow.hdp" 2>"$tmp/err" && ok ||
+	fail "api_slowest.py failed: $(cat "$tmp/err")"
+grep -q '^api.launch = 4.60 us               # host time inside a kernel launch$' "$tmp/slow.hdp" && ok ||
+	fail "api.launch is not the slowest round with its note: $(cat "$tmp/slow.hdp")"
+grep -q '^api.sync = 510 ns$' "$tmp/slow.hdp" && ok || fail "api.sync is not 510 ns: $(cat "$tmp/slow.hdp")"
+grep -q '^api.wait = 0.19 us  # kept$' "$tmp/slow.hdp" && grep -q '^host.memcpy_d2h = 12.8 GB/s$' "$tmp/slow.hdp" &&
+	ok || fail "a key without rounds or not an API cost changed: $(cat "$tmp/slow.hdp")"
+printf 'hdsim-profile 1\napi.sync = 0.31 us\n' >"$tmp/nolaunch.hdp"
+if python3 "$as" "$tmp/cal3.txt" "$tmp/nolaunch.hdp" >/dev/null 2>"$tmp/err"; then
+	fail "a profile without a key the summary lists in rounds was rewritten"
+else
+	grep -q 'holds 0 lines of api.launch' "$tmp/err" && ok || fail "no clear message: $(cat "$tmp/err")"
+fi
+
 # the built-in profile is what its command writes from the calibrations it names
 list="$HDSIM_SRCDIR/profiles/h100-sxm.calibrations"
 ref="$HDSIM_SRCDIR/bench/results/2026-11-28-fidelity-h100/run22/calibrate.txt"
