@@ -94,6 +94,9 @@ SETS = {
     # drawn after heldout19 was scored (run59, run61) and read, for the
     # next change
     'heldout20': {'seed': 20270109, 'single': 40, 'ranks': 16},
+    # drawn after heldout20 was scored (run62, run65) and read: its misses
+    # pointed at the legacy stream's sync and a fill's two launches
+    'heldout21': {'seed': 20270111, 'single': 40, 'ranks': 16},
 }
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
