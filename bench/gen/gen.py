@@ -97,6 +97,9 @@ SETS = {
     # drawn after heldout20 was scored (run62, run65) and read: its misses
     # pointed at the legacy stream's sync and a fill's two launches
     'heldout21': {'seed': 20270111, 'single': 40, 'ranks': 16},
+    # drawn after heldout21 was scored (run66, run67) and read, for the
+    # next change
+    'heldout22': {'seed': 20270113, 'single': 40, 'ranks': 16},
 }
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
