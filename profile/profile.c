@@ -604,20 +604,27 @@ num_set(struct hd_profile *p, const struct pkey *k, double v)
 	return -1;
 }
 
-int
-hd_profile_value(const struct hd_profile *p, const char *key, double *v, enum hd_dim *dim)
+/* The key called `key`, or NULL. */
+static const struct pkey *
+key_named(const char *key)
 {
 	int i;
 
-	for (i = 0; i < NKEYS; i++) {
-		const struct pkey *k = &keys[i];
+	for (i = 0; i < NKEYS; i++)
+		if (strcmp(keys[i].key, key) == 0)
+			return &keys[i];
+	return NULL;
+}
 
-		if (strcmp(k->key, key) != 0)
-			continue;
-		*dim = k->type == KT_INT ? HD_DIM_NONE : k->dim;
-		return num_get(p, k, v);
-	}
-	return -1;
+int
+hd_profile_value(const struct hd_profile *p, const char *key, double *v, enum hd_dim *dim)
+{
+	const struct pkey *k = key_named(key);
+
+	if (k == NULL)
+		return -1;
+	*dim = k->type == KT_INT ? HD_DIM_NONE : k->dim;
+	return num_get(p, k, v);
 }
 
 int
@@ -680,12 +687,9 @@ hd_profile_median(const struct hd_profile *in, int n, struct hd_profile *out)
 int
 hd_profile_set_value(struct hd_profile *p, const char *key, double v)
 {
-	int i;
+	const struct pkey *k = key_named(key);
 
-	for (i = 0; i < NKEYS; i++)
-		if (strcmp(keys[i].key, key) == 0)
-			return num_set(p, &keys[i], v);
-	return -1;
+	return k == NULL ? -1 : num_set(p, k, v);
 }
 
 /* ------------------------------------------------------------------------ */
