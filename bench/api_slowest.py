@@ -7,19 +7,21 @@
 CALIBRATE.TXT is the output of a calibration that measured the host in
 rounds and took every figure's median (its summary lines read "KEY VALUE
 (median of N rounds: a, b, c; base ...)"); PROFILE the profile it wrote.
-For each call cost the API stage measures (real/calibrate/calib_host.c,
-calp_api_pick) the line of PROFILE is rewritten with the slowest of three
-rounds (the upper quartile of more); every other line is kept byte for
-byte.  A key whose rounds agreed, or that a summary does not list in
-rounds, is kept as it is.  So a run measured before the change is scored
-with what the calibration would write now, from the same measurements.
+For each call's own cost the API stage measures (real/calibrate/
+calib_host.c, calp_api_pick; not its differences of two calls) the line
+of PROFILE is rewritten with the slowest of three rounds (the upper
+quartile of more); every other line is kept byte for byte.  A key whose
+rounds agreed, or that a summary does not list in rounds, is kept as it
+is.  So a run measured before the change is scored with what the
+calibration would write now, from the same measurements.
 """
 import re
 import sys
 
-# the API stage's keys, as calib_host.c's api_names lists them
+# the API stage's calls' own costs, as calib_host.c's api_names lists them
+# (not api.memcpy_sync, a difference of two calls: the rounds' median)
 KEYS = ("api.launch", "api.memcpy", "api.event", "api.event_notiming", "api.wait",
-        "api.sync", "api.memcpy_d2d", "api.memcpy_sync", "api.sync_kernel")
+        "api.sync", "api.memcpy_d2d", "api.sync_kernel")
 UNIT = {"ps": 1e-6, "ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 
 

@@ -38,6 +38,7 @@ static const struct hd_profkey keys[] = {
 	{ "api.memcpy_d2d", HD_DIM_TIME },
 	{ "api.memcpy_sync", HD_DIM_TIME },
 	{ "api.memcpy_managed", HD_DIM_TIME },
+	{ "api.memcpy_pageable", HD_DIM_TIME },
 	{ "api.event", HD_DIM_TIME },
 	{ "api.event_notiming", HD_DIM_TIME },
 	{ "api.wait", HD_DIM_TIME },

@@ -177,6 +177,8 @@ static const struct pkey keys[] = {
 	     "more than api.wake: a synchronous cudaMemcpy's return after its copy"),
 	TIME("api.memcpy_managed", api_memcpy_managed, "us", KF_OPT,
 	     "more host time for a copy to or from managed memory"),
+	TIME("api.memcpy_pageable", api_memcpy_pageable, "us", KF_OPT,
+	     "more host time for a copy to or from pageable memory (staged; 0: none)"),
 	TIME("api.event", api_event, "us", 0, "cudaEventRecord, cudaEventQuery"),
 	TIME("api.event_notiming", api_event_notiming, "us", KF_OPT,
 	     "cudaEventRecord of an event made without timing (0: api.event)"),

@@ -89,18 +89,19 @@ struct hd_profile {
 	double unpin_bw;       /* cudaFreeHost: bytes unpinned per second (0: no per-byte cost) */
 
 	/* Host API costs (CPU time spent inside the call). */
-	hd_time api_launch;         /* kernel launch */
-	hd_time api_memcpy;         /* cudaMemcpy / cudaMemcpyAsync submit */
-	hd_time api_memcpy_d2d;     /* the same for a device-to-device copy (0: api_memcpy) */
-	hd_time api_memcpy_sync;    /* a synchronous copy's return after it, beyond sync_wake */
-	hd_time api_memcpy_managed; /* more for a copy that names managed memory */
-	hd_time api_event;          /* cudaEventRecord, cudaEventQuery */
-	hd_time api_event_notiming; /* cudaEventRecord of a notiming event (0: api_event) */
-	hd_time api_wait;           /* cudaStreamWaitEvent */
-	hd_time api_sync;           /* a sync call that finds nothing to wait for */
-	hd_time api_sync_kernel;    /* api_sync while a stream's last work is a kernel */
-	hd_time sync_wake;          /* from the GPU finishing to the blocked host running again */
-	int stream_queue;           /* ops a stream holds before a launch blocks the host */
+	hd_time api_launch;          /* kernel launch */
+	hd_time api_memcpy;          /* cudaMemcpy / cudaMemcpyAsync submit */
+	hd_time api_memcpy_d2d;      /* the same for a device-to-device copy (0: api_memcpy) */
+	hd_time api_memcpy_sync;     /* a synchronous copy's return after it, beyond sync_wake */
+	hd_time api_memcpy_managed;  /* more for a copy that names managed memory */
+	hd_time api_memcpy_pageable; /* more for a staged copy to or from pageable memory */
+	hd_time api_event;           /* cudaEventRecord, cudaEventQuery */
+	hd_time api_event_notiming;  /* cudaEventRecord of a notiming event (0: api_event) */
+	hd_time api_wait;            /* cudaStreamWaitEvent */
+	hd_time api_sync;            /* a sync call that finds nothing to wait for */
+	hd_time api_sync_kernel;     /* api_sync while a stream's last work is a kernel */
+	hd_time sync_wake;           /* from the GPU finishing to the blocked host running again */
+	int stream_queue;            /* ops a stream holds before a launch blocks the host */
 
 	/* CUDA graphs: the host's cudaGraphLaunch, whatever the graph holds, and
 	 * the GPU's time before each node of a launched graph starts. */

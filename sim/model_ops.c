@@ -588,6 +588,31 @@ managed_seen(struct model *m, const struct hd_op *op)
  * pageable memory, the first 20 us more (bench/probe/umloop.hds,
  * umcopy.hds, umsize.hds).
  */
+/*
+ * A copy the driver stages because its host side is pageable memory: host
+ * to device, device to host, or a read (whose landing buffer is malloc'd).
+ * Each pays api.memcpy_pageable more on the host than through pinned
+ * memory: a 4 B read took 8.54-8.93 us in six processes on two lent H200s
+ * where the pinned path made 6.49-6.74 (bench/probe/first.hds).  Over the
+ * 26 H200 runs of the generated sets kept, the built-in's 2.1 us took the
+ * mean of the runs' median errors from 5.99 to 5.67 %, and 2 us added to
+ * the calibrated profiles (which did not measure it) theirs from 6.64 to
+ * 6.32 % (bench/results/2026-11-28-apicost-h200/).
+ */
+static int
+pageable_staged(const struct model *m, const struct hd_op *op)
+{
+	if (op->kind == HD_OP_READ)
+		return 1;
+	if (op->kind != HD_OP_COPY)
+		return 0;
+	if (op->copy == HD_COPY_H2D)
+		return op->src >= 0 && m->buf[op->src].mem == HD_MEM_PAGEABLE;
+	if (op->copy == HD_COPY_D2H)
+		return op->dst >= 0 && m->buf[op->dst].mem == HD_MEM_PAGEABLE;
+	return 0;
+}
+
 static hd_time
 copy_api_cost(const struct model *m, const struct hd_op *op)
 {
@@ -597,6 +622,8 @@ copy_api_cost(const struct model *m, const struct hd_op *op)
 	uint64_t unseen = managed_unseen(m, op);
 	if (unseen > 0)
 		cost = hd_time_add(cost, model_um_fixed(p->api_memcpy_managed, unseen));
+	if (pageable_staged(m, op))
+		cost = hd_time_add(cost, p->api_memcpy_pageable);
 	if (is_inline(m, op)) /* the CPU's copy into staging memory */
 		cost = hd_time_add(
 		    cost,

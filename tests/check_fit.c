@@ -426,7 +426,7 @@ staging_of(const struct hd_profile *p)
 	s.latency = hd_time_to_s(p->copy_latency);
 	s.chunk = (double)p->staging_chunk;
 	s.buffers = p->staging_buffers;
-	s.api = hd_time_to_s(p->api_memcpy);
+	s.api = hd_time_to_s(p->api_memcpy) + hd_time_to_s(p->api_memcpy_pageable);
 	s.api_sync = hd_time_to_s(p->api_sync);
 	s.wake = hd_time_to_s(p->sync_wake);
 	s.hot_bw[0] = p->host_memcpy_h2d_hot_bw;

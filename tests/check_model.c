@@ -1154,6 +1154,42 @@ START_TEST(copy_costs_by_kind)
 }
 END_TEST
 
+/* api.memcpy_pageable: every copy the driver stages because its host side
+ * is pageable memory (to and from the device, a read) keeps the host that
+ * much longer; a copy through pinned memory does not. */
+START_TEST(pageable_copies_cost_more)
+{
+	struct hd_profile p = test_profile(), q;
+	struct hd_scenario *sc = sc_new("pageable");
+	int d = sc_buf(sc, "d", HD_MEM_DEVICE, 4);
+	int h = sc_buf(sc, "h", HD_MEM_PINNED, 4);
+	int g = sc_buf(sc, "g", HD_MEM_PAGEABLE, 4);
+	struct hd_trace *t, *u;
+	struct hd_op *op;
+	int i;
+
+	sc_copy(sc, 0, d, h, false);   /* op 0: to pinned memory */
+	sc_copy(sc, 0, d, g, false);   /* op 1: to pageable memory */
+	op = sc_op(sc, HD_OP_READ, 0); /* op 2: a read */
+	op->src = d;
+	op->bytes = 4;
+	sc_copy(sc, 0, g, d, true); /* op 3: from pageable memory, async */
+	sc_copy(sc, 0, h, d, true); /* op 4: from pinned memory, async */
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	p.api_memcpy_pageable = 0;
+	q = p;
+	q.api_memcpy_pageable = 2 * HD_US;
+	t = run_p(sc, &p);
+	u = run_p(sc, &q);
+	for (i = 0; i < 5; i++)
+		ck_assert_msg(api_len(u, i) - api_len(t, i) == (i == 0 || i == 4 ? 0 : 2 * HD_US),
+			      "op %d: %lld ps more", i, (long long)(api_len(u, i) - api_len(t, i)));
+	hd_trace_free(t);
+	hd_trace_free(u);
+	sc_free(sc);
+}
+END_TEST
+
 /* Managed memory's fixed parts: a prefetch that moves pages takes
  * um.prefetch_base (not pcie.latency) before its bytes, one that moves
  * none does not; a faulting kernel's first group waits um.fault_base more. */
@@ -2719,6 +2755,7 @@ model_suite(void)
 	tcase_add_test(tc, fill_tail_runs_during_second_launch);
 	tcase_add_test(tc, legacy_sync_waits_for_blocking_streams);
 	tcase_add_test(tc, copy_costs_by_kind);
+	tcase_add_test(tc, pageable_copies_cost_more);
 	tcase_add_test(tc, managed_fixed_parts);
 	tcase_add_test(tc, managed_small_buffers);
 	tcase_add_test(tc, managed_copy_cost_once);

@@ -552,7 +552,7 @@ cudaMemcpyAsync(void *d, const void *s, size_t n, enum cudaMemcpyKind k, cudaStr
 			spin(FAKE_MEMCPY_MANAGED);
 		/* pageable: the host stages every byte before returning */
 		cudaStreamSynchronize(stream);
-		if (i < 0 && fake_cuda_slow_pageable > 0) {
+		if (i < 0 && n >= 4096 && fake_cuda_slow_pageable > 0) {
 			fake_cuda_slow_pageable--;
 			spin(3 * (5e-6 + (double)n / 12e9));
 		} else

@@ -61,8 +61,10 @@ extern int fake_cuda_latch_times_out; /* the latch kernel reports a timeout */
 extern int fake_cuda_no_faults;       /* kernels on managed memory fault for free */
 extern int fake_cuda_captures;        /* stream captures begun so far */
 extern int fake_cuda_ptds;            /* cudaMemcpy_ptds calls so far */
-extern int fake_cuda_slow_pageable;   /* this many more pageable copies stage at
-				       * a third of the speed (a busy host) */
+extern int fake_cuda_slow_pageable;   /* this many more pageable copies of 4 KiB
+				       * or more stage at a third of the speed (a
+				       * busy host; calibrate's 4 B API calls do
+				       * not count) */
 
 /* FAKE_CUDA_NODE_DMA in the environment (bytes/s): the total every GPU's
  * pinned copies, both ways, share (default: no such cap). */

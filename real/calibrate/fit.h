@@ -81,9 +81,9 @@ struct hd_staging {
 	double latency;        /* copy_latency, s */
 	double chunk;          /* staging_chunk, bytes */
 	int buffers;           /* staging_buffers */
-	double api;            /* api_memcpy, s: the submit before the pipeline */
-	double api_sync;       /* a sync that finds nothing to wait for, s */
-	double wake;           /* sync_wake, s */
+	double api;      /* api_memcpy and api_memcpy_pageable, s: the submit before the pipeline */
+	double api_sync; /* a sync that finds nothing to wait for, s */
+	double wake;     /* sync_wake, s */
 	/* A copy of at most `cache` bytes (0: none) runs at hot_bw[d] instead of
 	 * memcpy_bw[d] where that is set: the profile's host.cache and _hot rates. */
 	double hot_bw[2];
