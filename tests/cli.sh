@@ -328,6 +328,24 @@ printf 'hdsim 1\nlesson hp\ntitle "hp"\nscenario h2h "h2h"\n  default-stream per
 expect 0 run "$tmp/hp.hds" --profile h100-sxm --plain
 has "$tmp/out" "At 0.006 ms the host works for .*: memcpy HtoH" "a per-thread host copy does not wait for a blocking stream"
 
+# A sync of the legacy default stream waits for a blocking stream's work
+# (the host's work after it starts at 1.012 ms), not for a non-blocking
+# stream's (at 0.006 ms).
+printf 'hdsim 1\nlesson ls\ntitle "ls"\nscenario blk "blk"\n  stream b\n  kernel spin 1000us on b\n  sync default\n  host 1us "after"\nend\nscenario nb "nb"\n  stream n nonblocking\n  kernel spin 1000us on n\n  sync default\n  host 1us "after"\nend\n' >"$tmp/ls.hds"
+expect 0 run "$tmp/ls.hds" --profile h100-sxm --plain
+has "$tmp/out" "At 1.012 ms the host works for 1.00 us: after" "a legacy-stream sync waits for a blocking stream"
+has "$tmp/out" "At 0.006 ms the host works for 1.00 us: after" "a legacy-stream sync does not wait for a non-blocking stream"
+# A read lands in pageable memory: it pays api.memcpy_pageable (2.1 us on
+# h200-sxm), which a profile file may set to nothing.
+printf 'hdsim 1\nlesson rd\ntitle "rd"\nscenario rd "rd"\n  buffer d device 4B\n  read d\nend\n' >"$tmp/rd.hds"
+printf 'hdsim-profile 1\nbase = h200-sxm\nname = "nopage"\napi.memcpy_pageable = 0 us\n' >"$tmp/nopage.hdp"
+expect 0 run "$tmp/rd.hds" --profile h200-sxm --plain
+has "$tmp/out" "The makespan is 10.3 us" "a read pays api.memcpy_pageable"
+expect 0 run "$tmp/rd.hds" --profile "$tmp/nopage.hdp" --plain
+has "$tmp/out" "The makespan is 8.23 us" "api.memcpy_pageable = 0 in a profile file takes it away"
+expect 0 profiles h200-sxm
+has "$tmp/out" "api.memcpy_pageable  2.1 us" "profiles shows api.memcpy_pageable"
+
 # Kernels on two streams run side by side while the SMs have room and share
 # what they draw on: two one-block 1 ms spins at once, then a full grid of
 # compute (0.96 ms) beside a full grid of memory traffic (0.37 ms), 1.97 ms

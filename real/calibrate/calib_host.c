@@ -82,15 +82,23 @@ static const struct {
  * api.memcpy_pageable's rounds gave 2.06, 1.72 and 3.23 us, and a 4 B
  * read predicted with the slowest came out 17 and 37 % long (run68 there).
  */
-int
-calp_api_slow_key(const char *key)
+/* The rank, in order from the fastest, of the round a call's cost takes
+ * out of n: the slowest of up to four, the upper quartile of more. */
+static int
+slow_rank(int n)
+{
+	return n - 1 - (n - 1) / 4;
+}
+
+const char *
+calp_api_rounds(const char *key, int n)
 {
 	int k;
 
 	for (k = 0; k < API__COUNT; k++)
 		if (!api_names[k].difference && strcmp(api_names[k].key, key) == 0)
-			return 1;
-	return 0;
+			return slow_rank(n) == n - 1 ? "slowest" : "upper quartile";
+	return "median";
 }
 
 void
@@ -112,7 +120,7 @@ calp_api_pick(const struct hd_profile *r, int n, struct hd_profile *out)
 				v[j] = v[j - 1];
 			v[j] = x;
 		}
-		(void)hd_profile_set_value(out, api_names[k].key, v[n - 1 - (n - 1) / 4]);
+		(void)hd_profile_set_value(out, api_names[k].key, v[slow_rank(n)]);
 	}
 }
 

@@ -167,11 +167,12 @@ int calp_sweep_fit(struct cal *c, const struct calp_sweep *sw, double small, dou
 /* The GPU's PCIe link as sysfs reports it now, for the log (calibrate.c). */
 void calp_read_link(struct cal *c, int *gen, int *lanes, char *text, size_t n);
 
-/* 1 when `key` is a call cost the API stage measures, whose figure over the
- * host's rounds is a slow round's, not their median (calib_host.c). */
-int calp_api_slow_key(const char *key);
-/* out's call costs (calp_api_slow_key) from the n rounds r[0..n-1]: the
- * slowest of three, the upper quartile of more (calib_host.c). */
+/* Which of n host rounds figure `key` takes: "median", or for a call's own
+ * cost the API stage measures "slowest" (n up to 4) or "upper quartile"
+ * (calib_host.c). */
+const char *calp_api_rounds(const char *key, int n);
+/* out's call costs from the n rounds r[0..n-1], as calp_api_rounds says
+ * (calib_host.c); every other key of out is left as it is. */
 void calp_api_pick(const struct hd_profile *r, int n, struct hd_profile *out);
 
 /* The stages, each 0 or -1 (calibrate.c runs them in order). */

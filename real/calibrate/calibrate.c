@@ -464,11 +464,7 @@ restate(struct hd_buf *sum, const struct hd_profile *r, int n, const struct hd_p
 			continue;
 		}
 		hd_buf_printf(&out, "  %-20s %-14s (%s of %d rounds:", key,
-			      fvalue(a, sizeof a, v, dim),
-			      !calp_api_slow_key(key) ? "median" :
-				  n <= 4              ? "slowest" :
-							"upper quartile",
-			      n);
+			      fvalue(a, sizeof a, v, dim), calp_api_rounds(key, n), n);
 		for (k = 0; k < n; k++) {
 			if (hd_profile_value(&r[k], key, &w, &dim) != 0)
 				w = 0;
