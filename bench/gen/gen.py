@@ -100,6 +100,8 @@ SETS = {
     # drawn after heldout21 was scored (run66, run67) and read, for the
     # next change
     'heldout22': {'seed': 20270113, 'single': 40, 'ranks': 16},
+    # drawn after heldout22 was scored (run69) and read, for the next change
+    'heldout23': {'seed': 20270117, 'single': 40, 'ranks': 16},
 }
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
