@@ -21,7 +21,7 @@ import sys
 # the API stage's calls' own costs, as calib_host.c's api_names lists them
 # (not api.memcpy_sync, a difference of two calls: the rounds' median)
 KEYS = ("api.launch", "api.memcpy", "api.event", "api.event_notiming", "api.wait",
-        "api.sync", "api.memcpy_d2d", "api.sync_kernel")
+        "api.sync", "api.memcpy_d2d", "api.sync_kernel", "api.sync_device")
 UNIT = {"ps": 1e-6, "ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 
 

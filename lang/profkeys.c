@@ -44,6 +44,7 @@ static const struct hd_profkey keys[] = {
 	{ "api.wait", HD_DIM_TIME },
 	{ "api.sync", HD_DIM_TIME },
 	{ "api.sync_kernel", HD_DIM_TIME },
+	{ "api.sync_device", HD_DIM_TIME },
 	{ "api.wake", HD_DIM_TIME },
 	{ "api.malloc", HD_DIM_TIME },
 	{ "api.free", HD_DIM_TIME },

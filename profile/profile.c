@@ -188,6 +188,8 @@ static const struct pkey keys[] = {
 	    "api.sync_kernel", api_sync_kernel, "us", KF_OPT,
 	    "a stream or event sync that finds nothing to wait for while a stream's last work is a "
 	    "kernel (0: api.sync)"),
+	TIME("api.sync_device", api_sync_device, "us", KF_OPT,
+	     "cudaDeviceSynchronize that finds nothing to wait for (0: api.sync)"),
 	TIME("api.wake", sync_wake, "us", 0,
 	     "from the GPU finishing to the blocked host running again"),
 	TIME("api.malloc", malloc_cost, "us", 0, "cudaMalloc of device memory"),

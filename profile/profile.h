@@ -100,6 +100,7 @@ struct hd_profile {
 	hd_time api_wait;            /* cudaStreamWaitEvent */
 	hd_time api_sync;            /* a sync call that finds nothing to wait for */
 	hd_time api_sync_kernel;     /* api_sync while a stream's last work is a kernel */
+	hd_time api_sync_device;     /* cudaDeviceSynchronize finding nothing (0: api_sync) */
 	hd_time sync_wake;           /* from the GPU finishing to the blocked host running again */
 	int stream_queue;            /* ops a stream holds before a launch blocks the host */
 

@@ -148,6 +148,10 @@ model_kernel_last(struct model *m, int si, int on)
  * 0.33-0.54 us each with nothing run, 1.45-1.7 us after one kernel, on that
  * stream or another, and 0.33 us again once an event was recorded after the
  * kernel on its stream (bench/probe/syncmix.hds, syncafter.hds, 2026-11-28).
+ * A device sync costs at least api_sync_device where set: ten idle
+ * cudaDeviceSynchronize took 7.7-8.9 us in seven of eight processes on
+ * three lent H200s, where their calibrations' idle stream syncs took
+ * 0.31-0.5 us each (bench/probe/first.hds, 2026-11-28/29).
  */
 static int
 op_sync(struct model *m, struct hwait w, int stream_kind)
@@ -158,6 +162,8 @@ op_sync(struct model *m, struct hwait w, int stream_kind)
 
 	if (stream_kind && m->kernel_last > 0 && m->p->api_sync_kernel > 0)
 		floor = m->p->api_sync_kernel;
+	if (w.kind == W_ALL && m->p->api_sync_device > 0)
+		floor = m->p->api_sync_device;
 
 	switch (h->phase) {
 	case 0:

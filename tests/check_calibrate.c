@@ -239,6 +239,9 @@ START_TEST(quick_run_finds_the_figures)
 	ck_assert_ptr_nonnull(
 	    strstr(log.s, "cudaStreamSynchronize (idle, its last work a kernel)"));
 	ck_assert(p.api_sync_kernel >= p.api_sync && p.api_sync_kernel > 0);
+	/* an idle device sync measured on its own */
+	ck_assert_ptr_nonnull(strstr(log.s, "cudaDeviceSynchronize (idle device)"));
+	ck_assert(p.api_sync_device > 0);
 	/* timing records one after another, and a notiming event's record */
 	ck_assert_ptr_nonnull(strstr(log.s, "Timing event records, one after another"));
 	ck_assert_ptr_nonnull(strstr(log.s, "gpu.event_record"));

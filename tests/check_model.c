@@ -1399,8 +1399,8 @@ END_TEST
 
 /* A stream or event sync that finds nothing to wait for costs
  * api.sync_kernel while a stream's last work is a kernel, on whichever
- * stream; a device sync does not, and an event recorded after the kernel
- * on its stream brings api.sync back. */
+ * stream; a device sync does not (it costs api.sync_device where set), and
+ * an event recorded after the kernel on its stream brings api.sync back. */
 START_TEST(sync_after_kernel_costs_more)
 {
 	struct hd_profile p = test_profile();
@@ -1444,6 +1444,14 @@ START_TEST(sync_after_kernel_costs_more)
 	p.api_sync_kernel = 0;
 	t = run_p(sc, &p);
 	ck_assert_int_eq(api_len(t, 2), 1 * HD_US);
+	ck_assert_int_eq(api_len(t, 6), 1 * HD_US);
+	hd_trace_free(t);
+	/* an idle device sync costs api.sync_device, a stream sync does not */
+	p.api_sync_device = 3 * HD_US;
+	t = run_p(sc, &p);
+	ck_assert_int_eq(api_len(t, 6), 3 * HD_US);
+	ck_assert_int_eq(api_len(t, 2), 1 * HD_US);
+	ck_assert_int_eq(api_len(t, 10), 1 * HD_US);
 	hd_trace_free(t);
 	sc_free(sc);
 }

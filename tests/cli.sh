@@ -345,6 +345,17 @@ expect 0 run "$tmp/rd.hds" --profile "$tmp/nopage.hdp" --plain
 has "$tmp/out" "The makespan is 8.23 us" "api.memcpy_pageable = 0 in a profile file takes it away"
 expect 0 profiles h200-sxm
 has "$tmp/out" "api.memcpy_pageable  2.1 us" "profiles shows api.memcpy_pageable"
+# An idle cudaDeviceSynchronize costs api.sync_device (0.79 us on
+# h200-sxm), more than an idle stream sync's api.sync (0.495 us), which a
+# profile file setting it to nothing falls back to.
+printf 'hdsim 1\nlesson sd\ntitle "sd"\nscenario sd "sd"\n  sync device\n  sync device\n  host 1us "after"\nend\n' >"$tmp/sd.hds"
+printf 'hdsim-profile 1\nbase = h200-sxm\nname = "nosd"\napi.sync_device = 0 us\n' >"$tmp/nosd.hdp"
+expect 0 run "$tmp/sd.hds" --profile h200-sxm --plain
+has "$tmp/out" "At 1.580 us the host works for 1.00 us: after" "an idle device sync costs api.sync_device"
+expect 0 run "$tmp/sd.hds" --profile "$tmp/nosd.hdp" --plain
+has "$tmp/out" "At 0.990 us the host works for 1.00 us: after" "api.sync_device = 0 falls back to api.sync"
+expect 0 profiles h200-sxm
+has "$tmp/out" "api.sync_device      0.79 us" "profiles shows api.sync_device"
 
 # Kernels on two streams run side by side while the SMs have room and share
 # what they draw on: two one-block 1 ms spins at once, then a full grid of

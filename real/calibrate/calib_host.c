@@ -29,6 +29,7 @@ enum api_kind {
 	API_MEMCPY_SYNC,
 	API_SYNC_KERNEL,
 	API_MEMCPY_PAGEABLE,
+	API_SYNC_DEVICE,
 	API__COUNT
 };
 
@@ -65,6 +66,8 @@ static const struct {
 				  "mean host time of a 4 B cudaMemcpy to pageable memory, less one "
 				  "to pinned memory",
 				  1 },
+	[API_SYNC_DEVICE] = { "cudaDeviceSynchronize (idle device)", "api.sync_device",
+			      "mean host time of a device sync with nothing to wait for" },
 };
 
 /*
@@ -145,6 +148,8 @@ api_call(struct cal *c, enum api_kind k)
 		return CK(c, cudaMemcpy(c->hpin, c->dbuf, 4, cudaMemcpyDeviceToHost));
 	case API_MEMCPY_PAGEABLE: /* the same, staged: the landing buffer is malloc'd */
 		return CK(c, cudaMemcpy(c->hpage, c->dbuf, 4, cudaMemcpyDeviceToHost));
+	case API_SYNC_DEVICE:
+		return CK(c, cudaDeviceSynchronize());
 	case API_SYNC:
 	case API_SYNC_KERNEL:
 	case API__COUNT:
@@ -286,6 +291,8 @@ calp_stage_api(struct cal *c)
 	hd_cal_set_time(&c->sum, "api.sync", &c->p->api_sync, v[API_SYNC], api_names[API_SYNC].how);
 	hd_cal_set_time(&c->sum, "api.sync_kernel", &c->p->api_sync_kernel,
 			fmax(v[API_SYNC_KERNEL], v[API_SYNC]), api_names[API_SYNC_KERNEL].how);
+	hd_cal_set_time(&c->sum, "api.sync_device", &c->p->api_sync_device, v[API_SYNC_DEVICE],
+			api_names[API_SYNC_DEVICE].how);
 	hd_cal_set_time(&c->sum, "api.memcpy_d2d", &c->p->api_memcpy_d2d, v[API_MEMCPY_D2D],
 			api_names[API_MEMCPY_D2D].how);
 	/* what staging adds to the same copy (a read lands in pageable memory) */
