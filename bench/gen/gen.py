@@ -102,6 +102,9 @@ SETS = {
     'heldout22': {'seed': 20270113, 'single': 40, 'ranks': 16},
     # drawn after heldout22 was scored (run69) and read, for the next change
     'heldout23': {'seed': 20270117, 'single': 40, 'ranks': 16},
+    # drawn after heldout23 was scored (runs 70-72) and read, for the next
+    # change
+    'heldout24': {'seed': 20270123, 'single': 40, 'ranks': 16},
 }
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
