@@ -149,9 +149,10 @@ model_kernel_last(struct model *m, int si, int on)
  * stream or another, and 0.33 us again once an event was recorded after the
  * kernel on its stream (bench/probe/syncmix.hds, syncafter.hds, 2026-11-28).
  * A device sync costs at least api_sync_device where set: ten idle
- * cudaDeviceSynchronize took 7.7-8.9 us in seven of eight processes on
- * three lent H200s, where their calibrations' idle stream syncs took
- * 0.31-0.5 us each (bench/probe/first.hds, 2026-11-28/29).
+ * cudaDeviceSynchronize took 7.7-8.9 us in nine of twelve processes on five
+ * lent H200s and 4.3-5.1 us in the other three, median 7.9, where their
+ * calibrations put an idle stream sync at 0.31-0.52 us
+ * (bench/probe/first.hds, 2026-11-28/29).
  */
 static int
 op_sync(struct model *m, struct hwait w, int stream_kind)

@@ -335,26 +335,27 @@ printf 'hdsim 1\nlesson ls\ntitle "ls"\nscenario blk "blk"\n  stream b\n  kernel
 expect 0 run "$tmp/ls.hds" --profile h100-sxm --plain
 has "$tmp/out" "At 1.012 ms the host works for 1.00 us: after" "a legacy-stream sync waits for a blocking stream"
 has "$tmp/out" "At 0.006 ms the host works for 1.00 us: after" "a legacy-stream sync does not wait for a non-blocking stream"
+# zeroed LESSON KEY WITH WITHOUT: LESSON run with h200-sxm shows WITH, and
+# with a profile file based on it that sets KEY to 0 shows WITHOUT.
+zeroed() {
+	printf 'hdsim-profile 1\nbase = h200-sxm\nname = "zeroed"\n%s = 0 us\n' "$2" >"$tmp/zeroed.hdp"
+	expect 0 run "$1" --profile h200-sxm --plain
+	has "$tmp/out" "$3" "h200-sxm's $2 is paid"
+	expect 0 run "$1" --profile "$tmp/zeroed.hdp" --plain
+	has "$tmp/out" "$4" "$2 = 0 in a profile file takes it away"
+}
 # A read lands in pageable memory: it pays api.memcpy_pageable (2.1 us on
-# h200-sxm), which a profile file may set to nothing.
+# h200-sxm).
 printf 'hdsim 1\nlesson rd\ntitle "rd"\nscenario rd "rd"\n  buffer d device 4B\n  read d\nend\n' >"$tmp/rd.hds"
-printf 'hdsim-profile 1\nbase = h200-sxm\nname = "nopage"\napi.memcpy_pageable = 0 us\n' >"$tmp/nopage.hdp"
-expect 0 run "$tmp/rd.hds" --profile h200-sxm --plain
-has "$tmp/out" "The makespan is 10.3 us" "a read pays api.memcpy_pageable"
-expect 0 run "$tmp/rd.hds" --profile "$tmp/nopage.hdp" --plain
-has "$tmp/out" "The makespan is 8.23 us" "api.memcpy_pageable = 0 in a profile file takes it away"
+zeroed "$tmp/rd.hds" api.memcpy_pageable "The makespan is 10.3 us" "The makespan is 8.23 us"
+# An idle cudaDeviceSynchronize costs api.sync_device (0.79 us on
+# h200-sxm), more than an idle stream sync's api.sync (0.495 us), which it
+# falls back to when set to nothing.
+printf 'hdsim 1\nlesson sd\ntitle "sd"\nscenario sd "sd"\n  sync device\n  sync device\n  host 1us "after"\nend\n' >"$tmp/sd.hds"
+zeroed "$tmp/sd.hds" api.sync_device "At 1.580 us the host works for 1.00 us: after" \
+	"At 0.990 us the host works for 1.00 us: after"
 expect 0 profiles h200-sxm
 has "$tmp/out" "api.memcpy_pageable  2.1 us" "profiles shows api.memcpy_pageable"
-# An idle cudaDeviceSynchronize costs api.sync_device (0.79 us on
-# h200-sxm), more than an idle stream sync's api.sync (0.495 us), which a
-# profile file setting it to nothing falls back to.
-printf 'hdsim 1\nlesson sd\ntitle "sd"\nscenario sd "sd"\n  sync device\n  sync device\n  host 1us "after"\nend\n' >"$tmp/sd.hds"
-printf 'hdsim-profile 1\nbase = h200-sxm\nname = "nosd"\napi.sync_device = 0 us\n' >"$tmp/nosd.hdp"
-expect 0 run "$tmp/sd.hds" --profile h200-sxm --plain
-has "$tmp/out" "At 1.580 us the host works for 1.00 us: after" "an idle device sync costs api.sync_device"
-expect 0 run "$tmp/sd.hds" --profile "$tmp/nosd.hdp" --plain
-has "$tmp/out" "At 0.990 us the host works for 1.00 us: after" "api.sync_device = 0 falls back to api.sync"
-expect 0 profiles h200-sxm
 has "$tmp/out" "api.sync_device      0.79 us" "profiles shows api.sync_device"
 
 # Kernels on two streams run side by side while the SMs have room and share
