@@ -35,6 +35,13 @@
 #   kernel on a blocking stream, a copy on the legacy default stream waits
 #   (4.04 ms in all), on the per-thread one it does not (3.02); held within
 #   10 %, which the other stream's wait (1 ms) would break.
+# - Idle device syncs: bench/probe/first.hds sync10 in twelve processes on
+#   five machines (bench/results/2026-11-28-apicost-h200/run63, run64,
+#   run68; 2026-11-29-heldout22-h200/run71, run72): ten took 7.68-8.86 us
+#   in nine of them and 4.27-5.09 us in the other three (the call runs at
+#   one of two levels by process); held within 10 % of the nine, which the
+#   model before api.sync_device (4.95 us, an idle stream sync's cost)
+#   breaks.
 #
 # Run by `make check` with $HDSIM and $HDSIM_SRCDIR set; exits 77 (skipped)
 # when they are not, or without python3.
@@ -99,5 +106,6 @@ facts probe/coreside.hds "spin2 3030 3030" "spin_full 3040 3050" "comp_small 289
 facts probe/pfres.hds "pf4k 241 269" "pf4k_busy 2320 2500" "pf64k 328 454" "pfhost 224 237"
 facts probe/ptcopy.hds "legacy 4040 4040 1.1" "per_thread 3020 3020 1.1" \
 	"per_thread_read 3020 3020 1.1"
+facts probe/first.hds "sync10 7.68 8.86 1.1"
 
 finish probe_facts.sh
