@@ -654,9 +654,12 @@ START_TEST(host_only_keeps_the_gpu_figures)
 	if (at_speed())
 		ck_assert_msg(REL(p.pin_bw, FAKE_PIN) < 0.3, "pin rate %.3g", p.pin_bw);
 	ck_assert(p.api_memcpy > 0);
-	/* managed memory faulted in again (the driver handles faults on the host) */
+	/* managed memory faulted in again (the driver handles faults on the host);
+	 * the fake's stream times run on the host clock, which valgrind stretches
+	 * (as quick_run_finds_the_figures guards the same figure) */
 	ck_assert_ptr_nonnull(strstr(log.s, "Managed memory"));
-	ck_assert_msg(REL(p.um_prefetch_bw, FAKE_PREFETCH) < 0.1, "%g", p.um_prefetch_bw);
+	if (at_speed())
+		ck_assert_msg(REL(p.um_prefetch_bw, FAKE_PREFETCH) < 0.1, "%g", p.um_prefetch_bw);
 	ck_assert(p.um_page == before.um_page);
 	/* the pageable rates again on the copies that fit host.cache */
 	ck_assert_msg(strstr(log.s, "rates on copies of 512 KiB to ") != NULL, "%s", log.s);
