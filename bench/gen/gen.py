@@ -105,6 +105,9 @@ SETS = {
     # drawn after heldout23 was scored (runs 70-72) and read, for the next
     # change
     'heldout24': {'seed': 20270123, 'single': 40, 'ranks': 16},
+    # drawn while heldout24 (measured on run73) was still kept unread, before
+    # the next change: two sets that change has not seen
+    'heldout25': {'seed': 20270127, 'single': 40, 'ranks': 16},
 }
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
