@@ -29,12 +29,13 @@
  *
  * Simplifications, stated once: a copy whose host side is managed memory
  * is staged like a pageable one (model_ops.c), its pages on the device
- * faulted back by the CPU first, from the start of the buffer; a read from
- * a managed buffer is a plain staged copy; a kernel faults in the managed
- * buffers it names that are not resident on the device when it starts,
- * group by group (at most 64 transfers a kernel, neighbouring groups
- * batched beyond that: model_xfer.c), and they stay resident until a
- * prefetch to the host or a copy brings them back; host-to-host copies are
+ * faulted over by the CPU the first time, from the start of the buffer,
+ * and left there; a read from a managed buffer is a plain staged copy; a
+ * kernel faults in the managed buffers it names that are not resident on
+ * the device when it starts, group by group (at most 64 transfers a
+ * kernel, neighbouring groups batched beyond that: model_xfer.c), and they
+ * stay resident until a prefetch to the host or a host-to-host copy
+ * writing them brings them back; host-to-host copies are
  * a CPU memcpy; device-to-device copies use the third copy engine when
  * there are three or more, else share the host-to-device engine.
  */
@@ -610,9 +611,9 @@ prefetch_rate(const struct hd_profile *p, int to_device)
  * (returns -1: on a lent H100, two prefetches of 256 MiB to the device on
  * two streams at once took as long as one, and a kernel on the pages in
  * flight waited for them instead of faulting them: bench/probe/umcopy.hds).
- * A buffer on the device may have had its first host_bytes faulted back
- * by copies: those are what a prefetch to the device moves, and what one
- * to the host need not.
+ * A buffer on the device may have had its first host_bytes written back
+ * by host-to-host copies: those are what a prefetch to the device moves,
+ * and what one to the host need not.
  */
 static int
 prefetch_plan(struct model *m, struct gop *g, uint64_t *walked)

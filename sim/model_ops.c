@@ -807,30 +807,41 @@ op_copy_dma(struct model *m, const struct hd_op *op, int opi)
 	}
 }
 
+/* How a copy reaches the managed pages of its host side. */
+enum um_access {
+	UM_READ,      /* read out of them */
+	UM_DMA_WRITE, /* written by the driver's staged copy */
+	UM_CPU_WRITE, /* written by the CPU (a host-to-host copy) */
+};
+
 /*
- * Copy op's host side is managed buffer bi, `bytes` of it from its start
- * (reading it, or `write`-ing into it): pages of it on the device the CPU
- * faults over to the host first, whole um.page groups.  On a lent H100 a
- * 7 B cudaMemcpy from managed memory prefetched to the device took about
- * 100 us more than the next one; 16 MiB out of it, and into it, took as
- * long more as 9 and 2.9 GB/s against a copy with the pages on the host
- * (bench/probe/umcopy.hds).  A copy that reads leaves the pages on the
- * device, the host keeping a copy to read (host_copy): a memory kernel on
- * 169 KB of managed memory and a 19 B copy out of it, 100 times in turn,
- * took 1.37-1.44 ms against 0.95-1.08 ms on device memory, where moving
- * the pages each way every round would take some 17 ms, and the same
- * held with 200 to 700 us of host work between rounds
- * (bench/probe/managed.hds, thrash.hds).  A copy that writes brings the
- * pages back (host_bytes).  Returns the time (0 if none), and the bytes
- * into *moved, if not NULL.
+ * Copy op's host side is managed buffer bi, `bytes` of it from its start:
+ * pages of it on the device the CPU faults over to the host first, whole
+ * um.page groups.  On a lent H100 a 7 B cudaMemcpy from managed memory
+ * prefetched to the device took about 100 us more than the next one; 16
+ * MiB out of it, and into it, took as long more as 9 and 2.9 GB/s against
+ * a copy with the pages on the host, the second copy no more
+ * (bench/probe/umcopy.hds).  The driver's copies leave the pages on the
+ * device, open to the next copy (host_copy) until they move: a memory
+ * kernel on 169 KB of managed memory and a 19 B copy out of it, 100 times
+ * in turn, took 1.37-1.44 ms against 0.95-1.08 ms on device memory, where
+ * moving the pages each way every round would take some 17 ms
+ * (bench/probe/managed.hds, thrash.hds), and on a lent H200 50 rounds with
+ * a 19 B cudaMemcpy into it took 1.02-1.08 ms where moving them was
+ * modelled at 7.5 (bench/probe/umkcopy.hds).  The CPU's own writes (a
+ * host-to-host copy) bring the pages back (host_bytes): sixteen rounds of
+ * a copy out of 24 KB of managed memory, its prefetch to the device and a
+ * host-to-host copy into it took as long as moving it every round
+ * (heldout13 010, runs 49-50).  Returns the time (0 if none), and the
+ * bytes into *moved, if not NULL.
  */
 static hd_time
-fault_back(struct model *m, int bi, uint64_t bytes, int write, uint64_t *moved)
+fault_back(struct model *m, int bi, uint64_t bytes, enum um_access acc, uint64_t *moved)
 {
 	const struct hd_profile *p = m->p;
-	uint64_t page = p->um_page > 0 ? p->um_page : 4096, end, n;
-	double bw = write && p->um_host_fault_write_bw > 0 ? p->um_host_fault_write_bw :
-							     p->um_host_fault_bw;
+	uint64_t page = p->um_page > 0 ? p->um_page : 4096, end, n, have;
+	double bw = acc != UM_READ && p->um_host_fault_write_bw > 0 ? p->um_host_fault_write_bw :
+								      p->um_host_fault_bw;
 	struct mbuf *b;
 	hd_time t;
 
@@ -842,28 +853,22 @@ fault_back(struct model *m, int bi, uint64_t bytes, int write, uint64_t *moved)
 	end = bytes / page * page < bytes ? (bytes / page + 1) * page : bytes;
 	if (end > b->bytes)
 		end = b->bytes;
-	if (!write) { /* a read: the pages stay, the host keeps a copy to read */
-		uint64_t have = b->host_bytes > b->host_copy ? b->host_bytes : b->host_copy;
-
-		if (end <= have)
-			return 0;
-		n = end - have;
-		b->host_copy = end;
-		if (moved != NULL)
-			*moved = n;
-		goto cost;
-	}
-	if (end <= b->host_bytes)
+	have = acc == UM_CPU_WRITE       ? b->host_bytes :
+	    b->host_bytes > b->host_copy ? b->host_bytes :
+					   b->host_copy;
+	if (end <= have)
 		return 0;
-	n = end - b->host_bytes;
+	n = end - have;
 	if (moved != NULL)
 		*moved = n;
-	b->host_bytes = end;
-	if (b->host_bytes >= b->bytes) { /* all of it back: resident on the host */
+	if (acc == UM_CPU_WRITE)
+		b->host_bytes = end;
+	else
+		b->host_copy = end;
+	if (acc != UM_READ && end >= b->bytes) { /* all of it written: on the host */
 		b->resident = 0;
 		b->host_bytes = b->host_copy = 0;
 	}
-cost:
 	t = model_um_fixed(p->um_host_fault, b->bytes);
 	if (bw > 0)
 		t = hd_time_add(t, hd_time_for_bytes((double)n, bw));
@@ -907,8 +912,8 @@ op_copy_host(struct model *m, const struct hd_op *op, int opi)
 	case 3:
 		now = hd_engine_now(m->eng);
 		d = hd_time_for_bytes((double)op->bytes, m->p->host_memcpy_h2d_bw);
-		d = hd_time_add(d, fault_back(m, op->src, op->bytes, 0, NULL));
-		d = hd_time_add(d, fault_back(m, op->dst, op->bytes, 1, NULL));
+		d = hd_time_add(d, fault_back(m, op->src, op->bytes, UM_READ, NULL));
+		d = hd_time_add(d, fault_back(m, op->dst, op->bytes, UM_CPU_WRITE, NULL));
 		d = hd_time_add(d, first_touch(m, op->dst, op->bytes));
 		if (m->thr != NULL) { /* on the cores the host threads share */
 			h->phase = 4;
@@ -983,9 +988,10 @@ staged_fault_back(struct model *m, const struct hd_op *op, uint64_t bytes, uint6
 	if (op->kind == HD_OP_READ) {
 		hd_time t = read_fault_in(m, op->src, bytes, moved);
 
-		return *moved > 0 ? t : fault_back(m, op->src, bytes, 0, moved);
+		return *moved > 0 ? t : fault_back(m, op->src, bytes, UM_READ, moved);
 	}
-	return fault_back(m, host_side(op), bytes, op->copy == HD_COPY_D2H, moved);
+	return fault_back(m, host_side(op), bytes, op->copy == HD_COPY_D2H ? UM_DMA_WRITE : UM_READ,
+			  moved);
 }
 
 /*
@@ -996,8 +1002,13 @@ staged_fault_back(struct model *m, const struct hd_op *op, uint64_t bytes, uint6
  * staging_buffers pinned buffers used in turn: for HtoD a CPU memcpy into
  * a free buffer, then that chunk's DMA; for DtoH the DMA into a buffer,
  * then a CPU memcpy out of it.  HtoD returns after the last memcpy (its
- * DMA may still be in flight); DtoH returns after the last memcpy, which
- * follows the last DMA.
+ * DMA may still be in flight), out of managed memory only once the last
+ * DMA is done, async or not: on a lent H200 50 rounds of a memory kernel
+ * and a 19 B copy out of 169 KB of managed memory took 1.30-1.32 ms
+ * (cudaMemcpy) and 0.77-0.89 ms (cudaMemcpyAsync on another stream),
+ * modelled at 0.87 and 0.59 ms before it waited, 1.12 and 0.81 since
+ * (bench/probe/umkcopy.hds, run75's calibrated profile).  DtoH returns
+ * after the last memcpy, which follows the last DMA.
  */
 static int
 op_copy_staged(struct model *m, const struct hd_op *op, int opi, enum dir d, uint64_t bytes,
@@ -1101,6 +1112,19 @@ op_copy_staged(struct model *m, const struct hd_op *op, int opi, enum dir d, uin
 				h->phase = 5;
 				continue;
 			}
+			if (h->dir == DIR_H2D && staged_managed(m, op)) {
+				/* out of managed memory: back when its DMA is done */
+				w = wait_of(W_CHUNKS, 0, 0, h->why,
+					    op->async ? p->sync_wake : sync_copy_wake(m));
+				w.quiet = 1;
+				w.slot = h->g;
+				w.gen = h->ggen;
+				w.ticket = h->nchunks;
+				if (host_wait(m, w, 8) == H_YIELD)
+					return H_YIELD;
+			}
+			/* FALLTHROUGH */
+		case 8:
 			now = hd_engine_now(m->eng);
 			if (now > h->stage_start)
 				model_emit(m, m->lane_api, opi, h->iter, HD_SPAN_BLOCKED, h->why,

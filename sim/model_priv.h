@@ -193,10 +193,12 @@ struct mbuf {
 	int resident;    /* managed: on the device */
 	uint64_t bytes;
 	/* managed, resident on the device: its first host_bytes bytes were
-	 * faulted back to the host by copies (copies start at offset 0) */
+	 * written back to the host by host-to-host copies (copies start at
+	 * offset 0) */
 	uint64_t host_bytes;
-	/* managed, resident on the device: the host holds a copy of its first
-	 * host_copy bytes for reading (copies out of it read them there) */
+	/* managed, resident on the device: the driver's copies have opened its
+	 * first host_copy bytes to the host, and they stay open to copies
+	 * until the pages move */
 	uint64_t host_copy;
 	/* managed: a prefetch is migrating it to the device (1) or the host
 	 * (0); -1: none */

@@ -303,13 +303,14 @@ has "$tmp/err" "api.free_rate expects a rate such as 50 GB/s, found a time '3 us
 # --- copies of managed memory, from outside ---------------------------------------
 # As the driver does, a copy with managed memory on the host side is staged
 # like a pageable one: cudaMemcpyAsync waits for its stream's 1 ms kernel,
-# then stages 16 MiB (h100-sxm: the call takes 3.28 ms); after a prefetch
+# then stages 16 MiB and waits for the last chunk's DMA (h100-sxm: the
+# call takes 3.32 ms, 3.28 returning after its last CPU copy); after a prefetch
 # to the GPU the first copy faults 16 MiB over to the host to read first,
 # the second does not (the pages stay on the GPU: a kernel after them
 # faults nothing).
 printf 'hdsim 1\nlesson um\ntitle "um"\nscenario back "back"\n  buffer m managed 64MiB\n  buffer d device 64MiB\n  stream s nonblocking\n  kernel spin 1000us on s\n  copy m -> d 16MiB async on s\n  prefetch m to device\n  sync device\n  copy m -> d 16MiB\n  copy m -> d 16MiB\n  kernel memory m\n  sync device\nend\n' >"$tmp/um.hds"
 expect 0 run "$tmp/um.hds" --profile h100-sxm --plain
-has "$tmp/out" "calls cudaMemcpyAsync for 'copy m -> d on s' (3.28 ms)" "an async copy of managed memory waits for its stream"
+has "$tmp/out" "calls cudaMemcpyAsync for 'copy m -> d on s' (3.32 ms)" "an async copy of managed memory waits for its stream and its DMA"
 has "$tmp/out" "the host faults on managed memory and brings 16 MiB to the host for 'copy m -> d' until" "the first copy faults its pages over"
 has "$tmp/out" "pageable (or managed) memory is staged" "the blocked reason names managed memory"
 test "$(grep -c "faults on managed memory" "$tmp/out")" = 1 && ok || fail "only the first copy faults"

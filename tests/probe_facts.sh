@@ -42,6 +42,14 @@
 #   one of two levels by process); held within 10 % of the nine, which the
 #   model before api.sync_device (4.95 us, an idle stream sync's cost)
 #   breaks.
+# - Small copies out of and into managed memory a kernel uses:
+#   bench/probe/umkcopy.hds, two processes on one machine, 2026-11-29
+#   (bench/results/2026-11-29-heldout25-h200/run75); held within 20 %,
+#   which the model before breaks four ways (50 rounds of a memory kernel
+#   and a 19 B copy into the buffer at 6.12 ms, 1.02-1.08 measured: the
+#   page faulted back every round; a 19 B copy out, sync, async, and of 64
+#   KiB, at 825, 548 and 1270 us, 1.30-1.32 ms, 766-891 and 1680-1790 us:
+#   the copy returning before its DMA was done).
 #
 # Run by `make check` with $HDSIM and $HDSIM_SRCDIR set; exits 77 (skipped)
 # when they are not, or without python3.
@@ -107,5 +115,7 @@ facts probe/pfres.hds "pf4k 241 269" "pf4k_busy 2320 2500" "pf64k 328 454" "pfho
 facts probe/ptcopy.hds "legacy 4040 4040 1.1" "per_thread 3020 3020 1.1" \
 	"per_thread_read 3020 3020 1.1"
 facts probe/first.hds "sync10 7.68 8.86 1.1"
+facts probe/umkcopy.hds "kmem_copyin 1020 1080 1.2" "kmem_copy 1300 1320 1.2" \
+	"kmem_acopy 766 891 1.2" "kmem_copy64K 1680 1790 1.2"
 
 finish probe_facts.sh
