@@ -108,6 +108,9 @@ SETS = {
     # drawn while heldout24 (measured on run73) was still kept unread, before
     # the next change: two sets that change has not seen
     'heldout25': {'seed': 20270127, 'single': 40, 'ranks': 16},
+    # drawn after heldout24 and heldout25 scored the managed-copy change
+    # (91b6354) and were read, for the next change
+    'heldout26': {'seed': 20270131, 'single': 40, 'ranks': 16},
 }
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
