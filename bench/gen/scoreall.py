@@ -15,6 +15,9 @@ for each GPU, the mean of each figure over its runs.  The lines of two
 builds side by side tell whether a model change helps on every machine and
 set measured, not only on the held-out set drawn for it (those sets were
 read before, so this is tuning evidence, not a held-out score).
+SKIP (space-separated set names) leaves sets out: those still kept unread.
+
+    SKIP="heldout26" HDSIM=_build/hdsim bench/gen/scoreall.py 42
 """
 import glob
 import os
@@ -41,12 +44,14 @@ def score(setname, prof, path):
 
 def main():
     first = int(sys.argv[1]) if len(sys.argv) > 1 else 1
+    skip = set(os.environ.get("SKIP", "").split())
     runs = []
     for f in glob.glob(os.path.join(TOP, "bench", "results", "*", "run*", "real-*.txt")):
         run = os.path.dirname(f)
         num = int(re.sub(r"\D", "", os.path.basename(run)) or 0)
         setname = os.path.basename(f)[len("real-"):-len(".txt")]
-        if num < first or not os.path.isdir(os.path.join(TOP, "bench", "gen", setname)):
+        if num < first or setname in skip or \
+                not os.path.isdir(os.path.join(TOP, "bench", "gen", setname)):
             continue
         runs.append((num, run, setname, f))
     means = {}
