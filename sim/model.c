@@ -629,6 +629,12 @@ prefetch_plan(struct model *m, struct gop *g, uint64_t *walked)
 	b = &m->buf[g->buf];
 	if (b->moving == g->to_device)
 		return -1;
+	/* even one that moves nothing: 32 rounds of a 679 KB managed alloc,
+	 * a prefetch of a live 285 KB managed buffer to the device (there
+	 * already) and the free took some 240 us a round on lent H200s,
+	 * where beside a live managed buffer and nothing else 623 KB took 26
+	 * (heldout13 000, runs 49-50; bench/probe/umrealloc.hds, run77) */
+	model_heap_moved(m, g->buf);
 	/* to the device while a kernel faults it in: the prefetch moves what
 	 * the kernel has not begun to, and the kernel waits for it (a kernel
 	 * on 1020 MB of managed memory on the host, with a prefetch of it on
@@ -901,8 +907,8 @@ rank_init(struct model *m, struct world *w, int rank)
 		if (sc->ops[i].kind == HD_OP_ALLOC && sc->ops[i].dst >= 0)
 			m->buf[sc->ops[i].dst].live = 0;
 	for (i = 0; i < sc->nbuffers; i++)
-		if (model_pinned_small(sc, i) && m->buf[i].live)
-			m->pinned_live++;
+		if (model_heap_small(sc, i) && m->buf[i].live)
+			m->heap_live[sc->buffers[i].mem]++;
 	m->execs = hd_xcalloc((size_t)(sc->nops > 0 ? sc->nops : 1), sizeof *m->execs);
 	m->work_label = w->work_label;
 	m->api_label = w->api_label;

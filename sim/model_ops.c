@@ -254,13 +254,28 @@ pinned_beyond(uint64_t bytes)
  * us (bench/probe/thrash.hds). */
 #define MANAGED_FIRST 4096u
 
+/* The host's memset of `bytes` of pages mapped already: a memcpy reads each
+ * byte and writes it, a memset only writes, so twice the host's memcpy
+ * rate (16 rounds of a 1 MiB managed block from the live heap, touched and
+ * freed, took 36 us a round on a lent H200 where that H200's memcpy rate
+ * was 15.7 GB/s: bench/probe/umrealloc.hds, run77). */
+static hd_time
+mapped_memset(const struct hd_profile *p, uint64_t bytes)
+{
+	double bw = p->host_memcpy_h2d_hot_bw > 0 ? p->host_memcpy_h2d_hot_bw :
+						    p->host_memcpy_h2d_bw;
+
+	return bw > 0 ? hd_time_for_bytes((double)bytes, 2 * bw) : 0;
+}
+
 /* What an allocation of `bytes` of `mem` costs the host: cudaMalloc and
  * cudaMallocManaged take small sizes from the driver's pools, large ones map
  * fresh pages (device memory's bytes at api.malloc_rate); cudaMallocHost
  * allocates, zeroes and pins fresh pages, unless `heap` (in_live_heap
  * below): then a small block comes from the driver's pool as cudaMalloc's
  * do; a managed buffer is then first touched on the host (as the real
- * backend does, so that it starts resident there). */
+ * backend does, so that it starts resident there), a small one from the
+ * live heap (`heap`) on pages mapped already. */
 static hd_time
 alloc_cost(const struct hd_profile *p, enum hd_mem mem, uint64_t bytes, int heap)
 {
@@ -276,6 +291,8 @@ alloc_cost(const struct hd_profile *p, enum hd_mem mem, uint64_t bytes, int heap
 	case HD_MEM_PAGEABLE:
 		return HD_US; /* malloc: the pages are touched later */
 	case HD_MEM_MANAGED:
+		if (heap) /* a block of the live heap, its pages mapped already */
+			return hd_time_add(cost, mapped_memset(p, bytes));
 		if (p->malloc_managed > 0) /* it covers the first page's touch */
 			return hd_time_add(
 			    p->malloc_managed,
@@ -320,7 +337,7 @@ free_cost(const struct hd_profile *p, enum hd_mem mem, uint64_t bytes, int heap)
 					   hd_time_for_bytes((double)bytes, p->free_bw));
 		break;
 	case HD_MEM_MANAGED:
-		if (p->free_managed > 0)
+		if (!heap && p->free_managed > 0)
 			return p->free_managed;
 		break;
 	case HD_MEM__COUNT:
@@ -330,40 +347,75 @@ free_cost(const struct hd_profile *p, enum hd_mem mem, uint64_t bytes, int heap)
 }
 
 /*
- * The driver's heap of small pinned blocks.  A cudaMallocHost and
- * cudaFreeHost of less than HD_ALLOC_SMALL cost about a millisecond a round
- * when no other small pinned allocation is alive (the heap is made and
- * released each time: 1.2-1.5 ms a round of 4 KiB or 2 MB in a loop, with
- * or without a kernel, a copy or host work between them, on a lent H100,
- * bench/probe/pinloop.hds), but microseconds while one is: 58 B beside a
- * pinned 285 KB took 19.9 us (tuning 032 on an H200), 28 rounds of 2 MB
- * beside 77.9 KB 2.6 ms in all with a 2 ms kernel's wait (heldout3 004 on
- * an H100).  Larger ones map pages of their own and cost the same either
- * way (5.43 MB beside four small pinned buffers: 2.41 ms to allocate and
- * 1.03 ms to free, tuning 004).
+ * The driver's heaps of small blocks, one for pinned and one for managed
+ * memory.  A cudaMallocHost and cudaFreeHost of less than HD_ALLOC_SMALL
+ * cost about a millisecond a round when no other small pinned allocation
+ * is alive (the heap is made and released each time: 1.2-1.5 ms a round
+ * of 4 KiB or 2 MB in a loop, with or without a kernel, a copy or host
+ * work between them, on a lent H100, bench/probe/pinloop.hds), but
+ * microseconds while one is: 58 B beside a pinned 285 KB took 19.9 us
+ * (tuning 032 on an H200), 28 rounds of 2 MB beside 77.9 KB 2.6 ms in all
+ * with a 2 ms kernel's wait (heldout3 004 on an H100).  Larger ones map
+ * pages of their own and cost the same either way (5.43 MB beside four
+ * small pinned buffers: 2.41 ms to allocate and 1.03 ms to free, tuning
+ * 004).  Managed memory alike: 16 rounds of a cudaMallocManaged of 64 KiB,
+ * 623 KB or 1 MiB, touched on the host, and its cudaFree took 8.6, 26 and
+ * 36 us a round beside a live 26 KB managed buffer, 136-442 us alone or
+ * beside a 4 MiB one, and 4 MiB 1.1-1.5 ms a round either way (lent H200,
+ * bench/probe/umrealloc.hds, run77).
  */
 int
-model_pinned_small(const struct hd_scenario *sc, int i)
+model_heap_small(const struct hd_scenario *sc, int i)
 {
-	return sc->buffers[i].mem == HD_MEM_PINNED && sc->buffers[i].bytes < HD_ALLOC_SMALL;
+	return (sc->buffers[i].mem == HD_MEM_PINNED || sc->buffers[i].mem == HD_MEM_MANAGED) &&
+	    sc->buffers[i].bytes < HD_ALLOC_SMALL;
 }
 
-/* Mark buffer i allocated (1) or freed (0), counting small pinned ones. */
+void
+model_heap_moved(struct model *m, int bi)
+{
+	if (bi >= 0 && m->sc->buffers[bi].mem == HD_MEM_MANAGED && model_heap_small(m->sc, bi))
+		m->um_heap_epoch++;
+}
+
+/* Mark buffer i allocated (1) or freed (0), counting small heap ones; a
+ * small managed block freed while others live keeps its mapped pages. */
 static void
 set_live(struct model *m, int i, int live)
 {
-	if (m->buf[i].live == live)
+	enum hd_mem mem = m->sc->buffers[i].mem;
+	struct mbuf *b = &m->buf[i];
+
+	if (b->live == live)
 		return;
-	m->buf[i].live = live;
-	if (model_pinned_small(m->sc, i))
-		m->pinned_live += live ? 1 : -1;
+	b->live = live;
+	b->kept = 0;
+	if (!model_heap_small(m->sc, i))
+		return;
+	m->heap_live[mem] += live ? 1 : -1;
+	if (mem != HD_MEM_MANAGED)
+		return;
+	if (live) /* its pages stay on the host until the heap's move */
+		b->kept_epoch = m->um_heap_epoch;
+	else if (m->heap_live[mem] > 0)
+		b->kept = b->kept_epoch == m->um_heap_epoch;
+	else
+		m->um_heap_epoch++;
 }
 
-/* Is buffer i small and pinned, with another small pinned buffer alive? */
+/* Is buffer i small, pinned or managed, with another small buffer of its
+ * kind alive?  A managed one being allocated must also have kept its
+ * mapped pages since it was last freed. */
 static int
 in_live_heap(const struct model *m, int i)
 {
-	return model_pinned_small(m->sc, i) && m->pinned_live - (m->buf[i].live ? 1 : 0) > 0;
+	const struct mbuf *b = &m->buf[i];
+
+	if (!model_heap_small(m->sc, i) ||
+	    m->heap_live[m->sc->buffers[i].mem] - (b->live ? 1 : 0) <= 0)
+		return 0;
+	return b->live || m->sc->buffers[i].mem != HD_MEM_MANAGED ||
+	    (b->kept && b->kept_epoch == m->um_heap_epoch);
 }
 
 /* glibc's malloc maps blocks of this size and more afresh each time and
@@ -975,6 +1027,7 @@ read_fault_in(struct model *m, int bi, uint64_t bytes, uint64_t *moved)
 	b = &m->buf[bi];
 	b->resident = 1;
 	b->host_bytes = b->host_copy = 0;
+	model_heap_moved(m, bi);
 	*moved = bytes;
 	return model_fault_in_time(m, bytes, b->bytes);
 }

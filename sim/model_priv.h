@@ -209,6 +209,12 @@ struct mbuf {
 	int waiters;  /* gops waiting for that migration (linked by bnext), or -1 */
 	int faulting; /* the kernel gop faulting its pages in now, or -1 */
 	int live;     /* allocated now: from the start, or between its alloc and free */
+	/* a small managed block freed while its heap lived on, none of the
+	 * heap's pages moving to the device since its alloc: its pages stay
+	 * mapped on the host while um_heap_epoch is still kept_epoch (the
+	 * epoch at its alloc) */
+	int kept;
+	uint32_t kept_epoch;
 	/* pageable: its first `touched` bytes were written since its alloc (a
 	 * buffer without one: all, as the real backend touches it beforehand) */
 	uint64_t touched;
@@ -336,7 +342,12 @@ struct model {
 	struct mthreads *thr; /* host threads beside the main one, their queues
 			       * and the CPU (model_host.c); NULL without any */
 
-	int pinned_live; /* small cudaMallocHost'd buffers allocated now (model_ops.c) */
+	/* small pinned and managed buffers allocated now, by memory kind: the
+	 * driver's heaps of small blocks (model_ops.c) */
+	int heap_live[HD_MEM__COUNT];
+	/* moves on when the managed heap empties or pages of it go to the
+	 * device: the blocks freed before are fresh pages again */
+	uint32_t um_heap_epoch;
 	/* the last kernel that read a buffer through (model_xfer.c, read_shared):
 	 * its buffer (-1: none yet), stream and compute span */
 	int read_buf, read_stream;
@@ -472,9 +483,12 @@ void model_coll_done(struct model *m, int gi);
 void model_host_poll(struct model *m);
 /* EV_HOST: run the host thread until it waits or is done (or *stop). */
 void model_host_step(struct model *m, volatile int *stop);
-/* Is buffer i pinned by cudaMallocHost and smaller than HD_ALLOC_SMALL (the
- * driver's heap of small blocks serves it)? */
-int model_pinned_small(const struct hd_scenario *sc, int i);
+/* Is buffer i pinned by cudaMallocHost, or managed, and smaller than
+ * HD_ALLOC_SMALL (the driver's heap of small blocks of its kind serves it)? */
+int model_heap_small(const struct hd_scenario *sc, int i);
+/* Managed buffer bi's pages go to the device: if it is a block of the
+ * managed heap, the heap's freed blocks are fresh pages again. */
+void model_heap_moved(struct model *m, int bi);
 
 /* --- model_host.c: host threads, queues, the CPU ------------------------------------ */
 

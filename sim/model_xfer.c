@@ -382,6 +382,7 @@ kernel_begin(struct model *m, int gi)
 		if (fault > before) {
 			nbuf++;
 			fbuf = bufs[k];
+			model_heap_moved(m, bufs[k]);
 		}
 		b->resident = 1;
 		b->host_bytes = 0;
@@ -419,6 +420,8 @@ buf_arrived(struct model *m, int bi, int to_device, uint32_t move)
 	/* the newest move set b->moving to to_device, and only a newer one
 	 * changes it */
 	b->resident = to_device;
+	if (to_device)
+		model_heap_moved(m, bi);
 	b->host_bytes = b->host_copy = 0;
 	b->moving = -1;
 	b->copied = 0;

@@ -918,6 +918,52 @@ START_TEST(alloc_free_managed)
 }
 END_TEST
 
+/* A small managed block freed while another small managed buffer lives
+ * keeps its pages mapped on the host: allocated again, it costs a small
+ * cudaMalloc and a memset at twice the host's memcpy rate, and its free a
+ * small cudaFree; the first allocation pays in full, and a prefetch of the
+ * heap's pages sends the next one back to fresh pages (lent H200s:
+ * bench/probe/umrealloc.hds, run77; heldout13 000). */
+START_TEST(managed_heap_reuse)
+{
+	struct hd_profile p = test_profile();
+	struct hd_scenario *sc = sc_new("alloc");
+	int m1 = sc_buf(sc, "m1", HD_MEM_MANAGED, 26300);
+	int m2 = sc_buf(sc, "m2", HD_MEM_MANAGED, 623000);
+	const hd_time full = 70 * HD_US + hd_time_for_bytes(623000.0 - 4096, 4e9);
+	struct hd_trace *t;
+	struct hd_op_time ot[8];
+	int i;
+
+	p.malloc_small = 1 * HD_US;
+	p.free_small = 2 * HD_US;
+	p.malloc_managed = 70 * HD_US;
+	p.free_managed = 40 * HD_US;
+	p.um_touch_bw = 4e9;
+	p.host_memcpy_h2d_hot_bw = 10e9;
+	for (i = 0; i < 2; i++) { /* ops 0-3 */
+		sc_op(sc, HD_OP_ALLOC, 0)->dst = m2;
+		sc_op(sc, HD_OP_FREE, 0)->dst = m2;
+	}
+	sc_prefetch(sc, 0, m1, true); /* op 4: there already, it walks */
+	sc_op(sc, HD_OP_ALLOC, 0)->dst = m2;
+	sc_op(sc, HD_OP_FREE, 0)->dst = m2;
+	sc_op(sc, HD_OP_FREE, 0)->dst = m1; /* op 7: the heap empties */
+	t = run_p(sc, &p);
+	for (i = 0; i < 8; i++)
+		ot[i] = hd_trace_op_time(t, i);
+	ck_assert_int_eq(ot[0].end - ot[0].start, full);
+	ck_assert_int_eq(ot[2].end - ot[2].start, HD_US + hd_time_for_bytes(623000.0, 20e9));
+	ck_assert_int_eq(ot[5].end - ot[5].start, full);
+	/* the same idle sync before each free */
+	ck_assert_int_eq(ot[1].end - ot[1].start, ot[3].end - ot[3].start);
+	ck_assert_int_eq((ot[7].end - ot[7].start) - (ot[1].end - ot[1].start),
+			 40 * HD_US - p.free_small);
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
 /* cudaMalloc / cudaFree of device memory from 2 MiB up map and unmap their
  * bytes at api.malloc_rate / api.free_rate; pool sizes and managed buffers
  * do not. */
@@ -2834,6 +2880,7 @@ model_suite(void)
 	tcase_add_test(tc, managed_copy_waits_for_dma);
 	tcase_add_test(tc, newest_prefetch_decides);
 	tcase_add_test(tc, alloc_free_per_byte);
+	tcase_add_test(tc, managed_heap_reuse);
 	tcase_add_test(tc, deterministic);
 	tcase_add_test(tc, same_direction_fifo);
 	tcase_add_test(tc, bidirectional_shares);

@@ -50,6 +50,13 @@
 #   page faulted back every round; a 19 B copy out, sync, async, and of 64
 #   KiB, at 825, 548 and 1270 us, 1.30-1.32 ms, 766-891 and 1680-1790 us:
 #   the copy returning before its DMA was done).
+# - A managed buffer reallocated beside a live one: bench/probe/umrealloc.hds,
+#   two processes on one machine, 2026-11-29 (run77): 16 rounds of a 623 KB
+#   cudaMallocManaged, touched, and its cudaFree beside a live 26 KB managed
+#   buffer took 405-425 us, alone 5.98-7.07 ms; heldout25 004's loop of the
+#   same beside a kernel and two copies 850-1130 us.  The model before the
+#   managed heap put both beside-rounds at 5.9 and 6.3 ms (beside held
+#   within a factor 2: the model's first allocation pays in full).
 #
 # Run by `make check` with $HDSIM and $HDSIM_SRCDIR set; exits 77 (skipped)
 # when they are not, or without python3.
@@ -117,5 +124,6 @@ facts probe/ptcopy.hds "legacy 4040 4040 1.1" "per_thread 3020 3020 1.1" \
 facts probe/first.hds "sync10 7.68 8.86 1.1"
 facts probe/umkcopy.hds "kmem_copyin 1020 1080 1.2" "kmem_copy 1300 1320 1.2" \
 	"kmem_acopy 766 891 1.2" "kmem_copy64K 1680 1790 1.2"
+facts probe/umrealloc.hds "beside_623k 405 425 2" "alone_623k 5980 7070" "h25_004_loop 850 1130"
 
 finish probe_facts.sh
