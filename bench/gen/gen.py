@@ -111,6 +111,9 @@ SETS = {
     # drawn after heldout24 and heldout25 scored the managed-copy change
     # (91b6354) and were read, for the next change
     'heldout26': {'seed': 20270131, 'single': 40, 'ranks': 16},
+    # drawn after heldout26 scored the managed heap change (b14ea37) and
+    # was read, for the next change
+    'heldout27': {'seed': 20270207, 'single': 40, 'ranks': 16},
 }
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
