@@ -629,11 +629,12 @@ prefetch_plan(struct model *m, struct gop *g, uint64_t *walked)
 	b = &m->buf[g->buf];
 	if (b->moving == g->to_device)
 		return -1;
-	/* even one that moves nothing: 32 rounds of a 679 KB managed alloc,
-	 * a prefetch of a live 285 KB managed buffer to the device (there
-	 * already) and the free took some 240 us a round on lent H200s,
-	 * where beside a live managed buffer and nothing else 623 KB took 26
-	 * (heldout13 000, runs 49-50; bench/probe/umrealloc.hds, run77) */
+	/* even one that moves nothing: heldout13 000 (32 rounds of a 679 KB
+	 * managed alloc, a prefetch of a live 285 KB managed buffer to the
+	 * device, there already, and the free) took 9.9 ms on lent H200s,
+	 * some 240 us a round once the model's rest of it is taken off, where
+	 * beside a live managed buffer and nothing else 623 KB took 26 (runs
+	 * 49-50; bench/probe/umrealloc.hds, run77) */
 	model_heap_moved(m, g->buf);
 	/* to the device while a kernel faults it in: the prefetch moves what
 	 * the kernel has not begun to, and the kernel waits for it (a kernel

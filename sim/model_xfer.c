@@ -338,7 +338,7 @@ model_on_flow(struct world *w, uint32_t gen)
  * copies have opened to the host (host_copy) stay open, whatever the
  * kernel does to them: on a lent H200 a fill of 169 KB of managed memory
  * and a 19 B copy out of it, 50 times in turn, took 1.48 ms, against
- * 1.26-1.32 ms with a memory kernel on another buffer, where faulting the
+ * 1.25-1.31 ms with a memory kernel on another buffer, where faulting the
  * page over again every round (the rule before) was modelled at 2.7 ms
  * (bench/probe/umkcopy.hds, bench/results/2026-11-29-heldout25-h200/run75,
  * with that machine's calibrated profile).

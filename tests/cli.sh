@@ -315,6 +315,17 @@ has "$tmp/out" "the host faults on managed memory and brings 16 MiB to the host 
 has "$tmp/out" "pageable (or managed) memory is staged" "the blocked reason names managed memory"
 test "$(grep -c "faults on managed memory" "$tmp/out")" = 1 && ok || fail "only the first copy faults"
 
+# A small managed buffer freed beside another small live one comes back
+# from the driver's heap with its pages mapped: the second cudaMallocManaged
+# of 623 KB costs a small cudaMalloc and a memset (h200-sxm: 26.3 us), the
+# first, and every one with no other managed buffer alive, the full 342 us
+# (on a lent H200: 26 us a round against 410 alone, bench/probe/umrealloc.hds).
+printf 'hdsim 1\nlesson heap\ntitle "heap"\nscenario again "again"\n  buffer m1 managed 26KB\n  buffer m2 managed 623KB\n  repeat 2\n    alloc m2\n    free m2\n  end\nend\nscenario alone "alone"\n  buffer m2 managed 623KB\n  repeat 2\n    alloc m2\n    free m2\n  end\nend\n' >"$tmp/heap.hds"
+expect 0 run "$tmp/heap.hds" --profile h200-sxm --plain
+test "$(grep -c "calls cudaMallocManaged for 'alloc m2' (342 us)" "$tmp/out")" = 3 && ok ||
+	fail "the first alloc beside a live buffer, and both alone, pay in full"
+has "$tmp/out" "calls cudaMallocManaged for 'alloc m2' (26.3 us)" "a managed block reallocated beside a live one comes from the heap"
+
 # A host-to-host cudaMemcpy waits for the legacy stream, so for a blocking
 # stream's kernel (here until 1.019 ms: the blocking stream's 1 ms spin,
 # which runs beside the other stream's, and the wake-up), not for a
