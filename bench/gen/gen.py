@@ -114,6 +114,9 @@ SETS = {
     # drawn after heldout26 scored the managed heap change (b14ea37) and
     # was read, for the next change
     'heldout27': {'seed': 20270207, 'single': 40, 'ranks': 16},
+    # drawn while heldout27 (measured on run78 and run79) is still kept
+    # unread, before the change it scores: the next change's second set
+    'heldout28': {'seed': 20270211, 'single': 40, 'ranks': 16},
 }
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
