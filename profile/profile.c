@@ -139,12 +139,11 @@ static const struct pkey keys[] = {
 	     "CPU memcpy rate out of a staging buffer into pageable memory"),
 	RATE(
 	    "host.memcpy_h2d_hot", host_memcpy_h2d_hot_bw, "GB/s", KF_OPT,
-	    "host.memcpy_h2d for a pageable copy of at most host.cache bytes (0: host.memcpy_h2d)"),
-	RATE(
-	    "host.memcpy_d2h_hot", host_memcpy_d2h_hot_bw, "GB/s", KF_OPT,
-	    "host.memcpy_d2h for a pageable copy of at most host.cache bytes (0: host.memcpy_d2h)"),
+	    "host.memcpy_h2d for a copy of at most host.cache bytes, host to host too (0: host.memcpy_h2d)"),
+	RATE("host.memcpy_d2h_hot", host_memcpy_d2h_hot_bw, "GB/s", KF_OPT,
+	     "host.memcpy_d2h for a copy of at most host.cache bytes (0: host.memcpy_d2h)"),
 	SIZE("host.cache", host_cache, KF_OPT,
-	     "pageable copies up to this size find their host side in the CPU's caches"),
+	     "copies up to this size find their host side in the CPU's caches"),
 	RATE("host.touch", host_touch_bw, "GB/s", KF_OPT,
 	     "first writes to freshly allocated pageable memory: its page faults, and its free "
 	     "(0: free)"),

@@ -442,10 +442,8 @@ thread_op(struct model *m, int k, struct mthread *t)
 		return T_DONE_OP;
 	case HD_OP_COPY: /* between host buffers: a memcpy on the CPU */
 		if (t->phase++ == 0) {
-			model_cpu_start(
-			    m, k, t->lane, t->op, t->iter,
-			    hd_time_for_bytes((double)op->bytes, m->p->host_memcpy_h2d_bw),
-			    op->bytes, model_work_label(m, t->op));
+			model_cpu_start(m, k, t->lane, t->op, t->iter, model_h2h_time(m, op),
+					op->bytes, model_work_label(m, t->op));
 			return T_YIELD;
 		}
 		return T_DONE_OP;

@@ -559,9 +559,8 @@ submit_prologue(struct model *m, int stream, hd_time cost)
 }
 
 /* The CPU's memcpy rate through the staging buffers: a copy of at most
- * host.cache bytes finds its pageable side in the CPU's caches, not one of
- * managed memory (its 16 MiB copies to the device ran at the cold rate on
- * a lent H100: bench/probe/umcopy.hds). */
+ * host.cache bytes finds its host side in the CPU's caches, unless `cold`
+ * (see big_managed). */
 static double
 staging_rate(const struct hd_profile *p, enum dir d, uint64_t bytes, int cold)
 {
@@ -570,6 +569,36 @@ staging_rate(const struct hd_profile *p, enum dir d, uint64_t bytes, int cold)
 	if (hot > 0 && !cold && bytes <= p->host_cache)
 		return hot;
 	return d == DIR_H2D ? p->host_memcpy_h2d_bw : p->host_memcpy_d2h_bw;
+}
+
+/*
+ * Buffer bi is managed memory larger than host.cache: the driver's staged
+ * copy out of it or into it runs at the CPU's cold memcpy rate, whatever
+ * its size (on a lent H100 copies of 2 and 16 MiB out of 256 MiB of it ran
+ * at the cold rate: bench/probe/umcopy.hds).  One that fits the caches
+ * copies as pageable memory does: on a lent H200 50 copies of 1 MiB out of
+ * 4 MiB of it took 90-100 us each to the device, the pages on the host or
+ * on the device, as from pageable memory (87-90 us), where the cold rate
+ * made 168 us (bench/probe/umpath.hds, run80).
+ */
+static int
+big_managed(const struct model *m, int bi)
+{
+	return bi >= 0 && m->buf[bi].mem == HD_MEM_MANAGED && m->buf[bi].bytes > m->p->host_cache;
+}
+
+/*
+ * A host-to-host copy is the CPU's memcpy, at the hot rate when it fits
+ * the caches, managed memory or not: on a lent H200 50 copies of 1 MiB out
+ * of 4 MiB of managed memory into pinned memory took 78-88 us each (the
+ * cold rate: 159 us; umpath.hds, run80), and 2303 copies of 6.2 MB from
+ * pageable memory into a 471 MB managed buffer 0.51 ms each, 12 GB/s
+ * (heldout26 037, runs 76-78).
+ */
+hd_time
+model_h2h_time(const struct model *m, const struct hd_op *op)
+{
+	return hd_time_for_bytes((double)op->bytes, staging_rate(m->p, DIR_H2D, op->bytes, 0));
 }
 
 /*
@@ -963,7 +992,7 @@ op_copy_host(struct model *m, const struct hd_op *op, int opi)
 		/* FALLTHROUGH */
 	case 3:
 		now = hd_engine_now(m->eng);
-		d = hd_time_for_bytes((double)op->bytes, m->p->host_memcpy_h2d_bw);
+		d = model_h2h_time(m, op);
 		d = hd_time_add(d, fault_back(m, op->src, op->bytes, UM_READ, NULL));
 		d = hd_time_add(d, fault_back(m, op->dst, op->bytes, UM_CPU_WRITE, NULL));
 		d = hd_time_add(d, first_touch(m, op->dst, op->bytes));
@@ -1149,7 +1178,8 @@ op_copy_staged(struct model *m, const struct hd_op *op, int opi, enum dir d, uin
 			cb = h->i == h->nchunks - 1 ? bytes - h->i * h->chunk : h->chunk;
 			dt = hd_time_for_bytes(
 			    (double)cb,
-			    staging_rate(p, h->dir, m->g[h->g].bytes, staged_managed(m, op)));
+			    staging_rate(p, h->dir, m->g[h->g].bytes,
+					 staged_managed(m, op) && big_managed(m, host_side(op))));
 			if (h->dir == DIR_D2H && op->kind == HD_OP_COPY) /* into pageable pages */
 				dt = hd_time_add(dt, first_touch(m, op->dst, h->i * h->chunk + cb));
 			model_emit(m, m->lane_host, opi, h->iter, HD_SPAN_STAGING, HD_WHY_NONE, now,

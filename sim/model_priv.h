@@ -415,6 +415,9 @@ uint64_t model_buf_bytes(const struct model *m, int b, uint64_t fallback);
  * (um.prefetch_base, um.fault_base, um.host_fault, api.memcpy_managed),
  * for a managed buffer of `bytes` (model.c). */
 hd_time model_um_fixed(hd_time t, uint64_t bytes);
+/* The CPU's memcpy of host-to-host copy op: at host.memcpy_h2d_hot when it
+ * fits host.cache, else host.memcpy_h2d (model_ops.c). */
+hd_time model_h2h_time(const struct model *m, const struct hd_op *op);
 /* How long faulting `bytes` of a managed buffer of `alloc` bytes in to the
  * device takes, as a kernel's faults would (model_xfer.c). */
 hd_time model_fault_in_time(const struct model *m, uint64_t bytes, uint64_t alloc);

@@ -1137,8 +1137,9 @@ END_TEST
 
 /* The copies' own host costs: device to device api.memcpy_d2d, and more by
  * api.memcpy_managed (scaled to the buffer's 1 MiB) when a copy first names
- * managed memory (staged, at the cold rate whatever its size); a pageable
- * copy of at most host.cache bytes stages at the _hot rate. */
+ * managed memory (staged); a pageable copy of at most host.cache bytes
+ * stages at the _hot rate, and so does a managed one while the managed
+ * buffer fits host.cache too; a host-to-host copy by its size alone. */
 START_TEST(copy_costs_by_kind)
 {
 	struct hd_profile p = test_profile();
@@ -1177,7 +1178,7 @@ START_TEST(copy_costs_by_kind)
 		hd_trace_free(u);
 	}
 	s = need(t, 1, 0, HD_LANE_HOST, HD_SPAN_STAGING);
-	ck_assert_int_eq(s->end - s->start, hd_time_for_bytes(1.0 * MiB, p.host_memcpy_h2d_bw));
+	ck_assert_int_eq(s->end - s->start, hd_time_for_bytes(1.0 * MiB, 20e9));
 	ck_assert_int_eq(need(t, 1, 0, HD_LANE_API, HD_SPAN_API)->start,
 			 need(t, 0, 0, HD_LANE_API, HD_SPAN_API)->end);
 	for (i = 0; i < t->nspans; i++)
@@ -1188,13 +1189,33 @@ START_TEST(copy_costs_by_kind)
 		}
 	ck_assert_int_eq(staged, 1);
 	hd_trace_free(t);
-	/* past host.cache: the cold rate */
+	/* past host.cache: the cold rate, the managed copy's too */
 	p.host_cache = 512 * 1024;
 	t = run_p(sc, &p);
 	for (i = 0; i < t->nspans; i++)
-		if (t->spans[i].op == 2 && t->spans[i].kind == HD_SPAN_STAGING)
+		if ((t->spans[i].op == 1 || t->spans[i].op == 2) &&
+		    t->spans[i].kind == HD_SPAN_STAGING)
 			ck_assert_int_eq(t->spans[i].end - t->spans[i].start,
 					 hd_time_for_bytes(1.0 * MiB, p.host_memcpy_h2d_bw));
+	hd_trace_free(t);
+	sc_free(sc);
+	/* 256 KiB out of a managed buffer past host.cache: cold still, where
+	 * the same out of pageable memory and host to host out of it run hot */
+	sc = sc_new("copies");
+	m = sc_buf(sc, "m", HD_MEM_MANAGED, 1 * MiB);
+	g = sc_buf(sc, "g", HD_MEM_PAGEABLE, 1 * MiB);
+	d1 = sc_buf(sc, "d1", HD_MEM_DEVICE, 1 * MiB);
+	d2 = sc_buf(sc, "d2", HD_MEM_PINNED, 1 * MiB);
+	sc_copy(sc, 0, m, d1, false)->bytes = 256 * 1024; /* op 0 */
+	sc_copy(sc, 0, g, d1, false)->bytes = 256 * 1024; /* op 1 */
+	sc_copy(sc, 0, m, d2, false)->bytes = 256 * 1024; /* op 2: host to host */
+	t = run_p(sc, &p);
+	s = need(t, 0, 0, HD_LANE_HOST, HD_SPAN_STAGING);
+	ck_assert_int_eq(s->end - s->start, hd_time_for_bytes(256.0 * 1024, p.host_memcpy_h2d_bw));
+	s = need(t, 1, 0, HD_LANE_HOST, HD_SPAN_STAGING);
+	ck_assert_int_eq(s->end - s->start, hd_time_for_bytes(256.0 * 1024, 20e9));
+	s = need(t, 2, 0, HD_LANE_HOST, HD_SPAN_HOST);
+	ck_assert_int_eq(s->end - s->start, hd_time_for_bytes(256.0 * 1024, 20e9));
 	hd_trace_free(t);
 	sc_free(sc);
 }

@@ -57,6 +57,13 @@
 #   same beside a kernel and two copies 850-1130 us.  The model before the
 #   managed heap put both beside-rounds at 5.9 and 6.3 ms (beside held
 #   within a factor 2: the model's first allocation pays in full).
+# - Staged copies of 1 MiB out of 4 MiB of managed memory, and one
+#   host-to-host: bench/probe/umpath.hds, two processes on one machine,
+#   2026-11-29 (bench/results/2026-11-29-heldout27-h200/run80): 50 to the
+#   device took 5.12-5.27 ms with the pages on the device, 4.72-4.89 ms on
+#   the host, 50 into pinned memory 3.91-4.38 ms; held within 30 %, which
+#   the model that copied managed memory at the cold rate (9.21, 9.04 and
+#   7.99 ms) breaks.
 #
 # Run by `make check` with $HDSIM and $HDSIM_SRCDIR set; exits 77 (skipped)
 # when they are not, or without python3.
@@ -124,6 +131,8 @@ facts probe/ptcopy.hds "legacy 4040 4040 1.1" "per_thread 3020 3020 1.1" \
 facts probe/first.hds "sync10 7.68 8.86 1.1"
 facts probe/umkcopy.hds "kmem_copyin 1020 1080 1.2" "kmem_copy 1300 1320 1.2" \
 	"kmem_acopy 766 891 1.2" "kmem_copy64K 1680 1790 1.2"
+facts probe/umpath.hds "mdev_d_1m 5120 5270 1.3" "mhost_d_1m 4720 4890 1.3" \
+	"mdev_p_1m 3910 4380 1.3"
 facts probe/umrealloc.hds "beside_623k 405 425 2" "alone_623k 5980 7070" "h25_004_loop 850 1130"
 
 finish probe_facts.sh
