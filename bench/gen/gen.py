@@ -117,6 +117,9 @@ SETS = {
     # drawn while heldout27 (measured on run78 and run79) is still kept
     # unread, before the change it scores: the next change's second set
     'heldout28': {'seed': 20270211, 'single': 40, 'ranks': 16},
+    # drawn after heldout27 and heldout28 scored the managed-rate change
+    # (778545b) and were read, for the next change
+    'heldout29': {'seed': 20270217, 'single': 40, 'ranks': 16},
 }
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
