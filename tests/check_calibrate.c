@@ -327,8 +327,11 @@ START_TEST(host_figures_are_the_median_of_rounds)
 	}
 	if (at_speed()) {
 		ck_assert_msg(once < 0.6 * calm, "busy once: %g against %g B/s", once, calm);
-		ck_assert_msg(fabs(thrice / calm - 1) < 0.25, "three rounds: %g against %g B/s",
-			      thrice, calm);
+		/* the fake spins on the host clock, which a loaded test machine
+		 * slows in any round: only a rate the busy round set is an error */
+		ck_assert_msg(thrice > 0.75 * calm && thrice > 1.6 * once,
+			      "three rounds: %g against %g calm, %g busy once (B/s)", thrice, calm,
+			      once);
 	}
 	hd_buf_free(&log);
 }
