@@ -612,8 +612,9 @@ prefetch_rate(const struct hd_profile *p, int to_device)
  * two streams at once took as long as one, and a kernel on the pages in
  * flight waited for them instead of faulting them: bench/probe/umcopy.hds).
  * A buffer on the device may have had its first host_bytes written back
- * by host-to-host copies: those are what a prefetch to the device moves,
- * and what one to the host need not.
+ * by host-to-host copies, or its first host_moved written or read by
+ * copies (model_ops.c's fault_back): those are what a prefetch to the
+ * device moves, and what one to the host need not.
  */
 static int
 prefetch_plan(struct model *m, struct gop *g, uint64_t *walked)
@@ -654,6 +655,8 @@ prefetch_plan(struct model *m, struct gop *g, uint64_t *walked)
 	}
 	there = b->moving >= 0 ? b->moving : b->resident; /* on the device, or going */
 	back = there && b->moving < 0 ? b->host_bytes : 0;
+	if (there && b->moving < 0 && b->host_moved > back)
+		back = b->host_moved;
 	if (back > g->bytes)
 		back = g->bytes;
 	if (g->to_device)

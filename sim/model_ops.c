@@ -459,7 +459,7 @@ op_alloc(struct model *m, const struct hd_op *op, int opi)
 		return host_api_end(m);
 	if (b->mem == HD_MEM_MANAGED && b->moving < 0) { /* fresh pages, touched on the host */
 		b->resident = 0;
-		b->host_bytes = b->host_copy = 0;
+		b->host_bytes = b->host_copy = b->host_moved = 0;
 		b->copied = 0;
 	}
 	if (b->mem == HD_MEM_PAGEABLE) /* fresh pages, mapped as written (large) */
@@ -890,7 +890,8 @@ op_copy_dma(struct model *m, const struct hd_op *op, int opi)
 
 /* How a copy reaches the managed pages of its host side. */
 enum um_access {
-	UM_READ,      /* read out of them */
+	UM_READ,      /* read out of them by the driver's staged copy */
+	UM_CPU_READ,  /* read out of them by the CPU (a host-to-host copy) */
 	UM_DMA_WRITE, /* written by the driver's staged copy */
 	UM_CPU_WRITE, /* written by the CPU (a host-to-host copy) */
 };
@@ -913,7 +914,16 @@ enum um_access {
  * host-to-host copy) bring the pages back (host_bytes): sixteen rounds of
  * a copy out of 24 KB of managed memory, its prefetch to the device and a
  * host-to-host copy into it took as long as moving it every round
- * (heldout13 010, runs 49-50).  Returns the time (0 if none), and the
+ * (heldout13 010, runs 49-50).  The pages a copy writes into, or the CPU
+ * reads out of, a prefetch to the device moves back (host_moved), those a
+ * staged copy reads out of it need not: on a lent H200 90 rounds of a
+ * prefetch of 169 KB of managed memory to the device and a 10 B copy from
+ * the device into it took 6.6-7.0 ms, with a host-to-host copy out of it
+ * instead 8.0-8.5 ms, where a prefetch that moved nothing was modelled at
+ * 1.4 and 1.9 (bench/probe/umround.hds, run81); 8 rounds of a staged 181 B
+ * copy out of 1540 KB of it and its prefetch took 0.41-0.45 ms, where
+ * moving a page group back each round is modelled 20-40 % longer
+ * (syncafter.hds, runs 37 and 39).  Returns the time (0 if none), and the
  * bytes into *moved, if not NULL.
  */
 static hd_time
@@ -921,8 +931,9 @@ fault_back(struct model *m, int bi, uint64_t bytes, enum um_access acc, uint64_t
 {
 	const struct hd_profile *p = m->p;
 	uint64_t page = p->um_page > 0 ? p->um_page : 4096, end, n, have;
-	double bw = acc != UM_READ && p->um_host_fault_write_bw > 0 ? p->um_host_fault_write_bw :
-								      p->um_host_fault_bw;
+	int write = acc == UM_DMA_WRITE || acc == UM_CPU_WRITE;
+	double bw = write && p->um_host_fault_write_bw > 0 ? p->um_host_fault_write_bw :
+							     p->um_host_fault_bw;
 	struct mbuf *b;
 	hd_time t;
 
@@ -934,6 +945,8 @@ fault_back(struct model *m, int bi, uint64_t bytes, enum um_access acc, uint64_t
 	end = bytes / page * page < bytes ? (bytes / page + 1) * page : bytes;
 	if (end > b->bytes)
 		end = b->bytes;
+	if (acc != UM_READ && acc != UM_CPU_WRITE && end > b->host_moved)
+		b->host_moved = end;
 	have = acc == UM_CPU_WRITE       ? b->host_bytes :
 	    b->host_bytes > b->host_copy ? b->host_bytes :
 					   b->host_copy;
@@ -946,9 +959,9 @@ fault_back(struct model *m, int bi, uint64_t bytes, enum um_access acc, uint64_t
 		b->host_bytes = end;
 	else
 		b->host_copy = end;
-	if (acc != UM_READ && end >= b->bytes) { /* all of it written: on the host */
+	if (write && end >= b->bytes) { /* all of it written: on the host */
 		b->resident = 0;
-		b->host_bytes = b->host_copy = 0;
+		b->host_bytes = b->host_copy = b->host_moved = 0;
 	}
 	t = model_um_fixed(p->um_host_fault, b->bytes);
 	if (bw > 0)
@@ -993,7 +1006,7 @@ op_copy_host(struct model *m, const struct hd_op *op, int opi)
 	case 3:
 		now = hd_engine_now(m->eng);
 		d = model_h2h_time(m, op);
-		d = hd_time_add(d, fault_back(m, op->src, op->bytes, UM_READ, NULL));
+		d = hd_time_add(d, fault_back(m, op->src, op->bytes, UM_CPU_READ, NULL));
 		d = hd_time_add(d, fault_back(m, op->dst, op->bytes, UM_CPU_WRITE, NULL));
 		d = hd_time_add(d, first_touch(m, op->dst, op->bytes));
 		if (m->thr != NULL) { /* on the cores the host threads share */
@@ -1055,7 +1068,7 @@ read_fault_in(struct model *m, int bi, uint64_t bytes, uint64_t *moved)
 		return 0;
 	b = &m->buf[bi];
 	b->resident = 1;
-	b->host_bytes = b->host_copy = 0;
+	b->host_bytes = b->host_copy = b->host_moved = 0;
 	model_heap_moved(m, bi);
 	*moved = bytes;
 	return model_fault_in_time(m, bytes, b->bytes);

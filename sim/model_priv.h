@@ -200,6 +200,10 @@ struct mbuf {
 	 * first host_copy bytes to the host, and they stay open to copies
 	 * until the pages move */
 	uint64_t host_copy;
+	/* of those, the first host_moved bytes a copy wrote into, or the CPU
+	 * read out of (a host-to-host copy): a prefetch to the device moves
+	 * them back (model.c's prefetch_plan) */
+	uint64_t host_moved;
 	/* managed: a prefetch is migrating it to the device (1) or the host
 	 * (0); -1: none */
 	int moving;

@@ -376,7 +376,7 @@ kernel_begin(struct model *m, int gi)
 		}
 		if (!b->resident) {
 			fault += n;
-			b->host_copy = 0;
+			b->host_copy = b->host_moved = 0;
 		} else
 			fault += b->host_bytes < n ? b->host_bytes : n;
 		if (fault > before) {
@@ -422,7 +422,7 @@ buf_arrived(struct model *m, int bi, int to_device, uint32_t move)
 	b->resident = to_device;
 	if (to_device)
 		model_heap_moved(m, bi);
-	b->host_bytes = b->host_copy = 0;
+	b->host_bytes = b->host_copy = b->host_moved = 0;
 	b->moving = -1;
 	b->copied = 0;
 	gi = b->waiters;

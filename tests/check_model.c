@@ -1786,9 +1786,10 @@ END_TEST
  * device the CPU faults over first (um.host_fault, then whole um.page
  * groups at um.host_fault_rate reading, um.host_fault_write writing), once:
  * a second copy of them, either way, faults nothing more.  The driver's
- * copies leave the pages on the device (a kernel on them faults nothing, a
- * prefetch to the device moves nothing); the CPU's writes (a host-to-host
- * copy) bring them back, and a prefetch to the device then moves those. */
+ * copies leave the pages on the device (a kernel on them faults nothing),
+ * but a prefetch to the device moves those a copy wrote; the CPU's writes
+ * (a host-to-host copy) bring them back, and a prefetch to the device then
+ * moves those. */
 START_TEST(managed_copy_faults_back)
 {
 	struct hd_profile p = test_profile();
@@ -1816,7 +1817,7 @@ START_TEST(managed_copy_faults_back)
 	sc_kernel_mem(sc, 0, m);          /* op 5: the pages read stayed on the device */
 	op = sc_copy(sc, 0, d, m, false); /* op 6: 2 MiB, writing */
 	op->bytes = 2 * MiB;
-	sc_prefetch(sc, 0, m, true);      /* op 7: nothing to move */
+	sc_prefetch(sc, 0, m, true);      /* op 7: the 2 MiB written */
 	op = sc_copy(sc, 0, h, m, false); /* op 8: 3 MiB, the CPU writing */
 	op->bytes = 3 * MiB;
 	sc_prefetch(sc, 0, m, true); /* op 9: those 3 MiB */
@@ -1834,7 +1835,7 @@ START_TEST(managed_copy_faults_back)
 	f = need(t, 6, 0, HD_LANE_HOST, HD_SPAN_FAULT);
 	ck_assert_int_eq(f->bytes, MiB - 64 * 1024);
 	ck_assert_int_eq(f->end - f->start, 50 * HD_US + hd_time_for_bytes(MiB - 64.0 * 1024, 2e9));
-	ck_assert_int_eq(need(t, 7, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH)->bytes, 0);
+	ck_assert_int_eq(need(t, 7, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH)->bytes, 2 * MiB);
 	f = need(t, 9, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH);
 	ck_assert_int_eq(f->bytes, 3 * MiB);
 	ck_assert_int_eq(f->end - f->start,
@@ -1936,6 +1937,44 @@ START_TEST(newest_prefetch_decides)
 	ck_assert(need(t, 1, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH)->end >
 		  need(t, 3, 0, HD_LANE_PCIE_H2D, HD_SPAN_FAULT)->start);
 	ck_assert_ptr_null(span_of(t, 5, 0, HD_LANE_PCIE_H2D, HD_SPAN_FAULT));
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
+/* A prefetch to the device moves back the pages a copy wrote into or the
+ * CPU read out of (host to host), not those a staged copy only read. */
+START_TEST(prefetch_moves_copied_pages)
+{
+	struct hd_profile p = test_profile();
+	struct hd_scenario *sc = sc_new("um");
+	int m = sc_buf(sc, "m", HD_MEM_MANAGED, 4 * MiB);
+	int d = sc_buf(sc, "d", HD_MEM_DEVICE, 4 * MiB);
+	int h = sc_buf(sc, "h", HD_MEM_PINNED, 4 * MiB);
+	const struct hd_span *pf;
+	struct hd_trace *t;
+	hd_time moved;
+
+	p.um_prefetch_base = 100 * HD_US;
+	p.um_host_fault = 50 * HD_US;
+	p.um_host_fault_bw = 4e9;
+	p.um_page = 64 * 1024;
+	sc_prefetch(sc, 0, m, true);             /* op 0 */
+	sc_copy(sc, 0, d, m, false)->bytes = 19; /* op 1: written by the copy */
+	sc_prefetch(sc, 0, m, true);             /* op 2: moves its page group */
+	sc_copy(sc, 0, m, d, false)->bytes = 19; /* op 3: read by a staged copy */
+	sc_prefetch(sc, 0, m, true);             /* op 4: moves nothing */
+	sc_copy(sc, 0, m, h, false)->bytes = 19; /* op 5: read by the CPU */
+	sc_prefetch(sc, 0, m, true);             /* op 6: moves its page group */
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	t = run_p(sc, &p);
+	moved = 100 * HD_US + hd_time_for_bytes(64.0 * 1024, p.um_prefetch_bw);
+	pf = need(t, 2, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH);
+	ck_assert_int_eq(pf->end - pf->start, moved);
+	pf = need(t, 4, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH);
+	ck_assert_int_eq(pf->end - pf->start, p.copy_latency);
+	pf = need(t, 6, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH);
+	ck_assert_int_eq(pf->end - pf->start, moved);
 	hd_trace_free(t);
 	sc_free(sc);
 }
@@ -2897,6 +2936,7 @@ model_suite(void)
 	tcase_add_test(tc, alloc_free_managed);
 	tcase_add_test(tc, small_pageable_async_returns);
 	tcase_add_test(tc, host_copy_waits_for_legacy);
+	tcase_add_test(tc, prefetch_moves_copied_pages);
 	tcase_add_test(tc, kernel_leaves_host_copy);
 	tcase_add_test(tc, managed_copy_waits_for_dma);
 	tcase_add_test(tc, newest_prefetch_decides);

@@ -64,6 +64,13 @@
 #   the host, 50 into pinned memory 3.91-4.38 ms; held within 30 %, which
 #   the model that copied managed memory at the cold rate (9.21, 9.04 and
 #   7.99 ms) breaks.
+# - A prefetch to the device after a copy into managed memory or a
+#   host-to-host copy out of it: bench/probe/umround.hds, two processes on
+#   one machine, 2026-11-29 (run81): 90 rounds of a prefetch of 169 KB and
+#   a 10 B copy into it took 6.60-6.98 ms, with a host-to-host copy out
+#   of it instead 7.95-8.46 ms, with both and a fill kernel 9.76-11.3 ms;
+#   held within 30 %, which the model whose prefetch moved nothing back
+#   (1.48, 2.14 and 3.40 ms with h200-sxm) breaks.
 #
 # Run by `make check` with $HDSIM and $HDSIM_SRCDIR set; exits 77 (skipped)
 # when they are not, or without python3.
@@ -133,6 +140,7 @@ facts probe/umkcopy.hds "kmem_copyin 1020 1080 1.2" "kmem_copy 1300 1320 1.2" \
 	"kmem_acopy 766 891 1.2" "kmem_copy64K 1680 1790 1.2"
 facts probe/umpath.hds "mdev_d_1m 5120 5270 1.3" "mhost_d_1m 4720 4890 1.3" \
 	"mdev_p_1m 3910 4380 1.3"
+facts probe/umround.hds "pf_d2m 6600 6980 1.3" "pf_h2h 7950 8460 1.3" "noalloc 9760 11300 1.3"
 facts probe/umrealloc.hds "beside_623k 405 425 2" "alone_623k 5980 7070" "h25_004_loop 850 1130"
 
 finish probe_facts.sh
