@@ -300,11 +300,11 @@ static void
 compare_scenario(struct hd_buf *b, const struct hd_verify_opts *o, const struct hd_scenario *sc,
 		 const struct hd_trace *p, const struct hd_trace *m, struct hd_verify_result *res)
 {
-	char tp[32], tm[32], ti[128], name[64];
+	char tp[32], tm[32], ti[128], name[64], call[48];
 	hd_time meas = hd_trace_makespan(m);
 	double err = rel_err((double)p->makespan, (double)meas), split[HD_VPRED__COUNT];
 	struct hd_band timed;
-	int i, k;
+	int i, k, looped = 0;
 
 	/* the measured makespan is that of repeats without per-op events, when
 	 * there are some: the events around every op cost the host time */
@@ -354,20 +354,28 @@ compare_scenario(struct hd_buf *b, const struct hd_verify_opts *o, const struct 
 		c = hd_trace_op_time(m, i);
 		if (!a.found || !c.found)
 			continue;
-		if (op->kind == HD_OP_KERNEL && op->kernel == HD_KERNEL_COMPUTE &&
-		    a.end - a.start >= HD_VERIFY_LONG_KERNEL) {
+		if (op->kind == HD_OP_KERNEL && op->kernel == HD_KERNEL_COMPUTE && a.execs <= 1 &&
+		    c.execs <= 1 && a.end - a.start >= HD_VERIFY_LONG_KERNEL) {
 			res->long_kernels++;
 			res->long_pred_s += hd_time_to_s(a.end - a.start);
 			res->long_meas_s += hd_time_to_s(c.end - c.start);
 		}
 		hd_opname(name, sizeof name, sc, i); /* its label, else its statement */
-		hd_buf_printf(b, "      %-16.16s %-24.24s %10s %10s %+7.1f%%\n", name,
-			      hd_op_api_name_sc(sc, op),
+		if (a.execs > 1) {                   /* a loop's op: first start to last end */
+			snprintf(call, sizeof call, "%s x%u", hd_op_api_name_sc(sc, op), a.execs);
+			looped = 1;
+		} else
+			snprintf(call, sizeof call, "%s", hd_op_api_name_sc(sc, op));
+		hd_buf_printf(b, "      %-16.16s %-24.24s %10s %10s %+7.1f%%\n", name, call,
 			      hd_fmt_time(tp, sizeof tp, a.end - a.start),
 			      hd_fmt_time(tm, sizeof tm, c.end - c.start),
 			      100 * rel_err((double)(a.end - a.start), (double)(c.end - c.start)));
 		put_coll_bw(b, sc, i, p, m);
 	}
+	if (looped)
+		hd_buf_puts(b,
+			    "      (xN: the op ran N times; its times run from its first start to "
+			    "its last end)\n");
 }
 
 static int

@@ -67,8 +67,10 @@ struct hd_verify_result {
 	/* scenarios measured over two repeats or more, and of them those whose
 	 * prediction is within the band (min to max of the repeats) */
 	int with_band, in_band;
-	/* compute kernels predicted at HD_VERIFY_LONG_KERNEL or more: how many,
-	 * and their predicted and measured times added up (seconds) */
+	/* compute kernels run once and predicted at HD_VERIFY_LONG_KERNEL or
+	 * more: how many, and their predicted and measured times added up
+	 * (seconds); a kernel in a loop is left out, its times spanning what
+	 * runs between its executions */
 	int long_kernels;
 	double long_pred_s, long_meas_s;
 };

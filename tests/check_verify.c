@@ -488,6 +488,10 @@ START_TEST(long_kernels_rate)
 	    "hdsim 1\nlesson long\ntitle \"Long\"\n"
 	    "scenario one \"one GPU\"\n  buffer d device 1MiB\n"
 	    "  kernel compute 500GFLOP\n  kernel compute 1GFLOP\n  sync device\nend\n";
+	static const char loop[] = "hdsim 1\nlesson loop\ntitle \"Loop\"\n"
+				   "scenario one \"one GPU\"\n  buffer d device 1MiB\n"
+				   "  buffer h pageable 1MiB\n  repeat 8\n"
+				   "    kernel compute 40GFLOP\n    copy d -> h\n  end\nend\n";
 	struct hd_lesson *l;
 	const struct hd_lesson *ls[1];
 	struct hd_verify_opts o;
@@ -539,6 +543,26 @@ START_TEST(long_kernels_rate)
 	    "%s", e.msg);
 	ck_assert_int_eq(res.long_kernels, 0);
 	ck_assert_ptr_null(strstr(out.s, "Compute kernels predicted at"));
+	hd_buf_free(&out);
+	hd_verify_result_free(&res);
+	hd_lesson_free(l);
+	/* a kernel in a loop: its times run from its first start to its last
+	 * end, across the host's work between, so they say nothing of its rate:
+	 * the table marks it, the summary leaves it out */
+	l = parsed(loop, sizeof loop - 1, "loop.hds");
+	ls[0] = l;
+	stand_in = fixed;
+	opts(&o, &fixed, db);
+	hd_buf_init(&out);
+	ck_assert_msg(hd_verify_lessons(ls, 1, &o, &out, &res, &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(res.long_kernels, 0);
+	ck_assert_ptr_null(strstr(out.s, "Compute kernels predicted at"));
+	ck_assert_msg(strstr(out.s, " cudaLaunchKernel x8 ") != NULL, "%s", out.s);
+	ck_assert_msg(strstr(out.s, " cudaMemcpy x8 ") != NULL, "%s", out.s);
+	ck_assert_msg(strstr(out.s,
+			     "(xN: the op ran N times; its times run from its first start "
+			     "to its last end)\n") != NULL,
+		      "%s", out.s);
 	hd_buf_free(&out);
 	hd_verify_result_free(&res);
 	hd_lesson_free(l);
