@@ -10,6 +10,7 @@
 # -q): a card that slows under load shows there, not only as a miss.
 # PROBES: lesson files run after calibrate, before JOBS, each in PASSES
 # processes (default 2) with the calibrated profile, into probe/NAME.pK.txt.
+# repeats.csv: every measured repeat's makespan, out of the database.
 #   JOBS="heldout:1:cal tuning:1:cal heldout:2:cal" sh bench/fidelity-run.sh
 set -u
 bin=${HDSIM:-$PWD/_gpu/hdsim}
@@ -61,5 +62,16 @@ for job in $JOBS; do
   done
 done
 gpu_state "at the end"
+# every measured repeat's makespan (and without per-op events, bare), kept
+# where the database is not: lesson,scenario,run,repeat,makespan_ps,bare_ps
+python3 - "$out/hdsim.db" > "$out/repeats.csv" <<'PY' || echo "repeats.csv: rc=$?" >> "$out/rc.txt"
+import csv, sqlite3, sys
+w = csv.writer(sys.stdout)
+w.writerow(["lesson", "scenario", "run", "repeat", "makespan_ps", "bare_ps"])
+for row in sqlite3.connect(sys.argv[1]).execute(
+        "SELECT r.lesson, r.scenario, r.id, p.repeat, p.makespan_ps, p.bare_ps FROM runs r "
+        "JOIN run_repeats p ON p.run_id = r.id WHERE r.source = 'measured' ORDER BY r.id, p.repeat"):
+    w.writerow(row)
+PY
 rm -f "$out/hdsim.db"
 cd "$OUT" && tar czf f.tar.gz f && rm -rf f

@@ -120,6 +120,9 @@ SETS = {
     # drawn after heldout27 and heldout28 scored the managed-rate change
     # (778545b) and were read, for the next change
     'heldout29': {'seed': 20270217, 'single': 40, 'ranks': 16},
+    # drawn after heldout29 scored the prefetch change (ca7cabe) and was
+    # read, for the next change
+    'heldout30': {'seed': 20270223, 'single': 40, 'ranks': 16},
 }
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
