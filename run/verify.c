@@ -362,7 +362,12 @@ compare_scenario(struct hd_buf *b, const struct hd_verify_opts *o, const struct 
 		}
 		hd_opname(name, sizeof name, sc, i); /* its label, else its statement */
 		if (a.execs > 1) {                   /* a loop's op: first start to last end */
-			snprintf(call, sizeof call, "%s x%u", hd_op_api_name_sc(sc, op), a.execs);
+			char n[16];
+			int keep = 24 - snprintf(n, sizeof n, " x%u", a.execs);
+
+			/* the count whole, the call's name cut to fit the column */
+			snprintf(call, sizeof call, "%.*s%s", keep > 0 ? keep : 0,
+				 hd_op_api_name_sc(sc, op), n);
 			looped = 1;
 		} else
 			snprintf(call, sizeof call, "%s", hd_op_api_name_sc(sc, op));

@@ -490,8 +490,9 @@ START_TEST(long_kernels_rate)
 	    "  kernel compute 500GFLOP\n  kernel compute 1GFLOP\n  sync device\nend\n";
 	static const char loop[] = "hdsim 1\nlesson loop\ntitle \"Loop\"\n"
 				   "scenario one \"one GPU\"\n  buffer d device 1MiB\n"
-				   "  buffer h pageable 1MiB\n  repeat 8\n"
-				   "    kernel compute 40GFLOP\n    copy d -> h\n  end\nend\n";
+				   "  buffer h pageable 1MiB\n  buffer m managed 4KiB\n  repeat 8\n"
+				   "    kernel compute 40GFLOP\n    copy d -> h\n  end\n"
+				   "  repeat 1000\n    prefetch m to device\n  end\nend\n";
 	struct hd_lesson *l;
 	const struct hd_lesson *ls[1];
 	struct hd_verify_opts o;
@@ -559,6 +560,8 @@ START_TEST(long_kernels_rate)
 	ck_assert_ptr_null(strstr(out.s, "Compute kernels predicted at"));
 	ck_assert_msg(strstr(out.s, " cudaLaunchKernel x8 ") != NULL, "%s", out.s);
 	ck_assert_msg(strstr(out.s, " cudaMemcpy x8 ") != NULL, "%s", out.s);
+	/* a long call's name gives way to the count */
+	ck_assert_msg(strstr(out.s, " cudaMemPrefetchAsy x1000 ") != NULL, "%s", out.s);
 	ck_assert_msg(strstr(out.s,
 			     "(xN: the op ran N times; its times run from its first start "
 			     "to its last end)\n") != NULL,
