@@ -715,9 +715,15 @@ START_TEST(host_only_keeps_the_gpu_figures)
 	ck_assert(p.um_page == before.um_page);
 	/* the pageable rates again on the copies that fit host.cache */
 	ck_assert_msg(strstr(log.s, "rates on copies of 512 KiB to ") != NULL, "%s", log.s);
-	ck_assert_msg(p.host_memcpy_h2d_hot_bw > 1e8 && p.host_memcpy_h2d_hot_bw < 1e12, "%g",
-		      p.host_memcpy_h2d_hot_bw);
-	ck_assert(p.host_memcpy_h2d_hot_bw != before.host_memcpy_h2d_hot_bw);
+	/* fitted, or kept where the fit found no host rate (its copies as fast
+	 * as the rest of the pipeline, as a loaded machine's timings can make
+	 * them), never the fit's bound */
+	if (strstr(log.s, "host.memcpy_h2d_hot  kept (the copies that fit host.cache") == NULL) {
+		ck_assert_msg(p.host_memcpy_h2d_hot_bw > 1e8 && p.host_memcpy_h2d_hot_bw < 0.99e12,
+			      "%g", p.host_memcpy_h2d_hot_bw);
+		ck_assert(p.host_memcpy_h2d_hot_bw != before.host_memcpy_h2d_hot_bw);
+	} else
+		ck_assert(p.host_memcpy_h2d_hot_bw == before.host_memcpy_h2d_hot_bw);
 	/* the quick pass has no small registration: the fixed part is kept */
 	ck_assert(p.pin_base == before.pin_base);
 	ck_assert_ptr_nonnull(strstr(log.s, "kept (no small size in the quick pass)"));
