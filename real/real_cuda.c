@@ -31,6 +31,7 @@
 #include <cuda_runtime_api.h>
 
 #include "ir/backend.h"
+#include "ir/graph.h"
 #include "ir/opfacts.h"
 #include "ir/threads.h"
 #include "kernels/kernels.h"
@@ -58,6 +59,7 @@ struct rt_buf {
 	uint64_t bytes;
 	int live;       /* allocated now */
 	int registered; /* cudaHostRegister'ed */
+	int captured;   /* a graph's node uses it: its address must stay */
 };
 
 /* A stream op bracketed by two events; resolved into spans after the run. */
@@ -697,6 +699,20 @@ setup(struct rt *rt)
 		rt->thr = hd_rt_threads_new(sc, thread_buf, rt, rt->stop);
 	if ((rt->graphs = hd_rt_graphs_new(sc, graph_node, rt, rt->e)) == NULL)
 		return -1;
+	for (j = 0; j < sc->nops; j++) {
+		size_t n = 0, k;
+		int *nodes = sc->ops[j].kind == HD_OP_GRAPH ? hd_graph_nodes(sc, j, &n) : NULL;
+
+		for (k = 0; k < n; k++) {
+			const struct hd_op *op = &sc->ops[nodes[k]];
+
+			if (op->src >= 0)
+				rt->bufs[op->src].captured = 1;
+			if (op->dst >= 0)
+				rt->bufs[op->dst].captured = 1;
+		}
+		free(nodes);
+	}
 	if (rt->comm != NULL) {
 		void **ptrs = hd_xcalloc((size_t)sc->nbuffers + 1, sizeof *ptrs);
 		int rc;
@@ -828,7 +844,17 @@ reset_state(struct rt *rt)
 			if (sc->ops[j].kind == HD_OP_ALLOC && sc->ops[j].dst == i && b->live &&
 			    free_buf(rt, i) != 0)
 				return -1;
-		if (b->live && b->mem == HD_MEM_MANAGED) {
+		if (b->live && b->mem == HD_MEM_MANAGED && !b->captured) {
+			/* A new allocation: pages moved there and back by the
+			 * repeats before leave the driver's migration heuristics
+			 * in a state that alternates from one repeat to the next
+			 * (a loop of kernels on 169 KB after a prefetch: 11, 7,
+			 * 11, 7 ms where the first repeat took 6); a fresh
+			 * buffer starts as the scenario declares, every time. */
+			if (free_buf(rt, i) != 0 || alloc_buf(rt, i, 1) != 0)
+				return -1;
+		} else if (b->live && b->mem == HD_MEM_MANAGED) {
+			/* a graph holds its address: moved back instead */
 			struct cudaMemLocation host;
 
 			memset(&host, 0, sizeof host);

@@ -2,7 +2,9 @@
  * check_realgraph.c - the real backend running CUDA graphs, against the fake
  * GPU of tests/fake_cuda.c: each graph captured once, before the run, and
  * every launch one cudaGraphLaunch whose span on its stream holds the
- * graph's nodes, as the fake GPU runs them.
+ * graph's nodes, as the fake GPU runs them; a managed buffer no graph
+ * holds is allocated anew for each repeat, one a graph holds keeps its
+ * address.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,11 +51,13 @@ enum {
 	SYNC
 };
 
+/* Scenario `src` run on the fake GPU (one warm-up, three repeats): the
+ * trace, the scenario into *out. */
 static struct hd_trace *
-measure(struct hd_scenario **out)
+measure_text(const char *src, struct hd_scenario **out)
 {
 	struct hd_err e = { 0 };
-	struct hd_lesson *l = hd_lesson_parse(text, sizeof text - 1, "g.hds", &e);
+	struct hd_lesson *l = hd_lesson_parse(src, strlen(src), "g.hds", &e);
 	struct hd_run_opts o;
 	struct hd_scenario *sc;
 	struct hd_trace *t;
@@ -69,6 +73,12 @@ measure(struct hd_scenario **out)
 	ck_assert_msg(t != NULL, "%s", e.msg);
 	*out = sc;
 	return t;
+}
+
+static struct hd_trace *
+measure(struct hd_scenario **out)
+{
+	return measure_text(text, out);
 }
 
 static const struct hd_span *
@@ -178,6 +188,50 @@ START_TEST(a_failing_graph_call_is_named)
 }
 END_TEST
 
+/* How many cudaMallocManaged calls a run of `src` makes. */
+static int
+managed_allocs(const char *src)
+{
+	struct hd_scenario *sc;
+
+	fake_cuda_managed_allocs = 0;
+	hd_trace_free(measure_text(src, &sc));
+	hd_scenario_free(sc);
+	return fake_cuda_managed_allocs;
+}
+
+/* Pages moved there and back by one repeat leave the driver's migration
+ * heuristics in a state the next would inherit: each repeat gets a buffer of
+ * its own, unless a captured graph holds the address (then it is moved back
+ * to the host instead). */
+START_TEST(managed_buffers_are_new_each_repeat)
+{
+	static const char loose[] = "hdsim 1\nlesson m\ntitle \"T\"\n"
+				    "scenario m\n"
+				    "  buffer m managed 64KiB\n"
+				    "  stream s\n"
+				    "  kernel memory m on s\n"
+				    "  sync s\n"
+				    "end\n";
+	static const char held[] = "hdsim 1\nlesson m\ntitle \"T\"\n"
+				   "scenario m\n"
+				   "  buffer m managed 64KiB\n"
+				   "  stream s\n"
+				   "  graph gr\n"
+				   "    kernel memory m\n"
+				   "  end\n"
+				   "  launch gr on s\n"
+				   "  sync s\n"
+				   "end\n";
+	int n = managed_allocs(loose);
+
+	/* set-up's, then one for each run of the op list: the warm-up, the
+	 * three timed repeats and the bare ones */
+	ck_assert_msg(n >= 1 + 1 + 3 + 3, "%d cudaMallocManaged calls", n);
+	ck_assert_int_eq(managed_allocs(held), 1);
+}
+END_TEST
+
 static Suite *
 realgraph_suite(void)
 {
@@ -187,6 +241,7 @@ realgraph_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, a_launch_runs_the_captured_graph);
 	tcase_add_test(tc, a_failing_graph_call_is_named);
+	tcase_add_test(tc, managed_buffers_are_new_each_repeat);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -29,6 +29,7 @@ int fake_cuda_calls, fake_cuda_fail_at, fake_cuda_latch_times_out, fake_cuda_cap
     fake_cuda_ptds;
 int fake_cuda_no_faults;
 int fake_cuda_slow_pageable;
+int fake_cuda_managed_allocs;
 
 struct CUstream_st {
 	double busy;            /* when the last queued operation ends */
@@ -480,6 +481,7 @@ cudaMallocManaged(void **p, size_t n, unsigned f)
 {
 	(void)f;
 	spin(FAKE_MALLOC_MANAGED);
+	fake_cuda_managed_allocs++;
 	*p = malloc(n);
 	remember(*p, n, 1);
 	return checked();

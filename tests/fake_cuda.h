@@ -61,6 +61,7 @@ extern int fake_cuda_latch_times_out; /* the latch kernel reports a timeout */
 extern int fake_cuda_no_faults;       /* kernels on managed memory fault for free */
 extern int fake_cuda_captures;        /* stream captures begun so far */
 extern int fake_cuda_ptds;            /* cudaMemcpy_ptds calls so far */
+extern int fake_cuda_managed_allocs;  /* cudaMallocManaged calls so far */
 extern int fake_cuda_slow_pageable;   /* this many more pageable copies of 4 KiB
 				       * or more stage at a third of the speed (a
 				       * busy host; calibrate's 4 B API calls do
