@@ -718,7 +718,7 @@ START_TEST(host_only_keeps_the_gpu_figures)
 	/* fitted, or kept where the fit found no host rate (its copies as fast
 	 * as the rest of the pipeline, as a loaded machine's timings can make
 	 * them), never the fit's bound */
-	if (strstr(log.s, "host.memcpy_h2d_hot  kept (the copies that fit host.cache") == NULL) {
+	if (strstr(log.s, "host.memcpy_h2d_hot  kept (the copies ran as fast") == NULL) {
 		ck_assert_msg(p.host_memcpy_h2d_hot_bw > 1e8 && p.host_memcpy_h2d_hot_bw < 0.99e12,
 			      "%g", p.host_memcpy_h2d_hot_bw);
 		ck_assert(p.host_memcpy_h2d_hot_bw != before.host_memcpy_h2d_hot_bw);
@@ -737,6 +737,44 @@ START_TEST(host_only_keeps_the_gpu_figures)
 }
 END_TEST
 
+/* Pageable copies no slower than the DMA alone decide no host memcpy rate:
+ * the fit's search ends at its top, and the base's rates are kept, each
+ * with a line saying why (not 1 TB/s written into the profile). */
+START_TEST(copies_at_dma_speed_keep_the_host_rates)
+{
+	struct hd_calibrate_opts o;
+	struct hd_profile p, before;
+	struct hd_buf log;
+	struct hd_err e = { 0 };
+	static const char *const kept[] = { "host.memcpy_h2d      kept (the copies ran as fast",
+					    "host.memcpy_d2h      kept (the copies ran as fast",
+					    "host.memcpy_h2d_hot  kept (the copies ran as fast",
+					    "host.memcpy_d2h_hot  kept (the copies ran as fast" };
+	size_t i;
+
+	memset(&o, 0, sizeof o);
+	o.quick = 1;
+	o.host_only = 1;
+	fake_cuda_calls = 0;
+	fake_cuda_fail_at = 0;
+	ck_assert_int_eq(hd_profile_resolve("h100-sxm", &p, &e), 0);
+	p.h2d_bw = p.d2h_bw = 12.5e9; /* a link slower than the fake's copies */
+	before = p;
+	hd_buf_init(&log);
+	fake_cuda_dma_pageable = 1;
+	ck_assert_msg(hd_real_calibrate(&o, &p, &log, &e) == 0, "%s", e.msg);
+	fake_cuda_dma_pageable = 0;
+	for (i = 0; i < HD_ARRAY_LEN(kept); i++)
+		ck_assert_msg(strstr(log.s, kept[i]) != NULL, "no '%s' in:\n%.2000s", kept[i],
+			      log.s);
+	ck_assert(p.host_memcpy_h2d_bw == before.host_memcpy_h2d_bw);
+	ck_assert(p.host_memcpy_d2h_bw == before.host_memcpy_d2h_bw);
+	ck_assert(p.host_memcpy_h2d_hot_bw == before.host_memcpy_h2d_hot_bw);
+	ck_assert(p.host_memcpy_d2h_hot_bw == before.host_memcpy_d2h_hot_bw);
+	hd_buf_free(&log);
+}
+END_TEST
+
 static Suite *
 calibrate_suite(void)
 {
@@ -746,6 +784,7 @@ calibrate_suite(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, quick_run_finds_the_figures);
 	tcase_add_test(tc, host_only_keeps_the_gpu_figures);
+	tcase_add_test(tc, copies_at_dma_speed_keep_the_host_rates);
 	tcase_add_test(tc, no_fault_cost_still_times_the_rest);
 	tcase_add_test(tc, host_figures_are_the_median_of_rounds);
 	tcase_add_test(tc, api_costs_take_a_slow_round);

@@ -326,6 +326,7 @@ START_TEST(staging_fit_keeps_base_shape)
 	ck_assert(!f.shape_fitted);
 	ck_assert(f.chunk == base.chunk && f.buffers == base.buffers);
 	ck_assert(f.base_max_rel < 0.01);
+	ck_assert(!f.at_top[0] && !f.at_top[1]);
 }
 END_TEST
 
@@ -376,6 +377,28 @@ START_TEST(staging_fit_one_direction)
 	ck_assert(REL(f.memcpy_bw[0], 9e9) < 0.01);
 	ck_assert(f.memcpy_bw[1] == 3e9);
 	ck_assert_int_eq(f.points[1], 0);
+}
+END_TEST
+
+/* A host that copies faster than the link moves bytes decides no memcpy
+ * rate: the search ends at its top and says so; the other direction's
+ * rate is found as before. */
+START_TEST(staging_fit_flags_a_rate_at_the_top)
+{
+	struct hd_staging truth = real_staging(), base = real_staging();
+	struct hd_staging_fit f;
+	struct hd_err e = { 0 };
+	double n[32], t[32];
+	int d[32];
+	size_t k;
+
+	truth.memcpy_bw[0] = 1e15;
+	truth.memcpy_bw[1] = 7e9;
+	k = staging_data(&truth, n, t, d);
+	ck_assert_int_eq(hd_fit_staging(n, t, d, k, &base, &f, &e), 0);
+	ck_assert_msg(f.at_top[0], "HtoD %g", f.memcpy_bw[0]);
+	ck_assert(!f.at_top[1]);
+	ck_assert(REL(f.memcpy_bw[1], 7e9) < 0.01);
 }
 END_TEST
 
@@ -1009,6 +1032,7 @@ fit_suite(void)
 	tcase_add_test(tc, staging_fit_keeps_base_shape);
 	tcase_add_test(tc, staging_fit_finds_shape);
 	tcase_add_test(tc, staging_fit_one_direction);
+	tcase_add_test(tc, staging_fit_flags_a_rate_at_the_top);
 	tcase_add_test(tc, staging_fit_degenerate);
 	tcase_add_test(tc, staging_model_matches_fit);
 	tcase_add_test(tc, staging_fit_finds_model_shape);

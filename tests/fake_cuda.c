@@ -30,6 +30,7 @@ int fake_cuda_calls, fake_cuda_fail_at, fake_cuda_latch_times_out, fake_cuda_cap
 int fake_cuda_no_faults;
 int fake_cuda_slow_pageable;
 int fake_cuda_managed_allocs;
+int fake_cuda_dma_pageable;
 
 struct CUstream_st {
 	double busy;            /* when the last queued operation ends */
@@ -557,7 +558,10 @@ cudaMemcpyAsync(void *d, const void *s, size_t n, enum cudaMemcpyKind k, cudaStr
 		if (i < 0 && n >= 4096 && fake_cuda_slow_pageable > 0) {
 			fake_cuda_slow_pageable--;
 			spin(3 * (5e-6 + (double)n / 12e9));
-		} else
+		} else if (i < 0 && fake_cuda_dma_pageable)
+			spin(5e-6 +
+			     (double)n / (k == cudaMemcpyHostToDevice ? FAKE_H2D : FAKE_D2H));
+		else
 			spin(5e-6 + (double)n / 12e9);
 		queue(stream, 4e-5);
 	} else

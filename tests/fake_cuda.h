@@ -62,6 +62,8 @@ extern int fake_cuda_no_faults;       /* kernels on managed memory fault for fre
 extern int fake_cuda_captures;        /* stream captures begun so far */
 extern int fake_cuda_ptds;            /* cudaMemcpy_ptds calls so far */
 extern int fake_cuda_managed_allocs;  /* cudaMallocManaged calls so far */
+extern int fake_cuda_dma_pageable;    /* pageable copies take as long as pinned
+				       * ones: the host's memcpy costs nothing */
 extern int fake_cuda_slow_pageable;   /* this many more pageable copies of 4 KiB
 				       * or more stage at a third of the speed (a
 				       * busy host; calibrate's 4 B API calls do

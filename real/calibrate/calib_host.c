@@ -16,10 +16,9 @@
 #include "real/calibrate/calib_priv.h"
 #include "real/real.h"
 
-/* A fitted host memcpy rate this high sits at the top of fit.c's search
- * (1 TB/s): the copies were no slower than the model's other stages, and
- * the host's rate is not determined by them. */
-#define HOT_UNDETERMINED 0.99e12
+/* Why a host memcpy rate the staging fit puts at its top (fit.h's at_top)
+ * keeps the base's figure. */
+#define NO_HOST_RATE "the copies ran as fast as the DMA allows: no host rate to fit"
 
 /* ---- host API costs ---------------------------------------------------------------- */
 
@@ -572,7 +571,7 @@ calp_stage_pageable(struct cal *c)
 					 f2.points[1] ? f2.memcpy_bw[1] : f.memcpy_bw[1]),
 			    100 * f2.max_rel);
 			for (k = 0; k < 2; k++)
-				if (f2.points[k] > 0)
+				if (f2.points[k] > 0 && !f2.at_top[k])
 					f.memcpy_bw[k] = f2.memcpy_bw[k];
 		}
 	}
@@ -605,33 +604,30 @@ calp_stage_pageable(struct cal *c)
 			for (k = 0; k < 2; k++) {
 				if (f3.points[k] == 0)
 					continue;
-				/* at the fit's top (1 TB/s), the copies ran no
-				 * slower than the rest of the pipeline allows: the
-				 * host's part is not measured, the base's is kept */
-				if (f3.memcpy_bw[k] >= HOT_UNDETERMINED)
-					hd_buf_printf(&c->sum,
-						      "  %-20s kept (the copies that fit "
-						      "host.cache ran as fast as the DMA "
-						      "allows: no host rate to fit)\n",
-						      key[k]);
+				if (f3.at_top[k])
+					hd_buf_printf(&c->sum, "  %-20s kept (%s)\n", key[k],
+						      NO_HOST_RATE);
 				else
 					hd_cal_set_rate(&c->sum, key[k], at[k], f3.memcpy_bw[k],
 							"fitted on copies that fit host.cache");
 			}
 		}
 	}
-	if (f.points[0] > 0)
-		hd_cal_set_rate(&c->sum, "host.memcpy_h2d", &c->p->host_memcpy_h2d_bw,
-				f.memcpy_bw[0], "fitted through the model's staging pipeline");
-	else
-		hd_buf_printf(&c->sum, "  %-20s kept (no HtoD pageable copies)\n",
-			      "host.memcpy_h2d");
-	if (f.points[1] > 0)
-		hd_cal_set_rate(&c->sum, "host.memcpy_d2h", &c->p->host_memcpy_d2h_bw,
-				f.memcpy_bw[1], "fitted through the model's staging pipeline");
-	else
-		hd_buf_printf(&c->sum, "  %-20s kept (no DtoH pageable copies)\n",
-			      "host.memcpy_d2h");
+	{
+		static const char *const key[2] = { "host.memcpy_h2d", "host.memcpy_d2h" };
+		static const char *const none[2] = { "no HtoD pageable copies",
+						     "no DtoH pageable copies" };
+		double *at[2] = { &c->p->host_memcpy_h2d_bw, &c->p->host_memcpy_d2h_bw };
+		int k;
+
+		for (k = 0; k < 2; k++)
+			if (f.points[k] > 0 && !f.at_top[k])
+				hd_cal_set_rate(&c->sum, key[k], at[k], f.memcpy_bw[k],
+						"fitted through the model's staging pipeline");
+			else
+				hd_buf_printf(&c->sum, "  %-20s kept (%s)\n", key[k],
+					      f.points[k] > 0 ? NO_HOST_RATE : none[k]);
+	}
 	if (f.shape_fitted) {
 		hd_buf_printf(&c->sum, "  %-20s %-14s (base %s) fitted staging shape\n",
 			      "staging.chunk", hd_cal_fbytes(a, sizeof a, f.chunk),

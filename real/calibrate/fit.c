@@ -326,14 +326,26 @@ staging_cost(const struct hd_staging *p, const double *n, const double *t, const
 	return sum;
 }
 
+/* The memcpy rate's search: 0.1 GB/s to 1 TB/s, in FIT_BW_STEPS log steps. */
+#define FIT_BW_LO    1e8
+#define FIT_BW_HI    1e12
+#define FIT_BW_STEPS 48
+
+/* Is rate bw within half a search step of the top: no rate the data decide? */
+static int
+at_top(double bw)
+{
+	return bw >= FIT_BW_HI * exp(-log(FIT_BW_HI / FIT_BW_LO) / (2 * FIT_BW_STEPS));
+}
+
 /* Best memcpy rate of direction dir for p's shape: a log scan, then golden
  * sections; left in p->memcpy_bw[dir]. */
 static void
 fit_memcpy_bw(struct hd_staging *p, const double *n, const double *t, const int *d2h, size_t count,
 	      int dir)
 {
-	const double lo = log(1e8), hi = log(1e12), phi = 0.6180339887498949;
-	const int steps = 48;
+	const double lo = log(FIT_BW_LO), hi = log(FIT_BW_HI), phi = 0.6180339887498949;
+	const int steps = FIT_BW_STEPS;
 	double best = INFINITY, a, b, c, d, fc, fd;
 	int i, bi = 0;
 
@@ -472,6 +484,8 @@ hd_fit_staging(const double *n, const double *t, const int *d2h, size_t count,
 		f->max_rel = mx;
 		f->shape_fitted = 1;
 	}
+	for (i = 0; i < 2; i++)
+		f->at_top[i] = f->points[i] > 0 && at_top(f->memcpy_bw[i]);
 	return 0;
 }
 

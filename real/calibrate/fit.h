@@ -107,6 +107,9 @@ struct hd_staging_fit {
 	double base_rms_rel, base_max_rel; /* memcpy_bw refitted, chunk and buffers kept */
 	double base_memcpy_bw[2];          /* that refit's memcpy rates */
 	int shape_fitted; /* 1: the data chose chunk and buffers; 0: kept the base's */
+	int at_top[2];    /* the direction's rate sits at the search's top: its
+			   * copies ran no slower than the rest of the pipeline
+			   * allows and determine no memcpy rate (keep the base's) */
 };
 
 /*
@@ -119,7 +122,8 @@ struct hd_staging_fit {
  * minimising the squared log ratios of model to measurement.  The chunk and
  * buffer count are taken from the data (shape_fitted) only when they cut the
  * rms error by a fifth or more and the base shape is off by more than 2 %;
- * otherwise the base's are kept and the rates are the refit with them.  -1
+ * otherwise the base's are kept and the rates are the refit with them.  A
+ * rate within half a search step of 1 TB/s is flagged at_top.  -1
  * with e set when there are no usable points.
  */
 int hd_fit_staging(const double *n, const double *t, const int *d2h, size_t count,
