@@ -123,6 +123,9 @@ SETS = {
     # drawn after heldout29 scored the prefetch change (ca7cabe) and was
     # read, for the next change
     'heldout30': {'seed': 20270223, 'single': 40, 'ranks': 16},
+    # drawn after heldout30 was read (runs 82 and 85), before the thrashing
+    # rules for managed memory, for that change
+    'heldout31': {'seed': 20271207, 'single': 40, 'ranks': 16},
 }
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
