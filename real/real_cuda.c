@@ -60,6 +60,7 @@ struct rt_buf {
 	int live;       /* allocated now */
 	int registered; /* cudaHostRegister'ed */
 	int captured;   /* a graph's node uses it: its address must stay */
+	int renew;      /* reset_state freed it to allocate it again */
 };
 
 /* A stream op bracketed by two events; resolved into spans after the run. */
@@ -845,14 +846,17 @@ reset_state(struct rt *rt)
 			    free_buf(rt, i) != 0)
 				return -1;
 		if (b->live && b->mem == HD_MEM_MANAGED && !b->captured) {
-			/* A new allocation: pages moved there and back by the
-			 * repeats before leave the driver's migration heuristics
-			 * in a state that alternates from one repeat to the next
+			/* New allocations, all of them freed before any is made
+			 * again: pages moved there and back by the repeats before
+			 * leave the driver's thrashing heuristics (naps, then the
+			 * pages pinned) in a state the next repeat would inherit
 			 * (a loop of kernels on 169 KB after a prefetch: 11, 7,
-			 * 11, 7 ms where the first repeat took 6); a fresh
-			 * buffer starts as the scenario declares, every time. */
-			if (free_buf(rt, i) != 0 || alloc_buf(rt, i, 1) != 0)
+			 * 11, 7 ms repeat by repeat; with a second managed buffer
+			 * alive beside it, kept the whole time).  A fresh buffer
+			 * starts as the scenario declares, every time. */
+			if (free_buf(rt, i) != 0)
 				return -1;
+			b->renew = 1;
 		} else if (b->live && b->mem == HD_MEM_MANAGED) {
 			/* a graph holds its address: moved back instead */
 			struct cudaMemLocation host;
@@ -865,6 +869,13 @@ reset_state(struct rt *rt)
 				return -1;
 			memset(b->p, 1, b->bytes); /* touched by the host, as declared */
 		}
+	}
+	for (i = 0; i < sc->nbuffers; i++) {
+		struct rt_buf *b = &rt->bufs[i];
+
+		if (b->renew && alloc_buf(rt, i, 1) != 0)
+			return -1;
+		b->renew = 0;
 	}
 	return 0;
 }

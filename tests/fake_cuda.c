@@ -30,6 +30,7 @@ int fake_cuda_calls, fake_cuda_fail_at, fake_cuda_latch_times_out, fake_cuda_cap
 int fake_cuda_no_faults;
 int fake_cuda_slow_pageable;
 int fake_cuda_managed_allocs;
+char fake_cuda_managed_log[FAKE_MANAGED_LOG];
 int fake_cuda_dma_pageable;
 
 struct CUstream_st {
@@ -85,6 +86,16 @@ find(const void *p)
 		if ((const char *)p >= known[i].p && (const char *)p < known[i].p + known[i].n)
 			return i;
 	return -1;
+}
+
+/* One more letter in fake_cuda_managed_log, while there is room. */
+static void
+managed_log(char c)
+{
+	size_t n = strlen(fake_cuda_managed_log);
+
+	if (n + 1 < sizeof fake_cuda_managed_log)
+		fake_cuda_managed_log[n] = c;
 }
 
 static void
@@ -422,6 +433,8 @@ cudaFree(void *p)
 			return checked();
 		}
 	i = find(p);
+	if (i >= 0 && known[i].managed)
+		managed_log('F');
 	spin(i >= 0 && known[i].managed ? FAKE_FREE_MANAGED : 10e-6);
 	forget(p);
 	free(p);
@@ -483,6 +496,7 @@ cudaMallocManaged(void **p, size_t n, unsigned f)
 	(void)f;
 	spin(FAKE_MALLOC_MANAGED);
 	fake_cuda_managed_allocs++;
+	managed_log('A');
 	*p = malloc(n);
 	remember(*p, n, 1);
 	return checked();

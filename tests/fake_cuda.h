@@ -62,9 +62,13 @@ extern int fake_cuda_no_faults;       /* kernels on managed memory fault for fre
 extern int fake_cuda_captures;        /* stream captures begun so far */
 extern int fake_cuda_ptds;            /* cudaMemcpy_ptds calls so far */
 extern int fake_cuda_managed_allocs;  /* cudaMallocManaged calls so far */
-extern int fake_cuda_dma_pageable;    /* pageable copies take as long as pinned
+/* managed memory's cudaMallocManaged (A) and cudaFree (F) calls, in order,
+ * as long as they fit (the test clears it) */
+#define FAKE_MANAGED_LOG 256
+extern char fake_cuda_managed_log[FAKE_MANAGED_LOG];
+extern int fake_cuda_dma_pageable;  /* pageable copies take as long as pinned
 				       * ones: the host's memcpy costs nothing */
-extern int fake_cuda_slow_pageable;   /* this many more pageable copies of 4 KiB
+extern int fake_cuda_slow_pageable; /* this many more pageable copies of 4 KiB
 				       * or more stage at a third of the speed (a
 				       * busy host; calibrate's 4 B API calls do
 				       * not count) */
