@@ -29,13 +29,15 @@
  *
  * Simplifications, stated once: a copy whose host side is managed memory
  * is staged like a pageable one (model_ops.c), its pages on the device
- * faulted over by the CPU the first time, from the start of the buffer,
- * and left there; a read from a managed buffer is a plain staged copy; a
- * kernel faults in the managed buffers it names that are not resident on
- * the device when it starts, group by group (at most 64 transfers a
- * kernel, neighbouring groups batched beyond that: model_xfer.c), and they
- * stay resident until a prefetch to the host or a host-to-host copy
- * writing them brings them back; host-to-host copies are
+ * faulted over by the CPU, from the start of the buffer; a read from a
+ * managed buffer is a plain staged copy that moves nothing; a kernel
+ * faults in the managed buffers it names that are not resident on the
+ * device when it starts, or that copies faulted over since, group by group
+ * (at most 64 transfers a kernel, neighbouring groups batched beyond that:
+ * model_xfer.c), the driver's thrashing heuristics (naps, then pages
+ * pinned on the host) counted per buffer, not per page; pages stay resident
+ * until a copy, a prefetch to the host or a host-to-host copy writing them
+ * brings them back; host-to-host copies are
  * a CPU memcpy; device-to-device copies use the third copy engine when
  * there are three or more, else share the host-to-device engine.
  */

@@ -460,7 +460,10 @@ op_alloc(struct model *m, const struct hd_op *op, int opi)
 	if (b->mem == HD_MEM_MANAGED && b->moving < 0) { /* fresh pages, touched on the host */
 		b->resident = 0;
 		b->host_bytes = b->host_copy = b->host_moved = 0;
+		b->trip_open = 0;
 		b->copied = 0;
+		b->trips = b->naps = 0; /* and the driver's record of them */
+		b->pin_end = 0;
 	}
 	if (b->mem == HD_MEM_PAGEABLE) /* fresh pages, mapped as written (large) */
 		b->touched = bytes >= MALLOC_FRESH ? 0 : b->bytes;
@@ -894,6 +897,12 @@ enum um_access {
 	UM_CPU_READ,  /* read out of them by the CPU (a host-to-host copy) */
 	UM_DMA_WRITE, /* written by the driver's staged copy */
 	UM_CPU_WRITE, /* written by the CPU (a host-to-host copy) */
+	UM_DEV_READ,  /* read out of them by a READ's DMA: the CPU does not touch
+		       * them, and a kernel after it is no round trip (a memory
+		       * kernel and a 4 B read of 169 KB of managed memory,
+		       * 50 rounds, took 1.1 ms on a lent H100 with each repeat on
+		       * a buffer of its own, with a copy to the device instead of
+		       * the read 9.4 ms: bench/probe/umkcopy.hds, run88) */
 };
 
 /*
@@ -903,14 +912,13 @@ enum um_access {
  * prefetched to the device took about 100 us more than the next one; 16
  * MiB out of it, and into it, took as long more as 9 and 2.9 GB/s against
  * a copy with the pages on the host, the second copy no more
- * (bench/probe/umcopy.hds).  The driver's copies leave the pages on the
- * device, open to the next copy (host_copy) until they move: a memory
- * kernel on 169 KB of managed memory and a 19 B copy out of it, 100 times
- * in turn, took 1.37-1.44 ms against 0.95-1.08 ms on device memory, where
- * moving the pages each way every round would take some 17 ms
- * (bench/probe/managed.hds, thrash.hds), and on a lent H200 50 rounds with
- * a 19 B cudaMemcpy into it took 1.02-1.08 ms where moving them was
- * modelled at 7.5 (bench/probe/umkcopy.hds).  The CPU's own writes (a
+ * (bench/probe/umcopy.hds).  The pages the driver's copies fault over stay
+ * open to the next copy (host_copy) until a kernel brings them back
+ * (model_xfer.c's kernel_begin, with the driver's thrashing heuristics:
+ * a memory kernel on 169 KB of managed memory and a 9 B copy out of it,
+ * 100 times in turn, took 8.9-10.1 ms on lent H100s with each repeat on a
+ * buffer of its own; 1.4 ms measured before, with the repeats inheriting
+ * the pages' pin: bench/probe/umthrash2.hds, managed.hds).  The CPU's own writes (a
  * host-to-host copy) bring the pages back (host_bytes): sixteen rounds of
  * a copy out of 24 KB of managed memory, its prefetch to the device and a
  * host-to-host copy into it took as long as moving it every round
@@ -945,7 +953,9 @@ fault_back(struct model *m, int bi, uint64_t bytes, enum um_access acc, uint64_t
 	end = bytes / page * page < bytes ? (bytes / page + 1) * page : bytes;
 	if (end > b->bytes)
 		end = b->bytes;
-	if (acc != UM_READ && acc != UM_CPU_WRITE && end > b->host_moved)
+	if (acc != UM_DEV_READ)
+		b->trip_open = 1;
+	if (acc != UM_READ && acc != UM_DEV_READ && acc != UM_CPU_WRITE && end > b->host_moved)
 		b->host_moved = end;
 	have = acc == UM_CPU_WRITE       ? b->host_bytes :
 	    b->host_bytes > b->host_copy ? b->host_bytes :
@@ -962,6 +972,7 @@ fault_back(struct model *m, int bi, uint64_t bytes, enum um_access acc, uint64_t
 	if (write && end >= b->bytes) { /* all of it written: on the host */
 		b->resident = 0;
 		b->host_bytes = b->host_copy = b->host_moved = 0;
+		b->trip_open = 0;
 	}
 	t = model_um_fixed(p->um_host_fault, b->bytes);
 	if (bw > 0)
@@ -1069,6 +1080,7 @@ read_fault_in(struct model *m, int bi, uint64_t bytes, uint64_t *moved)
 	b = &m->buf[bi];
 	b->resident = 1;
 	b->host_bytes = b->host_copy = b->host_moved = 0;
+	b->trip_open = 0;
 	model_heap_moved(m, bi);
 	*moved = bytes;
 	return model_fault_in_time(m, bytes, b->bytes);
@@ -1083,7 +1095,7 @@ staged_fault_back(struct model *m, const struct hd_op *op, uint64_t bytes, uint6
 	if (op->kind == HD_OP_READ) {
 		hd_time t = read_fault_in(m, op->src, bytes, moved);
 
-		return *moved > 0 ? t : fault_back(m, op->src, bytes, UM_READ, moved);
+		return *moved > 0 ? t : fault_back(m, op->src, bytes, UM_DEV_READ, moved);
 	}
 	return fault_back(m, host_side(op), bytes, op->copy == HD_COPY_D2H ? UM_DMA_WRITE : UM_READ,
 			  moved);

@@ -135,6 +135,7 @@ struct gop {
 	uint64_t fault_bytes, fault_groups;
 	uint32_t fault_batch, fault_batches; /* the batch in progress, and how many */
 	uint64_t fault_alloc;                /* the largest managed buffer it faults in */
+	hd_time fault_nap; /* the driver throttles it this long first (round_trip) */
 	/* the one managed buffer it faults in, or -1; fault_stop: a prefetch
 	 * took over the rest (model_fault_takeover), so it waits for that
 	 * after the batch in progress */
@@ -222,6 +223,17 @@ struct mbuf {
 	/* pageable: its first `touched` bytes were written since its alloc (a
 	 * buffer without one: all, as the real backend touches it beforehand) */
 	uint64_t touched;
+	/* managed: the driver's thrashing heuristics (model_xfer.c's
+	 * round_trip).  trips: kernels in a row that brought back pages the
+	 * driver's copies had opened to the host, each within UM_LAPSE of the
+	 * one before (trip_at: the last); naps: of those, the ones throttled;
+	 * until pin_end the pages stay pinned on the host, mapped remotely,
+	 * and nothing moves */
+	hd_time trip_at, pin_end;
+	uint32_t trips, naps;
+	/* of host_copy, some was opened by a copy the CPU makes (not a READ's
+	 * DMA alone): a kernel on it is a round trip */
+	int trip_open;
 	/* managed: a copy has named it since a kernel or a prefetch last moved
 	 * its pages (the driver's look at them, api.memcpy_managed, is paid
 	 * once; the pages a copy itself moves do not count) */

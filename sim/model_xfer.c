@@ -152,7 +152,9 @@ fault_next(struct model *m, int gi)
 	int xi;
 
 	if (b == 0) /* the driver's first response to this kernel's faults */
-		handle = hd_time_add(handle, model_um_fixed(m->p->um_fault_base, g->fault_alloc));
+		handle = hd_time_add(
+		    handle,
+		    hd_time_add(g->fault_nap, model_um_fixed(m->p->um_fault_base, g->fault_alloc)));
 	xi = model_xfer_new(m, X_FAULT, gi, DIR_H2D, hi - lo, m->p->um_fault_bw, handle, -1);
 
 	g->fault_batch++;
@@ -331,24 +333,86 @@ model_on_flow(struct world *w, uint32_t gen)
 /* --- kernels ------------------------------------------------------------------ */
 
 /*
+ * The driver's thrashing heuristics (nvidia-uvm's defaults, the same on
+ * every lent machine: bench/results/2026-12-07-heldout30-h100/run84/
+ * uvm-params.txt): a page that moves again within 500 us of its last move
+ * counts a thrashing event; from the third in a row the processor that
+ * faults on it again is throttled (it waits), and after enough throttles
+ * the page is pinned on the host and mapped remotely for 150 ms, then
+ * moves again on demand.  A user's prefetch clears it all.
+ *
+ * In the model a trip is a kernel faulting pages over to the device: ones
+ * on the host, or ones the driver's copies opened to the host (which stay
+ * open to copies while pinned, and come back otherwise).  On lent H100s a
+ * copy out of 8190 B of managed memory and a kernel on it, round after
+ * round with each repeat on a buffer of its own, took 0.22 ms for 2
+ * rounds, 0.86 for 4, 2.4 for 8, 7.6 for 24, 8.0 for 32 and 9.9 for 128
+ * (bench/probe/umthrash.hds, runs 84 and 88): some 300-340 us a round from
+ * the third to the 24th, then 10-40 us; with 600 us of host work between
+ * rounds 100-250 us a round, no throttle (the model moves the pages both
+ * ways for about 80 of those).  UM_FREE_TRIPS, UM_NAP and UM_NAPS are
+ * fitted on those rounds (the first trip is the buffer's first fault-in):
+ * the throttled ones pay UM_NAP beside moving the pages both ways; after
+ * UM_NAPS of them the pages are pinned.
+ */
+#define UM_LAPSE      (500 * HD_US)
+#define UM_FREE_TRIPS 3u
+#define UM_NAP        (300 * HD_US)
+#define UM_NAPS       22u
+#define UM_PIN        (150 * HD_MS)
+
+/*
+ * A kernel is about to fault pages of managed buffer bi over to the device
+ * (a trip): 1 when they are pinned on the host instead (mapped remotely,
+ * nothing moves), else 0, the trip counted and the throttle's wait added
+ * to *nap.
+ */
+static int
+trip_pinned(struct model *m, int bi, hd_time *nap)
+{
+	struct mbuf *b = &m->buf[bi];
+	hd_time now = hd_engine_now(m->eng);
+
+	if (now < b->pin_end)
+		return 1;
+	if (b->trips > 0 && now - b->trip_at <= UM_LAPSE) {
+		b->trips++;
+	} else {
+		b->trips = 1;
+		b->naps = 0;
+	}
+	b->trip_at = now;
+	if (b->trips > UM_FREE_TRIPS) {
+		if (b->naps >= UM_NAPS) {
+			b->pin_end = hd_time_add(now, UM_PIN);
+			b->trips = b->naps = 0;
+			return 1;
+		}
+		b->naps++;
+		*nap = hd_time_add(*nap, UM_NAP);
+	}
+	return 0;
+}
+
+/*
  * Kernel gi has its SMs: it faults in the managed buffers it names that are
  * not on the device (or the bytes host-to-host copies wrote back to the
  * host), then computes.  Pages a prefetch is moving to the device it waits
  * for, as their faults would (buf_arrived resumes it).  Pages the driver's
- * copies have opened to the host (host_copy) stay open, whatever the
- * kernel does to them: on a lent H200 a fill of 169 KB of managed memory
- * and a 19 B copy out of it, 50 times in turn, took 1.48 ms, against
- * 1.25-1.31 ms with a memory kernel on another buffer, where faulting the
- * page over again every round (the rule before) was modelled at 2.7 ms
- * (bench/probe/umkcopy.hds, bench/results/2026-11-29-heldout25-h200/run75,
- * with that machine's calibrated profile).
+ * copies have opened to the host (host_copy) it brings back too, unless
+ * the driver has pinned them there (trip_pinned).  The rule before, that
+ * they stayed open whatever the kernel did, was fitted on repeats that
+ * inherited the pin from the repeats before them (1.48 ms for 50 rounds
+ * of a fill and a copy out on a lent H200, run75; 8.6 ms on a lent H100
+ * with each repeat on a buffer of its own, run88).
  */
 static void
 kernel_begin(struct model *m, int gi)
 {
 	struct gop *g = &m->g[gi];
 	const struct hd_op *op = &m->sc->ops[g->op];
-	uint64_t fault = 0, n, before;
+	uint64_t fault = 0, n, back;
+	hd_time nap = 0;
 	int bufs[2], k, nbuf = 0, fbuf = -1;
 
 	bufs[0] = op->src;
@@ -368,18 +432,20 @@ kernel_begin(struct model *m, int gi)
 		if (b == NULL || b->mem != HD_MEM_MANAGED)
 			continue;
 		n = model_buf_bytes(m, bufs[k], op->bytes);
-		before = fault;
-		if (!b->resident || b->host_bytes > 0) {
+		/* what comes over: all of it from the host, else what host-to-
+		 * host copies wrote back or the driver's copies opened */
+		back = !b->resident ? n : b->host_bytes < n ? b->host_bytes : n;
+		if (b->resident && b->trip_open && b->host_copy > back)
+			back = b->host_copy < n ? b->host_copy : n;
+		if (back > 0 && trip_pinned(m, bufs[k], &nap))
+			continue; /* pinned on the host: the kernel reads it there */
+		if (back > 0) {
 			if (b->bytes > g->fault_alloc)
 				g->fault_alloc = b->bytes;
 			b->copied = 0;
-		}
-		if (!b->resident) {
-			fault += n;
 			b->host_copy = b->host_moved = 0;
-		} else
-			fault += b->host_bytes < n ? b->host_bytes : n;
-		if (fault > before) {
+			b->trip_open = 0;
+			fault += back;
 			nbuf++;
 			fbuf = bufs[k];
 			model_heap_moved(m, bufs[k]);
@@ -387,6 +453,7 @@ kernel_begin(struct model *m, int gi)
 		b->resident = 1;
 		b->host_bytes = 0;
 	}
+	g->fault_nap = nap;
 	if (fault > 0) {
 		if (nbuf == 1) { /* a prefetch of it may take over (model_fault_takeover) */
 			g->fault_buf = fbuf;
@@ -423,6 +490,9 @@ buf_arrived(struct model *m, int bi, int to_device, uint32_t move)
 	if (to_device)
 		model_heap_moved(m, bi);
 	b->host_bytes = b->host_copy = b->host_moved = 0;
+	b->trip_open = 0;
+	b->trips = b->naps = 0; /* a user's migration: the driver starts over */
+	b->pin_end = 0;
 	b->moving = -1;
 	b->copied = 0;
 	gi = b->waiters;

@@ -1785,11 +1785,11 @@ END_TEST
  * even cudaMemcpyAsync waits for its stream.  Pages a prefetch put on the
  * device the CPU faults over first (um.host_fault, then whole um.page
  * groups at um.host_fault_rate reading, um.host_fault_write writing), once:
- * a second copy of them, either way, faults nothing more.  The driver's
- * copies leave the pages on the device (a kernel on them faults nothing),
- * but a prefetch to the device moves those a copy wrote; the CPU's writes
- * (a host-to-host copy) bring them back, and a prefetch to the device then
- * moves those. */
+ * a second copy of them, either way, faults nothing more.  A kernel on
+ * them brings them back (a round trip), so the next copy faults them over
+ * again; a prefetch to the device moves those a copy wrote; the CPU's
+ * writes (a host-to-host copy) bring them back, and a prefetch to the
+ * device then moves those. */
 START_TEST(managed_copy_faults_back)
 {
 	struct hd_profile p = test_profile();
@@ -1814,7 +1814,7 @@ START_TEST(managed_copy_faults_back)
 	op->bytes = MiB + 1;
 	op = sc_copy(sc, 0, m, d, false); /* op 4: again */
 	op->bytes = MiB;
-	sc_kernel_mem(sc, 0, m);          /* op 5: the pages read stayed on the device */
+	sc_kernel_mem(sc, 0, m);          /* op 5: brings back the pages read */
 	op = sc_copy(sc, 0, d, m, false); /* op 6: 2 MiB, writing */
 	op->bytes = 2 * MiB;
 	sc_prefetch(sc, 0, m, true);      /* op 7: the 2 MiB written */
@@ -1831,10 +1831,10 @@ START_TEST(managed_copy_faults_back)
 	ck_assert_int_eq(f->end - f->start, 50 * HD_US + hd_time_for_bytes(MiB + 64.0 * 1024, 4e9));
 	ck_assert_int_eq(f->bytes, MiB + 64 * 1024);
 	ck_assert_ptr_null(span_of(t, 4, 0, HD_LANE_HOST, HD_SPAN_FAULT));
-	ck_assert_ptr_null(span_of(t, 5, 0, HD_LANE_PCIE_H2D, HD_SPAN_FAULT));
+	ck_assert_int_eq(need(t, 5, 0, HD_LANE_COMPUTE, HD_SPAN_FAULT)->bytes, MiB + 64 * 1024);
 	f = need(t, 6, 0, HD_LANE_HOST, HD_SPAN_FAULT);
-	ck_assert_int_eq(f->bytes, MiB - 64 * 1024);
-	ck_assert_int_eq(f->end - f->start, 50 * HD_US + hd_time_for_bytes(MiB - 64.0 * 1024, 2e9));
+	ck_assert_int_eq(f->bytes, 2 * MiB);
+	ck_assert_int_eq(f->end - f->start, 50 * HD_US + hd_time_for_bytes(2.0 * MiB, 2e9));
 	ck_assert_int_eq(need(t, 7, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH)->bytes, 2 * MiB);
 	f = need(t, 9, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH);
 	ck_assert_int_eq(f->bytes, 3 * MiB);
@@ -1845,13 +1845,26 @@ START_TEST(managed_copy_faults_back)
 }
 END_TEST
 
-/* A kernel and a small copy out of the same managed buffer, in turn: the
- * first kernel faults the pages in and the first copy faults a group over
- * to the host to read; after that neither faults (on a lent H100, 100
- * rounds of a memory kernel on 169 KB of managed memory and a 19 B copy
- * out of it took 1.37-1.44 ms, 0.95-1.08 on device memory:
- * bench/probe/managed.hds).  A new allocation starts on the host again. */
-START_TEST(managed_read_loop_stays)
+/* Duration of op's fault span on the compute lane (the kernel's wait for
+ * its pages), or -1 when it faults nothing. */
+static hd_time
+fault_wait(const struct hd_trace *t, int op)
+{
+	const struct hd_span *f = span_of(t, op, 0, HD_LANE_COMPUTE, HD_SPAN_FAULT);
+
+	return f != NULL ? f->end - f->start : -1;
+}
+
+/* A kernel and a small copy out of the same managed buffer, in turn: each
+ * copy faults a group over to the host, each kernel brings it back (a
+ * round trip).  Trips in a row within 500 us of each other set off the
+ * driver's thrashing heuristics: from the fourth the kernel waits a nap
+ * first, and after the naps the pages stay pinned on the host, nothing
+ * moving (on lent H100s, with each repeat on a buffer of its own, 8
+ * rounds took 2.1-2.6 ms, 32 rounds 7.3-9.0, 128 rounds 9.9-10.7:
+ * bench/probe/umthrash.hds).  Rounds further apart than that never nap.  A
+ * new allocation starts on the host again, its record cleared. */
+START_TEST(managed_round_trips_nap_then_pin)
 {
 	struct hd_profile p = test_profile();
 	struct hd_scenario *sc = sc_new("um");
@@ -1859,27 +1872,54 @@ START_TEST(managed_read_loop_stays)
 	int d = sc_buf(sc, "d", HD_MEM_DEVICE, 512);
 	struct hd_trace *t;
 	struct hd_op *op;
-	int i;
+	hd_time plain, first = -1;
+	int i, naps = 0, pinned = 0;
 
 	p.um_host_fault = 50 * HD_US;
 	p.um_host_fault_bw = 4e9;
-	p.um_page = 64 * 1024; /* h100-sxm's: the kernel writes past the first page */
-	for (i = 0; i < 5; i++) {
+	p.um_page = 64 * 1024;     /* h100-sxm's: the kernel writes past the first page */
+	for (i = 0; i < 40; i++) { /* ops 0-79 */
 		sc_kernel_mem(sc, 0, m);
 		op = sc_copy(sc, 0, m, d, false);
 		op->bytes = 19;
 	}
-	sc_op(sc, HD_OP_ALLOC, 0)->dst = m;
-	sc_kernel_mem(sc, 0, m); /* op 11: fresh pages, on the host */
+	sc_op(sc, HD_OP_ALLOC, 0)->dst = m; /* op 80 */
+	for (i = 0; i < 6; i++) {           /* ops 81-98: 1 ms of host work apart */
+		sc_kernel_mem(sc, 0, m);
+		sc_copy(sc, 0, m, d, false)->bytes = 19;
+		sc_op(sc, HD_OP_HOST, 0)->duration = HD_MS;
+	}
 	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
 	t = run_p(sc, &p);
-	ck_assert_ptr_nonnull(span_of(t, 0, 0, HD_LANE_PCIE_H2D, HD_SPAN_FAULT));
+	plain = fault_wait(t, 2); /* the second trip: a round trip, no nap */
+	ck_assert(plain > 0);
 	ck_assert_ptr_nonnull(span_of(t, 1, 0, HD_LANE_HOST, HD_SPAN_FAULT));
-	for (i = 2; i < 10; i++) {
-		ck_assert_ptr_null(span_of(t, i, 0, HD_LANE_PCIE_H2D, HD_SPAN_FAULT));
-		ck_assert_ptr_null(span_of(t, i, 0, HD_LANE_HOST, HD_SPAN_FAULT));
+	ck_assert_ptr_nonnull(span_of(t, 3, 0, HD_LANE_HOST, HD_SPAN_FAULT));
+	ck_assert_int_eq(fault_wait(t, 4), plain); /* the third: none yet */
+	for (i = 3; i < 40; i++) {
+		hd_time w = fault_wait(t, 2 * i);
+
+		if (w < 0) { /* pinned: neither side moves the pages again */
+			pinned++;
+			ck_assert_ptr_null(span_of(t, 2 * i + 1, 0, HD_LANE_HOST, HD_SPAN_FAULT));
+			continue;
+		}
+		ck_assert_msg(pinned == 0, "round %d faults after the pin", i);
+		ck_assert_msg(w >= plain + 200 * HD_US, "round %d waited %lld ps", i, (long long)w);
+		if (first < 0)
+			first = w;
+		ck_assert_int_eq(w, first); /* every nap alike */
+		naps++;
 	}
-	ck_assert_ptr_nonnull(span_of(t, 11, 0, HD_LANE_PCIE_H2D, HD_SPAN_FAULT));
+	ck_assert_msg(naps >= 10 && pinned >= 5, "%d naps, %d rounds pinned", naps, pinned);
+	/* a new allocation: fresh pages, and rounds 1 ms apart never nap */
+	ck_assert_ptr_nonnull(span_of(t, 81, 0, HD_LANE_PCIE_H2D, HD_SPAN_FAULT));
+	for (i = 1; i < 6; i++) {
+		hd_time w = fault_wait(t, 81 + 3 * i);
+
+		ck_assert_msg(w > 0 && w < plain + 200 * HD_US, "round %d waited %lld ps", i,
+			      (long long)w);
+	}
 	hd_trace_free(t);
 	sc_free(sc);
 }
@@ -1980,14 +2020,15 @@ START_TEST(prefetch_moves_copied_pages)
 }
 END_TEST
 
-/* A kernel, whatever it writes, leaves the pages the driver's copies
- * opened to the host open: a fill of the buffer and a 19 B copy out of it,
- * or a memory kernel and a 19 B copy into it, in turn, fault a group over
- * once, on the first copy (on a lent H200 50 such rounds took 1.48 and
- * 1.02-1.08 ms, where faulting every round was modelled at 2.7 and 7.5:
- * bench/probe/umkcopy.hds).  A copy that writes all of the buffer brings
- * it back, and the next kernel faults it in. */
-START_TEST(kernel_leaves_host_copy)
+/* Whatever a kernel does to the pages the driver's copies opened to the
+ * host, it brings them back, and the next copy faults them over again: a
+ * fill and a 19 B copy out, a memory kernel and a 19 B copy in, each round
+ * both ways (on a lent H100, with each repeat on a buffer of its own, 50
+ * rounds of a fill and a copy out took 8.6 ms, of a memory kernel and a
+ * copy in 8.8, against 1.1 with a 4 B read instead of the copy:
+ * bench/probe/umkcopy.hds, run88).  A copy that writes all of the buffer
+ * brings it back, and the next kernel faults it in. */
+START_TEST(kernel_brings_back_host_copy)
 {
 	struct hd_profile p = test_profile();
 	struct hd_scenario *sc = sc_new("um");
@@ -2019,17 +2060,45 @@ START_TEST(kernel_leaves_host_copy)
 	sc_kernel_mem(sc, 0, m);     /* op 14: faults it in */
 	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
 	t = run_p(sc, &p);
-	f = need(t, 2, 0, HD_LANE_HOST, HD_SPAN_FAULT);
-	ck_assert_int_eq(f->bytes, 64 * 1024);
-	for (i = 3; i <= 12; i++) {
-		ck_assert_ptr_null(span_of(t, i, 0, HD_LANE_HOST, HD_SPAN_FAULT));
-		ck_assert_ptr_null(span_of(t, i, 0, HD_LANE_PCIE_H2D, HD_SPAN_FAULT));
+	ck_assert_ptr_null(span_of(t, 1, 0, HD_LANE_COMPUTE, HD_SPAN_FAULT));
+	for (i = 2; i <= 12; i += 2) { /* each copy faults a group over */
+		f = need(t, i, 0, HD_LANE_HOST, HD_SPAN_FAULT);
+		ck_assert_int_eq(f->bytes, 64 * 1024);
 	}
-	f = need(t, 13, 0, HD_LANE_HOST, HD_SPAN_FAULT);
+	for (i = 3; i <= 11; i += 2) /* each kernel after one brings it back */
+		ck_assert_int_eq(need(t, i, 0, HD_LANE_COMPUTE, HD_SPAN_FAULT)->bytes, 64 * 1024);
+	f = need(t, 13, 0, HD_LANE_HOST, HD_SPAN_FAULT); /* op 12's group is over already */
 	ck_assert_int_eq(f->bytes, 4 * MiB - 64 * 1024);
 	ck_assert_int_eq(f->end - f->start,
 			 50 * HD_US + hd_time_for_bytes(4.0 * MiB - 64 * 1024, 2e9));
 	ck_assert_ptr_nonnull(span_of(t, 14, 0, HD_LANE_PCIE_H2D, HD_SPAN_FAULT));
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
+/* A READ of managed memory on the device is the copy engine's alone: the
+ * kernel after it brings nothing back (a memory kernel and a 4 B read of
+ * 169 KB of managed memory, 50 rounds, took 1.1 ms on a lent H100 with each
+ * repeat on a buffer of its own: bench/probe/umkcopy.hds kmem_read, run88). */
+START_TEST(read_is_no_round_trip)
+{
+	struct hd_profile p = test_profile();
+	struct hd_scenario *sc = sc_new("um");
+	int m = sc_buf(sc, "m", HD_MEM_MANAGED, 169000);
+	struct hd_trace *t;
+	int i;
+
+	p.um_page = 64 * 1024;
+	for (i = 0; i < 10; i++) { /* ops 0-19 */
+		sc_kernel_mem(sc, 0, m);
+		sc_op(sc, HD_OP_READ, 0)->src = m;
+	}
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	t = run_p(sc, &p);
+	ck_assert_ptr_nonnull(span_of(t, 0, 0, HD_LANE_COMPUTE, HD_SPAN_FAULT));
+	for (i = 1; i < 10; i++)
+		ck_assert_ptr_null(span_of(t, 2 * i, 0, HD_LANE_COMPUTE, HD_SPAN_FAULT));
 	hd_trace_free(t);
 	sc_free(sc);
 }
@@ -2932,12 +3001,13 @@ model_suite(void)
 	tcase_add_test(tc, prefetch_in_flight_shared);
 	tcase_add_test(tc, prefetch_takes_over_faults);
 	tcase_add_test(tc, managed_copy_faults_back);
-	tcase_add_test(tc, managed_read_loop_stays);
+	tcase_add_test(tc, managed_round_trips_nap_then_pin);
 	tcase_add_test(tc, alloc_free_managed);
 	tcase_add_test(tc, small_pageable_async_returns);
 	tcase_add_test(tc, host_copy_waits_for_legacy);
 	tcase_add_test(tc, prefetch_moves_copied_pages);
-	tcase_add_test(tc, kernel_leaves_host_copy);
+	tcase_add_test(tc, kernel_brings_back_host_copy);
+	tcase_add_test(tc, read_is_no_round_trip);
 	tcase_add_test(tc, managed_copy_waits_for_dma);
 	tcase_add_test(tc, newest_prefetch_decides);
 	tcase_add_test(tc, alloc_free_per_byte);
