@@ -459,11 +459,9 @@ op_alloc(struct model *m, const struct hd_op *op, int opi)
 		return host_api_end(m);
 	if (b->mem == HD_MEM_MANAGED && b->moving < 0) { /* fresh pages, touched on the host */
 		b->resident = 0;
-		b->host_bytes = b->host_copy = b->host_moved = 0;
-		b->trip_open = 0;
+		model_buf_settled(b);
+		model_buf_forget_trips(b);
 		b->copied = 0;
-		b->trips = b->naps = 0; /* and the driver's record of them */
-		b->pin_end = 0;
 	}
 	if (b->mem == HD_MEM_PAGEABLE) /* fresh pages, mapped as written (large) */
 		b->touched = bytes >= MALLOC_FRESH ? 0 : b->bytes;
@@ -918,11 +916,11 @@ enum um_access {
  * a memory kernel on 169 KB of managed memory and a 9 B copy out of it,
  * 100 times in turn, took 8.9-10.1 ms on lent H100s with each repeat on a
  * buffer of its own; 1.4 ms measured before, with the repeats inheriting
- * the pages' pin: bench/probe/umthrash2.hds, managed.hds).  The CPU's own writes (a
- * host-to-host copy) bring the pages back (host_bytes): sixteen rounds of
- * a copy out of 24 KB of managed memory, its prefetch to the device and a
- * host-to-host copy into it took as long as moving it every round
- * (heldout13 010, runs 49-50).  The pages a copy writes into, or the CPU
+ * the pages' pin: bench/probe/umthrash2.hds, managed.hds).  The CPU's own
+ * writes (a host-to-host copy) bring the pages back (host_bytes): sixteen
+ * rounds of a copy out of 24 KB of managed memory, its prefetch to the
+ * device and a host-to-host copy into it took as long as moving it every
+ * round (heldout13 010, runs 49-50).  The pages a copy writes into, or the CPU
  * reads out of, a prefetch to the device moves back (host_moved), those a
  * staged copy reads out of it need not: on a lent H200 90 rounds of a
  * prefetch of 169 KB of managed memory to the device and a 10 B copy from
@@ -971,8 +969,7 @@ fault_back(struct model *m, int bi, uint64_t bytes, enum um_access acc, uint64_t
 		b->host_copy = end;
 	if (write && end >= b->bytes) { /* all of it written: on the host */
 		b->resident = 0;
-		b->host_bytes = b->host_copy = b->host_moved = 0;
-		b->trip_open = 0;
+		model_buf_settled(b);
 	}
 	t = model_um_fixed(p->um_host_fault, b->bytes);
 	if (bw > 0)
@@ -1079,8 +1076,7 @@ read_fault_in(struct model *m, int bi, uint64_t bytes, uint64_t *moved)
 		return 0;
 	b = &m->buf[bi];
 	b->resident = 1;
-	b->host_bytes = b->host_copy = b->host_moved = 0;
-	b->trip_open = 0;
+	model_buf_settled(b);
 	model_heap_moved(m, bi);
 	*moved = bytes;
 	return model_fault_in_time(m, bytes, b->bytes);

@@ -135,7 +135,7 @@ struct gop {
 	uint64_t fault_bytes, fault_groups;
 	uint32_t fault_batch, fault_batches; /* the batch in progress, and how many */
 	uint64_t fault_alloc;                /* the largest managed buffer it faults in */
-	hd_time fault_nap; /* the driver throttles it this long first (round_trip) */
+	hd_time fault_nap; /* the driver throttles it this long first (trip_pinned) */
 	/* the one managed buffer it faults in, or -1; fault_stop: a prefetch
 	 * took over the rest (model_fault_takeover), so it waits for that
 	 * after the batch in progress */
@@ -224,11 +224,10 @@ struct mbuf {
 	 * buffer without one: all, as the real backend touches it beforehand) */
 	uint64_t touched;
 	/* managed: the driver's thrashing heuristics (model_xfer.c's
-	 * round_trip).  trips: kernels in a row that brought back pages the
-	 * driver's copies had opened to the host, each within UM_LAPSE of the
-	 * one before (trip_at: the last); naps: of those, the ones throttled;
-	 * until pin_end the pages stay pinned on the host, mapped remotely,
-	 * and nothing moves */
+	 * trip_pinned).  trips: kernels in a row that faulted its pages over
+	 * to the device, each within UM_LAPSE of the one before (trip_at: the
+	 * last); naps: of those, the ones throttled; until pin_end the pages
+	 * stay pinned on the host, mapped remotely, and nothing moves */
 	hd_time trip_at, pin_end;
 	uint32_t trips, naps;
 	/* of host_copy, some was opened by a copy the CPU makes (not a READ's
@@ -508,6 +507,12 @@ int model_heap_small(const struct hd_scenario *sc, int i);
 /* Managed buffer bi's pages go to the device: if it is a block of the
  * managed heap, the heap's freed blocks are fresh pages again. */
 void model_heap_moved(struct model *m, int bi);
+/* Managed buffer b's pages are all on one side now: none written back,
+ * opened or moved by copies. */
+void model_buf_settled(struct mbuf *b);
+/* A user's migration or a new allocation: the driver's record of b's
+ * trips starts over. */
+void model_buf_forget_trips(struct mbuf *b);
 
 /* --- model_host.c: host threads, queues, the CPU ------------------------------------ */
 

@@ -361,6 +361,20 @@ model_on_flow(struct world *w, uint32_t gen)
 #define UM_NAPS       22u
 #define UM_PIN        (150 * HD_MS)
 
+void
+model_buf_settled(struct mbuf *b)
+{
+	b->host_bytes = b->host_copy = b->host_moved = 0;
+	b->trip_open = 0;
+}
+
+void
+model_buf_forget_trips(struct mbuf *b)
+{
+	b->trips = b->naps = 0;
+	b->pin_end = 0;
+}
+
 /*
  * A kernel is about to fault pages of managed buffer bi over to the device
  * (a trip): 1 when they are pinned on the host instead (mapped remotely,
@@ -443,8 +457,7 @@ kernel_begin(struct model *m, int gi)
 			if (b->bytes > g->fault_alloc)
 				g->fault_alloc = b->bytes;
 			b->copied = 0;
-			b->host_copy = b->host_moved = 0;
-			b->trip_open = 0;
+			model_buf_settled(b);
 			fault += back;
 			nbuf++;
 			fbuf = bufs[k];
@@ -489,10 +502,8 @@ buf_arrived(struct model *m, int bi, int to_device, uint32_t move)
 	b->resident = to_device;
 	if (to_device)
 		model_heap_moved(m, bi);
-	b->host_bytes = b->host_copy = b->host_moved = 0;
-	b->trip_open = 0;
-	b->trips = b->naps = 0; /* a user's migration: the driver starts over */
-	b->pin_end = 0;
+	model_buf_settled(b);
+	model_buf_forget_trips(b); /* a user's migration: the driver starts over */
 	b->moving = -1;
 	b->copied = 0;
 	gi = b->waiters;

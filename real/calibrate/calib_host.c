@@ -20,6 +20,28 @@
  * keeps the base's figure. */
 #define NO_HOST_RATE "the copies ran as fast as the DMA allows: no host rate to fit"
 
+/*
+ * The host memcpy rates key[k] (*at[k]) that staging fit f found, noted as
+ * `why`: a rate at the fit's top keeps the base's figure, with a line
+ * saying so; a direction without copies keeps it, with the line none[k]
+ * (none NULL: no line).
+ */
+static void
+set_memcpy_rates(struct cal *c, const struct hd_staging_fit *f, const char *const key[2],
+		 double *const at[2], const char *why, const char *const *none)
+{
+	int k;
+
+	for (k = 0; k < 2; k++)
+		if (f->points[k] == 0) {
+			if (none != NULL)
+				hd_buf_printf(&c->sum, "  %-20s kept (%s)\n", key[k], none[k]);
+		} else if (f->at_top[k])
+			hd_buf_printf(&c->sum, "  %-20s kept (%s)\n", key[k], NO_HOST_RATE);
+		else
+			hd_cal_set_rate(&c->sum, key[k], at[k], f->memcpy_bw[k], why);
+}
+
 /* ---- host API costs ---------------------------------------------------------------- */
 
 enum api_kind {
@@ -582,8 +604,10 @@ calp_stage_pageable(struct cal *c)
 	 * host.cache bytes at these rates.
 	 */
 	if (c->p->host_cache > 0) {
+		static const char *const key[2] = { "host.memcpy_h2d_hot", "host.memcpy_d2h_hot" };
+		double *const at[2] = { &c->p->host_memcpy_h2d_hot_bw,
+					&c->p->host_memcpy_d2h_hot_bw };
 		struct hd_staging_fit f3;
-		int k;
 
 		if (fit_sizes(n, t, d2h, np, 512.0 * KiB, (double)c->p->host_cache / 2, &base, &f,
 			      &f3) == 0) {
@@ -596,37 +620,18 @@ calp_stage_pageable(struct cal *c)
 			    f3.points[0] ? hd_cal_frate(b, sizeof b, f3.memcpy_bw[0]) : "-",
 			    f3.points[1] ? hd_cal_frate(x, sizeof x, f3.memcpy_bw[1]) : "-",
 			    100 * f3.max_rel);
-			static const char *const key[2] = { "host.memcpy_h2d_hot",
-							    "host.memcpy_d2h_hot" };
-			double *at[2] = { &c->p->host_memcpy_h2d_hot_bw,
-					  &c->p->host_memcpy_d2h_hot_bw };
-
-			for (k = 0; k < 2; k++) {
-				if (f3.points[k] == 0)
-					continue;
-				if (f3.at_top[k])
-					hd_buf_printf(&c->sum, "  %-20s kept (%s)\n", key[k],
-						      NO_HOST_RATE);
-				else
-					hd_cal_set_rate(&c->sum, key[k], at[k], f3.memcpy_bw[k],
-							"fitted on copies that fit host.cache");
-			}
+			set_memcpy_rates(c, &f3, key, at, "fitted on copies that fit host.cache",
+					 NULL);
 		}
 	}
 	{
 		static const char *const key[2] = { "host.memcpy_h2d", "host.memcpy_d2h" };
 		static const char *const none[2] = { "no HtoD pageable copies",
 						     "no DtoH pageable copies" };
-		double *at[2] = { &c->p->host_memcpy_h2d_bw, &c->p->host_memcpy_d2h_bw };
-		int k;
+		double *const at[2] = { &c->p->host_memcpy_h2d_bw, &c->p->host_memcpy_d2h_bw };
 
-		for (k = 0; k < 2; k++)
-			if (f.points[k] > 0 && !f.at_top[k])
-				hd_cal_set_rate(&c->sum, key[k], at[k], f.memcpy_bw[k],
-						"fitted through the model's staging pipeline");
-			else
-				hd_buf_printf(&c->sum, "  %-20s kept (%s)\n", key[k],
-					      f.points[k] > 0 ? NO_HOST_RATE : none[k]);
+		set_memcpy_rates(c, &f, key, at, "fitted through the model's staging pipeline",
+				 none);
 	}
 	if (f.shape_fitted) {
 		hd_buf_printf(&c->sum, "  %-20s %-14s (base %s) fitted staging shape\n",
