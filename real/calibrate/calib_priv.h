@@ -167,13 +167,15 @@ int calp_sweep_fit(struct cal *c, const struct calp_sweep *sw, double small, dou
 /* The GPU's PCIe link as sysfs reports it now, for the log (calibrate.c). */
 void calp_read_link(struct cal *c, int *gen, int *lanes, char *text, size_t n);
 
-/* Which of n host rounds figure `key` takes: "median", or for a call's own
- * cost the API stage measures "slowest" (n up to 4) or "upper quartile"
+/* Which of n host rounds figure `key` takes: "median"; for a call's own
+ * cost the API stage measures "slowest" (n up to 4) or "upper quartile";
+ * for a figure whose rounds rise one after the other "fastest"
  * (calib_host.c). */
-const char *calp_api_rounds(const char *key, int n);
-/* out's call costs from the n rounds r[0..n-1], as calp_api_rounds says
- * (calib_host.c); every other key of out is left as it is. */
-void calp_api_pick(const struct hd_profile *r, int n, struct hd_profile *out);
+const char *calp_rounds_rule(const char *key, int n);
+/* out's call costs and fastest-round figures from the n rounds
+ * r[0..n-1], as calp_rounds_rule says (calib_host.c); every other key of
+ * out is left as it is. */
+void calp_rounds_pick(const struct hd_profile *r, int n, struct hd_profile *out);
 
 /* The stages, each 0 or -1 (calibrate.c runs them in order). */
 int calp_stage_api(struct cal *c); /* calib_host.c */

@@ -26,8 +26,9 @@
  * its spread.  What the host's CPU does (API costs, pageable copies,
  * pinning and allocation, managed memory) is measured in three rounds, the
  * last two after the GPU's stages, and each of its figures is the median of
- * the rounds, the API calls' costs the slowest round's (host_rounds below,
- * calib_host.c's calp_api_pick).  Sizes that do not fit a quarter of free GPU memory or an
+ * the rounds, the API calls' costs the slowest round's and the first touch
+ * of managed memory the fastest (host_rounds below, calib_host.c's
+ * calp_rounds_pick).  Sizes that do not fit a quarter of free GPU memory or an
  * eighth of available host memory are skipped and logged.  Every CUDA call
  * is checked; a failure names the call and the runtime's message, and every
  * resource is released on every path.
@@ -464,7 +465,7 @@ restate(struct hd_buf *sum, const struct hd_profile *r, int n, const struct hd_p
 			continue;
 		}
 		hd_buf_printf(&out, "  %-20s %-14s (%s of %d rounds:", key,
-			      fvalue(a, sizeof a, v, dim), calp_api_rounds(key, n), n);
+			      fvalue(a, sizeof a, v, dim), calp_rounds_rule(key, n), n);
 		for (k = 0; k < n; k++) {
 			if (hd_profile_value(&r[k], key, &w, &dim) != 0)
 				w = 0;
@@ -483,7 +484,8 @@ restate(struct hd_buf *sum, const struct hd_profile *r, int n, const struct hd_p
 /*
  * The host's figures measured n - 1 more times after the GPU's stages, each
  * then the median of the n rounds (the first being the stages' own; the
- * API calls' costs a slow round's: calp_api_pick).  On a
+ * API calls' costs a slow round's, um.host_touch the fastest:
+ * calp_rounds_pick).  On a
  * lent VM they move by tens of percent from one few-second window to the
  * next (four calibrations within a minute on one H100 host gave
  * host.memcpy_d2h 8.3 to 13.6 GB/s and host.pin_base 69 to 135 us:
@@ -515,7 +517,7 @@ host_rounds(struct cal *c, int n, double *at, double total)
 		}
 	}
 	hd_profile_median(r, n, work);
-	calp_api_pick(r, n, work);
+	calp_rounds_pick(r, n, work);
 	restate(&first, r, n, work);
 	rc = 0;
 out:
