@@ -54,6 +54,8 @@ static const struct hd_profkey keys[] = {
 	{ "api.free_managed", HD_DIM_TIME },
 	{ "api.malloc_rate", HD_DIM_RATE },
 	{ "api.free_rate", HD_DIM_RATE },
+	{ "api.malloc_mid", HD_DIM_TIME },
+	{ "api.free_mid", HD_DIM_TIME },
 	{ "api.freehost", HD_DIM_TIME },
 	{ "api.queue_depth", HD_DIM_NONE },
 	{ "api.graph_launch", HD_DIM_TIME },

@@ -84,7 +84,14 @@ struct hd_profile {
 	/* cudaMalloc / cudaFree of device memory of 2 MiB up also map / unmap
 	 * its bytes at these rates, bytes/s (0: no per-byte cost) */
 	double malloc_bw, free_bw;
-#define HD_ALLOC_SMALL (2u << 20)
+	/* cudaMalloc / cudaFree of device memory from HD_ALLOC_SMALL to
+	 * HD_ALLOC_MID_TOP bytes: the time at HD_ALLOC_MID bytes and below,
+	 * rising linearly in bytes to what the two figures above give at
+	 * HD_ALLOC_MID_TOP (0: as those two throughout) */
+	hd_time malloc_mid, free_mid;
+#define HD_ALLOC_SMALL   (2u << 20)
+#define HD_ALLOC_MID     (4u << 20)
+#define HD_ALLOC_MID_TOP (64u << 20)
 	hd_time freehost_cost; /* cudaFreeHost, fixed part (0: api.free) */
 	double unpin_bw;       /* cudaFreeHost: bytes unpinned per second (0: no per-byte cost) */
 

@@ -130,6 +130,10 @@ START_TEST(quick_run_finds_the_figures)
 	    strstr(log.s, "first touch on the host (memset of a fresh buffer each sample)"));
 	ck_assert_ptr_nonnull(strstr(log.s, "median memset of fresh managed memory"));
 	ck_assert(p.um_touch_bw > 0);
+	/* cudaMalloc / cudaFree of 4 MiB, the foot of the model's rise to 64 MiB */
+	ck_assert_ptr_nonnull(strstr(log.s, "median cudaMalloc of 4 MiB"));
+	ck_assert_ptr_nonnull(strstr(log.s, "median cudaFree of 4 MiB"));
+	ck_assert(p.malloc_mid > 0 && p.free_mid > 0);
 	if (at_speed()) {
 		ck_assert(REL(p.h2d_bw, FAKE_H2D) < 0.03);
 		ck_assert(REL(p.d2h_bw, FAKE_D2H) < 0.03);

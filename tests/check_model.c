@@ -1014,6 +1014,57 @@ START_TEST(alloc_free_per_byte)
 }
 END_TEST
 
+/* From 2 MiB to 64 MiB, with api.malloc_mid / api.free_mid set, cudaMalloc
+ * and cudaFree cost the mid figure up to 4 MiB, then rise linearly in bytes
+ * to what the fixed parts and rates give at 64 MiB, and from there on
+ * follow those alone (a lent H100: 2 to 10 MiB took 65-70 us a round where
+ * 64 MiB's figures made 111; bench/probe/dmalloc.hds). */
+START_TEST(alloc_free_mid_sizes)
+{
+	struct hd_profile p = test_profile();
+	struct hd_scenario *sc = sc_new("mid");
+	static const uint64_t size[4] = { 3 * MiB, 34 * MiB, 64 * MiB, 256 * MiB };
+	hd_time top_m, top_f, want;
+	struct hd_trace *t;
+	struct hd_op_time ot[8];
+	int b[4], i;
+
+	p.malloc_bw = 10e12;
+	p.free_bw = 2e12;
+	p.malloc_mid = 30 * HD_US;
+	p.free_mid = 20 * HD_US;
+	for (i = 0; i < 4; i++) {
+		char name[8];
+
+		snprintf(name, sizeof name, "d%d", i);
+		b[i] = sc_buf(sc, name, HD_MEM_DEVICE, size[i]);
+		sc_op(sc, HD_OP_ALLOC, 0)->dst = b[i];
+		sc_op(sc, HD_OP_FREE, 0)->dst = b[i];
+	}
+	t = run_p(sc, &p);
+	for (i = 0; i < 8; i++)
+		ot[i] = hd_trace_op_time(t, i);
+	top_m = p.malloc_cost + hd_time_for_bytes(64.0 * MiB, p.malloc_bw);
+	top_f = p.free_cost + hd_time_for_bytes(64.0 * MiB, p.free_bw);
+	ck_assert_int_eq(ot[0].end - ot[0].start, p.malloc_mid);
+	/* 34 MiB: halfway from 4 MiB to 64 MiB */
+	want = p.malloc_mid + (top_m - p.malloc_mid) / 2;
+	ck_assert_msg(llabs((long long)(ot[2].end - ot[2].start - want)) <= 1, "%lld against %lld",
+		      (long long)(ot[2].end - ot[2].start), (long long)want);
+	ck_assert_int_eq(ot[4].end - ot[4].start, top_m);
+	ck_assert_int_eq(ot[6].end - ot[6].start,
+			 p.malloc_cost + hd_time_for_bytes(256.0 * MiB, p.malloc_bw));
+	/* the frees pay the same idle sync: their differences are the rule's */
+	want = p.free_mid + (top_f - p.free_mid) / 2;
+	ck_assert_msg(llabs((long long)((ot[3].end - ot[3].start) - (ot[1].end - ot[1].start) -
+					(want - p.free_mid))) <= 1,
+		      "%lld", (long long)((ot[3].end - ot[3].start) - (ot[1].end - ot[1].start)));
+	ck_assert_int_eq((ot[5].end - ot[5].start) - (ot[1].end - ot[1].start), top_f - p.free_mid);
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
 /* A buffer that fits gpu.l2 runs at the L2's rates (gpu.l2_fill for a fill);
  * a larger one, or a profile without them, at gpu.hbm. */
 START_TEST(kernel_l2_rates)
@@ -3011,6 +3062,7 @@ model_suite(void)
 	tcase_add_test(tc, managed_copy_waits_for_dma);
 	tcase_add_test(tc, newest_prefetch_decides);
 	tcase_add_test(tc, alloc_free_per_byte);
+	tcase_add_test(tc, alloc_free_mid_sizes);
 	tcase_add_test(tc, managed_heap_reuse);
 	tcase_add_test(tc, deterministic);
 	tcase_add_test(tc, same_direction_fifo);
