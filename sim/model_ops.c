@@ -272,10 +272,13 @@ mapped_memset(const struct hd_profile *p, uint64_t bytes)
  * cudaMalloc or cudaFree of `bytes` of device memory, 2 MiB up: `fixed` and
  * the bytes at `bw`; below HD_ALLOC_MID_TOP, when `mid` is set, `mid` up to
  * HD_ALLOC_MID and from there linear in bytes to the first rule's time at
- * HD_ALLOC_MID_TOP.  On a lent H100 a cudaMalloc and cudaFree of 2, 4 and
- * 10 MiB took 65-70 us a round, 32 MiB 85-128, 64 MiB 97-128, where
- * calibrate's 64 MiB and 1 GiB put 111 us under every size
- * (bench/probe/dmalloc.hds, run90).
+ * HD_ALLOC_MID_TOP.  The callers pass `mid` for a buffer whose cudaMalloc
+ * an earlier cudaFree of as many bytes or more served (mbuf.warm), as
+ * calibrate's rounds are.  On a lent H100 16 rounds of a cudaMalloc and
+ * cudaFree of 2, 4 and 10 MiB took 65-70 us a round, 32 MiB 85-128, 64 MiB
+ * 97-128, where calibrate's 64 MiB and 1 GiB put 111 us under every size
+ * (bench/probe/dmalloc.hds, run90); a first one of 4 MB in a scenario took
+ * 179 and 114 us on a lent H200 (heldout32 025, run91).
  */
 static hd_time
 device_map_cost(hd_time fixed, double bw, hd_time mid, uint64_t bytes)
@@ -301,7 +304,7 @@ device_map_cost(hd_time fixed, double bw, hd_time mid, uint64_t bytes)
  * backend does, so that it starts resident there), a small one from the
  * live heap (`heap`) on pages mapped already. */
 static hd_time
-alloc_cost(const struct hd_profile *p, enum hd_mem mem, uint64_t bytes, int heap)
+alloc_cost(const struct hd_profile *p, enum hd_mem mem, uint64_t bytes, int heap, int warm)
 {
 	hd_time cost = bytes < HD_ALLOC_SMALL && p->malloc_small > 0 ? p->malloc_small :
 								       p->malloc_cost;
@@ -328,7 +331,8 @@ alloc_cost(const struct hd_profile *p, enum hd_mem mem, uint64_t bytes, int heap
 		return cost;
 	case HD_MEM_DEVICE:
 		if (bytes >= HD_ALLOC_SMALL)
-			return device_map_cost(p->malloc_cost, p->malloc_bw, p->malloc_mid, bytes);
+			return device_map_cost(p->malloc_cost, p->malloc_bw,
+					       warm ? p->malloc_mid : 0, bytes);
 		return cost;
 	case HD_MEM__COUNT:
 		break;
@@ -340,7 +344,7 @@ alloc_cost(const struct hd_profile *p, enum hd_mem mem, uint64_t bytes, int heap
  * buffers unmap their bytes at api.free_rate; a small pinned block whose
  * `heap` stays alive costs what a small cudaFree does). */
 static hd_time
-free_cost(const struct hd_profile *p, enum hd_mem mem, uint64_t bytes, int heap)
+free_cost(const struct hd_profile *p, enum hd_mem mem, uint64_t bytes, int heap, int warm)
 {
 	hd_time cost;
 
@@ -357,7 +361,8 @@ free_cost(const struct hd_profile *p, enum hd_mem mem, uint64_t bytes, int heap)
 		return HD_US;
 	case HD_MEM_DEVICE:
 		if (bytes >= HD_ALLOC_SMALL)
-			return device_map_cost(p->free_cost, p->free_bw, p->free_mid, bytes);
+			return device_map_cost(p->free_cost, p->free_bw, warm ? p->free_mid : 0,
+					       bytes);
 		break;
 	case HD_MEM_MANAGED:
 		if (!heap && p->free_managed > 0)
@@ -488,7 +493,8 @@ op_alloc(struct model *m, const struct hd_op *op, int opi)
 	}
 	if (b->mem == HD_MEM_PAGEABLE) /* fresh pages, mapped as written (large) */
 		b->touched = bytes >= MALLOC_FRESH ? 0 : b->bytes;
-	cost = alloc_cost(m->p, mem, bytes, in_live_heap(m, op->dst));
+	m->buf[op->dst].warm = mem == HD_MEM_DEVICE && bytes <= m->dev_freed;
+	cost = alloc_cost(m->p, mem, bytes, in_live_heap(m, op->dst), m->buf[op->dst].warm);
 	set_live(m, op->dst, 1);
 	return host_sleep(m, cost, 1);
 }
@@ -522,8 +528,11 @@ op_free(struct model *m, const struct hd_op *op, int opi)
 		/* FALLTHROUGH */
 	case 1: {
 		uint64_t bytes = model_buf_bytes(m, op->dst, op->bytes);
-		hd_time cost = free_cost(m->p, mem, bytes, in_live_heap(m, op->dst));
+		hd_time cost = free_cost(m->p, mem, bytes, in_live_heap(m, op->dst),
+					 m->buf[op->dst].warm);
 
+		if (mem == HD_MEM_DEVICE && bytes >= HD_ALLOC_SMALL && bytes > m->dev_freed)
+			m->dev_freed = bytes;
 		set_live(m, op->dst, 0);
 		return host_sleep(m, cost, 2);
 	}

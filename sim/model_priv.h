@@ -220,6 +220,10 @@ struct mbuf {
 	 * epoch at its alloc) */
 	int kept;
 	uint32_t kept_epoch;
+	/* device memory of HD_ALLOC_SMALL bytes up: its cudaMalloc was served
+	 * from what an earlier cudaFree left the driver (model_ops.c's
+	 * dev_warm), so it and its cudaFree take the api.*_mid rule */
+	int warm;
 	/* pageable: its first `touched` bytes were written since its alloc (a
 	 * buffer without one: all, as the real backend touches it beforehand) */
 	uint64_t touched;
@@ -363,6 +367,8 @@ struct model {
 	/* moves on when the managed heap empties or pages of it go to the
 	 * device: the blocks freed before are fresh pages again */
 	uint32_t um_heap_epoch;
+	/* the largest device buffer of HD_ALLOC_SMALL bytes up freed so far */
+	uint64_t dev_freed;
 	/* the last kernel that read a buffer through (model_xfer.c, read_shared):
 	 * its buffer (-1: none yet), stream and compute span */
 	int read_buf, read_stream;

@@ -1014,26 +1014,28 @@ START_TEST(alloc_free_per_byte)
 }
 END_TEST
 
-/* From 2 MiB to 64 MiB, with api.malloc_mid / api.free_mid set, cudaMalloc
- * and cudaFree cost the mid figure up to 4 MiB, then rise linearly in bytes
- * to what the fixed parts and rates give at 64 MiB, and from there on
- * follow those alone (a lent H100: 2 to 10 MiB took 65-70 us a round where
- * 64 MiB's figures made 111; bench/probe/dmalloc.hds). */
+/* From 2 MiB to 64 MiB, with api.malloc_mid / api.free_mid set, a cudaMalloc
+ * that an earlier cudaFree of as many bytes served, and its cudaFree, cost
+ * the mid figure up to 4 MiB, then rise linearly in bytes to what the fixed
+ * parts and rates give at 64 MiB, and from there on follow those alone; a
+ * first one follows those alone (a lent H100: 16 rounds of 2 to 10 MiB took
+ * 65-70 us a round where 64 MiB's figures made 111, bench/probe/dmalloc.hds;
+ * a lent H200: a first 4 MB took 179 and 114 us, heldout32 025). */
 START_TEST(alloc_free_mid_sizes)
 {
 	struct hd_profile p = test_profile();
 	struct hd_scenario *sc = sc_new("mid");
-	static const uint64_t size[4] = { 3 * MiB, 34 * MiB, 64 * MiB, 256 * MiB };
-	hd_time top_m, top_f, want;
+	static const uint64_t size[5] = { 3 * MiB, 256 * MiB, 3 * MiB, 34 * MiB, 64 * MiB };
+	hd_time top_m, top_f, want, cold_f;
 	struct hd_trace *t;
-	struct hd_op_time ot[8];
-	int b[4], i;
+	struct hd_op_time ot[10];
+	int b[5], i;
 
 	p.malloc_bw = 10e12;
 	p.free_bw = 2e12;
 	p.malloc_mid = 30 * HD_US;
 	p.free_mid = 20 * HD_US;
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		char name[8];
 
 		snprintf(name, sizeof name, "d%d", i);
@@ -1042,24 +1044,31 @@ START_TEST(alloc_free_mid_sizes)
 		sc_op(sc, HD_OP_FREE, 0)->dst = b[i];
 	}
 	t = run_p(sc, &p);
-	for (i = 0; i < 8; i++)
+	for (i = 0; i < 10; i++)
 		ot[i] = hd_trace_op_time(t, i);
 	top_m = p.malloc_cost + hd_time_for_bytes(64.0 * MiB, p.malloc_bw);
 	top_f = p.free_cost + hd_time_for_bytes(64.0 * MiB, p.free_bw);
-	ck_assert_int_eq(ot[0].end - ot[0].start, p.malloc_mid);
+	/* the first 3 MiB: nothing freed before it, the fixed part and bytes */
+	ck_assert_int_eq(ot[0].end - ot[0].start,
+			 p.malloc_cost + hd_time_for_bytes(3.0 * MiB, p.malloc_bw));
+	cold_f = p.free_cost + hd_time_for_bytes(3.0 * MiB, p.free_bw);
+	ck_assert_int_eq(ot[2].end - ot[2].start,
+			 p.malloc_cost + hd_time_for_bytes(256.0 * MiB, p.malloc_bw));
+	/* after 256 MiB were freed: the mid rule */
+	ck_assert_int_eq(ot[4].end - ot[4].start, p.malloc_mid);
 	/* 34 MiB: halfway from 4 MiB to 64 MiB */
 	want = p.malloc_mid + (top_m - p.malloc_mid) / 2;
-	ck_assert_msg(llabs((long long)(ot[2].end - ot[2].start - want)) <= 1, "%lld against %lld",
-		      (long long)(ot[2].end - ot[2].start), (long long)want);
-	ck_assert_int_eq(ot[4].end - ot[4].start, top_m);
-	ck_assert_int_eq(ot[6].end - ot[6].start,
-			 p.malloc_cost + hd_time_for_bytes(256.0 * MiB, p.malloc_bw));
+	ck_assert_msg(llabs((long long)(ot[6].end - ot[6].start - want)) <= 1, "%lld against %lld",
+		      (long long)(ot[6].end - ot[6].start), (long long)want);
+	ck_assert_int_eq(ot[8].end - ot[8].start, top_m);
 	/* the frees pay the same idle sync: their differences are the rule's */
+	ck_assert_int_eq((ot[1].end - ot[1].start) - (ot[5].end - ot[5].start),
+			 cold_f - p.free_mid);
 	want = p.free_mid + (top_f - p.free_mid) / 2;
-	ck_assert_msg(llabs((long long)((ot[3].end - ot[3].start) - (ot[1].end - ot[1].start) -
+	ck_assert_msg(llabs((long long)((ot[7].end - ot[7].start) - (ot[5].end - ot[5].start) -
 					(want - p.free_mid))) <= 1,
-		      "%lld", (long long)((ot[3].end - ot[3].start) - (ot[1].end - ot[1].start)));
-	ck_assert_int_eq((ot[5].end - ot[5].start) - (ot[1].end - ot[1].start), top_f - p.free_mid);
+		      "%lld", (long long)((ot[7].end - ot[7].start) - (ot[5].end - ot[5].start)));
+	ck_assert_int_eq((ot[9].end - ot[9].start) - (ot[5].end - ot[5].start), top_f - p.free_mid);
 	hd_trace_free(t);
 	sc_free(sc);
 }
