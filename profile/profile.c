@@ -207,11 +207,12 @@ static const struct pkey keys[] = {
 	RATE("api.free_rate", free_bw, "TB/s", KF_OPT,
 	     "cudaFree of 2 MiB up also unmaps its bytes at this rate (0: no per-byte cost)"),
 	TIME("api.malloc_mid", malloc_mid, "us", KF_OPT,
-	     "cudaMalloc of 2 to 4 MiB; up to 64 MiB it rises linearly to what api.malloc and "
-	     "api.malloc_rate give there (0: as those two throughout)"),
+	     "cudaMalloc of 2 to 4 MiB that an earlier cudaFree of as many bytes served; up to 64 "
+	     "MiB it rises linearly to what api.malloc and api.malloc_rate give there (0: as those "
+	     "two throughout)"),
 	TIME("api.free_mid", free_mid, "us", KF_OPT,
-	     "cudaFree of 2 to 4 MiB; up to 64 MiB it rises linearly to what api.free and "
-	     "api.free_rate give there (0: as those two throughout)"),
+	     "cudaFree of such a cudaMalloc of 2 to 4 MiB; up to 64 MiB it rises linearly to what "
+	     "api.free and api.free_rate give there (0: as those two throughout)"),
 	TIME("api.freehost", freehost_cost, "us", KF_OPT,
 	     "cudaFreeHost, fixed part, before its implicit device sync (0: api.free)"),
 	RATE("host.unpin_rate", unpin_bw, "GB/s", KF_OPT,

@@ -85,9 +85,10 @@ struct hd_profile {
 	 * its bytes at these rates, bytes/s (0: no per-byte cost) */
 	double malloc_bw, free_bw;
 	/* cudaMalloc / cudaFree of device memory from HD_ALLOC_SMALL to
-	 * HD_ALLOC_MID_TOP bytes: the time at HD_ALLOC_MID bytes and below,
-	 * rising linearly in bytes to what the two figures above give at
-	 * HD_ALLOC_MID_TOP (0: as those two throughout) */
+	 * HD_ALLOC_MID_TOP bytes that an earlier cudaFree of as many bytes
+	 * served: the time at HD_ALLOC_MID bytes and below, rising linearly in
+	 * bytes to what the two figures above give at HD_ALLOC_MID_TOP (0: as
+	 * those two throughout; a first allocation always so) */
 	hd_time malloc_mid, free_mid;
 #define HD_ALLOC_SMALL   (2u << 20)
 #define HD_ALLOC_MID     (4u << 20)

@@ -126,7 +126,7 @@ slow_rank(int n)
  * five fresh managed buffers) gave 1.82, 2.01 and 2.76 GB/s where
  * scenarios' managed allocations touched at 2.7-2.9 (bench/probe/umalloc.hds),
  * and 2.07, 2.25 and 3.17 GB/s (one memset a round) where they touched at
- * 3.3-4.2, on two lent H100s (bench/results/2026-12-07-heldout32-h100,
+ * 3.3-4.2, on two lent H100s (bench/results/2026-12-07-heldout32,
  * run90; 2026-12-07-heldout30-h100, run89).  Rates: the fastest is the
  * largest.
  */
@@ -846,6 +846,26 @@ malloc_pair(struct cal *c, uint64_t n, int samples, struct hd_stats *sm, struct 
 	return 0;
 }
 
+/* cudaMalloc / cudaFree of `size` bytes (`sz` in words), logged, their
+ * medians the figures mkey and fkey. */
+static int
+malloc_fixed(struct cal *c, uint64_t size, int n, const char *sz, const char *mkey, hd_time *mfield,
+	     const char *fkey, hd_time *ffield)
+{
+	struct hd_stats sm, sf;
+	char how[64];
+
+	if (malloc_pair(c, size, n, &sm, &sf) != 0)
+		return -1;
+	calp_log_row(c, "cudaMalloc", n, 1, &sm, sz);
+	calp_log_row(c, "cudaFree", n, 1, &sf, sz);
+	snprintf(how, sizeof how, "median cudaMalloc of %s", sz);
+	hd_cal_set_time(&c->sum, mkey, mfield, sm.median, how);
+	snprintf(how, sizeof how, "median cudaFree of %s", sz);
+	hd_cal_set_time(&c->sum, fkey, ffield, sf.median, how);
+	return 0;
+}
+
 double
 calp_less_bytes(double t, uint64_t n, double rate)
 {
@@ -985,22 +1005,12 @@ calp_stage_pinning(struct cal *c)
 	/* from 2 MiB to 64 MiB the driver's time is not 64 MiB's less its
 	 * bytes: 4 MiB, the foot of the rise the model draws to 64 MiB
 	 * (sim/model_ops.c's device_map_cost) */
-	if (malloc_pair(c, HD_ALLOC_MID, n, &sm, &sf) != 0)
+	if (malloc_fixed(c, HD_ALLOC_MID, n, "4 MiB", "api.malloc_mid", &c->p->malloc_mid,
+			 "api.free_mid", &c->p->free_mid) != 0)
 		return -1;
-	calp_log_row(c, "cudaMalloc", n, 1, &sm, "4 MiB");
-	calp_log_row(c, "cudaFree", n, 1, &sf, "4 MiB");
-	hd_cal_set_time(&c->sum, "api.malloc_mid", &c->p->malloc_mid, sm.median,
-			"median cudaMalloc of 4 MiB");
-	hd_cal_set_time(&c->sum, "api.free_mid", &c->p->free_mid, sf.median,
-			"median cudaFree of 4 MiB");
 	/* below 2 MiB the driver serves allocations from its pool */
-	if (malloc_pair(c, 64 * KiB, n, &sm, &sf) != 0)
+	if (malloc_fixed(c, 64 * KiB, n, "64 KiB", "api.malloc_small", &c->p->malloc_small,
+			 "api.free_small", &c->p->free_small) != 0)
 		return -1;
-	calp_log_row(c, "cudaMalloc", n, 1, &sm, "64 KiB");
-	calp_log_row(c, "cudaFree", n, 1, &sf, "64 KiB");
-	hd_cal_set_time(&c->sum, "api.malloc_small", &c->p->malloc_small, sm.median,
-			"median cudaMalloc of 64 KiB");
-	hd_cal_set_time(&c->sum, "api.free_small", &c->p->free_small, sf.median,
-			"median cudaFree of 64 KiB");
 	return 0;
 }
