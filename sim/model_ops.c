@@ -275,21 +275,27 @@ mapped_memset(const struct hd_profile *p, uint64_t bytes)
  * HD_ALLOC_MID_TOP.  The callers pass `mid` for a buffer whose cudaMalloc
  * an earlier cudaFree of as many bytes or more served (mbuf.warm), as
  * calibrate's rounds are.  On a lent H100 16 rounds of a cudaMalloc and
- * cudaFree of 2, 4 and 10 MiB took 65-70 us a round, 32 MiB 85-128, 64 MiB
+ * cudaFree of 2, 4 and 10 MiB took 68-71 us a round, 32 MiB 85-128, 64 MiB
  * 97-128, where calibrate's 64 MiB and 1 GiB put 111 us under every size
  * (bench/probe/dmalloc.hds, run90); a first one of 4 MB in a scenario took
  * 179 and 114 us on a lent H200 (heldout32 025, run91).
  */
+static hd_time
+fixed_and_bytes(hd_time fixed, double bw, uint64_t bytes)
+{
+	return bw > 0 ? hd_time_add(fixed, hd_time_for_bytes((double)bytes, bw)) : fixed;
+}
+
 static hd_time
 device_map_cost(hd_time fixed, double bw, hd_time mid, uint64_t bytes)
 {
 	hd_time top;
 
 	if (mid <= 0 || bytes >= HD_ALLOC_MID_TOP)
-		return bw > 0 ? hd_time_add(fixed, hd_time_for_bytes((double)bytes, bw)) : fixed;
+		return fixed_and_bytes(fixed, bw, bytes);
 	if (bytes <= HD_ALLOC_MID)
 		return mid;
-	top = bw > 0 ? hd_time_add(fixed, hd_time_for_bytes((double)HD_ALLOC_MID_TOP, bw)) : fixed;
+	top = fixed_and_bytes(fixed, bw, HD_ALLOC_MID_TOP);
 	return mid +
 	    (hd_time)((double)(top - mid) * (double)(bytes - HD_ALLOC_MID) /
 		      (double)(HD_ALLOC_MID_TOP - HD_ALLOC_MID));
@@ -493,8 +499,8 @@ op_alloc(struct model *m, const struct hd_op *op, int opi)
 	}
 	if (b->mem == HD_MEM_PAGEABLE) /* fresh pages, mapped as written (large) */
 		b->touched = bytes >= MALLOC_FRESH ? 0 : b->bytes;
-	m->buf[op->dst].warm = mem == HD_MEM_DEVICE && bytes <= m->dev_freed;
-	cost = alloc_cost(m->p, mem, bytes, in_live_heap(m, op->dst), m->buf[op->dst].warm);
+	b->warm = mem == HD_MEM_DEVICE && bytes <= m->dev_freed;
+	cost = alloc_cost(m->p, mem, bytes, in_live_heap(m, op->dst), b->warm);
 	set_live(m, op->dst, 1);
 	return host_sleep(m, cost, 1);
 }

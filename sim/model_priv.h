@@ -222,7 +222,7 @@ struct mbuf {
 	uint32_t kept_epoch;
 	/* device memory of HD_ALLOC_SMALL bytes up: its cudaMalloc was served
 	 * from what an earlier cudaFree left the driver (model_ops.c's
-	 * dev_warm), so it and its cudaFree take the api.*_mid rule */
+	 * op_alloc), so it and its cudaFree take the api.*_mid rule */
 	int warm;
 	/* pageable: its first `touched` bytes were written since its alloc (a
 	 * buffer without one: all, as the real backend touches it beforehand) */

@@ -1019,7 +1019,7 @@ END_TEST
  * the mid figure up to 4 MiB, then rise linearly in bytes to what the fixed
  * parts and rates give at 64 MiB, and from there on follow those alone; a
  * first one follows those alone (a lent H100: 16 rounds of 2 to 10 MiB took
- * 65-70 us a round where 64 MiB's figures made 111, bench/probe/dmalloc.hds;
+ * 68-71 us a round where 64 MiB's figures made 111, bench/probe/dmalloc.hds;
  * a lent H200: a first 4 MB took 179 and 114 us, heldout32 025). */
 START_TEST(alloc_free_mid_sizes)
 {
