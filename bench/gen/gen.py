@@ -129,6 +129,9 @@ SETS = {
     # drawn after heldout31 was read (run89), before calibrate's first touch
     # of managed memory over several fresh buffers, for that change
     'heldout32': {'seed': 20271211, 'single': 40, 'ranks': 16},
+    # drawn after heldout32 was read (runs 90 and 91), before a change for
+    # the short loops over small managed buffers it missed
+    'heldout33': {'seed': 20271215, 'single': 40, 'ranks': 16},
 }
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
