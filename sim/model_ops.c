@@ -974,7 +974,7 @@ static hd_time
 fault_back(struct model *m, int bi, uint64_t bytes, enum um_access acc, uint64_t *moved)
 {
 	const struct hd_profile *p = m->p;
-	uint64_t page = p->um_page > 0 ? p->um_page : 4096, end, n, have;
+	uint64_t page = p->um_page > 0 ? p->um_page : 4096, end, n, have, open;
 	int write = acc == UM_DMA_WRITE || acc == UM_CPU_WRITE;
 	double bw = write && p->um_host_fault_write_bw > 0 ? p->um_host_fault_write_bw :
 							     p->um_host_fault_bw;
@@ -989,13 +989,14 @@ fault_back(struct model *m, int bi, uint64_t bytes, enum um_access acc, uint64_t
 	end = bytes / page * page < bytes ? (bytes / page + 1) * page : bytes;
 	if (end > b->bytes)
 		end = b->bytes;
+	/* what READs alone opened serves READs, not a copy: after five READs
+	 * a copy out of the buffer cost as much as after one (umtiny.hds) */
+	open = acc == UM_DEV_READ || b->trip_open ? b->host_copy : 0;
 	if (acc != UM_DEV_READ)
 		b->trip_open = 1;
 	if (acc != UM_READ && acc != UM_DEV_READ && acc != UM_CPU_WRITE && end > b->host_moved)
 		b->host_moved = end;
-	have = acc == UM_CPU_WRITE       ? b->host_bytes :
-	    b->host_bytes > b->host_copy ? b->host_bytes :
-					   b->host_copy;
+	have = acc == UM_CPU_WRITE ? b->host_bytes : b->host_bytes > open ? b->host_bytes : open;
 	if (end <= have)
 		return 0;
 	n = end - have;
@@ -1107,17 +1108,56 @@ static hd_time
 read_fault_in(struct model *m, int bi, uint64_t bytes, uint64_t *moved)
 {
 	struct mbuf *b;
+	hd_time nap = 0;
 
 	*moved = 0;
 	if (bi < 0 || m->buf[bi].mem != HD_MEM_MANAGED || m->buf[bi].resident ||
 	    m->buf[bi].moving >= 0)
 		return 0;
 	b = &m->buf[bi];
+	if (model_trip_pinned(m, bi, &nap)) /* the first trip of a run, as a kernel's */
+		return 0;
 	b->resident = 1;
 	model_buf_settled(b);
 	model_heap_moved(m, bi);
 	*moved = bytes;
-	return model_fault_in_time(m, bytes, b->bytes);
+	return hd_time_add(nap, model_fault_in_time(m, bytes, b->bytes));
+}
+
+/*
+ * A READ of managed memory on the device whose pages copies have since
+ * opened to the host (a copy the CPU makes, or the driver's staged one) or
+ * written back there: its DMA brings them over to the device again, a trip
+ * as a kernel's is (model_trip_pinned: the driver throttles the third in a
+ * row on), and the next such copy faults them back.  On two lent H100s a
+ * 9 B READ of a 26 B managed buffer and a 9 B async copy out of it, to
+ * pinned, pageable or device memory, each synced, took 0.35-0.39 ms a
+ * round over 4, 9 and 20 rounds, where the model had the pages stay open
+ * to both after the first round (0.06 ms a round); the READ alone 15-16 us
+ * a time, with a fill kernel on the buffer in place of the copy 40-45 us a
+ * round (bench/probe/umtiny.hds, umflip.hds: runs 92 and 93).
+ */
+static hd_time
+read_trip(struct model *m, int bi, uint64_t bytes, uint64_t *moved)
+{
+	struct mbuf *b;
+	uint64_t back;
+	hd_time nap = 0;
+
+	*moved = 0;
+	if (bi < 0 || m->buf[bi].mem != HD_MEM_MANAGED || !m->buf[bi].resident)
+		return 0;
+	b = &m->buf[bi];
+	back = b->host_bytes < bytes ? b->host_bytes : bytes;
+	if (b->trip_open && b->host_copy > back)
+		back = b->host_copy < bytes ? b->host_copy : bytes;
+	if (back == 0 || model_trip_pinned(m, bi, &nap))
+		return 0;
+	model_buf_settled(b);
+	b->copied = 0;
+	model_heap_moved(m, bi);
+	*moved = back;
+	return hd_time_add(nap, model_fault_in_time(m, back, b->bytes));
 }
 
 /* What staged copy op (or READ) pays for the managed pages of its host
@@ -1129,6 +1169,8 @@ staged_fault_back(struct model *m, const struct hd_op *op, uint64_t bytes, uint6
 	if (op->kind == HD_OP_READ) {
 		hd_time t = read_fault_in(m, op->src, bytes, moved);
 
+		if (*moved == 0)
+			t = read_trip(m, op->src, bytes, moved);
 		return *moved > 0 ? t : fault_back(m, op->src, bytes, UM_DEV_READ, moved);
 	}
 	return fault_back(m, host_side(op), bytes, op->copy == HD_COPY_D2H ? UM_DMA_WRITE : UM_READ,

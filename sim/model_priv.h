@@ -135,7 +135,7 @@ struct gop {
 	uint64_t fault_bytes, fault_groups;
 	uint32_t fault_batch, fault_batches; /* the batch in progress, and how many */
 	uint64_t fault_alloc;                /* the largest managed buffer it faults in */
-	hd_time fault_nap; /* the driver throttles it this long first (trip_pinned) */
+	hd_time fault_nap; /* the driver throttles it this long first (model_trip_pinned) */
 	/* the one managed buffer it faults in, or -1; fault_stop: a prefetch
 	 * took over the rest (model_fault_takeover), so it waits for that
 	 * after the batch in progress */
@@ -228,7 +228,7 @@ struct mbuf {
 	 * buffer without one: all, as the real backend touches it beforehand) */
 	uint64_t touched;
 	/* managed: the driver's thrashing heuristics (model_xfer.c's
-	 * trip_pinned).  trips: kernels in a row that faulted its pages over
+	 * model_trip_pinned).  trips: kernels (or READs) in a row that faulted its pages over
 	 * to the device, each within UM_LAPSE of the one before (trip_at: the
 	 * last); naps: of those, the ones throttled; until pin_end the pages
 	 * stay pinned on the host, mapped remotely, and nothing moves */
@@ -519,6 +519,11 @@ void model_buf_settled(struct mbuf *b);
 /* A user's migration or a new allocation: the driver's record of b's
  * trips starts over. */
 void model_buf_forget_trips(struct mbuf *b);
+/* A kernel, or a READ, is about to fault pages of managed buffer bi over
+ * to the device (a trip): 1 when they are pinned on the host instead
+ * (mapped remotely, nothing moves), else 0, the trip counted and the
+ * throttle's wait added to *nap (model_xfer.c's thrashing heuristics). */
+int model_trip_pinned(struct model *m, int bi, hd_time *nap);
 
 /* --- model_host.c: host threads, queues, the CPU ------------------------------------ */
 

@@ -375,14 +375,8 @@ model_buf_forget_trips(struct mbuf *b)
 	b->pin_end = 0;
 }
 
-/*
- * A kernel is about to fault pages of managed buffer bi over to the device
- * (a trip): 1 when they are pinned on the host instead (mapped remotely,
- * nothing moves), else 0, the trip counted and the throttle's wait added
- * to *nap.
- */
-static int
-trip_pinned(struct model *m, int bi, hd_time *nap)
+int
+model_trip_pinned(struct model *m, int bi, hd_time *nap)
 {
 	struct mbuf *b = &m->buf[bi];
 	hd_time now = hd_engine_now(m->eng);
@@ -414,7 +408,7 @@ trip_pinned(struct model *m, int bi, hd_time *nap)
  * host), then computes.  Pages a prefetch is moving to the device it waits
  * for, as their faults would (buf_arrived resumes it).  Pages the driver's
  * copies have opened to the host (host_copy) it brings back too, unless
- * the driver has pinned them there (trip_pinned).  The rule before, that
+ * the driver has pinned them there (model_trip_pinned).  The rule before, that
  * they stayed open whatever the kernel did, was fitted on repeats that
  * inherited the pin from the repeats before them (1.48 ms for 50 rounds
  * of a fill and a copy out on a lent H200, run75; 8.6 ms on a lent H100
@@ -451,7 +445,7 @@ kernel_begin(struct model *m, int gi)
 		back = !b->resident ? n : b->host_bytes < n ? b->host_bytes : n;
 		if (b->resident && b->trip_open && b->host_copy > back)
 			back = b->host_copy < n ? b->host_copy : n;
-		if (back > 0 && trip_pinned(m, bufs[k], &nap))
+		if (back > 0 && model_trip_pinned(m, bufs[k], &nap))
 			continue; /* pinned on the host: the kernel reads it there */
 		if (back > 0) {
 			if (b->bytes > g->fault_alloc)

@@ -1985,6 +1985,77 @@ START_TEST(managed_round_trips_nap_then_pin)
 }
 END_TEST
 
+/* How long op's CPU work (iteration 0) took on the host's row, or -1. */
+static hd_time
+host_span(const struct hd_trace *t, int op)
+{
+	const struct hd_span *f = span_of(t, op, 0, HD_LANE_HOST, HD_SPAN_HOST);
+
+	return f != NULL ? f->end - f->start : -1;
+}
+
+/* A READ and a host-to-host copy out of one managed buffer, in turn: the
+ * READ's DMA brings the pages to the device, the CPU's copy faults them
+ * back, and the next READ brings them over again (a trip, as a kernel's:
+ * from the fourth in a row within 500 us the driver throttles it).  On
+ * two lent H100s 9 B READs of a 26 B buffer and 9 B copies out of it to
+ * pinned memory took 0.35-0.39 ms a round over 4, 9 and 20 rounds
+ * (bench/probe/umtiny.hds, umflip.hds).  READs alone move nothing after
+ * the first two. */
+START_TEST(read_and_copy_round_trips)
+{
+	struct hd_profile p = test_profile();
+	struct hd_scenario *sc = sc_new("um");
+	int m = sc_buf(sc, "m", HD_MEM_MANAGED, 26);
+	int h = sc_buf(sc, "h", HD_MEM_PINNED, 64);
+	const struct hd_span *f;
+	hd_time plain = 0;
+	struct hd_trace *t;
+	int i;
+
+	p.um_host_fault = 50 * HD_US;
+	p.um_host_fault_bw = 4e9;
+	for (i = 0; i < 6; i++) { /* ops 0-17 */
+		sc_op(sc, HD_OP_READ, 0)->src = m;
+		sc->ops[sc->nops - 1].bytes = 9;
+		sc_copy(sc, 0, m, h, true)->bytes = 9;
+		sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	}
+	for (i = 0; i < 4; i++) /* ops 18-21: READs alone, after the last copy */
+		sc_op(sc, HD_OP_READ, 0)->src = m;
+	sc_copy(sc, 0, m, h, true)->bytes = 9; /* op 22 */
+	sc_copy(sc, 0, m, h, true)->bytes = 9; /* op 23 */
+	t = run_p(sc, &p);
+	ck_assert(host_span(t, 22) > host_span(t, 23));
+	for (i = 0; i < 6; i++) {
+		hd_time w;
+
+		f = span_of(t, 3 * i, 0, HD_LANE_HOST, HD_SPAN_FAULT);
+		ck_assert_msg(f != NULL, "READ %d moved nothing", i);
+		w = f->end - f->start;
+		if (i == 1)
+			plain = w;
+		if (i >= 1 && i < 3) /* the second and third trips: no nap */
+			ck_assert_int_eq(w, plain);
+		if (i >= 3) /* the fourth trip on: the driver's nap first */
+			ck_assert_msg(w >= plain + 200 * HD_US, "READ %d took %lld ps", i,
+				      (long long)w);
+		/* the CPU's copy faults the pages back each time: as long as
+		 * op 22's, longer than op 23's, which finds them open */
+		ck_assert_msg(host_span(t, 3 * i + 1) == host_span(t, 22),
+			      "copy %d faulted nothing back", i);
+	}
+	/* the first READ after the last copy brings the pages back; the one
+	 * after it opens them to READs (UM_DEV_READ), and the rest find them
+	 * so, while a copy still faults them back (op 22) */
+	ck_assert_ptr_nonnull(span_of(t, 18, 0, HD_LANE_HOST, HD_SPAN_FAULT));
+	for (i = 20; i < 22; i++)
+		ck_assert_ptr_null(span_of(t, i, 0, HD_LANE_HOST, HD_SPAN_FAULT));
+	hd_trace_free(t);
+	sc_free(sc);
+}
+END_TEST
+
 /* Two prefetches of one buffer in flight the opposite ways: the newer one
  * decides where the pages end up, whichever arrives last.  Here the newer
  * one, to the device, arrives first; the older one to the host, four times
@@ -3062,6 +3133,7 @@ model_suite(void)
 	tcase_add_test(tc, prefetch_takes_over_faults);
 	tcase_add_test(tc, managed_copy_faults_back);
 	tcase_add_test(tc, managed_round_trips_nap_then_pin);
+	tcase_add_test(tc, read_and_copy_round_trips);
 	tcase_add_test(tc, alloc_free_managed);
 	tcase_add_test(tc, small_pageable_async_returns);
 	tcase_add_test(tc, host_copy_waits_for_legacy);
