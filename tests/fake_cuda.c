@@ -272,10 +272,13 @@ cudaGetDeviceFlags(unsigned *f)
 	return checked();
 }
 
+/* 1 GiB free: calibrate's largest buffer is a quarter of it, 256 MiB, the
+ * size its host-only pass touches; with 2 GiB check_calibrate took 3.4
+ * minutes on a 2-core machine, with 1 GiB 2.1 */
 cudaError_t
 cudaMemGetInfo(size_t *freeb, size_t *total)
 {
-	*freeb = (size_t)2 << 30;
+	*freeb = (size_t)1 << 30;
 	*total = (size_t)80 << 30;
 	return checked();
 }
