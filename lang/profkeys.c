@@ -82,6 +82,7 @@ static const struct hd_profkey keys[] = {
 	{ "um.prefetch_d2h_rate", HD_DIM_RATE },
 	{ "um.prefetch_walk", HD_DIM_RATE },
 	{ "um.prefetch_stay", HD_DIM_TIME },
+	{ "um.prefetch_defer", HD_DIM_TIME },
 	{ "um.host_fault", HD_DIM_TIME },
 	{ "um.host_fault_rate", HD_DIM_RATE },
 	{ "um.host_fault_write", HD_DIM_RATE },

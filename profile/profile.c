@@ -262,6 +262,9 @@ static const struct pkey keys[] = {
 	     "a prefetch's pages already where it sends them, walked per second (0: free)"),
 	TIME("um.prefetch_stay", um_prefetch_stay, "us", KF_OPT,
 	     "GPU time of a prefetch that moves no pages, before its walk (0: pcie.latency)"),
+	TIME("um.prefetch_defer", um_prefetch_defer, "us", KF_OPT,
+	     "more GPU time for a prefetch that moves no pages, called behind unfinished "
+	     "other work on its stream (0: none)"),
 	TIME("um.fault_base", um_fault_base, "us", KF_OPT,
 	     "GPU time once per kernel that faults, before its first fault group"),
 	RATE("um.host_touch", um_touch_bw, "GB/s", KF_OPT,

@@ -147,7 +147,11 @@ struct hd_profile {
 	double um_prefetch_d2h_bw; /* bytes/s of a prefetch to the host (0: um_prefetch_bw) */
 	double um_walk_bw;         /* bytes/s a prefetch walks over pages already there (0: free) */
 	hd_time um_prefetch_stay;  /* GPU time of a prefetch that moves nothing (0: copy_latency) */
-	hd_time um_fault_base;     /* once per kernel that faults, before its first group */
+	/* more GPU time for a prefetch that moves nothing, called while other
+	 * work than a prefetch was last on its stream, unfinished: the driver
+	 * does it once that work is done (0: none) */
+	hd_time um_prefetch_defer;
+	hd_time um_fault_base; /* once per kernel that faults, before its first group */
 	double um_touch_bw; /* first touch on the host of fresh managed memory, bytes/s (0: free) */
 	/* a copy's host side on managed pages that are on the device: the CPU
 	 * faults them back, a fixed time and bytes/s reading or writing them */

@@ -479,6 +479,7 @@ model_gop_new(struct model *m, enum gop_kind kind, int stream, int op, uint32_t 
 	g->kdone = 0;
 	g->bytes = 0;
 	g->buf = -1;
+	g->deferred = 0;
 	g->peer = -1;
 	g->pnext = -1;
 	g->parent = -1;
@@ -581,7 +582,14 @@ model_gop_complete(struct model *m, int gi)
  * already there (40 prefetches of a 4 KiB buffer on the device, one after
  * another on a stream, took about 5 us each on a lent H200, 6-11 us queued
  * behind a spin kernel, where pcie.latency and the walk made 2.5:
- * bench/probe/pfres.hds, run58); peer copies pay the link's latency. */
+ * bench/probe/pfres.hds, run58).  One called behind unfinished work on its
+ * stream other than a prefetch the driver carries out once that work is
+ * done, um.prefetch_defer later: on two lent H100s 51 rounds of a fill
+ * kernel and a prefetch of 94 B already on the device, on one stream, took
+ * 1.37-1.49 ms where the model had 0.45, 51 such prefetches alone 0.24-0.33
+ * (0.32), 40 behind one 2 ms spin kernel some 3-8 us each on a lent H200
+ * (bench/probe/umtiny.hds, umflip.hds: runs 92-93; pfres.hds, run58).
+ * Peer copies pay the link's latency. */
 static hd_time
 xfer_latency(const struct model *m, const struct gop *g, uint64_t walked)
 {
@@ -594,6 +602,8 @@ xfer_latency(const struct model *m, const struct gop *g, uint64_t walked)
 	if (g->kind != G_PREFETCH || g->bytes > 0)
 		return m->p->copy_latency;
 	stay = m->p->um_prefetch_stay > 0 ? m->p->um_prefetch_stay : m->p->copy_latency;
+	if (g->deferred)
+		stay = hd_time_add(stay, m->p->um_prefetch_defer);
 	if (walked > 0 && m->p->um_walk_bw > 0)
 		return hd_time_add(stay, hd_time_for_bytes((double)walked, m->p->um_walk_bw));
 	return stay;

@@ -854,7 +854,11 @@ op_prefetch(struct model *m, const struct hd_op *op, int opi)
 			return r;
 	}
 	if (m->h.phase == 2) {
+		const struct mstream *s = &m->st[op->stream];
+		int deferred = s->tail >= 0 && m->g[s->tail].kind != G_PREFETCH;
+
 		gi = model_gop_new(m, G_PREFETCH, op->stream, opi, m->h.iter);
+		m->g[gi].deferred = deferred;
 		m->g[gi].dir = op->to_device ? DIR_H2D : DIR_D2H;
 		m->g[gi].bytes = model_buf_bytes(m, op->dst, op->bytes);
 		m->g[gi].buf = op->dst;

@@ -129,6 +129,9 @@ struct gop {
 	/* prefetch: its number among the buffer's moves (struct mbuf), or 0
 	 * when it moves nothing */
 	uint32_t move;
+	/* prefetch: called while other work than a prefetch was last on its
+	 * stream, unfinished (the driver defers it: um.prefetch_defer) */
+	int deferred;
 	int bnext; /* next gop waiting for a buffer's migration (struct mbuf) */
 	/* kernels faulting in managed memory: the bytes and fault groups to
 	 * migrate, in batches of groups (model_xfer.c, FAULT_BATCHES) */
