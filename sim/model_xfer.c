@@ -366,6 +366,7 @@ model_buf_settled(struct mbuf *b)
 {
 	b->host_bytes = b->host_copy = b->host_moved = 0;
 	b->trip_open = 0;
+	b->cpu_open = 0;
 }
 
 void

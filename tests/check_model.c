@@ -239,6 +239,16 @@ span_of(const struct hd_trace *t, int op, uint32_t iter, enum hd_lane_kind lk, e
 	return NULL;
 }
 
+/* How long op's span of kind k on a lane of kind lk lasted (iteration 0),
+ * or -1 when it has none. */
+static hd_time
+span_len(const struct hd_trace *t, int op, enum hd_lane_kind lk, enum hd_span_kind k)
+{
+	const struct hd_span *f = span_of(t, op, 0, lk, k);
+
+	return f != NULL ? f->end - f->start : -1;
+}
+
 static const struct hd_span *
 need(const struct hd_trace *t, int op, uint32_t iter, enum hd_lane_kind lk, enum hd_span_kind k)
 {
@@ -1790,24 +1800,17 @@ START_TEST(prefetch_behind_work_deferred)
 	sc_prefetch(sc, s, m, true); /* op 6: behind a prefetch */
 	sc_op(sc, HD_OP_DEVICE_SYNC, 0);
 	t = run_p(sc, &p);
-	stay = need(t, 2, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH)->end -
-	    need(t, 2, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH)->start;
+	stay = span_len(t, 2, HD_LANE_STREAM, HD_SPAN_PREFETCH);
 	ck_assert_int_ge(stay, 7 * HD_US);
 	ck_assert_int_lt(stay, 8 * HD_US); /* the stay and a short walk */
-	ck_assert_int_eq(need(t, 5, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH)->end -
-			     need(t, 5, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH)->start,
-			 stay + 30 * HD_US);
-	ck_assert_int_eq(need(t, 6, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH)->end -
-			     need(t, 6, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH)->start,
-			 stay);
+	ck_assert_int_eq(span_len(t, 5, HD_LANE_STREAM, HD_SPAN_PREFETCH), stay + 30 * HD_US);
+	ck_assert_int_eq(span_len(t, 6, HD_LANE_STREAM, HD_SPAN_PREFETCH), stay);
 	hd_trace_free(t);
 	/* 0, as in the profiles that leave it out: none deferred */
 	p.um_prefetch_defer = 0;
 	t = run_p(sc, &p);
 	for (i = 5; i < 7; i++)
-		ck_assert_int_eq(need(t, i, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH)->end -
-				     need(t, i, 0, HD_LANE_STREAM, HD_SPAN_PREFETCH)->start,
-				 stay);
+		ck_assert_int_eq(span_len(t, i, HD_LANE_STREAM, HD_SPAN_PREFETCH), stay);
 	hd_trace_free(t);
 	sc_free(sc);
 }
@@ -1960,9 +1963,7 @@ END_TEST
 static hd_time
 fault_wait(const struct hd_trace *t, int op)
 {
-	const struct hd_span *f = span_of(t, op, 0, HD_LANE_COMPUTE, HD_SPAN_FAULT);
-
-	return f != NULL ? f->end - f->start : -1;
+	return span_len(t, op, HD_LANE_COMPUTE, HD_SPAN_FAULT);
 }
 
 /* A kernel and a small copy out of the same managed buffer, in turn: each
@@ -2035,15 +2036,6 @@ START_TEST(managed_round_trips_nap_then_pin)
 }
 END_TEST
 
-/* How long op's CPU work (iteration 0) took on the host's row, or -1. */
-static hd_time
-host_span(const struct hd_trace *t, int op)
-{
-	const struct hd_span *f = span_of(t, op, 0, HD_LANE_HOST, HD_SPAN_HOST);
-
-	return f != NULL ? f->end - f->start : -1;
-}
-
 /* A READ and a host-to-host copy out of one managed buffer, in turn: the
  * READ's DMA brings the pages to the device, the CPU's copy faults them
  * back, and the next READ brings them over again (a trip, as a kernel's:
@@ -2051,7 +2043,7 @@ host_span(const struct hd_trace *t, int op)
  * two lent H100s 9 B READs of a 26 B buffer and 9 B copies out of it to
  * pinned memory took 0.35-0.39 ms a round over 4, 9 and 20 rounds
  * (bench/probe/umtiny.hds, umflip.hds).  READs alone move nothing after
- * the first two. */
+ * the first two, nor READs beside the driver's staged copies. */
 START_TEST(read_and_copy_round_trips)
 {
 	struct hd_profile p = test_profile();
@@ -2076,7 +2068,8 @@ START_TEST(read_and_copy_round_trips)
 	sc_copy(sc, 0, m, h, true)->bytes = 9; /* op 22 */
 	sc_copy(sc, 0, m, h, true)->bytes = 9; /* op 23 */
 	t = run_p(sc, &p);
-	ck_assert(host_span(t, 22) > host_span(t, 23));
+	ck_assert(span_len(t, 22, HD_LANE_HOST, HD_SPAN_HOST) >
+		  span_len(t, 23, HD_LANE_HOST, HD_SPAN_HOST));
 	for (i = 0; i < 6; i++) {
 		hd_time w;
 
@@ -2092,7 +2085,8 @@ START_TEST(read_and_copy_round_trips)
 				      (long long)w);
 		/* the CPU's copy faults the pages back each time: as long as
 		 * op 22's, longer than op 23's, which finds them open */
-		ck_assert_msg(host_span(t, 3 * i + 1) == host_span(t, 22),
+		ck_assert_msg(span_len(t, 3 * i + 1, HD_LANE_HOST, HD_SPAN_HOST) ==
+				  span_len(t, 22, HD_LANE_HOST, HD_SPAN_HOST),
 			      "copy %d faulted nothing back", i);
 	}
 	/* the first READ after the last copy brings the pages back; the one
@@ -2101,6 +2095,25 @@ START_TEST(read_and_copy_round_trips)
 	ck_assert_ptr_nonnull(span_of(t, 18, 0, HD_LANE_HOST, HD_SPAN_FAULT));
 	for (i = 20; i < 22; i++)
 		ck_assert_ptr_null(span_of(t, i, 0, HD_LANE_HOST, HD_SPAN_FAULT));
+	hd_trace_free(t);
+	sc_free(sc);
+
+	/* the driver's staged copy out of it to the device instead: no trip
+	 * (heldout26 001 and heldout17 017 on lent H200s) */
+	sc = sc_new("um");
+	m = sc_buf(sc, "m", HD_MEM_MANAGED, 26);
+	h = sc_buf(sc, "d", HD_MEM_DEVICE, 64);
+	for (i = 0; i < 6; i++) { /* ops 0-17 */
+		sc_op(sc, HD_OP_READ, 0)->src = m;
+		sc->ops[sc->nops - 1].bytes = 9;
+		sc_copy(sc, 0, m, h, true)->bytes = 9;
+		sc_op(sc, HD_OP_DEVICE_SYNC, 0);
+	}
+	t = run_p(sc, &p);
+	ck_assert_ptr_nonnull(span_of(t, 0, 0, HD_LANE_HOST, HD_SPAN_FAULT));
+	for (i = 1; i < 6; i++)
+		ck_assert_msg(span_of(t, 3 * i, 0, HD_LANE_HOST, HD_SPAN_FAULT) == NULL,
+			      "READ %d after a staged copy moved pages", i);
 	hd_trace_free(t);
 	sc_free(sc);
 }
