@@ -1141,12 +1141,13 @@ read_fault_in(struct model *m, int bi, uint64_t bytes, uint64_t *moved)
  * after the first round (0.06 ms a round); the READ alone 15-16 us a time,
  * with a fill kernel on the buffer in place of the copy 40-45 us a round
  * (bench/probe/umtiny.hds, umflip.hds: runs 92 and 93).  The driver's own
- * staged copies are left out: on lent H200s 26 rounds of a 21 B copy into
- * 422 KB of managed memory and a READ of it took 9.5 ms in all (heldout17
- * 017, run56), 5 rounds of a READ of 51 B, a 5 B cudaMemcpy out of it to
- * the device and a READ again some 0.15 ms (heldout26 001, runs 76-78),
- * where a trip each READ made them 2.3 and 2.5 times as long; a lent H100
- * did flip the pages with a cudaMemcpyAsync to the device (umflip.hds rd).
+ * staged copies are left out: on lent H200s heldout17 017 (26 rounds of a
+ * 21 B copy into 422 KB of managed memory and a READ of it, then more)
+ * took 9.2-9.8 ms (run56) and heldout26 001 (5 rounds of a READ of 51 B,
+ * a 5 B cudaMemcpy out of it to the device and a READ again, then more)
+ * 0.73-0.79 ms (runs 76-78), where a trip each READ put them at 14.1 ms
+ * and 1.89 ms with h200-sxm; a lent H100 did flip the pages with a
+ * cudaMemcpyAsync to the device (umflip.hds rd).
  */
 static hd_time
 read_trip(struct model *m, int bi, uint64_t bytes, uint64_t *moved)
@@ -1159,9 +1160,7 @@ read_trip(struct model *m, int bi, uint64_t bytes, uint64_t *moved)
 	if (bi < 0 || m->buf[bi].mem != HD_MEM_MANAGED || !m->buf[bi].resident)
 		return 0;
 	b = &m->buf[bi];
-	back = b->host_bytes < bytes ? b->host_bytes : bytes;
-	if (b->cpu_open && b->host_copy > back)
-		back = b->host_copy < bytes ? b->host_copy : bytes;
+	back = model_buf_back(b, bytes, b->cpu_open);
 	if (back == 0 || model_trip_pinned(m, bi, &nap))
 		return 0;
 	model_buf_settled(b);

@@ -522,6 +522,10 @@ void model_heap_moved(struct model *m, int bi);
 /* Managed buffer b's pages are all on one side now: none written back,
  * opened or moved by copies. */
 void model_buf_settled(struct mbuf *b);
+/* Of managed buffer b's first n bytes, on the device: what a trip there
+ * brings back, the bytes host-to-host copies wrote back to the host and,
+ * when `opened`, those copies opened to it (host_copy). */
+uint64_t model_buf_back(const struct mbuf *b, uint64_t n, int opened);
 /* A user's migration or a new allocation: the driver's record of b's
  * trips starts over. */
 void model_buf_forget_trips(struct mbuf *b);

@@ -369,6 +369,16 @@ model_buf_settled(struct mbuf *b)
 	b->cpu_open = 0;
 }
 
+uint64_t
+model_buf_back(const struct mbuf *b, uint64_t n, int opened)
+{
+	uint64_t back = b->host_bytes < n ? b->host_bytes : n;
+
+	if (opened && b->host_copy > back)
+		back = b->host_copy < n ? b->host_copy : n;
+	return back;
+}
+
 void
 model_buf_forget_trips(struct mbuf *b)
 {
@@ -443,9 +453,7 @@ kernel_begin(struct model *m, int gi)
 		n = model_buf_bytes(m, bufs[k], op->bytes);
 		/* what comes over: all of it from the host, else what host-to-
 		 * host copies wrote back or the driver's copies opened */
-		back = !b->resident ? n : b->host_bytes < n ? b->host_bytes : n;
-		if (b->resident && b->trip_open && b->host_copy > back)
-			back = b->host_copy < n ? b->host_copy : n;
+		back = !b->resident ? n : model_buf_back(b, n, b->trip_open);
 		if (back > 0 && model_trip_pinned(m, bufs[k], &nap))
 			continue; /* pinned on the host: the kernel reads it there */
 		if (back > 0) {

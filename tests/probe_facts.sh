@@ -78,6 +78,19 @@
 #   of it instead 7.95-8.46 ms, with both and a fill kernel 9.76-11.3 ms;
 #   held within 30 %, which the model whose prefetch moved nothing back
 #   (1.48, 2.14 and 3.40 ms with h200-sxm) breaks.
+# - READs in turn with the CPU's copies out of managed memory, and
+#   prefetches behind a kernel (h100-sxm): bench/probe/umtiny.hds and
+#   umflip.hds on three lent H100s, 2026-12-07, six and four processes
+#   (bench/results/2026-12-07-heldout33-h100, runs 92-94): 9 rounds of 5
+#   READs of 9 B and a 9 B copy out of 26 B took 3.36-4.20 ms, 20 rounds of
+#   one READ and the copy 6.28-8.05 ms, 51 rounds of a fill kernel and a
+#   prefetch of 94 B on the device 1.25-1.49 ms, 5 such rounds 184-260 us;
+#   with a kernel in place of the copy 4 rounds 148-183 us.  Held within
+#   25 %, which the model without read_trip and um.prefetch_defer (1.56, 1.32
+#   and 0.44 ms, 96 us) breaks.  The driver's staged copies beside READs
+#   do not flip the pages on lent H200s: heldout26 001 took 727-794 us
+#   (runs 76-78, four processes), heldout17 017 9.15-9.82 ms (run56, two),
+#   where a trip each READ put them at 1.89 and 14.1 ms.
 #
 # Run by `make check` with $HDSIM and $HDSIM_SRCDIR set; exits 77 (skipped)
 # when they are not, or without python3.
@@ -148,6 +161,9 @@ facts probe/first.hds "sync10 7.68 8.86 1.1"
 facts probe/umpath.hds "mdev_d_1m 5120 5270 1.3" "mhost_d_1m 4720 4890 1.3" \
 	"mdev_p_1m 3910 4380 1.3"
 facts probe/umround.hds "pf_d2m 6600 6980 1.3" "pf_h2h 7950 8460 1.3" "noalloc 9760 11300 1.3"
+# the driver's staged copies beside READs flip nothing (run56, runs 76-78)
+facts gen/heldout26/single/001.hds "main 727 794"
+facts gen/heldout17/single/017.hds "main 9150 9820 1.25"
 facts probe/umrealloc.hds "beside_623k 405 425 2" "alone_623k 5980 7070" "h25_004_loop 850 1130"
 
 profile=h100-sxm
@@ -157,5 +173,7 @@ facts probe/umthrash2.hds "kcs_100 8850 9880 1.25" "kcs_m2_100 9230 9830 1.25" \
 	"kmem_50 8580 9510 1.25"
 facts probe/umkcopy.hds "kmem_copyin 8790 8790 1.25" "kmem_copy 9390 9390 1.25" \
 	"kmem_read 1120 1120 1.25"
+facts probe/umtiny.hds "rdcp 3360 4200 1.25" "rd1cp 6280 8050 1.25" "fpf51 1250 1490 1.25"
+facts probe/umflip.hds "rk 148 183 1.25" "fpfb 184 241 1.25" "fpfn 203 260 1.25"
 
 finish probe_facts.sh
