@@ -132,6 +132,9 @@ SETS = {
     # drawn after heldout32 was read (runs 90 and 91), before a change for
     # the short loops over small managed buffers it missed
     'heldout33': {'seed': 20271215, 'single': 40, 'ranks': 16},
+    # drawn after heldout33 was read (runs 92 and 94), before a change for
+    # the prefetches and frees of small managed buffers it missed
+    'heldout34': {'seed': 20271219, 'single': 40, 'ranks': 16},
 }
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
