@@ -91,6 +91,17 @@
 #   do not flip the pages on lent H200s: heldout26 001 took 727-794 us
 #   (runs 76-78, four processes), heldout17 017 9.15-9.82 ms (run56, two),
 #   where a trip each READ put them at 1.89 and 14.1 ms.
+# - Small pinned allocations, prefetches beside allocations, prefetch round
+#   trips (h100-sxm): bench/probe/mhloop.hds and umpfmix.hds on a lent
+#   H100, 2026-12-07, two processes (bench/results/2026-12-07-heldout34-h100,
+#   run95): 13 pairs of a 2430 B cudaMallocHost and cudaFreeHost took 17.2
+#   ms in one process and 10.0 in the next, with a kernel and a copy between
+#   them 18.0 and 10.4; 600 prefetches of 1270 B to the host in rounds
+#   between cudaMalloc and cudaFree 2.28-3.77 ms; 15 round trips of 257 MB
+#   beside 035's malloc and free 480-489 ms, one written out 42.5-57.9 ms;
+#   56 memory kernels on 9 B of managed memory, each synced, 620-699 us.
+#   Held as the model meets them now, so that a change that breaks them
+#   fails.
 #
 # Run by `make check` with $HDSIM and $HDSIM_SRCDIR set; exits 77 (skipped)
 # when they are not, or without python3.
@@ -175,5 +186,8 @@ facts probe/umkcopy.hds "kmem_copyin 8790 8790 1.25" "kmem_copy 9390 9390 1.25" 
 	"kmem_read 1120 1120 1.25"
 facts probe/umtiny.hds "rdcp 3360 4200 1.25" "rd1cp 6280 8050 1.25" "fpf51 1250 1490 1.25"
 facts probe/umflip.hds "rk 148 183 1.25" "fpfb 184 241 1.25" "fpfn 203 260 1.25"
+facts probe/mhloop.hds "mh13 10000 17200 1.25" "mh13kc 10400 18000 1.25"
+facts probe/umpfmix.hds "pfh600af 2280 3770" "pfh25f 97.7 165" "kms56 620 699 1.25" \
+	"rt257w 42500 57900 1.25" "rt257g 480000 489000 1.25"
 
 finish probe_facts.sh
