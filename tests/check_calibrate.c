@@ -197,9 +197,10 @@ START_TEST(quick_run_finds_the_figures)
 		ck_assert_msg(p.copy_latency > HD_US && p.copy_latency < 10 * HD_US,
 			      "copy latency %.3g us", hd_time_to_s(p.copy_latency) * 1e6);
 		/* the CPU's own memcpy, timed for real: under ASan on CI's two
-		 * loaded cores the fitted rate came out at 0.9 GB/s in one run
-		 * and 241 GB/s in another, so the bounds say the figure was
-		 * found (a finite, positive rate), not how fast the machine is */
+		 * loaded cores the fitted rate fell outside 1-100 GB/s in one run
+		 * (the value not printed) and came out at 241 GB/s in the next,
+		 * so the bounds say the figure was found (a finite, positive
+		 * rate), not how fast the machine is */
 		ck_assert_msg(p.host_memcpy_h2d_bw > 1e8 && p.host_memcpy_h2d_bw < 1e13, "%g",
 			      p.host_memcpy_h2d_bw);
 		ck_assert_msg(p.host_memcpy_d2h_bw > 1e8 && p.host_memcpy_d2h_bw < 1e13, "%g",
