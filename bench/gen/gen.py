@@ -135,6 +135,9 @@ SETS = {
     # drawn after heldout33 was read (runs 92 and 94), before a change for
     # the prefetches and frees of small managed buffers it missed
     'heldout34': {'seed': 20271219, 'single': 40, 'ranks': 16},
+    # drawn after heldout34 was read (run95), before a change for the
+    # prefetches to the host and the copies into managed memory it missed
+    'heldout35': {'seed': 20271223, 'single': 40, 'ranks': 16},
 }
 
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
