@@ -86,6 +86,7 @@ static const struct hd_profkey keys[] = {
 	{ "um.host_fault", HD_DIM_TIME },
 	{ "um.host_fault_rate", HD_DIM_RATE },
 	{ "um.host_fault_write", HD_DIM_RATE },
+	{ "um.prefetched_write", HD_DIM_RATE },
 	{ "um.fault_base", HD_DIM_TIME },
 	{ "um.host_touch", HD_DIM_RATE },
 	{ "topo.gpus_per_node", HD_DIM_NONE },

@@ -277,6 +277,9 @@ static const struct pkey keys[] = {
 	RATE("um.host_fault_write", um_host_fault_write_bw, "GB/s", KF_OPT,
 	     "a copy writing into managed pages that are on the device faults them back at this "
 	     "rate (0: um.host_fault_rate)"),
+	RATE("um.prefetched_write", um_prefetched_write_bw, "GB/s", KF_OPT,
+	     "the CPU's first write into managed pages a prefetch to the host brought there, "
+	     "bytes per second beyond the write itself (0: free)"),
 
 	WORD("topo.kind", topo, topo_names, "how the GPUs of a node reach each other"),
 	INT("topo.gpus_per_node", gpus_per_node, 1, 1024, "GPUs in one node"),

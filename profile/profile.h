@@ -157,6 +157,9 @@ struct hd_profile {
 	 * faults them back, a fixed time and bytes/s reading or writing them */
 	hd_time um_host_fault;
 	double um_host_fault_bw, um_host_fault_write_bw;
+	/* the CPU's first write into managed pages a prefetch to the host has
+	 * brought there, bytes/s beyond the write itself (0: free) */
+	double um_prefetched_write_bw;
 
 	/* Between GPUs and nodes (used by rank scenarios). */
 	enum hd_topo topo;

@@ -1023,6 +1023,35 @@ fault_back(struct model *m, int bi, uint64_t bytes, enum um_access acc, uint64_t
 }
 
 /*
+ * The CPU's first write into the pages of managed buffer bi a prefetch to
+ * the host brought there: `bytes` of it from its start, those not written
+ * since, at um.prefetched_write beyond the write itself.  On a lent H100 a
+ * CPU copy of 64 MB from pageable memory into managed memory just
+ * prefetched to the host took 14.0 ms where the model's memcpy took 6.9,
+ * five rounds of a round trip and that copy 98.9 ms against 60.9; a copy
+ * of 4 KB into it, or none, left the next round trip as fast as one whose
+ * pages the CPU never wrote (bench/probe/pftouch.hds, run96).  Returns the
+ * time (0 if none).
+ */
+static hd_time
+landed_write(struct model *m, int bi, uint64_t bytes)
+{
+	struct mbuf *b;
+	uint64_t end;
+
+	if (bi < 0 || m->buf[bi].mem != HD_MEM_MANAGED || m->buf[bi].resident ||
+	    m->buf[bi].moving >= 0 || !(m->p->um_prefetched_write_bw > 0))
+		return 0;
+	b = &m->buf[bi];
+	end = bytes < b->landed ? bytes : b->landed;
+	if (end <= b->written)
+		return 0;
+	bytes = end - b->written;
+	b->written = end;
+	return hd_time_for_bytes((double)bytes, m->p->um_prefetched_write_bw);
+}
+
+/*
  * A host-to-host copy: the CPU's memcpy, faulting managed pages back from
  * the device.  cudaMemcpy first waits for the default stream (op->stream:
  * the legacy one, and so the blocking streams, or the per-thread one),
@@ -1062,6 +1091,7 @@ op_copy_host(struct model *m, const struct hd_op *op, int opi)
 		d = hd_time_add(d, fault_back(m, op->src, op->bytes, UM_CPU_READ, NULL));
 		d = hd_time_add(d, fault_back(m, op->dst, op->bytes, UM_CPU_WRITE, NULL));
 		d = hd_time_add(d, first_touch(m, op->dst, op->bytes));
+		d = hd_time_add(d, landed_write(m, op->dst, op->bytes));
 		if (m->thr != NULL) { /* on the cores the host threads share */
 			h->phase = 4;
 			model_cpu_start(m, 0, m->lane_host, h->op, h->iter, d, op->bytes,

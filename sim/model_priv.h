@@ -208,6 +208,10 @@ struct mbuf {
 	 * read out of (a host-to-host copy): a prefetch to the device moves
 	 * them back (model.c's prefetch_plan) */
 	uint64_t host_moved;
+	/* managed, on the host: a prefetch to the host brought its pages
+	 * there (landed: all its bytes; 0: not so), and the CPU has written
+	 * the first `written` of them since (model_ops.c's landed_write) */
+	uint64_t landed, written;
 	/* managed: a prefetch is migrating it to the device (1) or the host
 	 * (0); -1: none */
 	int moving;

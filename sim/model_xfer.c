@@ -365,6 +365,7 @@ void
 model_buf_settled(struct mbuf *b)
 {
 	b->host_bytes = b->host_copy = b->host_moved = 0;
+	b->landed = b->written = 0;
 	b->trip_open = 0;
 	b->cpu_open = 0;
 }
@@ -506,6 +507,8 @@ buf_arrived(struct model *m, int bi, int to_device, uint32_t move)
 	if (to_device)
 		model_heap_moved(m, bi);
 	model_buf_settled(b);
+	if (!to_device)
+		b->landed = b->bytes;
 	model_buf_forget_trips(b); /* a user's migration: the driver starts over */
 	b->moving = -1;
 	b->copied = 0;

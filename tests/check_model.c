@@ -1773,6 +1773,65 @@ START_TEST(prefetch_direction_and_walk)
 }
 END_TEST
 
+/* The CPU's first write into managed pages a prefetch to the host brought
+ * there costs um.prefetched_write beyond the copy, once per byte: a second
+ * copy over them, pages the CPU had before, and pages a prefetch to the
+ * device took away again pay nothing more (on a lent H100 a CPU copy of 64
+ * MB into pages just prefetched to the host took 14.0 ms against 6.9 at
+ * the memcpy rate: bench/probe/pftouch.hds, run96). */
+START_TEST(prefetched_pages_first_write)
+{
+	struct hd_profile p = test_profile();
+	struct hd_scenario *sc = sc_new("um");
+	int s = sc_stream(sc, "s", 0);
+	int m = sc_buf(sc, "m", HD_MEM_MANAGED, 64 * MiB);
+	int m2 = sc_buf(sc, "m2", HD_MEM_MANAGED, 64 * MiB);
+	int g = sc_buf(sc, "g", HD_MEM_PAGEABLE, 64 * MiB);
+	static const struct {
+		int op;
+		double bytes; /* charged at the rate */
+	} want[] = {
+		{ 0, 0 },                  /* m2: the CPU's pages from the start */
+		{ 4, 64.0 * MiB },         /* m: just prefetched to the host */
+		{ 5, 0 },                  /* written already */
+		{ 9, 4096 },               /* 4 KiB after the next round trip */
+		{ 10, 64.0 * MiB - 4096 }, /* the rest */
+		{ 13, 0 },                 /* on the device: faulted back, not landed */
+	};
+	struct hd_trace *t0, *t1;
+	size_t i;
+
+	sc_copy(sc, 0, g, m2, false);                 /* op 0 */
+	sc_prefetch(sc, s, m, true);                  /* op 1 */
+	sc_prefetch(sc, s, m, false);                 /* op 2 */
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);              /* op 3 */
+	sc_copy(sc, 0, g, m, false);                  /* op 4 */
+	sc_copy(sc, 0, g, m, false);                  /* op 5 */
+	sc_prefetch(sc, s, m, true);                  /* op 6 */
+	sc_prefetch(sc, s, m, false);                 /* op 7 */
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);              /* op 8 */
+	sc_copy(sc, 0, g, m, false)->bytes = 4096;    /* op 9 */
+	sc_copy(sc, 0, g, m, false);                  /* op 10 */
+	sc_prefetch(sc, s, m, true);                  /* op 11 */
+	sc_op(sc, HD_OP_DEVICE_SYNC, 0);              /* op 12 */
+	sc_copy(sc, 0, g, m, false)->bytes = 1 * MiB; /* op 13 */
+	p.um_prefetched_write_bw = 0;
+	t0 = run_p(sc, &p);
+	p.um_prefetched_write_bw = 1e9;
+	t1 = run_p(sc, &p);
+	for (i = 0; i < sizeof want / sizeof want[0]; i++) {
+		hd_time more = api_len(t1, want[i].op) - api_len(t0, want[i].op);
+
+		ck_assert_msg(more == hd_time_for_bytes(want[i].bytes, 1e9),
+			      "op %d: %lld ps more, not %lld", want[i].op, (long long)more,
+			      (long long)hd_time_for_bytes(want[i].bytes, 1e9));
+	}
+	hd_trace_free(t0);
+	hd_trace_free(t1);
+	sc_free(sc);
+}
+END_TEST
+
 /* A prefetch that moves nothing, called while a kernel is unfinished on its
  * stream, waits um.prefetch_defer more (the driver carries it out once the
  * kernel is done); one behind another prefetch, or on an idle stream, does
@@ -3198,6 +3257,7 @@ model_suite(void)
 	tcase_add_test(tc, managed_round_trips_nap_then_pin);
 	tcase_add_test(tc, read_and_copy_round_trips);
 	tcase_add_test(tc, prefetch_behind_work_deferred);
+	tcase_add_test(tc, prefetched_pages_first_write);
 	tcase_add_test(tc, alloc_free_managed);
 	tcase_add_test(tc, small_pageable_async_returns);
 	tcase_add_test(tc, host_copy_waits_for_legacy);

@@ -620,6 +620,22 @@ cudaMemcpy_ptds(void *d, const void *s, size_t n, enum cudaMemcpyKind k)
 	return cudaStreamSynchronize(cudaStreamPerThread);
 }
 
+/*
+ * Pages a prefetch brings to the host cost the CPU's first write more than
+ * the next (a lent H100: bench/probe/pftouch.hds): the whole pages of
+ * [p, p + n) are handed back to the kernel, whose zero pages the next
+ * write faults in.
+ */
+static void
+land(char *p, size_t n)
+{
+	uintptr_t pg = 4096, a = ((uintptr_t)p + pg - 1) / pg * pg,
+		  b = ((uintptr_t)p + n) / pg * pg;
+
+	if (b > a)
+		(void)madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
 cudaError_t
 cudaMemPrefetchAsync(const void *p, size_t n, struct cudaMemLocation l, unsigned f, cudaStream_t s)
 {
@@ -631,6 +647,8 @@ cudaMemPrefetchAsync(const void *p, size_t n, struct cudaMemLocation l, unsigned
 	(void)f;
 	if (i >= 0 && known[i].managed && known[i].resident == to_dev)
 		rate = FAKE_WALK; /* already there: the driver walks the pages */
+	else if (i >= 0 && known[i].managed && !to_dev)
+		land(known[i].p, known[i].n);
 	if (i >= 0)
 		known[i].resident = to_dev;
 	queue(s, 5e-6 + (double)n / rate);

@@ -189,5 +189,13 @@ facts probe/umflip.hds "rk 148 183 1.25" "fpfb 184 241 1.25" "fpfn 203 260 1.25"
 facts probe/mhloop.hds "mh13 10000 17200 1.25" "mh13kc 10400 18000 1.25"
 facts probe/umpfmix.hds "pfh600af 2280 3770" "pfh25f 97.7 165" "kms56 620 699 1.25" \
 	"rt257w 42500 57900 1.25" "rt257g 480000 489000 1.25"
+# run96 (a lent H100, 2026-12-07, two processes): a CPU copy into managed
+# memory just prefetched to the host (pftouch), 6 B copies into managed
+# memory after a memory kernel on it, on a device buffer, or none (kmcopy),
+# and heldout33 012's loop ops one at a time (loopdec)
+facts probe/pftouch.hds "rt64wt 24500 24800 1.25" "rt64x5 98800 98900 1.25"
+facts probe/kmcopy.hds "kmcw56 7880 8030 1.25" "c56 421 504 1.25" "kmcg56 7470 7820 1.25" \
+	"kmcd56 1020 1190 1.25"
+facts probe/loopdec.hds "l56a 447 491 1.25" "l56b 354 405 1.25" "l56d 561 652 1.25"
 
 finish probe_facts.sh
