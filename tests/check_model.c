@@ -268,6 +268,17 @@ api_len(const struct hd_trace *t, int op)
 	return s->end - s->start;
 }
 
+/* Op's API span is as long in t1 as in t0 but for `bytes` at `rate`: what
+ * one profile figure, 0 in t0 and `rate` in t1, adds to it. */
+static void
+ck_api_more(const struct hd_trace *t0, const struct hd_trace *t1, int op, double bytes, double rate)
+{
+	hd_time more = api_len(t1, op) - api_len(t0, op);
+
+	ck_assert_msg(more == hd_time_for_bytes(bytes, rate), "op %d: %lld ps more, not %lld", op,
+		      (long long)more, (long long)hd_time_for_bytes(bytes, rate));
+}
+
 static int
 count_kind(const struct hd_trace *t, enum hd_span_kind k)
 {
@@ -1711,13 +1722,8 @@ START_TEST(pageable_first_touch)
 	t0 = run_p(sc, &p);
 	p.host_touch_bw = 1e9;
 	t1 = run_p(sc, &p);
-	for (i = 0; i < sizeof want / sizeof want[0]; i++) {
-		hd_time more = api_len(t1, want[i].op) - api_len(t0, want[i].op);
-
-		ck_assert_msg(more == hd_time_for_bytes((double)want[i].fresh, 1e9),
-			      "op %d: %lld ps more, not %lld", want[i].op, (long long)more,
-			      (long long)hd_time_for_bytes((double)want[i].fresh, 1e9));
-	}
+	for (i = 0; i < sizeof want / sizeof want[0]; i++)
+		ck_api_more(t0, t1, want[i].op, (double)want[i].fresh, 1e9);
 	hd_trace_free(t0);
 	hd_trace_free(t1);
 	sc_free(sc);
@@ -1819,13 +1825,8 @@ START_TEST(prefetched_pages_first_write)
 	t0 = run_p(sc, &p);
 	p.um_prefetched_write_bw = 1e9;
 	t1 = run_p(sc, &p);
-	for (i = 0; i < sizeof want / sizeof want[0]; i++) {
-		hd_time more = api_len(t1, want[i].op) - api_len(t0, want[i].op);
-
-		ck_assert_msg(more == hd_time_for_bytes(want[i].bytes, 1e9),
-			      "op %d: %lld ps more, not %lld", want[i].op, (long long)more,
-			      (long long)hd_time_for_bytes(want[i].bytes, 1e9));
-	}
+	for (i = 0; i < sizeof want / sizeof want[0]; i++)
+		ck_api_more(t0, t1, want[i].op, want[i].bytes, 1e9);
 	hd_trace_free(t0);
 	hd_trace_free(t1);
 	sc_free(sc);
