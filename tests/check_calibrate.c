@@ -233,7 +233,12 @@ START_TEST(quick_run_finds_the_figures)
 				  p.api_event_notiming < p.api_event,
 			      "notiming record %g s, record %g s",
 			      hd_time_to_s(p.api_event_notiming), hd_time_to_s(p.api_event));
-		ck_assert_msg(REL(hd_time_to_s(p.api_graph_launch), FAKE_GRAPH_LAUNCH) < 0.3,
+		/* a host-clock time of a few microseconds: the suites spinning
+		 * beside this one in a full CI run here stretched it to 10.2 us once
+		 * (00:21 UTC 2026-12-08); measured (the base's is 2 us), not below
+		 * the fake's spin, and within three times it */
+		ck_assert_msg(hd_time_to_s(p.api_graph_launch) >= 0.9 * FAKE_GRAPH_LAUNCH &&
+				  hd_time_to_s(p.api_graph_launch) < 3 * FAKE_GRAPH_LAUNCH,
 			      "graph launch %g s", hd_time_to_s(p.api_graph_launch));
 	}
 	/* measured, not kept from the base */
